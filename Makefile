@@ -1,0 +1,22 @@
+.PHONY: test run build generate deps bench
+
+# The whole suite on SQLite and PostgreSQL (installs and starts what it needs).
+test:
+	bash scripts/test.sh
+
+# hubd on its embedded default (SQLite in ./hubd-data, 127.0.0.1:8080).
+run:
+	go run ./cmd/hubd serve
+
+build:
+	go build -o bin/hubd ./cmd/hubd
+
+deps:
+	bash scripts/deps.sh
+
+# Regenerates the operations ledger from GitHub's description.
+generate: deps
+	go generate ./internal/catalogue/
+
+bench:
+	bash bench/run.sh

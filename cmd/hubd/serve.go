@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/ratelimit"
+	"github.com/hubd/hubd/internal/server"
+	"github.com/hubd/hubd/internal/store"
+)
+
+func serve(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ExitOnError)
+	var sf storeFlags
+	sf.register(fs)
+	addr := fs.String("addr", envOr("HUBD_ADDR", "127.0.0.1:8080"), "listen address")
+	external := fs.String("external-url", os.Getenv("HUBD_EXTERNAL_URL"), "URL clients use to reach hubd (default http://ADDR)")
+	adminLogin := fs.String("admin-login", "hubadmin", "login of the site administrator created on first start")
+	limits := ratelimit.DefaultLimits()
+	fs.IntVar(&limits.Anonymous, "rate-limit-anonymous", limits.Anonymous, "requests per hour per address without a token")
+	fs.IntVar(&limits.Authenticated, "rate-limit-authenticated", limits.Authenticated, "requests per hour per user")
+	fs.IntVar(&limits.Installation, "rate-limit-installation", limits.Installation, "requests per hour per app installation")
+	maxBody := fs.Int64("max-body", 25<<20, "largest request body in bytes (413 above it)")
+	fs.Parse(args)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	st, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := bootstrap(ctx, st, *adminLogin); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	if *external == "" {
+		*external = "http://" + ln.Addr().String()
+	}
+	srv, _, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody, TokenTTL: 5 * time.Second, Version: version})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("hubd %s listening on %s\nAPI: %s/ and %s/api/v3/\n", version, ln.Addr(), *external, *external)
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+	}()
+	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	slog.Info("hubd stopped")
+	return nil
+}
+
+// bootstrap creates the site administrator on the first start and prints its
+// token once; only the token's hash is stored.
+func bootstrap(ctx context.Context, st *store.Store, login string) error {
+	n, err := st.R().CountAccounts(ctx, model.TypeUser)
+	if err != nil || n > 0 {
+		return err
+	}
+	var plain string
+	err = st.Tx(ctx, func(tx store.Q) error {
+		u := &model.Account{Login: login, Type: model.TypeUser, SiteAdmin: true}
+		if err := tx.CreateAccount(ctx, u); err != nil {
+			return err
+		}
+		scopes := authz.ParseScopes("repo,admin:org,admin:public_key,admin:repo_hook,admin:org_hook,gist,notifications,user,delete_repo,workflow,site_admin,admin:enterprise,admin:gpg_key")
+		plain, _, err = tx.CreateToken(ctx, u.ID, authz.ClassicPAT, scopes, "created on first start", nil)
+		if err != nil {
+			return err
+		}
+		return tx.AppendEvent(ctx, "user.created", u.ID, 0, 0, map[string]any{"login": u.Login, "site_admin": true})
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("First start: created the site administrator.\nlogin: %s\ntoken: %s\n(the token is shown only this once)\n", login, plain)
+	return nil
+}

@@ -1,0 +1,46 @@
+package api
+
+import (
+	"net/http"
+	"net/mail"
+	"strings"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/wire"
+)
+
+// RequireUser answers 401 unless a user is behind the request.
+func RequireUser(r *http.Request) (*authz.Caller, error) {
+	c := rest.Caller(r)
+	if !c.Authenticated() {
+		return nil, rest.ErrRequiresAuth
+	}
+	if c.User == nil {
+		// Installation tokens act for no user.
+		return nil, model.Forbidden("Resource not accessible by integration")
+	}
+	return c, nil
+}
+
+// RequireScope answers 403 when a classic token lacks the scope (or one that
+// implies it).
+func RequireScope(c *authz.Caller, scope string) error {
+	if !c.HasScope(scope) {
+		return model.Forbidden("Resource not accessible by personal access token")
+	}
+	return nil
+}
+
+// UserCounts loads the counters of a full user object.
+func (d *Deps) UserCounts(r *http.Request, a *model.Account) (wire.UserCounts, error) {
+	c, err := d.Store.R().CountsFor(r.Context(), a.ID)
+	return wire.UserCounts(c), err
+}
+
+// ValidEmail accepts a plain address (no display name).
+func ValidEmail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && strings.Contains(s, "@")
+}

@@ -1,0 +1,20 @@
+// Package api holds what every api/<category> package shares: its
+// dependencies and the lookups that all of them need (accounts and
+// repositories with the caller's permission).
+package api
+
+import (
+	"github.com/hubd/hubd/internal/ratelimit"
+	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/wire"
+)
+
+// Deps are the explicit dependencies of the api packages.
+type Deps struct {
+	Store   *store.Store
+	URLs    wire.URLs
+	Limiter *ratelimit.Limiter
+	Version string // hubd's version, reported by /meta
+	// Tokens caches authentications; writes to accounts and tokens flush it.
+	Tokens *TokenCache
+}

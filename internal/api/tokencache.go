@@ -1,0 +1,61 @@
+package api
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// TokenCache remembers recent authentications for a short time so that a
+// busy client costs no query per request. Any write that changes a user or
+// revokes a token flushes it.
+type TokenCache struct {
+	mu      sync.Mutex
+	ttl     time.Duration
+	entries map[string]tokenEntry
+}
+
+type tokenEntry struct {
+	caller  *authz.Caller
+	ok      bool
+	expires time.Time
+}
+
+// NewTokenCache makes a cache; ttl 0 disables it.
+func NewTokenCache(ttl time.Duration) *TokenCache {
+	return &TokenCache{ttl: ttl, entries: map[string]tokenEntry{}}
+}
+
+// Get authenticates tok through the cache.
+func (tc *TokenCache) Get(ctx context.Context, tok string, st *store.Store) (*authz.Caller, bool, error) {
+	now := time.Now()
+	if tc.ttl > 0 {
+		tc.mu.Lock()
+		e, hit := tc.entries[tok]
+		tc.mu.Unlock()
+		if hit && now.Before(e.expires) {
+			return e.caller, e.ok, nil
+		}
+	}
+	c, ok, err := st.R().Authenticate(ctx, tok)
+	if err != nil || tc.ttl == 0 {
+		return c, ok, err
+	}
+	tc.mu.Lock()
+	if len(tc.entries) > 10000 {
+		tc.entries = map[string]tokenEntry{}
+	}
+	tc.entries[tok] = tokenEntry{caller: c, ok: ok, expires: now.Add(tc.ttl)}
+	tc.mu.Unlock()
+	return c, ok, nil
+}
+
+// Flush forgets every cached authentication.
+func (tc *TokenCache) Flush() {
+	tc.mu.Lock()
+	tc.entries = map[string]tokenEntry{}
+	tc.mu.Unlock()
+}

@@ -1,0 +1,365 @@
+// Package apitest is the test harness: an in-process hubd over real HTTP on
+// a fresh database (SQLite in a temp dir, or a throwaway PostgreSQL schema
+// when HUBD_TEST_DATABASE is a postgres:// URL), real clients, and schema
+// validation of every response the tests receive against GitHub's
+// description.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-github/v92/github"
+
+	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/ratelimit"
+	"github.com/hubd/hubd/internal/server"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Env is one test's hubd.
+type Env struct {
+	T          testing.TB
+	Store      *store.Store
+	Server     *server.Server
+	Deps       *api.Deps
+	HTTP       *httptest.Server
+	URL        string // http://127.0.0.1:PORT (no trailing slash)
+	API        string // URL + "/api/v3"
+	DataDir    string
+	Admin      *model.Account
+	AdminToken string
+
+	mu      sync.Mutex
+	covered map[string]bool
+}
+
+// Options change the environment.
+type Options struct {
+	Limits   *ratelimit.Limits
+	MaxBody  int64
+	NoVerify bool // skip schema validation (only for raw-protocol tests)
+}
+
+// New starts an environment; it is torn down when the test ends.
+func New(t testing.TB, opts ...Options) *Env {
+	t.Helper()
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	sp, err := LoadSpecs()
+	if err != nil {
+		t.Fatalf("apitest: %v", err)
+	}
+	e := &Env{T: t, DataDir: t.TempDir(), covered: map[string]bool{}}
+	e.Store = openStore(t, e.DataDir)
+	limits := ratelimit.DefaultLimits()
+	limits.Anonymous = 1_000_000 // tests share 127.0.0.1
+	limits.Authenticated = 1_000_000
+	if o.Limits != nil {
+		limits = *o.Limits
+	}
+	e.HTTP = httptest.NewUnstartedServer(nil)
+	e.URL = "http://" + e.HTTP.Listener.Addr().String()
+	e.API = e.URL + "/api/v3"
+	srv, deps, err := server.Build(server.Config{Store: e.Store, ExternalURL: e.URL, Limits: limits, MaxBody: o.MaxBody, Version: "test"})
+	if err != nil {
+		t.Fatalf("apitest: build: %v", err)
+	}
+	e.Server, e.Deps = srv, deps
+	var h http.Handler = srv
+	if !o.NoVerify {
+		h = &validator{env: e, specs: sp, next: srv}
+	}
+	e.HTTP.Config.Handler = h
+	e.HTTP.Start()
+	t.Cleanup(func() {
+		e.HTTP.Close()
+		e.Store.Close()
+		e.flushCoverage()
+	})
+	e.Admin, e.AdminToken = e.NewUser("hubadmin", true)
+	return e
+}
+
+// openStore opens SQLite in dir, or a fresh schema of the PostgreSQL
+// database named by HUBD_TEST_DATABASE.
+func openStore(t testing.TB, dir string) *store.Store {
+	dsn := os.Getenv("HUBD_TEST_DATABASE")
+	ctx := context.Background()
+	if dsn == "" {
+		s, err := store.Open(ctx, filepath.Join(dir, "hubd.db"))
+		if err != nil {
+			t.Fatalf("apitest: open sqlite: %v", err)
+		}
+		return s
+	}
+	schema := "t_" + randHex(8)
+	admin, err := store.Open(ctx, dsn+sep(dsn)+"search_path=public")
+	if err != nil {
+		t.Fatalf("apitest: open postgres: %v", err)
+	}
+	if err := admin.ExecRaw(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatalf("apitest: create schema: %v", err)
+	}
+	s, err := store.Open(ctx, dsn+sep(dsn)+"search_path="+schema)
+	if err != nil {
+		t.Fatalf("apitest: open postgres schema: %v", err)
+	}
+	t.Cleanup(func() {
+		admin.ExecRaw(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		admin.Close()
+	})
+	return s
+}
+
+func sep(dsn string) string {
+	if strings.Contains(dsn, "?") {
+		return "&"
+	}
+	return "?"
+}
+
+func randHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// AllScopes are the scopes of tokens made by NewUser.
+const AllScopes = "repo,user,admin:org,delete_repo,admin:public_key,admin:repo_hook,admin:org_hook,gist,notifications,workflow,site_admin"
+
+// NewUser creates a user straight in the store with a classic token that
+// carries AllScopes.
+func (e *Env) NewUser(login string, siteAdmin bool) (*model.Account, string) {
+	e.T.Helper()
+	u := &model.Account{Login: login, Type: model.TypeUser, SiteAdmin: siteAdmin}
+	ctx := context.Background()
+	if err := e.Store.Tx(ctx, func(tx store.Q) error { return tx.CreateAccount(ctx, u) }); err != nil {
+		e.T.Fatalf("apitest: create user %s: %v", login, err)
+	}
+	return u, e.Token(u, AllScopes)
+}
+
+// Token makes a classic token for u with the given comma separated scopes.
+func (e *Env) Token(u *model.Account, scopes string) string {
+	e.T.Helper()
+	var plain string
+	ctx := context.Background()
+	err := e.Store.Tx(ctx, func(tx store.Q) error {
+		var err error
+		plain, _, err = tx.CreateToken(ctx, u.ID, authz.ClassicPAT, authz.ParseScopes(scopes), "test", nil)
+		return err
+	})
+	if err != nil {
+		e.T.Fatalf("apitest: token: %v", err)
+	}
+	return plain
+}
+
+// GitHub is a go-github client for token ("" for anonymous), at /api/v3/.
+func (e *Env) GitHub(token string) *github.Client {
+	e.T.Helper()
+	opts := []github.ClientOptionsFunc{github.WithEnterpriseURLs(e.URL+"/", e.URL+"/")}
+	if token != "" {
+		opts = append(opts, github.WithAuthToken(token))
+	}
+	c, err := github.NewClient(opts...)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return c
+}
+
+// Response is a raw response with its body read.
+type Response struct {
+	*http.Response
+	Body []byte
+}
+
+// JSON decodes the body into v, failing the test on error.
+func (r *Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v: %.300s", r.Request.URL.Path, err, r.Body)
+	}
+}
+
+// Map decodes the body as an object.
+func (r *Response) Map(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	r.JSON(t, &m)
+	return m
+}
+
+// Do sends a request to path (relative to the API base, e.g. "/user") with
+// a token ("" for none). body may be nil, a string or []byte (sent as is),
+// or any value (sent as JSON). Extra headers are "Name: value" strings.
+func (e *Env) Do(method, path, token string, body any, headers ...string) *Response {
+	e.T.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	u := path
+	if !strings.HasPrefix(path, "http") {
+		u = e.API + path
+	}
+	req, err := http.NewRequest(method, u, rd)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/vnd.github+json")
+	if token != "" {
+		req.Header.Set("Authorization", "token "+token)
+	}
+	for _, h := range headers {
+		k, v, _ := strings.Cut(h, ":")
+		req.Header.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.T.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	return &Response{Response: resp, Body: b}
+}
+
+// Must is Do that fails the test unless the status is want.
+func (e *Env) Must(want int, method, path, token string, body any, headers ...string) *Response {
+	e.T.Helper()
+	r := e.Do(method, path, token, body, headers...)
+	if r.StatusCode != want {
+		e.T.Fatalf("%s %s: status %d, want %d: %.500s", method, path, r.StatusCode, want, r.Body)
+	}
+	return r
+}
+
+// validator checks every response against GitHub's description and records
+// which operations answered with a valid success.
+type validator struct {
+	env   *Env
+	specs *Specs
+	next  *server.Server
+}
+
+func (v *validator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rec := &recorder{ResponseWriter: w, status: 200}
+	// The route is found on a copy whose path has no /api/v3 prefix, as the
+	// server itself sees it.
+	probe := r.Clone(r.Context())
+	if p, ok := strings.CutPrefix(probe.URL.Path, "/api/v3"); ok && (p == "" || p[0] == '/') {
+		probe.URL.Path, probe.URL.RawPath = p, ""
+	}
+	v.next.ServeHTTP(rec, r)
+	rt, params, ok := v.next.Match(probe)
+	if !ok || rt.Extension {
+		return
+	}
+	if err := v.specs.Validate(probe, rt.Pattern, params, rec.status, rec.Header(), rec.buf.Bytes()); err != nil {
+		v.env.T.Errorf("schema: %s %s -> %d: %v\nbody: %.800s", r.Method, r.URL.Path, rec.status, err, rec.buf.Bytes())
+		return
+	}
+	if rec.status >= 200 && rec.status < 300 {
+		v.env.mu.Lock()
+		v.env.covered[rt.OperationID] = true
+		v.env.mu.Unlock()
+	}
+}
+
+type recorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+	buf    bytes.Buffer
+}
+
+func (r *recorder) WriteHeader(s int) {
+	if !r.wrote {
+		r.status, r.wrote = s, true
+	}
+	r.ResponseWriter.WriteHeader(s)
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	r.wrote = true
+	if r.buf.Len() < 8<<20 {
+		r.buf.Write(p)
+	}
+	return r.ResponseWriter.Write(p)
+}
+
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Covered lists the operations that answered a valid success so far.
+func (e *Env) Covered() map[string]bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[string]bool, len(e.covered))
+	for k := range e.covered {
+		out[k] = true
+	}
+	return out
+}
+
+// flushCoverage appends the covered operation ids to a file in
+// HUBD_COVERAGE_DIR, which the catalogue's proof check reads.
+func (e *Env) flushCoverage() {
+	dir := os.Getenv("HUBD_COVERAGE_DIR")
+	if dir == "" {
+		return
+	}
+	os.MkdirAll(dir, 0o755)
+	f, err := os.OpenFile(filepath.Join(dir, fmt.Sprintf("%d.txt", os.Getpid())), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	for id := range e.Covered() {
+		fmt.Fprintln(f, id)
+	}
+}
+
+// Query builds a path with query parameters.
+func Query(path string, kv ...string) string {
+	q := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
+	return path + "?" + q.Encode()
+}

@@ -1,0 +1,133 @@
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+)
+
+// Specs are GitHub's descriptions, loaded once per test binary: ghec first,
+// then ghes-3.19 for the operations only Enterprise Server has (the admin
+// API). A missing package is a failure, never a skip: `make test` installs it.
+type Specs struct {
+	Docs  []*openapi3.T
+	Names []string
+}
+
+var (
+	specsOnce sync.Once
+	specs     *Specs
+	specsErr  error
+)
+
+// Root is the repository root (the directory holding go.mod).
+func Root() string {
+	dir, _ := os.Getwd()
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}
+
+// LoadSpecs loads the descriptions (once).
+func LoadSpecs() (*Specs, error) {
+	specsOnce.Do(func() {
+		dir := filepath.Join(Root(), "node_modules", "@octokit", "openapi", "generated")
+		s := &Specs{}
+		for _, name := range []string{"ghec", "ghes-3.19"} {
+			loader := openapi3.NewLoader()
+			doc, err := loader.LoadFromFile(filepath.Join(dir, name+".json"))
+			if err != nil {
+				specsErr = fmt.Errorf("load %s.json (run `make deps`): %w", name, err)
+				return
+			}
+			s.Docs = append(s.Docs, doc)
+			s.Names = append(s.Names, name)
+		}
+		specs = s
+	})
+	return specs, specsErr
+}
+
+// Operation finds the operation of a method and spec path in the first
+// flavour that has it.
+func (s *Specs) Operation(method, path string) (*openapi3.T, *openapi3.PathItem, *openapi3.Operation) {
+	for _, doc := range s.Docs {
+		if item := doc.Paths.Find(path); item != nil {
+			if op := item.GetOperation(method); op != nil {
+				return doc, item, op
+			}
+		}
+	}
+	return nil, nil, nil
+}
+
+// Validate checks one response against its operation's schema. pattern is
+// the route pattern ({name...} wildcards are the spec's {name}). It returns
+// nil when the body is valid or the failure is allowlisted.
+func (s *Specs) Validate(req *http.Request, pattern string, params map[string]string, status int, header http.Header, body []byte) error {
+	method := req.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	path := strings.ReplaceAll(pattern, "...}", "}")
+	doc, item, op := s.Operation(method, path)
+	if op == nil {
+		return fmt.Errorf("%s %s is not an operation of GitHub's description", method, path)
+	}
+	declared := op.Responses.Status(status) != nil || op.Responses.Default() != nil
+	if !declared {
+		if status >= 400 {
+			return validateErrorShape(body)
+		}
+		if status == http.StatusNotModified {
+			return nil
+		}
+		return fmt.Errorf("%s %s: status %d is not declared by the description", method, path, status)
+	}
+	ct := header.Get("Content-Type")
+	if len(body) == 0 || !strings.Contains(ct, "json") {
+		return nil
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request:    req,
+			PathParams: params,
+			Route:      &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op},
+		},
+		Status:  status,
+		Header:  header,
+		Body:    io.NopCloser(bytes.NewReader(body)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	}
+	in.Header = header.Clone()
+	in.Header.Set("Content-Type", "application/json")
+	err := openapi3filter.ValidateResponse(context.Background(), in)
+	if err == nil {
+		return nil
+	}
+	return filterAllowed(op.OperationID, status, err)
+}
+
+// validateErrorShape checks an error body that the description does not
+// declare for its status: GitHub's basic-error shape.
+func validateErrorShape(body []byte) error {
+	if !bytes.Contains(body, []byte(`"message"`)) || !bytes.Contains(body, []byte(`"documentation_url"`)) {
+		return fmt.Errorf("error body is not GitHub's error JSON: %.200s", body)
+	}
+	return nil
+}

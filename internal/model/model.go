@@ -1,0 +1,121 @@
+// Package model holds hubd's domain types. They carry no JSON tags: the wire
+// package owns GitHub's shapes and converts from these.
+package model
+
+import "time"
+
+// AccountType tells users and organizations apart; they share one id space
+// and one namespace of logins, as on GitHub.
+type AccountType string
+
+const (
+	TypeUser         AccountType = "User"
+	TypeOrganization AccountType = "Organization"
+)
+
+// Account is a user or an organization.
+type Account struct {
+	ID              int64
+	Login           string
+	Type            AccountType
+	Name            string
+	Email           string
+	Company         string
+	Blog            string
+	Location        string
+	Bio             string
+	TwitterUsername string
+	Hireable        *bool
+	SiteAdmin       bool
+	SuspendedAt     *time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+
+	// Organization settings (zero for users).
+	Description                 string
+	BillingEmail                string
+	DefaultRepoPermission       string // read, write, admin, none
+	MembersCanCreateRepos       bool
+	MembersCanCreatePublicRepos bool
+	MembersCanCreatePrivRepos   bool
+	MembersCanCreateIntRepos    bool
+	HasOrgProjects              bool
+	HasRepoProjects             bool
+	WebCommitSignoffRequired    bool
+}
+
+// IsOrg reports whether the account is an organization.
+func (a *Account) IsOrg() bool { return a.Type == TypeOrganization }
+
+// OrgRole is a member's role in an organization.
+type OrgRole string
+
+const (
+	RoleMember OrgRole = "member"
+	RoleAdmin  OrgRole = "admin"
+)
+
+// Membership is a user's membership of an organization.
+type Membership struct {
+	OrgID     int64
+	UserID    int64
+	Role      OrgRole
+	State     string // active, pending
+	CreatedAt time.Time
+}
+
+// Visibility of a repository.
+type Visibility string
+
+const (
+	Public   Visibility = "public"
+	Private  Visibility = "private"
+	Internal Visibility = "internal"
+)
+
+// Repo is a repository. Files live on disk under ID, so renames and transfers
+// only touch rows.
+type Repo struct {
+	ID            int64
+	OwnerID       int64
+	Owner         *Account // loaded with the repository
+	Name          string
+	Description   string
+	Homepage      string
+	Visibility    Visibility
+	DefaultBranch string
+	Topics        []string
+
+	HasIssues, HasProjects, HasWiki, HasDiscussions, HasDownloads bool
+	IsTemplate, Archived, Disabled                                bool
+
+	AllowSquashMerge, AllowMergeCommit, AllowRebaseMerge bool
+	AllowAutoMerge, DeleteBranchOnMerge                  bool
+	AllowUpdateBranch, AllowForking                      bool
+	WebCommitSignoffRequired                             bool
+	SquashMergeCommitTitle, SquashMergeCommitMessage     string
+	MergeCommitTitle, MergeCommitMessage                 string
+
+	Size      int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	PushedAt  *time.Time
+}
+
+// FullName is owner/name.
+func (r *Repo) FullName() string { return r.Owner.Login + "/" + r.Name }
+
+// Private reports whether the repository is not public.
+func (r *Repo) Private() bool { return r.Visibility != Public }
+
+// Event is a domain event appended in the same transaction as the write that
+// caused it (an outbox). Activity feeds, webhooks and audit logs read it.
+type Event struct {
+	ID        int64
+	Type      string
+	ActorID   int64
+	RepoID    int64
+	OrgID     int64
+	Payload   []byte // JSON
+	CreatedAt time.Time
+}

@@ -1,0 +1,45 @@
+package server
+
+import (
+	"time"
+
+	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/api/users"
+	"github.com/hubd/hubd/internal/ratelimit"
+	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/wire"
+)
+
+// Config is what Build needs.
+type Config struct {
+	Store       *store.Store
+	ExternalURL string // e.g. http://127.0.0.1:8080
+	Limits      ratelimit.Limits
+	MaxBody     int64         // request body limit in bytes; 0 keeps the default
+	TokenTTL    time.Duration // authentication cache; 0 disables it
+	Version     string
+}
+
+// Build wires every api package into a server.
+func Build(cfg Config) (*Server, *api.Deps, error) {
+	d := &api.Deps{
+		Store:   cfg.Store,
+		URLs:    wire.NewURLs(cfg.ExternalURL),
+		Limiter: ratelimit.New(cfg.Limits),
+		Version: cfg.Version,
+		Tokens:  api.NewTokenCache(cfg.TokenTTL),
+	}
+	sets := [][]rest.Route{
+		users.New(d).Routes(),
+		// Each api package adds its route set here, one line each.
+	}
+	s, err := New(*d, sets...)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.MaxBody > 0 {
+		s.MaxBody = cfg.MaxBody
+	}
+	return s, d, nil
+}

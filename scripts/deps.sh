@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs and starts what must run. Idempotent:
+# a fresh machine gets everything, a prepared one loses a few seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_install() {
+  if [ "$(id -u)" != 0 ]; then echo "deps: need root to apt-get install $*" >&2; return 1; fi
+  if [ ! -f /tmp/.hubd-apt-updated ]; then apt-get update -qq && touch /tmp/.hubd-apt-updated; fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+# Node packages: GitHub's OpenAPI description and Octokit, pinned by the lockfile.
+if [ ! -f node_modules/@octokit/openapi/generated/ghec.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  command -v npm >/dev/null || apt_install nodejs npm
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+# Go modules.
+go mod download
+
+# PostgreSQL on 127.0.0.1:5432 with trust auth.
+if ! command -v pg_ctlcluster >/dev/null && ! command -v pg_ctl >/dev/null; then
+  apt_install postgresql
+fi
+if ! pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then
+  ver=$(ls /etc/postgresql | sort -V | tail -n 1)
+  pg_ctlcluster --skip-systemctl-redirect "$ver" main start
+  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 1; done
+fi
+pg_isready -h 127.0.0.1 -p 5432 >/dev/null

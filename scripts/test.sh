@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The whole test suite: unit and API tests on SQLite, then the same tests on
+# a throwaway PostgreSQL database. Nothing is skipped: a missing dependency is
+# installed by scripts/deps.sh or the run fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+
+export HUBD_COVERAGE_DIR
+HUBD_COVERAGE_DIR=$(mktemp -d)
+db="hubd_test_$$_$(date +%s)"
+pgurl="postgres://postgres@127.0.0.1:5432/$db?sslmode=disable"
+cleanup() {
+  psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+  rm -rf "$HUBD_COVERAGE_DIR"
+}
+trap cleanup EXIT
+psql -q -h 127.0.0.1 -U postgres -d postgres -c "CREATE DATABASE $db" >/dev/null
+
+echo "== go vet"
+go vet ./...
+echo "== tests on SQLite"
+HUBD_TEST_DATABASE= go test -count=1 ./...
+echo "== tests on PostgreSQL"
+HUBD_TEST_DATABASE="$pgurl" go test -count=1 ./...
