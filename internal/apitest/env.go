@@ -8,8 +8,6 @@ package apitest
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,6 +28,7 @@ import (
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/server"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/store/storetest"
 )
 
 // Env is one test's hubd.
@@ -68,7 +67,7 @@ func New(t testing.TB, opts ...Options) *Env {
 		t.Fatalf("apitest: %v", err)
 	}
 	e := &Env{T: t, DataDir: t.TempDir(), covered: map[string]bool{}}
-	e.Store = openStore(t, e.DataDir)
+	e.Store = storetest.Open(t)
 	limits := ratelimit.DefaultLimits()
 	limits.Anonymous = 1_000_000 // tests share 127.0.0.1
 	limits.Authenticated = 1_000_000
@@ -91,55 +90,10 @@ func New(t testing.TB, opts ...Options) *Env {
 	e.HTTP.Start()
 	t.Cleanup(func() {
 		e.HTTP.Close()
-		e.Store.Close()
 		e.flushCoverage()
 	})
 	e.Admin, e.AdminToken = e.NewUser("hubadmin", true)
 	return e
-}
-
-// openStore opens SQLite in dir, or a fresh schema of the PostgreSQL
-// database named by HUBD_TEST_DATABASE.
-func openStore(t testing.TB, dir string) *store.Store {
-	dsn := os.Getenv("HUBD_TEST_DATABASE")
-	ctx := context.Background()
-	if dsn == "" {
-		s, err := store.Open(ctx, filepath.Join(dir, "hubd.db"))
-		if err != nil {
-			t.Fatalf("apitest: open sqlite: %v", err)
-		}
-		return s
-	}
-	schema := "t_" + randHex(8)
-	admin, err := store.Open(ctx, dsn+sep(dsn)+"search_path=public")
-	if err != nil {
-		t.Fatalf("apitest: open postgres: %v", err)
-	}
-	if err := admin.ExecRaw(ctx, "CREATE SCHEMA "+schema); err != nil {
-		t.Fatalf("apitest: create schema: %v", err)
-	}
-	s, err := store.Open(ctx, dsn+sep(dsn)+"search_path="+schema)
-	if err != nil {
-		t.Fatalf("apitest: open postgres schema: %v", err)
-	}
-	t.Cleanup(func() {
-		admin.ExecRaw(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-		admin.Close()
-	})
-	return s
-}
-
-func sep(dsn string) string {
-	if strings.Contains(dsn, "?") {
-		return "&"
-	}
-	return "?"
-}
-
-func randHex(n int) string {
-	b := make([]byte, n)
-	rand.Read(b)
-	return hex.EncodeToString(b)
 }
 
 // AllScopes are the scopes of tokens made by NewUser.

@@ -21,9 +21,10 @@ func ParseAccept(accept string) Media {
 		if !ok {
 			continue
 		}
-		if i := strings.IndexByte(rest, '+'); i >= 0 {
-			m.Format = rest[i+1:]
-			rest = rest[:i]
+		plus := strings.IndexByte(rest, '+')
+		if plus >= 0 {
+			m.Format = rest[plus+1:]
+			rest = rest[:plus]
 		}
 		for _, seg := range strings.Split(strings.TrimPrefix(rest, "."), ".") {
 			switch {
@@ -35,6 +36,10 @@ func ParseAccept(accept string) Media {
 			default:
 				m.Param = seg
 			}
+		}
+		if plus < 0 && m.Param != "" {
+			// application/vnd.github.diff: the param is the format too.
+			m.Format = m.Param
 		}
 		break
 	}
