@@ -3,6 +3,7 @@ package users_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-github/v92/github"
@@ -182,4 +183,18 @@ func basic(user, pass string) string {
 	req, _ := http.NewRequest("GET", "/", nil)
 	req.SetBasicAuth(user, pass)
 	return req.Header.Get("Authorization")[len("Basic "):]
+}
+
+func TestOversizedBody(t *testing.T) {
+	e := apitest.New(t, apitest.Options{MaxBody: 1024})
+	_, tok := e.NewUser("mona", false)
+	big := `{"bio":"` + strings.Repeat("x", 4096) + `"}`
+	r := e.Must(413, "PATCH", "/user", tok, big)
+	if m := r.Map(t); m["message"] == nil || m["documentation_url"] == nil {
+		t.Fatalf("body %s", r.Body)
+	}
+	// Nothing was written.
+	if m := e.Must(200, "GET", "/user", tok, nil).Map(t); m["bio"] != nil {
+		t.Fatalf("bio = %v", m["bio"])
+	}
 }
