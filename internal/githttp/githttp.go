@@ -1,0 +1,253 @@
+// Package githttp serves git's smart HTTP protocol (v0, v1 and v2) at
+// /{owner}/{repo}.git and /{owner}/{repo}: info/refs, git-upload-pack and
+// git-receive-pack. hubd runs `git upload-pack` / `git receive-pack
+// --stateless-rpc` itself and streams both directions: a pack is never held
+// in memory.
+package githttp
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/hubd/hubd/internal/gitrepo"
+)
+
+// Access is what the resolver decides for a request.
+type Access struct {
+	Repo          *gitrepo.Repo
+	RepoID        int64
+	ActorID       int64
+	DefaultBranch string
+}
+
+// Resolver finds the repository of owner/name and checks the caller's
+// permission (write when push is true). It returns ErrUnauthorized when the
+// caller must authenticate (git then asks for credentials), ErrForbidden or
+// a not-found error otherwise.
+type Resolver interface {
+	Resolve(r *http.Request, owner, name string, push bool) (*Access, error)
+}
+
+// Errors a Resolver returns.
+var (
+	ErrUnauthorized = errors.New("githttp: authentication required")
+	ErrForbidden    = errors.New("githttp: permission denied")
+	ErrNotFound     = errors.New("githttp: repository not found")
+)
+
+// PushObserver is told about pushes after git accepted them.
+type PushObserver interface {
+	Pushed(ctx context.Context, a *Access, updates []RefUpdate) error
+}
+
+// RefUpdate is one ref a push changed.
+type RefUpdate struct {
+	Name string
+	Old  string
+	New  string
+}
+
+// Handler serves the transport.
+type Handler struct {
+	Resolver Resolver
+	Observer PushObserver // may be nil
+	// MaxPush is the largest pack a push may send, in bytes (0: no limit).
+	MaxPush int64
+}
+
+// Match reports whether a path is a git transport path and splits it.
+func Match(path string) (owner, name, action string, ok bool) {
+	p := strings.TrimPrefix(path, "/")
+	var rest string
+	for _, suffix := range []string{"/info/refs", "/git-upload-pack", "/git-receive-pack"} {
+		if strings.HasSuffix(p, suffix) {
+			rest, action = strings.TrimSuffix(p, suffix), suffix[1:]
+			break
+		}
+	}
+	if action == "" {
+		return "", "", "", false
+	}
+	owner, name, found := strings.Cut(rest, "/")
+	if !found || owner == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", "", false
+	}
+	return owner, strings.TrimSuffix(name, ".git"), action, true
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	owner, name, action, ok := Match(r.URL.Path)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	service := action
+	if action == "info/refs" {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		service = r.URL.Query().Get("service")
+		if service != "git-upload-pack" && service != "git-receive-pack" {
+			// Dumb HTTP is not served.
+			http.Error(w, "Please upgrade your git client.", http.StatusForbidden)
+			return
+		}
+	} else if r.Method != http.MethodPost {
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	push := service == "git-receive-pack"
+	a, err := h.Resolver.Resolve(r, owner, name, push)
+	switch {
+	case errors.Is(err, ErrUnauthorized):
+		w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
+		http.Error(w, "Authentication required", http.StatusUnauthorized)
+		return
+	case errors.Is(err, ErrForbidden):
+		http.Error(w, fmt.Sprintf("Permission to %s/%s denied.", owner, name), http.StatusForbidden)
+		return
+	case err != nil:
+		http.Error(w, "Repository not found.", http.StatusNotFound)
+		return
+	}
+	if action == "info/refs" {
+		h.advertise(w, r, a, service)
+		return
+	}
+	h.rpc(w, r, a, service)
+}
+
+func gitProtocolEnv(r *http.Request) []string {
+	if v := r.Header.Get("Git-Protocol"); v != "" && !strings.ContainsAny(v, "\n\x00") {
+		return []string{"GIT_PROTOCOL=" + v}
+	}
+	return nil
+}
+
+// advertise answers GET info/refs?service=...
+func (h *Handler) advertise(w http.ResponseWriter, r *http.Request, a *Access, service string) {
+	hdr := w.Header()
+	hdr.Set("Content-Type", "application/x-"+service+"-advertisement")
+	hdr.Set("Cache-Control", "no-cache, max-age=0, must-revalidate")
+	cmd := a.Repo.Cmd(r.Context(), gitProtocolEnv(r), strings.TrimPrefix(service, "git-"), "--stateless-rpc", "--advertise-refs", ".")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	if err := cmd.Start(); err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	if r.Header.Get("Git-Protocol") == "" {
+		// Protocol v0/v1 smart HTTP starts with the service announcement.
+		w.Write(pktLine("# service=" + service + "\n"))
+		w.Write([]byte("0000"))
+	}
+	io.Copy(w, out)
+	cmd.Wait()
+}
+
+// rpc streams one request of upload-pack or receive-pack.
+func (h *Handler) rpc(w http.ResponseWriter, r *http.Request, a *Access, service string) {
+	var body io.Reader = r.Body
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		gz, err := gzip.NewReader(r.Body)
+		if err != nil {
+			http.Error(w, "bad gzip body", http.StatusBadRequest)
+			return
+		}
+		defer gz.Close()
+		body = gz
+	}
+	args := []string{}
+	var before map[string]string
+	if service == "git-receive-pack" {
+		if h.MaxPush > 0 {
+			args = append(args, "-c", "receive.maxInputSize="+strconv.FormatInt(h.MaxPush, 10))
+		}
+		before = refMap(r.Context(), a.Repo)
+	}
+	args = append(args, strings.TrimPrefix(service, "git-"), "--stateless-rpc", ".")
+	cmd := a.Repo.Cmd(r.Context(), gitProtocolEnv(r), args...)
+	cmd.Stdin = body
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		http.Error(w, err.Error(), 500)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-"+service+"-result")
+	w.Header().Set("Cache-Control", "no-cache, max-age=0, must-revalidate")
+	fl, _ := w.(http.Flusher)
+	br := bufio.NewReaderSize(out, 64<<10)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := br.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				break
+			}
+			if fl != nil {
+				fl.Flush()
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	cmd.Wait()
+	if service == "git-receive-pack" && h.Observer != nil {
+		after := refMap(context.WithoutCancel(r.Context()), a.Repo)
+		var updates []RefUpdate
+		for name, n := range after {
+			if o := before[name]; o != n {
+				updates = append(updates, RefUpdate{Name: name, Old: orZero(o), New: n})
+			}
+		}
+		for name, o := range before {
+			if _, ok := after[name]; !ok {
+				updates = append(updates, RefUpdate{Name: name, Old: o, New: gitrepo.ZeroOID})
+			}
+		}
+		if len(updates) > 0 {
+			h.Observer.Pushed(context.WithoutCancel(r.Context()), a, updates)
+		}
+	}
+}
+
+func orZero(s string) string {
+	if s == "" {
+		return gitrepo.ZeroOID
+	}
+	return s
+}
+
+func refMap(ctx context.Context, repo *gitrepo.Repo) map[string]string {
+	refs, err := repo.Refs(ctx, "")
+	m := map[string]string{}
+	if err != nil {
+		return m
+	}
+	for _, ref := range refs {
+		m[ref.Name] = ref.OID
+	}
+	return m
+}
+
+func pktLine(s string) []byte {
+	return []byte(fmt.Sprintf("%04x%s", len(s)+4, s))
+}
