@@ -69,9 +69,8 @@ func orgCreate(args []string) error {
 	if err != nil || owner.IsOrg() {
 		return fmt.Errorf("no user %q", *admin)
 	}
-	org := &model.Account{Login: *login, Name: *name, BillingEmail: *email, MembersCanCreateRepos: true,
-		MembersCanCreatePublicRepos: true, MembersCanCreatePrivRepos: true, MembersCanCreateIntRepos: true,
-		HasOrgProjects: true, HasRepoProjects: true}
+	org := store.NewOrg(*login)
+	org.Name, org.BillingEmail = *name, *email
 	err = st.Tx(ctx, func(tx store.Q) error {
 		if err := tx.CreateOrg(ctx, org, owner.ID); err != nil {
 			return err

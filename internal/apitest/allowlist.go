@@ -13,11 +13,17 @@ import (
 // of the validation error, and why it is tolerated. Nothing else is
 // loosened: every other mismatch fails the test.
 var allowed = []struct {
-	OperationID string
+	OperationID string // "*": every operation, for defects of a shared component
+	Status      int    // 0: any status
 	Contains    string
 	Reason      string
 }{
-	// (empty: add entries here with a reason, never loosen validation)
+	{
+		OperationID: "*", Status: 422, Contains: "matches more than one oneOf schemas",
+		Reason: "Several operations declare their 422 as oneOf [validation-error, validation-error-simple]. " +
+			"Both accept GitHub's message-only 422 (\"Invalid request. For 'properties/x', ...\" without errors[]), " +
+			"so a faithful body matches both branches and fails oneOf. The body is still checked against each branch.",
+	},
 }
 
 func filterAllowed(opID string, status int, err error) error {
@@ -31,7 +37,7 @@ func filterAllowed(opID string, status int, err error) error {
 		msg := e.Error()
 		ok := false
 		for _, a := range allowed {
-			if a.OperationID == opID && strings.Contains(msg, a.Contains) {
+			if (a.OperationID == opID || a.OperationID == "*") && (a.Status == 0 || a.Status == status) && strings.Contains(msg, a.Contains) {
 				ok = true
 				break
 			}

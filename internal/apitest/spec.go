@@ -84,14 +84,17 @@ func (s *Specs) Validate(req *http.Request, pattern string, params map[string]st
 	if method == http.MethodHead {
 		method = http.MethodGet
 	}
-	path := strings.ReplaceAll(pattern, "...}", "}")
+	path := specPath(pattern)
 	doc, item, op := s.Operation(method, path)
 	if op == nil {
 		return fmt.Errorf("%s %s is not an operation of GitHub's description", method, path)
 	}
 	declared := op.Responses.Status(status) != nil || op.Responses.Default() != nil
 	if !declared {
-		if status >= 400 {
+		// GitHub redirects every path below a renamed repository, though the
+		// description declares 301 on few operations: such a redirect must
+		// still carry GitHub's body.
+		if status >= 400 || status == http.StatusMovedPermanently || status == http.StatusTemporaryRedirect {
 			return validateErrorShape(body)
 		}
 		if status == http.StatusNotModified {
@@ -130,4 +133,14 @@ func validateErrorShape(body []byte) error {
 		return fmt.Errorf("error body is not GitHub's error JSON: %.200s", body)
 	}
 	return nil
+}
+
+// specPath is the description's path of a route pattern: {name...} is the
+// spec's {name}; {$} (ServeMux's exact-match marker) is dropped.
+func specPath(pattern string) string {
+	p := strings.ReplaceAll(strings.ReplaceAll(pattern, "...}", "}"), "{$}", "")
+	if p == "" {
+		p = "/"
+	}
+	return p
 }

@@ -110,7 +110,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 			st = http.StatusMovedPermanently
 		}
 		w.Header().Set("Location", mv.Location)
-		JSON(w, st, map[string]string{"message": "Moved Permanently", "url": mv.Location, "documentation_url": docs})
+		JSON(w, st, map[string]string{"message": http.StatusText(st), "url": mv.Location, "documentation_url": docs})
 		return
 	default:
 		slog.Error("internal error", "request_id", info.RequestID, "op", info.OperationID, "method", r.Method, "path", r.URL.Path, "err", err)

@@ -4,6 +4,10 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/api/admin"
+	"github.com/hubd/hubd/internal/api/meta"
+	"github.com/hubd/hubd/internal/api/orgs"
+	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/api/users"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
@@ -32,6 +36,10 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	sets := [][]rest.Route{
 		users.New(d).Routes(),
+		repos.New(d).Routes(),
+		admin.New(d).Routes(),
+		meta.New(d).Routes(),
+		orgs.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -84,7 +84,7 @@ func (s *Server) Match(r *http.Request) (rt *rest.Route, params map[string]strin
 	params = map[string]string{}
 	segs := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	for i, p := range strings.Split(strings.TrimPrefix(rt.Pattern, "/"), "/") {
-		if i >= len(segs) || !strings.HasPrefix(p, "{") {
+		if i >= len(segs) || !strings.HasPrefix(p, "{") || p == "{$}" {
 			continue
 		}
 		name := strings.Trim(p, "{}")

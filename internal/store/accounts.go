@@ -172,3 +172,11 @@ func nullBool(b *bool) any {
 	}
 	return *b
 }
+
+// EmailTaken reports whether an account other than exceptID uses email,
+// ignoring case (GHES refuses a second account with the same address).
+func (q Q) EmailTaken(ctx context.Context, email string, exceptID int64) (bool, error) {
+	var n int
+	err := q.row(ctx, `SELECT COUNT(*) FROM accounts WHERE LOWER(email) = ? AND id <> ?`, strings.ToLower(email), exceptID).Scan(&n)
+	return n > 0, err
+}

@@ -140,3 +140,15 @@ func (q Q) Authenticate(ctx context.Context, presented string) (c *authz.Caller,
 	}
 	return c, true, nil
 }
+
+// DeleteImpersonationTokens revokes the impersonation tokens a site
+// administrator minted for a user: OAuth tokens that belong to no OAuth app
+// row (the built-in "GitHub Site Administrator" app). It reports how many
+// were removed.
+func (q Q) DeleteImpersonationTokens(ctx context.Context, userID int64) (int64, error) {
+	res, err := q.exec(ctx, `DELETE FROM tokens WHERE user_id = ? AND kind = ? AND app_id IS NULL`, userID, string(authz.OAuthApp))
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,116 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Repo is the lookup every /repos/{owner}/{repo}/... endpoint starts with. It
+// finds the repository named by the {owner} and {repo} path values with its
+// owner, computes the caller's permission on it, and answers as GitHub does:
+//
+//   - 401 when need is above read and nobody is authenticated;
+//   - a *model.Moved (301 for GET and HEAD, 307 otherwise) when the name
+//     belonged to a repository that was renamed, pointing at the same path
+//     under the new name;
+//   - 404 when there is no such repository or the caller may not see it
+//     (a private repository and a token without the repo scope included);
+//   - 403 when the caller sees it but has less than need.
+//
+// Callers that write must still refuse archived repositories themselves.
+func (d *Deps) Repo(r *http.Request, need authz.Permission) (*model.Repo, authz.Permission, error) {
+	c := rest.Caller(r)
+	if need > authz.Read && !c.Authenticated() {
+		return nil, authz.None, rest.ErrRequiresAuth
+	}
+	owner, name := r.PathValue("owner"), r.PathValue("repo")
+	q := d.Store.R()
+	v, err := q.RepoByName(r.Context(), owner, name, c.UserID())
+	if errors.Is(err, model.ErrNotFound) {
+		return nil, authz.None, d.redirect(r, owner, name)
+	}
+	if err != nil {
+		return nil, authz.None, err
+	}
+	perm := authz.RepoPermission(c, v.Repo, v.Facts)
+	if !authz.CanSee(perm) {
+		return nil, authz.None, model.ErrNotFound
+	}
+	if perm < need {
+		return nil, perm, NeedPermission(need)
+	}
+	return v.Repo, perm, nil
+}
+
+// redirect answers for a name that is not a repository: Moved when it is the
+// old name of one the caller may see, otherwise not found.
+func (d *Deps) redirect(r *http.Request, owner, name string) error {
+	ctx := r.Context()
+	c := rest.Caller(r)
+	id, err := d.Store.R().RepoRedirect(ctx, owner, name)
+	if err != nil {
+		return err
+	}
+	v, err := d.Store.R().RepoByID(ctx, id, c.UserID())
+	if err != nil {
+		return err
+	}
+	if !authz.CanSee(authz.RepoPermission(c, v.Repo, v.Facts)) {
+		return model.ErrNotFound
+	}
+	// Same path below the repository, same query, under the new name.
+	sub := ""
+	if parts := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", 4); len(parts) == 4 {
+		sub = "/" + parts[3]
+	}
+	base := d.URLs.Web // the client came without the /api/v3 prefix
+	if rest.From(r).Prefix != "" {
+		base = d.URLs.API
+	}
+	loc := base + "/repos/" + v.Repo.FullName() + sub
+	if r.URL.RawQuery != "" {
+		loc += "?" + r.URL.RawQuery
+	}
+	status := http.StatusMovedPermanently
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		status = http.StatusTemporaryRedirect
+	}
+	return &model.Moved{Location: loc, Status: status}
+}
+
+// NeedPermission is GitHub's 403 for a caller who sees a repository but may
+// not do what they asked.
+func NeedPermission(need authz.Permission) error {
+	if need >= authz.Admin {
+		return model.Forbidden("Must have admin rights to Repository.")
+	}
+	return model.Forbidden("Must have " + need.String() + " access to Repository.")
+}
+
+// ViewerOf is the store's view of a caller for repository lists: the user
+// and the limits of their token, matching authz.RepoPermission.
+func ViewerOf(c *authz.Caller) store.Viewer {
+	v := store.Viewer{UserID: c.UserID()}
+	switch c.Kind {
+	case authz.ClassicPAT, authz.OAuthApp:
+		v.PublicOnly = !c.Scopes.Has("repo")
+	case authz.FineGrained, authz.UserToServer, authz.Installation:
+		if c.RepoIDs != nil {
+			v.RepoIDs = make([]int64, 0, len(c.RepoIDs))
+			for id, ok := range c.RepoIDs {
+				if ok {
+					v.RepoIDs = append(v.RepoIDs, id)
+				}
+			}
+			sort.Slice(v.RepoIDs, func(i, j int) bool { return v.RepoIDs[i] < v.RepoIDs[j] })
+		}
+	}
+	return v
+}

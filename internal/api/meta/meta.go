@@ -1,0 +1,202 @@
+// Package meta serves the API root (hypermedia links to the main resources)
+// and the caller's rate limit status.
+package meta
+
+import (
+	"net"
+	"net/http"
+	"strconv"
+
+	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/rest"
+)
+
+// API is the meta package.
+type API struct{ d *api.Deps }
+
+// New makes the package.
+func New(d *api.Deps) *API { return &API{d: d} }
+
+// Routes is the package's route table.
+func (a *API) Routes() []rest.Route {
+	return []rest.Route{
+		{Method: "GET", Pattern: "/{$}", OperationID: "meta/root", Handler: a.root},
+		{Method: "GET", Pattern: "/rate_limit", OperationID: "rate-limit/get", Handler: a.rateLimit, NoRateLimit: true},
+	}
+}
+
+// version20260310 is the API version that dropped authorizations_url and
+// hub_url from the root and rate from /rate_limit.
+const version20260310 = "2026-03-10"
+
+// atLeast reports whether the request selected API version v or a later one
+// (the server has already refused unknown versions; dates compare as text).
+func atLeast(r *http.Request, v string) bool {
+	return r.Header.Get("X-GitHub-Api-Version") >= v
+}
+
+// Root is components/schemas/root.
+type Root struct {
+	CurrentUserURL                   string `json:"current_user_url"`
+	CurrentUserAuthorizationsHTMLURL string `json:"current_user_authorizations_html_url"`
+	AuthorizationsURL                string `json:"authorizations_url,omitempty"`
+	CodeSearchURL                    string `json:"code_search_url"`
+	CommitSearchURL                  string `json:"commit_search_url"`
+	EmailsURL                        string `json:"emails_url"`
+	EmojisURL                        string `json:"emojis_url"`
+	EventsURL                        string `json:"events_url"`
+	FeedsURL                         string `json:"feeds_url"`
+	FollowersURL                     string `json:"followers_url"`
+	FollowingURL                     string `json:"following_url"`
+	GistsURL                         string `json:"gists_url"`
+	HubURL                           string `json:"hub_url,omitempty"`
+	IssueSearchURL                   string `json:"issue_search_url"`
+	IssuesURL                        string `json:"issues_url"`
+	KeysURL                          string `json:"keys_url"`
+	LabelSearchURL                   string `json:"label_search_url"`
+	NotificationsURL                 string `json:"notifications_url"`
+	OrganizationURL                  string `json:"organization_url"`
+	OrganizationRepositoriesURL      string `json:"organization_repositories_url"`
+	OrganizationTeamsURL             string `json:"organization_teams_url"`
+	PublicGistsURL                   string `json:"public_gists_url"`
+	RateLimitURL                     string `json:"rate_limit_url"`
+	RepositoryURL                    string `json:"repository_url"`
+	RepositorySearchURL              string `json:"repository_search_url"`
+	CurrentUserRepositoriesURL       string `json:"current_user_repositories_url"`
+	StarredURL                       string `json:"starred_url"`
+	StarredGistsURL                  string `json:"starred_gists_url"`
+	TopicSearchURL                   string `json:"topic_search_url"`
+	UserURL                          string `json:"user_url"`
+	UserOrganizationsURL             string `json:"user_organizations_url"`
+	UserRepositoriesURL              string `json:"user_repositories_url"`
+	UserSearchURL                    string `json:"user_search_url"`
+}
+
+const searchQuery = "?q={query}{&page,per_page,sort,order}"
+
+// GET /: the API root.
+func (a *API) root(w http.ResponseWriter, r *http.Request) error {
+	api, web := a.d.URLs.API, a.d.URLs.Web
+	out := Root{
+		CurrentUserURL:                   api + "/user",
+		CurrentUserAuthorizationsHTMLURL: web + "/settings/connections/applications{/client_id}",
+		AuthorizationsURL:                api + "/authorizations",
+		CodeSearchURL:                    api + "/search/code" + searchQuery,
+		CommitSearchURL:                  api + "/search/commits" + searchQuery,
+		EmailsURL:                        api + "/user/emails",
+		EmojisURL:                        api + "/emojis",
+		EventsURL:                        api + "/events",
+		FeedsURL:                         api + "/feeds",
+		FollowersURL:                     api + "/user/followers",
+		FollowingURL:                     api + "/user/following{/target}",
+		GistsURL:                         api + "/gists{/gist_id}",
+		HubURL:                           api + "/hub",
+		IssueSearchURL:                   api + "/search/issues" + searchQuery,
+		IssuesURL:                        api + "/issues",
+		KeysURL:                          api + "/user/keys",
+		LabelSearchURL:                   api + "/search/labels?q={query}&repository_id={repository_id}{&page,per_page}",
+		NotificationsURL:                 api + "/notifications",
+		OrganizationURL:                  api + "/orgs/{org}",
+		OrganizationRepositoriesURL:      api + "/orgs/{org}/repos{?type,page,per_page,sort}",
+		OrganizationTeamsURL:             api + "/orgs/{org}/teams",
+		PublicGistsURL:                   api + "/gists/public",
+		RateLimitURL:                     api + "/rate_limit",
+		RepositoryURL:                    api + "/repos/{owner}/{repo}",
+		RepositorySearchURL:              api + "/search/repositories" + searchQuery,
+		CurrentUserRepositoriesURL:       api + "/user/repos{?type,page,per_page,sort}",
+		StarredURL:                       api + "/user/starred{/owner}{/repo}",
+		StarredGistsURL:                  api + "/gists/starred",
+		TopicSearchURL:                   api + "/search/topics?q={query}{&page,per_page}",
+		UserURL:                          api + "/users/{user}",
+		UserOrganizationsURL:             api + "/user/orgs",
+		UserRepositoriesURL:              api + "/users/{user}/repos{?type,page,per_page,sort}",
+		UserSearchURL:                    api + "/search/users" + searchQuery,
+	}
+	if atLeast(r, version20260310) {
+		out.AuthorizationsURL, out.HubURL = "", ""
+	}
+	return rest.JSON(w, http.StatusOK, out)
+}
+
+// Rate is components/schemas/rate-limit.
+type Rate struct {
+	Limit     int   `json:"limit"`
+	Used      int   `json:"used"`
+	Remaining int   `json:"remaining"`
+	Reset     int64 `json:"reset"`
+}
+
+// Resources are the rate limit buckets GitHub reports, in its order.
+type Resources struct {
+	Core                      Rate `json:"core"`
+	Search                    Rate `json:"search"`
+	GraphQL                   Rate `json:"graphql"`
+	IntegrationManifest       Rate `json:"integration_manifest"`
+	SourceImport              Rate `json:"source_import"`
+	CodeScanningUpload        Rate `json:"code_scanning_upload"`
+	CodeScanningAutofix       Rate `json:"code_scanning_autofix"`
+	ActionsRunnerRegistration Rate `json:"actions_runner_registration"`
+	SCIM                      Rate `json:"scim"`
+	DependencySnapshots       Rate `json:"dependency_snapshots"`
+	DependencySBOM            Rate `json:"dependency_sbom"`
+	CodeSearch                Rate `json:"code_search"`
+}
+
+// Overview is components/schemas/rate-limit-overview.
+type Overview struct {
+	Resources Resources `json:"resources"`
+	Rate      *Rate     `json:"rate,omitempty"` // dropped in 2026-03-10
+}
+
+// GET /rate_limit: the caller's windows, read without counting (the route
+// is exempt from the limit).
+func (a *API) rateLimit(w http.ResponseWriter, r *http.Request) error {
+	key, class := rateKey(r)
+	peek := func(resource string) Rate {
+		st := a.d.Limiter.Peek(key, class, resource)
+		rt := Rate{Limit: st.Limit, Used: st.Used, Remaining: st.Remaining, Reset: st.Reset.Unix()}
+		if resource == "graphql" && class == "anonymous" {
+			// GraphQL needs authentication: anonymous callers have none.
+			rt.Limit, rt.Used, rt.Remaining = 0, 0, 0
+		}
+		return rt
+	}
+	res := Resources{
+		Core:                      peek("core"),
+		Search:                    peek("search"),
+		GraphQL:                   peek("graphql"),
+		IntegrationManifest:       peek("integration_manifest"),
+		SourceImport:              peek("source_import"),
+		CodeScanningUpload:        peek("code_scanning_upload"),
+		CodeScanningAutofix:       peek("code_scanning_autofix"),
+		ActionsRunnerRegistration: peek("actions_runner_registration"),
+		SCIM:                      peek("scim"),
+		DependencySnapshots:       peek("dependency_snapshots"),
+		DependencySBOM:            peek("dependency_sbom"),
+		CodeSearch:                peek("code_search"),
+	}
+	out := Overview{Resources: res}
+	if !atLeast(r, version20260310) {
+		core := res.Core
+		out.Rate = &core
+	}
+	return rest.JSON(w, http.StatusOK, out)
+}
+
+// rateKey names the caller's buckets the way the server's rate limit
+// middleware does: per installation, per user, or per client address.
+func rateKey(r *http.Request) (key, class string) {
+	c := rest.Caller(r)
+	switch {
+	case c.Kind == authz.Installation:
+		return "inst:" + strconv.FormatInt(c.InstallationID, 10), "installation"
+	case c.User != nil:
+		return "user:" + strconv.FormatInt(c.User.ID, 10), "user"
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "ip:" + host, "anonymous"
+}

@@ -1,0 +1,339 @@
+// Package repos serves the Repositories category: creating, reading,
+// updating, deleting and listing repositories, and their topics.
+package repos
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/wire"
+)
+
+// API is the repos package.
+type API struct{ d *api.Deps }
+
+// New makes the package.
+func New(d *api.Deps) *API { return &API{d: d} }
+
+// Routes is the package's route table.
+func (a *API) Routes() []rest.Route {
+	return []rest.Route{
+		{Method: "POST", Pattern: "/user/repos", OperationID: "repos/create-for-authenticated-user", Handler: a.createForUser, Scopes: []string{"public_repo", "repo"}},
+		{Method: "POST", Pattern: "/orgs/{org}/repos", OperationID: "repos/create-in-org", Handler: a.createInOrg, Scopes: []string{"public_repo", "repo"}},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}", OperationID: "repos/get", Handler: a.get, Scopes: []string{"repo"}},
+		{Method: "PATCH", Pattern: "/repos/{owner}/{repo}", OperationID: "repos/update", Handler: a.update, Scopes: []string{"public_repo", "repo"}},
+		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}", OperationID: "repos/delete", Handler: a.delete, Scopes: []string{"delete_repo"}},
+		{Method: "GET", Pattern: "/user/repos", OperationID: "repos/list-for-authenticated-user", Handler: a.listForAuthenticatedUser, Scopes: []string{"repo"}},
+		{Method: "GET", Pattern: "/users/{username}/repos", OperationID: "repos/list-for-user", Handler: a.listForUser},
+		{Method: "GET", Pattern: "/orgs/{org}/repos", OperationID: "repos/list-for-org", Handler: a.listForOrg},
+		{Method: "GET", Pattern: "/repositories", OperationID: "repos/list-public", Handler: a.listPublic},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/topics", OperationID: "repos/get-all-topics", Handler: a.getTopics},
+		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/topics", OperationID: "repos/replace-all-topics", Handler: a.replaceTopics, Scopes: []string{"public_repo", "repo"}},
+	}
+}
+
+// counts are the counters other tables will hold (stars, watchers, forks,
+// open issues); none of those exist yet, so they are zero.
+func (a *API) counts(*model.Repo) wire.RepoCounts { return wire.RepoCounts{} }
+
+func (a *API) full(r *http.Request, repo *model.Repo, perm authz.Permission) wire.FullRepository {
+	return a.d.URLs.ToFullRepository(repo, a.counts(repo), wire.Access{Perm: perm, Authenticated: rest.Caller(r).Authenticated()})
+}
+
+// POST /user/repos
+func (a *API) createForUser(w http.ResponseWriter, r *http.Request) error {
+	c, err := api.RequireUser(r)
+	if err != nil {
+		return err
+	}
+	return a.create(w, r, c, c.User, false)
+}
+
+// POST /orgs/{org}/repos: org admins always; members when the organization
+// lets them create repositories of the requested visibility.
+func (a *API) createInOrg(w http.ResponseWriter, r *http.Request) error {
+	c, err := api.RequireUser(r)
+	if err != nil {
+		return err
+	}
+	org, err := a.d.Store.R().AccountByLogin(r.Context(), r.PathValue("org"))
+	if err != nil {
+		return err
+	}
+	if !org.IsOrg() {
+		return rest.ErrNotFound
+	}
+	m, err := a.d.Store.R().Membership(r.Context(), org.ID, c.User.ID)
+	if errors.Is(err, model.ErrNotFound) || (err == nil && m.State != "active") {
+		return model.Forbidden("You need admin access to the organization before adding a repository to it.")
+	}
+	if err != nil {
+		return err
+	}
+	return a.create(w, r, c, org, m.Role != model.RoleAdmin)
+}
+
+// create is both create operations: owner is the user or organization, and
+// member says the caller is an organization member (not an admin) whose
+// rights the organization's settings limit.
+func (a *API) create(w http.ResponseWriter, r *http.Request, c *authz.Caller, owner *model.Account, member bool) error {
+	var in createBody
+	if err := rest.Decode(r, &in); err != nil {
+		return err
+	}
+	repo := newRepo(owner)
+	var e errs
+	if n, ok := in.Name.Get(); !ok || n == "" {
+		e = append(e, model.FieldError{Resource: "Repository", Field: "name", Code: "missing_field"})
+	}
+	in.apply(repo, owner.IsOrg(), &e)
+	// These need git storage, which hubd does not have yet: refuse them
+	// rather than create something other than what was asked.
+	if v, ok := in.AutoInit.Get(); ok && v {
+		e.custom("auto_init", "auto_init is not supported yet: repositories are created empty")
+	}
+	if v, ok := in.GitignoreTemplate.Get(); ok && v != "" {
+		e.custom("gitignore_template", "gitignore_template is not supported yet: repositories are created empty")
+	}
+	if v, ok := in.LicenseTemplate.Get(); ok && v != "" {
+		e.custom("license_template", "license_template is not supported yet: repositories are created empty")
+	}
+	if v, ok := in.TeamID.Get(); ok && v != 0 {
+		e.invalid("team_id", v) // no team exists yet
+	}
+	if v, ok := in.CustomProperties.Get(); ok && len(v) > 0 {
+		e.custom("custom_properties", "the organization defines no custom properties")
+	}
+	if err := e.err(); err != nil {
+		return err
+	}
+	scope := "public_repo"
+	if repo.Private() {
+		scope = "repo"
+	}
+	if err := api.RequireScope(c, scope); err != nil {
+		return err
+	}
+	if member && !canMemberCreate(owner, repo.Visibility) {
+		return model.Forbidden("You need admin access to the organization before adding a repository to it.")
+	}
+	ctx := r.Context()
+	err := a.d.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.CreateRepo(ctx, repo); err != nil {
+			return err
+		}
+		if member {
+			// The member who creates an organization repository administers it.
+			if err := tx.SetCollaborator(ctx, repo.ID, c.User.ID, authz.Admin); err != nil {
+				return err
+			}
+		}
+		return tx.AppendEvent(ctx, "repository.created", c.User.ID, repo.ID, orgID(owner), map[string]any{
+			"action": "created", "repository_id": repo.ID, "full_name": repo.FullName(), "visibility": repo.Visibility,
+		})
+	})
+	if errors.Is(err, store.ErrDuplicate) {
+		return model.Custom("Repository", "name", "name already exists on this account")
+	}
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", a.d.URLs.RepoAPIURL(repo))
+	return rest.JSON(w, http.StatusCreated, a.full(r, repo, authz.Admin))
+}
+
+func canMemberCreate(org *model.Account, v model.Visibility) bool {
+	if !org.MembersCanCreateRepos {
+		return false
+	}
+	switch v {
+	case model.Public:
+		return org.MembersCanCreatePublicRepos
+	case model.Private:
+		return org.MembersCanCreatePrivRepos
+	case model.Internal:
+		return org.MembersCanCreateIntRepos
+	}
+	return false
+}
+
+func orgID(owner *model.Account) int64 {
+	if owner.IsOrg() {
+		return owner.ID
+	}
+	return 0
+}
+
+// GET /repos/{owner}/{repo}
+func (a *API) get(w http.ResponseWriter, r *http.Request) error {
+	repo, perm, err := a.d.Repo(r, authz.Read)
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, a.full(r, repo, perm))
+}
+
+// PATCH /repos/{owner}/{repo}: admins change settings, rename (the old name
+// then redirects), change visibility and archive.
+func (a *API) update(w http.ResponseWriter, r *http.Request) error {
+	found, perm, err := a.d.Repo(r, authz.Admin)
+	if err != nil {
+		return err
+	}
+	c := rest.Caller(r)
+	var in updateBody
+	if err := rest.Decode(r, &in); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	var repo *model.Repo
+	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
+		v, err := tx.RepoByID(ctx, found.ID, 0)
+		if err != nil {
+			return err
+		}
+		repo = v.Repo
+		before := *repo
+		var e errs
+		if in.Name.Set && !in.Name.Null && in.Name.Value == "" {
+			e.custom("name", "name cannot be blank")
+		}
+		in.apply(repo, repo.Owner.IsOrg(), &e)
+		if b, ok := in.DefaultBranch.Get(); ok && b != repo.DefaultBranch {
+			// Every repository is empty until git storage arrives.
+			e.custom("default_branch", "Cannot update default branch for an empty repository. Please init the repository and push first.")
+		}
+		if v, ok := in.HasPullRequests.Get(); ok && !v {
+			e.custom("has_pull_requests", "pull requests cannot be disabled")
+		}
+		if v, ok := in.PullRequestCreationPolicy.Get(); ok && v != "all" {
+			e.custom("pull_request_creation_policy", "only the policy all is supported")
+		}
+		if v, ok := in.SecurityAndAnalysis.Get(); ok && len(v) > 0 {
+			e.custom("security_and_analysis", "security and analysis features are not available")
+		}
+		setBool(&repo.Archived, in.Archived)
+		if err := e.err(); err != nil {
+			return err
+		}
+		if repo.Private() && !c.HasScope("repo") {
+			return api.RequireScope(c, "repo")
+		}
+		changes := changesOf(&before, repo)
+		if len(changes) == 0 {
+			return nil
+		}
+		if err := tx.UpdateRepo(ctx, repo, before.Name); err != nil {
+			return err
+		}
+		for _, ch := range changes {
+			p := map[string]any{"action": ch.action, "repository_id": repo.ID, "full_name": repo.FullName()}
+			if ch.changes != nil {
+				p["changes"] = ch.changes
+			}
+			if err := tx.AppendEvent(ctx, "repository."+ch.action, c.UserID(), repo.ID, orgID(repo.Owner), p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, store.ErrDuplicate) {
+		return model.Custom("Repository", "name", "name already exists on this account")
+	}
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, a.full(r, repo, perm))
+}
+
+// change is one domain event of a PATCH.
+type change struct {
+	action  string
+	changes map[string]any
+}
+
+// changesOf lists what a PATCH changed, one event per kind of change
+// GitHub's repository webhook tells apart; "edited" carries the old values
+// of the other settings that changed. No change, no event (and no write).
+func changesOf(before, after *model.Repo) []change {
+	var out []change
+	from := func(v any) map[string]any { return map[string]any{"from": v} }
+	if before.Name != after.Name {
+		out = append(out, change{"renamed", map[string]any{"repository": map[string]any{"name": from(before.Name)}}})
+	}
+	if before.Archived != after.Archived {
+		action := "unarchived"
+		if after.Archived {
+			action = "archived"
+		}
+		out = append(out, change{action, nil})
+	}
+	if before.Visibility != after.Visibility {
+		action := "privatized"
+		if after.Visibility == model.Public {
+			action = "publicized"
+		}
+		out = append(out, change{action, map[string]any{"visibility": from(before.Visibility)}})
+	}
+	edited := map[string]any{}
+	diff := func(field string, b, a any) {
+		if b != a {
+			edited[field] = from(b)
+		}
+	}
+	diff("description", before.Description, after.Description)
+	diff("homepage", before.Homepage, after.Homepage)
+	diff("default_branch", before.DefaultBranch, after.DefaultBranch)
+	diff("has_issues", before.HasIssues, after.HasIssues)
+	diff("has_projects", before.HasProjects, after.HasProjects)
+	diff("has_wiki", before.HasWiki, after.HasWiki)
+	diff("has_discussions", before.HasDiscussions, after.HasDiscussions)
+	diff("has_downloads", before.HasDownloads, after.HasDownloads)
+	diff("is_template", before.IsTemplate, after.IsTemplate)
+	diff("allow_squash_merge", before.AllowSquashMerge, after.AllowSquashMerge)
+	diff("allow_merge_commit", before.AllowMergeCommit, after.AllowMergeCommit)
+	diff("allow_rebase_merge", before.AllowRebaseMerge, after.AllowRebaseMerge)
+	diff("allow_auto_merge", before.AllowAutoMerge, after.AllowAutoMerge)
+	diff("allow_update_branch", before.AllowUpdateBranch, after.AllowUpdateBranch)
+	diff("allow_forking", before.AllowForking, after.AllowForking)
+	diff("delete_branch_on_merge", before.DeleteBranchOnMerge, after.DeleteBranchOnMerge)
+	diff("web_commit_signoff_required", before.WebCommitSignoffRequired, after.WebCommitSignoffRequired)
+	diff("squash_merge_commit_title", before.SquashMergeCommitTitle, after.SquashMergeCommitTitle)
+	diff("squash_merge_commit_message", before.SquashMergeCommitMessage, after.SquashMergeCommitMessage)
+	diff("merge_commit_title", before.MergeCommitTitle, after.MergeCommitTitle)
+	diff("merge_commit_message", before.MergeCommitMessage, after.MergeCommitMessage)
+	if len(edited) > 0 {
+		out = append(out, change{"edited", edited})
+	}
+	return out
+}
+
+// DELETE /repos/{owner}/{repo}: admins; classic tokens need delete_repo.
+func (a *API) delete(w http.ResponseWriter, r *http.Request) error {
+	repo, _, err := a.d.Repo(r, authz.Admin)
+	if err != nil {
+		return err
+	}
+	c := rest.Caller(r)
+	if !c.HasScope("delete_repo") {
+		return api.NeedPermission(authz.Admin)
+	}
+	ctx := r.Context()
+	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.DeleteRepo(ctx, repo.ID); err != nil {
+			return err
+		}
+		return tx.AppendEvent(ctx, "repository.deleted", c.UserID(), repo.ID, orgID(repo.Owner), map[string]any{
+			"action": "deleted", "repository_id": repo.ID, "full_name": repo.FullName(),
+		})
+	})
+	if err != nil {
+		return err
+	}
+	return rest.NoContent(w)
+}

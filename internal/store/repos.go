@@ -1,0 +1,356 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+)
+
+const repoCols = `r.id, r.owner_id, r.name, r.description, r.homepage, r.visibility, r.default_branch, r.topics,
+ r.has_issues, r.has_projects, r.has_wiki, r.has_discussions, r.has_downloads, r.is_template, r.archived, r.disabled,
+ r.allow_squash_merge, r.allow_merge_commit, r.allow_rebase_merge, r.allow_auto_merge, r.delete_branch_on_merge,
+ r.allow_update_branch, r.allow_forking, r.web_commit_signoff_required, r.squash_merge_commit_title,
+ r.squash_merge_commit_message, r.merge_commit_title, r.merge_commit_message, r.size, r.created_at, r.updated_at, r.pushed_at`
+
+// repoSelect loads a repository, its owner (a) and the viewer's relation to
+// it: their active membership of the owning organization (m) and their direct
+// collaborator permission (c). The two viewer ids are its first arguments.
+const repoSelect = `SELECT ` + repoCols + `, ` + accountCols + `, COALESCE(m.role, ''), COALESCE(c.permission, '')
+ FROM repos r JOIN accounts a ON a.id = r.owner_id
+ LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
+ LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?`
+
+// RepoView is a repository with what authz needs to know about the viewer.
+type RepoView struct {
+	Repo  *model.Repo
+	Facts authz.RepoFacts
+}
+
+// Viewer is who a repository query is for: a user (0 for anonymous) and the
+// limits of their token.
+type Viewer struct {
+	UserID int64
+	// PublicOnly hides every non-public repository (a classic token without
+	// the repo scope).
+	PublicOnly bool
+	// RepoIDs, when non-nil, limits non-public repositories to these
+	// (fine-grained and app tokens for selected repositories).
+	RepoIDs []int64
+}
+
+// expand prepends a scanner's leading destinations and appends trailing ones,
+// so scanAccount can read the owner columns in the middle of a row.
+type expand struct {
+	sc        scanner
+	pre, post []any
+}
+
+func (e expand) Scan(dest ...any) error {
+	all := make([]any, 0, len(e.pre)+len(dest)+len(e.post))
+	all = append(append(append(all, e.pre...), dest...), e.post...)
+	return e.sc.Scan(all...)
+}
+
+func scanRepoView(sc scanner) (*RepoView, error) {
+	r := &model.Repo{Owner: &model.Account{}}
+	var vis, topics, role, collab string
+	var created, updated int64
+	var pushed sql.NullInt64
+	pre := []any{&r.ID, &r.OwnerID, &r.Name, &r.Description, &r.Homepage, &vis, &r.DefaultBranch, &topics,
+		&r.HasIssues, &r.HasProjects, &r.HasWiki, &r.HasDiscussions, &r.HasDownloads, &r.IsTemplate, &r.Archived, &r.Disabled,
+		&r.AllowSquashMerge, &r.AllowMergeCommit, &r.AllowRebaseMerge, &r.AllowAutoMerge, &r.DeleteBranchOnMerge,
+		&r.AllowUpdateBranch, &r.AllowForking, &r.WebCommitSignoffRequired, &r.SquashMergeCommitTitle,
+		&r.SquashMergeCommitMessage, &r.MergeCommitTitle, &r.MergeCommitMessage, &r.Size, &created, &updated, &pushed}
+	if err := scanAccount(expand{sc: sc, pre: pre, post: []any{&role, &collab}}, r.Owner); err != nil {
+		return nil, err
+	}
+	r.Visibility = model.Visibility(vis)
+	r.Topics = splitTopics(topics)
+	r.CreatedAt, r.UpdatedAt, r.PushedAt = fromUnix(created), fromUnix(updated), fromNullUnix(pushed)
+	v := &RepoView{Repo: r}
+	v.Facts.OrgRole = model.OrgRole(role)
+	v.Facts.Collab, _ = authz.ParsePermission(collab)
+	if r.Owner.IsOrg() {
+		v.Facts.OrgDefault, _ = authz.ParsePermission(r.Owner.DefaultRepoPermission)
+	}
+	return v, nil
+}
+
+func splitTopics(s string) []string {
+	if s == "" {
+		return []string{}
+	}
+	return strings.Split(s, ",")
+}
+
+// RepoByName finds a repository by owner login and name (both ignoring
+// case) with the viewer's facts.
+func (q Q) RepoByName(ctx context.Context, owner, name string, viewerID int64) (*RepoView, error) {
+	v, err := scanRepoView(q.row(ctx, repoSelect+` WHERE a.lower_login = ? AND r.lower_name = ?`,
+		viewerID, viewerID, strings.ToLower(owner), strings.ToLower(name)))
+	return v, notFound(err)
+}
+
+// RepoByID finds a repository by id with the viewer's facts.
+func (q Q) RepoByID(ctx context.Context, id, viewerID int64) (*RepoView, error) {
+	v, err := scanRepoView(q.row(ctx, repoSelect+` WHERE r.id = ?`, viewerID, viewerID, id))
+	return v, notFound(err)
+}
+
+// RepoRedirect finds the repository that used to be called owner/name.
+func (q Q) RepoRedirect(ctx context.Context, owner, name string) (int64, error) {
+	var id int64
+	err := q.row(ctx, `SELECT d.repo_id FROM repo_redirects d JOIN accounts a ON a.id = d.owner_id
+ WHERE a.lower_login = ? AND d.lower_name = ?`, strings.ToLower(owner), strings.ToLower(name)).Scan(&id)
+	return id, notFound(err)
+}
+
+// CreateRepo inserts a repository; ErrDuplicate when its owner already has
+// one of that name (ignoring case). A redirect left by an earlier rename
+// under that name is removed: the new repository takes the name over.
+// Timestamps and the id are set on r; pushed_at starts at creation.
+func (q Q) CreateRepo(ctx context.Context, r *model.Repo) error {
+	now := q.Now()
+	r.CreatedAt, r.UpdatedAt, r.PushedAt = now, now, &now
+	if r.DefaultBranch == "" {
+		r.DefaultBranch = "main"
+	}
+	if r.Topics == nil {
+		r.Topics = []string{}
+	}
+	if _, err := q.exec(ctx, `DELETE FROM repo_redirects WHERE owner_id = ? AND lower_name = ?`, r.OwnerID, strings.ToLower(r.Name)); err != nil {
+		return err
+	}
+	id, err := q.insert(ctx, `INSERT INTO repos (owner_id, name, lower_name, description, homepage, visibility,
+ default_branch, topics, has_issues, has_projects, has_wiki, has_discussions, has_downloads, is_template, archived,
+ disabled, allow_squash_merge, allow_merge_commit, allow_rebase_merge, allow_auto_merge, delete_branch_on_merge,
+ allow_update_branch, allow_forking, web_commit_signoff_required, squash_merge_commit_title,
+ squash_merge_commit_message, merge_commit_title, merge_commit_message, size, created_at, updated_at, pushed_at)
+ VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		r.OwnerID, r.Name, strings.ToLower(r.Name), r.Description, r.Homepage, string(r.Visibility),
+		r.DefaultBranch, strings.Join(r.Topics, ","), r.HasIssues, r.HasProjects, r.HasWiki, r.HasDiscussions,
+		r.HasDownloads, r.IsTemplate, r.Archived, r.Disabled, r.AllowSquashMerge, r.AllowMergeCommit,
+		r.AllowRebaseMerge, r.AllowAutoMerge, r.DeleteBranchOnMerge, r.AllowUpdateBranch, r.AllowForking,
+		r.WebCommitSignoffRequired, r.SquashMergeCommitTitle, r.SquashMergeCommitMessage, r.MergeCommitTitle,
+		r.MergeCommitMessage, r.Size, unix(now), unix(now), nullUnix(r.PushedAt))
+	if isUnique(err) {
+		return ErrDuplicate
+	}
+	r.ID = id
+	return err
+}
+
+// UpdateRepo writes every mutable column of r. When the name changed (other
+// than in case) from oldName, the old name redirects to the repository from
+// then on; ErrDuplicate when the owner already has a repository of the new
+// name.
+func (q Q) UpdateRepo(ctx context.Context, r *model.Repo, oldName string) error {
+	r.UpdatedAt = q.Now()
+	if r.Topics == nil {
+		r.Topics = []string{}
+	}
+	res, err := q.exec(ctx, `UPDATE repos SET name=?, lower_name=?, description=?, homepage=?, visibility=?,
+ default_branch=?, topics=?, has_issues=?, has_projects=?, has_wiki=?, has_discussions=?, has_downloads=?,
+ is_template=?, archived=?, disabled=?, allow_squash_merge=?, allow_merge_commit=?, allow_rebase_merge=?,
+ allow_auto_merge=?, delete_branch_on_merge=?, allow_update_branch=?, allow_forking=?,
+ web_commit_signoff_required=?, squash_merge_commit_title=?, squash_merge_commit_message=?,
+ merge_commit_title=?, merge_commit_message=?, size=?, updated_at=?, pushed_at=? WHERE id=?`,
+		r.Name, strings.ToLower(r.Name), r.Description, r.Homepage, string(r.Visibility),
+		r.DefaultBranch, strings.Join(r.Topics, ","), r.HasIssues, r.HasProjects, r.HasWiki, r.HasDiscussions,
+		r.HasDownloads, r.IsTemplate, r.Archived, r.Disabled, r.AllowSquashMerge, r.AllowMergeCommit,
+		r.AllowRebaseMerge, r.AllowAutoMerge, r.DeleteBranchOnMerge, r.AllowUpdateBranch, r.AllowForking,
+		r.WebCommitSignoffRequired, r.SquashMergeCommitTitle, r.SquashMergeCommitMessage, r.MergeCommitTitle,
+		r.MergeCommitMessage, r.Size, unix(r.UpdatedAt), nullUnix(r.PushedAt), r.ID)
+	if isUnique(err) {
+		return ErrDuplicate
+	}
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return model.ErrNotFound
+	}
+	oldLower, newLower := strings.ToLower(oldName), strings.ToLower(r.Name)
+	if oldName == "" || oldLower == newLower {
+		return nil
+	}
+	if _, err := q.exec(ctx, `DELETE FROM repo_redirects WHERE owner_id = ? AND lower_name IN (?, ?)`, r.OwnerID, oldLower, newLower); err != nil {
+		return err
+	}
+	_, err = q.exec(ctx, `INSERT INTO repo_redirects (owner_id, lower_name, repo_id) VALUES (?,?,?)`, r.OwnerID, oldLower, r.ID)
+	return err
+}
+
+// DeleteRepo removes a repository; its redirects and collaborators go with
+// it (foreign keys cascade).
+func (q Q) DeleteRepo(ctx context.Context, id int64) error {
+	res, err := q.exec(ctx, `DELETE FROM repos WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return model.ErrNotFound
+	}
+	return nil
+}
+
+// SetCollaborator gives a user a direct permission (read, triage, write,
+// maintain, admin) on a repository, or changes it.
+func (q Q) SetCollaborator(ctx context.Context, repoID, userID int64, perm authz.Permission) error {
+	_, err := q.exec(ctx, `INSERT INTO repo_collaborators (repo_id, user_id, permission, created_at) VALUES (?,?,?,?)
+ ON CONFLICT (repo_id, user_id) DO UPDATE SET permission = excluded.permission`,
+		repoID, userID, perm.String(), unix(q.Now()))
+	return err
+}
+
+// RepoQuery selects repositories for a list. Every list only holds
+// repositories the viewer may see.
+type RepoQuery struct {
+	Viewer Viewer
+
+	// OwnerID keeps one account's repositories (0: any owner).
+	OwnerID int64
+	// A repository must match one of these relations; none set admits all.
+	OwnedBy, CollaboratorOf int64 // owned by / direct collaborator of this user
+	ViewerOwner             bool  // owned by the viewer
+	ViewerCollaborator      bool  // the viewer is a direct collaborator
+	ViewerOrgMember         bool  // the viewer has access as a member of the owning org
+	None                    bool  // admits nothing (e.g. forks, which hubd has none of yet)
+
+	Visibility    string     // "public", "private" (anything not public), or "" for both
+	UpdatedAfter  *time.Time // updated_at >= (GitHub's since)
+	UpdatedBefore *time.Time // updated_at < (GitHub's before)
+
+	Sort   string // created, updated, pushed, full_name (default)
+	Desc   bool
+	Limit  int
+	Offset int
+}
+
+// orgAccess is the condition for access through organization membership; it
+// mirrors authz: admins see everything, members what the base permission
+// gives them and every internal repository.
+const orgAccess = `(m.role = 'admin' OR (m.role = 'member' AND (a.default_repo_permission <> 'none' OR r.visibility = 'internal')))`
+
+func (f *RepoQuery) where() (string, []any) {
+	v := f.Viewer
+	// The visibility rule of authz.RepoPermission, in SQL.
+	conds := []string{`(r.visibility = 'public' OR r.owner_id = ? OR c.permission IS NOT NULL OR ` + orgAccess + `)`}
+	args := []any{v.UserID}
+	if v.PublicOnly {
+		conds = append(conds, `r.visibility = 'public'`)
+	}
+	if v.RepoIDs != nil {
+		in := "r.visibility = 'public'"
+		if len(v.RepoIDs) > 0 {
+			in += " OR r.id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(v.RepoIDs)), ",") + ")"
+			for _, id := range v.RepoIDs {
+				args = append(args, id)
+			}
+		}
+		conds = append(conds, "("+in+")")
+	}
+	if f.None {
+		conds = append(conds, "1 = 0")
+	}
+	if f.OwnerID != 0 {
+		conds, args = append(conds, `r.owner_id = ?`), append(args, f.OwnerID)
+	}
+	var rel []string
+	if f.OwnedBy != 0 {
+		rel, args = append(rel, `r.owner_id = ?`), append(args, f.OwnedBy)
+	}
+	if f.CollaboratorOf != 0 {
+		rel = append(rel, `EXISTS (SELECT 1 FROM repo_collaborators c2 WHERE c2.repo_id = r.id AND c2.user_id = ?)`)
+		args = append(args, f.CollaboratorOf)
+	}
+	if f.ViewerOwner {
+		rel, args = append(rel, `r.owner_id = ?`), append(args, v.UserID)
+	}
+	if f.ViewerCollaborator {
+		rel = append(rel, `c.permission IS NOT NULL`)
+	}
+	if f.ViewerOrgMember {
+		rel = append(rel, orgAccess)
+	}
+	if len(rel) > 0 {
+		conds = append(conds, "("+strings.Join(rel, " OR ")+")")
+	}
+	switch f.Visibility {
+	case "public":
+		conds = append(conds, `r.visibility = 'public'`)
+	case "private":
+		conds = append(conds, `r.visibility <> 'public'`)
+	}
+	if f.UpdatedAfter != nil {
+		conds, args = append(conds, `r.updated_at >= ?`), append(args, unix(*f.UpdatedAfter))
+	}
+	if f.UpdatedBefore != nil {
+		conds, args = append(conds, `r.updated_at < ?`), append(args, unix(*f.UpdatedBefore))
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+func (f *RepoQuery) order() string {
+	dir := " ASC"
+	if f.Desc {
+		dir = " DESC"
+	}
+	switch f.Sort {
+	case "created":
+		return " ORDER BY r.created_at" + dir + ", r.id" + dir
+	case "updated":
+		return " ORDER BY r.updated_at" + dir + ", r.id" + dir
+	case "pushed":
+		return " ORDER BY COALESCE(r.pushed_at, 0)" + dir + ", r.id" + dir
+	}
+	return " ORDER BY a.lower_login" + dir + ", r.lower_name" + dir
+}
+
+// ListRepos returns one page of the repositories f selects, with their
+// owners and the viewer's facts, and the total count for the Link header.
+func (q Q) ListRepos(ctx context.Context, f RepoQuery) ([]*RepoView, int, error) {
+	where, args := f.where()
+	viewer := []any{f.Viewer.UserID, f.Viewer.UserID}
+	var total int
+	err := q.row(ctx, `SELECT COUNT(*) FROM repos r JOIN accounts a ON a.id = r.owner_id
+ LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
+ LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?`+where, append(viewer, args...)...).Scan(&total)
+	if err != nil {
+		return nil, 0, err
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 30
+	}
+	all := append(append(viewer, args...), limit, f.Offset)
+	list, err := q.repoViews(ctx, repoSelect+where+f.order()+` LIMIT ? OFFSET ?`, all...)
+	return list, total, err
+}
+
+// PublicReposSince lists public repositories with id > since in id order
+// (GET /repositories).
+func (q Q) PublicReposSince(ctx context.Context, since int64, limit int) ([]*RepoView, error) {
+	return q.repoViews(ctx, repoSelect+` WHERE r.visibility = 'public' AND r.id > ? ORDER BY r.id LIMIT ?`, 0, 0, since, limit)
+}
+
+func (q Q) repoViews(ctx context.Context, query string, args ...any) ([]*RepoView, error) {
+	rows, err := q.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*RepoView
+	for rows.Next() {
+		v, err := scanRepoView(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
