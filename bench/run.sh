@@ -19,12 +19,13 @@ trap cleanup EXIT
 
 go build -o "$work/hubd" ./cmd/hubd
 go build -o "$work/bare" ./bench/bare
-HUBD=127.0.0.1:18080
-BARE=127.0.0.1:18081
+HUBD=${HUBD_ADDR:-127.0.0.1:18480}
+BARE=${BARE_ADDR:-127.0.0.1:18481}
 
 "$work/hubd" serve --data "$work/data" --addr "$HUBD" --rate-limit-authenticated 100000000 >"$work/hubd.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 50); do grep -q listening "$work/hubd.log" 2>/dev/null && break; sleep 0.2; done
+grep -q listening "$work/hubd.log" || { echo "hubd did not start:" >&2; cat "$work/hubd.log" >&2; exit 1; }
 TOKEN=$(awk '/^token:/ {print $2}' "$work/hubd.log")
 LOGIN=$(awk '/^login:/ {print $2}' "$work/hubd.log")
 api() { curl -sf -H "Authorization: token $TOKEN" -H "Content-Type: application/json" "$@"; }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -34,6 +35,12 @@ func serve(args []string) error {
 	maxBody := fs.Int64("max-body", 25<<20, "largest request body in bytes (413 above it)")
 	fs.Parse(args)
 
+	if os.Getenv("GOGC") == "" {
+		// A server's live heap is small and its garbage is per request:
+		// collecting less often buys throughput and tail latency for a
+		// little memory. GOGC in the environment overrides this.
+		debug.SetGCPercent(400)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	st, err := sf.open(ctx)

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hubd/hubd/internal/authz"
@@ -132,8 +133,9 @@ func isGitRequest(r *http.Request) bool {
 
 // JSON writes v with status. HTML characters are not escaped, like GitHub.
 func JSON(w http.ResponseWriter, status int, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := GetBuffer()
+	defer PutBuffer(buf)
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return err
@@ -144,6 +146,21 @@ func JSON(w http.ResponseWriter, status int, v any) error {
 	w.WriteHeader(status)
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// GetBuffer lends a buffer for a response body; PutBuffer returns it.
+// Reusing them keeps large JSON bodies from growing a new slice each time.
+func GetBuffer() *bytes.Buffer { return buffers.Get().(*bytes.Buffer) }
+
+// PutBuffer returns a buffer to the pool (huge ones are dropped).
+func PutBuffer(b *bytes.Buffer) {
+	if b.Cap() > 4<<20 {
+		return
+	}
+	b.Reset()
+	buffers.Put(b)
 }
 
 // NoContent answers 204.

@@ -160,7 +160,7 @@ func (s *Store) migrate(ctx context.Context) error {
 				if strings.TrimSpace(stmt) == "" {
 					continue
 				}
-				if _, err := tx.exec(ctx, stmt); err != nil {
+				if _, err := tx.execRaw(ctx, stmt); err != nil {
 					return fmt.Errorf("%w in %.80q", err, strings.TrimSpace(stmt))
 				}
 			}

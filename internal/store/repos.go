@@ -89,10 +89,43 @@ func splitTopics(s string) []string {
 
 // RepoByName finds a repository by owner login and name (both ignoring
 // case) with the viewer's facts.
+// Outside a transaction the result is served from the read cache; callers
+// get their own copy and may change it.
 func (q Q) RepoByName(ctx context.Context, owner, name string, viewerID int64) (*RepoView, error) {
+	owner, name = strings.ToLower(owner), strings.ToLower(name)
+	type key struct {
+		owner, name string
+		viewer      int64
+	}
+	k := key{owner, name, viewerID}
+	if q.tx == nil {
+		if v, _, ok := q.s.cache.get(k); ok {
+			return v.(*RepoView).clone(), nil
+		}
+	}
+	gen := q.s.cache.gen.Load() // before loading: a write meanwhile makes the entry stale
 	v, err := scanRepoView(q.row(ctx, repoSelect+` WHERE a.lower_login = ? AND r.lower_name = ?`,
-		viewerID, viewerID, strings.ToLower(owner), strings.ToLower(name)))
-	return v, notFound(err)
+		viewerID, viewerID, owner, name))
+	if err != nil {
+		return nil, notFound(err)
+	}
+	if q.tx == nil {
+		q.s.cache.put(k, gen, v.clone())
+	}
+	return v, nil
+}
+
+// clone copies a view deeply enough that callers may change it.
+func (v *RepoView) clone() *RepoView {
+	r := *v.Repo
+	owner := *r.Owner
+	r.Owner = &owner
+	r.Topics = append([]string(nil), r.Topics...)
+	if r.PushedAt != nil {
+		t := *r.PushedAt
+		r.PushedAt = &t
+	}
+	return &RepoView{Repo: &r, Facts: v.Facts}
 }
 
 // RepoByID finds a repository by id with the viewer's facts.

@@ -31,13 +31,15 @@ type Store struct {
 	now   func() time.Time
 
 	rebound sync.Map // query -> rebound query (PostgreSQL)
+	stmts   sync.Map // stmtKey -> *sql.Stmt
+	cache   *readCache
 }
 
 // Open connects to dsn: a postgres:// or postgresql:// URL selects PostgreSQL,
 // anything else is a SQLite file path (optionally prefixed "sqlite:").
 // Migrations are applied before it returns.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	s := &Store{now: func() time.Time { return time.Now().UTC().Truncate(time.Second) }}
+	s := &Store{now: func() time.Time { return time.Now().UTC().Truncate(time.Second) }, cache: newReadCache(2 * time.Second)}
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		db, err := sql.Open("pgx", dsn)
 		if err != nil {
@@ -82,6 +84,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 
 // Close releases the connections.
 func (s *Store) Close() error {
+	s.stmts.Range(func(k, v any) bool {
+		v.(*sql.Stmt).Close()
+		return true
+	})
 	err := s.write.Close()
 	if s.read != s.write {
 		err = errors.Join(err, s.read.Close())
@@ -127,28 +133,88 @@ func (s *Store) rebind(q string) string {
 	return out
 }
 
-type dbtx interface {
-	ExecContext(context.Context, string, ...any) (sql.Result, error)
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}
-
-// Q runs queries on a pool or inside a transaction.
+// Q runs queries on a pool or inside a transaction. Statements are prepared
+// once per pool and connection and reused (SQLite spends most of a simple
+// query parsing it otherwise).
 type Q struct {
 	s  *Store
-	db dbtx
+	db *sql.DB
+	tx *sql.Tx
+}
+
+type stmtKey struct {
+	db    *sql.DB
+	query string
+}
+
+// stmt returns the prepared statement of query, bound to the transaction when
+// there is one.
+func (q Q) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	key := stmtKey{q.db, query}
+	v, ok := q.s.stmts.Load(key)
+	if !ok && q.tx != nil {
+		// Preparing on the pool could wait for the connection this very
+		// transaction holds (SQLite has one writer): prepare on the
+		// transaction, for this transaction only.
+		return q.tx.PrepareContext(ctx, q.s.rebind(query))
+	}
+	if !ok {
+		st, err := q.db.PrepareContext(ctx, q.s.rebind(query))
+		if err != nil {
+			return nil, err
+		}
+		if prev, loaded := q.s.stmts.LoadOrStore(key, st); loaded {
+			st.Close()
+			v = prev
+		} else {
+			v = st
+		}
+	}
+	st := v.(*sql.Stmt)
+	if q.tx != nil {
+		return q.tx.StmtContext(ctx, st), nil
+	}
+	return st, nil
 }
 
 func (q Q) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return q.db.ExecContext(ctx, q.s.rebind(query), args...)
+	st, err := q.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
 }
 
 func (q Q) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return q.db.QueryContext(ctx, q.s.rebind(query), args...)
+	st, err := q.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
 }
 
-func (q Q) row(ctx context.Context, query string, args ...any) *sql.Row {
-	return q.db.QueryRowContext(ctx, q.s.rebind(query), args...)
+// row runs a one-row query; a preparation error surfaces from Scan.
+func (q Q) row(ctx context.Context, query string, args ...any) rowScanner {
+	st, err := q.stmt(ctx, query)
+	if err != nil {
+		return errRow{err}
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+type rowScanner interface{ Scan(...any) error }
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// execRaw runs a statement without caching its preparation (DDL in
+// migrations).
+func (q Q) execRaw(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if q.tx != nil {
+		return q.tx.ExecContext(ctx, q.s.rebind(query), args...)
+	}
+	return q.db.ExecContext(ctx, q.s.rebind(query), args...)
 }
 
 // insert runs an INSERT ... RETURNING id and gives the new id.
@@ -170,11 +236,13 @@ func (s *Store) Tx(ctx context.Context, fn func(tx Q) error) error {
 	if err != nil {
 		return err
 	}
-	if err := fn(Q{s: s, db: t}); err != nil {
+	if err := fn(Q{s: s, db: s.write, tx: t}); err != nil {
 		t.Rollback()
 		return err
 	}
-	return t.Commit()
+	err = t.Commit()
+	s.cache.invalidate()
+	return err
 }
 
 // notFound maps sql.ErrNoRows to model.ErrNotFound.

@@ -145,7 +145,9 @@ func TestReopenKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Tx(ctx, func(tx store.Q) error { return tx.CreateAccount(ctx, &model.Account{Login: "keep", Type: model.TypeUser}) }); err != nil {
+	if err := s.Tx(ctx, func(tx store.Q) error {
+		return tx.CreateAccount(ctx, &model.Account{Login: "keep", Type: model.TypeUser})
+	}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -1,0 +1,60 @@
+package store
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// readCache remembers results of hot single-row reads (the repository
+// lookup every /repos/... request starts with). An entry is valid while no
+// write transaction has committed since it was loaded, and for at most
+// maxAge, which bounds staleness from writes by other processes (the CLI on
+// the same SQLite file, other instances on the same PostgreSQL database).
+type readCache struct {
+	gen    atomic.Uint64 // bumped by every committed write transaction
+	maxAge time.Duration
+
+	mu      sync.Mutex
+	entries map[any]cacheEntry
+}
+
+type cacheEntry struct {
+	gen    uint64
+	loaded time.Time
+	val    any
+}
+
+const cacheMaxEntries = 20000
+
+func newReadCache(maxAge time.Duration) *readCache {
+	return &readCache{maxAge: maxAge, entries: map[any]cacheEntry{}}
+}
+
+// get returns a cached value and the generation to store a fresh load with.
+func (c *readCache) get(key any) (any, uint64, bool) {
+	gen := c.gen.Load()
+	c.mu.Lock()
+	e, ok := c.entries[key]
+	c.mu.Unlock()
+	if ok && e.gen == gen && time.Since(e.loaded) < c.maxAge {
+		return e.val, gen, true
+	}
+	return nil, gen, false
+}
+
+// put stores a value loaded at generation gen (a write that committed while
+// it was loading makes it stale at once).
+func (c *readCache) put(key any, gen uint64, val any) {
+	c.mu.Lock()
+	if len(c.entries) >= cacheMaxEntries {
+		clear(c.entries)
+	}
+	c.entries[key] = cacheEntry{gen: gen, loaded: time.Now(), val: val}
+	c.mu.Unlock()
+}
+
+// invalidate is called after every committed write.
+func (c *readCache) invalidate() {
+	c.gen.Add(1)
+}
