@@ -1,4 +1,4 @@
-.PHONY: test run build generate deps bench
+.PHONY: test run build generate deps bench readme
 
 # The whole suite on SQLite and PostgreSQL (installs and starts what it needs).
 test:
@@ -20,3 +20,7 @@ generate: deps
 
 bench:
 	bash bench/run.sh
+
+# Rewrites the catalogue counts in README.md from the route table.
+readme:
+	go run ./internal/catalogue/cmd/readme -readme README.md

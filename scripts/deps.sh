@@ -19,6 +19,12 @@ fi
 # Go modules.
 go mod download
 
+# Debian's headless chromium, for the catalogue page's browser test (the test
+# fails without it; a browser is never downloaded).
+if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+  apt_install chromium
+fi
+
 # PostgreSQL on 127.0.0.1:5432 with trust auth.
 if ! command -v pg_ctlcluster >/dev/null && ! command -v pg_ctl >/dev/null; then
   apt_install postgresql

@@ -21,5 +21,9 @@ echo "== go vet"
 go vet ./...
 echo "== tests on SQLite"
 HUBD_TEST_DATABASE= go test -count=1 ./...
+# The catalogue's proof, per pass: every registered operation got a success
+# that validated against its schema, on this database.
+go run ./internal/catalogue/cmd/provecheck -coverage "$HUBD_COVERAGE_DIR" -pass sqlite
 echo "== tests on PostgreSQL"
 HUBD_TEST_DATABASE="$pgurl" go test -count=1 ./...
+go run ./internal/catalogue/cmd/provecheck -coverage "$HUBD_COVERAGE_DIR" -pass postgresql

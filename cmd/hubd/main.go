@@ -23,6 +23,7 @@ Usage:
   hubd user create --login NAME [--email ADDR] [--name NAME] [--site-admin]
   hubd org create --login NAME --admin USER [--name NAME] [--email ADDR]
   hubd token create --user NAME [--scopes repo,admin:org] [--note TEXT] [--expires-in 720h]
+  hubd catalogue [--format table|markdown|json] [--status planned,...] [--category repos,...] [--fail-on-regression saved.json]
   hubd version
 
 Every command takes --data (env HUBD_DATA, default ./hubd-data) and
@@ -45,6 +46,8 @@ func main() {
 		err = sub(args, "create", orgCreate)
 	case "token":
 		err = sub(args, "create", tokenCreate)
+	case "catalogue":
+		err = catalogueCmd(args)
 	case "version":
 		fmt.Println("hubd", version)
 	case "help", "-h", "--help":

@@ -14,6 +14,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
+
+	"github.com/hubd/hubd/internal/catalogue"
 )
 
 // Specs are GitHub's descriptions, loaded once per test binary: ghec first,
@@ -84,7 +86,7 @@ func (s *Specs) Validate(req *http.Request, pattern string, params map[string]st
 	if method == http.MethodHead {
 		method = http.MethodGet
 	}
-	path := specPath(pattern)
+	path := catalogue.SpecPath(pattern)
 	doc, item, op := s.Operation(method, path)
 	if op == nil {
 		return fmt.Errorf("%s %s is not an operation of GitHub's description", method, path)
@@ -133,14 +135,4 @@ func validateErrorShape(body []byte) error {
 		return fmt.Errorf("error body is not GitHub's error JSON: %.200s", body)
 	}
 	return nil
-}
-
-// specPath is the description's path of a route pattern: {name...} is the
-// spec's {name}; {$} (ServeMux's exact-match marker) is dropped.
-func specPath(pattern string) string {
-	p := strings.ReplaceAll(strings.ReplaceAll(pattern, "...}", "}"), "{$}", "")
-	if p == "" {
-		p = "/"
-	}
-	return p
 }

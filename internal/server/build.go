@@ -5,6 +5,7 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/admin"
+	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
 	"github.com/hubd/hubd/internal/api/meta"
 	"github.com/hubd/hubd/internal/api/orgs"
 	"github.com/hubd/hubd/internal/api/repos"
@@ -34,7 +35,9 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Version: cfg.Version,
 		Tokens:  api.NewTokenCache(cfg.TokenTTL),
 	}
+	var s *Server // the catalogue reads the final route table on its first request
 	sets := [][]rest.Route{
+		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
 		repos.New(d).Routes(),
 		admin.New(d).Routes(),

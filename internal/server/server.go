@@ -157,13 +157,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		resource = "core"
 	}
 	buffered := (r.Method == http.MethodGet || r.Method == http.MethodHead) && !rt.Stream
-	if rt.NoRateLimit {
-		s.setRateHeaders(w, s.peek(r, info, resource))
-		handler.ServeHTTP(w, r)
-		return
-	}
 	if !buffered {
-		st, ok := s.take(r, info, resource)
+		st, ok := s.peek(r, info, resource), true
+		if !rt.NoRateLimit {
+			st, ok = s.take(r, info, resource)
+		}
 		s.setRateHeaders(w, st)
 		if !ok {
 			s.rateLimited(w, r, info, st)
@@ -174,16 +172,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Buffered GET: the body is hashed for the ETag, and a 304 is not
 	// counted against the rate limit.
-	if st := s.peek(r, info, resource); st.Remaining == 0 {
+	if st := s.peek(r, info, resource); st.Remaining == 0 && !rt.NoRateLimit {
 		s.setRateHeaders(w, st)
 		s.rateLimited(w, r, info, st)
 		return
 	}
-	bw := &bufferedWriter{header: h, status: 200}
+	bw := &bufferedWriter{header: h, status: 200, buf: rest.GetBuffer()}
+	defer rest.PutBuffer(bw.buf)
 	handler.ServeHTTP(bw, r)
 	notModified := bw.status == 200 && fresh(r, bw)
 	var st ratelimit.State
-	if notModified {
+	if notModified || rt.NoRateLimit {
 		st = s.peek(r, info, resource)
 	} else {
 		st, _ = s.take(r, info, resource)
@@ -364,7 +363,7 @@ type bufferedWriter struct {
 	header http.Header
 	status int
 	wrote  bool
-	buf    bytes.Buffer
+	buf    *bytes.Buffer
 }
 
 func (b *bufferedWriter) Header() http.Header { return b.header }

@@ -83,6 +83,10 @@ func main() {
 						Subcategory: op.XGitHub.Subcategory, Summary: op.Summary, Docs: publicDocs(op.ExternalDocs.URL), Apps: op.XGitHub.EnabledForGitHubApps}
 					ops[key] = o
 				}
+				if o.Subcategory == "" {
+					// Some flavours leave it null.
+					o.Subcategory = op.XGitHub.Subcategory
+				}
 				o.Flavours = append(o.Flavours, f.name)
 				o.Apps = o.Apps || op.XGitHub.EnabledForGitHubApps
 			}
