@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -33,6 +34,7 @@ func serve(args []string) error {
 	fs.IntVar(&limits.Authenticated, "rate-limit-authenticated", limits.Authenticated, "requests per hour per user")
 	fs.IntVar(&limits.Installation, "rate-limit-installation", limits.Installation, "requests per hour per app installation")
 	maxBody := fs.Int64("max-body", 25<<20, "largest request body in bytes (413 above it)")
+	maxPush := fs.Int64("max-push", 2<<30, "largest pack a git push may send, in bytes (0: no limit)")
 	fs.Parse(args)
 
 	if os.Getenv("GOGC") == "" {
@@ -58,10 +60,12 @@ func serve(args []string) error {
 	if *external == "" {
 		*external = "http://" + ln.Addr().String()
 	}
-	srv, _, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody, TokenTTL: 5 * time.Second, Version: version})
+	srv, deps, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
+		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(sf.data, "git"), MaxPush: *maxPush})
 	if err != nil {
 		return err
 	}
+	defer deps.Git.Close()
 	fmt.Printf("hubd %s listening on %s\nAPI: %s/ and %s/api/v3/\n", version, ln.Addr(), *external, *external)
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second}
 	go func() {

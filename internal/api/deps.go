@@ -4,6 +4,7 @@
 package api
 
 import (
+	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
@@ -15,6 +16,8 @@ type Deps struct {
 	URLs    wire.URLs
 	Limiter *ratelimit.Limiter
 	Version string // hubd's version, reported by /meta
+	// Git holds the repositories' git storage (see GitRepo).
+	Git *gitrepo.Manager
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
 }

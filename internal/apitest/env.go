@@ -52,6 +52,7 @@ type Env struct {
 type Options struct {
 	Limits   *ratelimit.Limits
 	MaxBody  int64
+	MaxPush  int64 // largest git push pack (0: no limit)
 	NoVerify bool // skip schema validation (only for raw-protocol tests)
 }
 
@@ -77,7 +78,8 @@ func New(t testing.TB, opts ...Options) *Env {
 	e.HTTP = httptest.NewUnstartedServer(nil)
 	e.URL = "http://" + e.HTTP.Listener.Addr().String()
 	e.API = e.URL + "/api/v3"
-	srv, deps, err := server.Build(server.Config{Store: e.Store, ExternalURL: e.URL, Limits: limits, MaxBody: o.MaxBody, Version: "test"})
+	srv, deps, err := server.Build(server.Config{Store: e.Store, ExternalURL: e.URL, Limits: limits, MaxBody: o.MaxBody, Version: "test",
+		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush})
 	if err != nil {
 		t.Fatalf("apitest: build: %v", err)
 	}
@@ -90,6 +92,7 @@ func New(t testing.TB, opts ...Options) *Env {
 	e.HTTP.Start()
 	t.Cleanup(func() {
 		e.HTTP.Close()
+		deps.Git.Close()
 		e.flushCoverage()
 	})
 	e.Admin, e.AdminToken = e.NewUser("hubadmin", true)

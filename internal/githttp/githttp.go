@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/model"
 )
 
 // Access is what the resolver decides for a request.
@@ -25,6 +26,7 @@ type Access struct {
 	RepoID        int64
 	ActorID       int64
 	DefaultBranch string
+	Model         *model.Repo // the repository row, for observers
 }
 
 // Resolver finds the repository of owner/name and checks the caller's

@@ -10,6 +10,7 @@ import (
 	"github.com/hubd/hubd/internal/api/orgs"
 	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/api/users"
+	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -23,12 +24,19 @@ type Config struct {
 	Limits      ratelimit.Limits
 	MaxBody     int64         // request body limit in bytes; 0 keeps the default
 	TokenTTL    time.Duration // authentication cache; 0 disables it
+	GitRoot     string        // directory of the git repositories
+	MaxPush     int64         // largest pack a git push may send (0: no limit)
 	Version     string
 }
 
 // Build wires every api package into a server.
 func Build(cfg Config) (*Server, *api.Deps, error) {
+	git, err := gitrepo.New(cfg.GitRoot)
+	if err != nil {
+		return nil, nil, err
+	}
 	d := &api.Deps{
+		Git:     git,
 		Store:   cfg.Store,
 		URLs:    wire.NewURLs(cfg.ExternalURL),
 		Limiter: ratelimit.New(cfg.Limits),
@@ -45,12 +53,13 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		orgs.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
-	s, err := New(*d, sets...)
+	s, err = New(*d, sets...)
 	if err != nil {
 		return nil, nil, err
 	}
 	if cfg.MaxBody > 0 {
 		s.MaxBody = cfg.MaxBody
 	}
+	s.git.MaxPush = cfg.MaxPush
 	return s, d, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/catalogue"
+	"github.com/hubd/hubd/internal/githttp"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
@@ -32,6 +33,7 @@ var APIVersions = []string{"2022-11-28", "2026-03-10"}
 // Server is hubd's HTTP handler.
 type Server struct {
 	deps    api.Deps
+	git     *githttp.Handler
 	mux     *http.ServeMux
 	routes  map[string]*rest.Route // "METHOD pattern" -> route
 	list    []*rest.Route
@@ -44,6 +46,7 @@ func New(deps api.Deps, sets ...[]rest.Route) (*Server, error) {
 	if s.deps.Tokens == nil {
 		s.deps.Tokens = api.NewTokenCache(0)
 	}
+	s.git = &githttp.Handler{Resolver: gitResolver{&s.deps}, Observer: gitObserver{&s.deps}}
 	for _, set := range sets {
 		for i := range set {
 			if err := s.add(&set[i]); err != nil {
@@ -107,6 +110,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setCORS(h)
 	if r.Method == http.MethodOptions {
 		preflight(w, r)
+		return
+	}
+	if _, _, _, ok := githttp.Match(r.URL.Path); ok {
+		// git's smart HTTP: authenticated like the API, but neither rate
+		// limited nor answered in JSON.
+		if err := s.authenticate(r, info); err != nil {
+			w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
+			http.Error(w, "Invalid username or token.", http.StatusUnauthorized)
+			return
+		}
+		s.git.ServeHTTP(w, r)
 		return
 	}
 	if p, ok := strings.CutPrefix(r.URL.Path, "/api/v3"); ok && (p == "" || p[0] == '/') {

@@ -387,3 +387,17 @@ func (q Q) repoViews(ctx context.Context, query string, args ...any) ([]*RepoVie
 	}
 	return out, rows.Err()
 }
+
+// MarkPushed records a push: pushed_at (and updated_at) move to now, and the
+// default branch is set when the push gave an empty repository its first
+// branch (defaultBranch "" keeps it).
+func (q Q) MarkPushed(ctx context.Context, repoID int64, defaultBranch string) error {
+	now := unix(q.Now())
+	var err error
+	if defaultBranch != "" {
+		_, err = q.exec(ctx, `UPDATE repos SET pushed_at = ?, updated_at = ?, default_branch = ? WHERE id = ?`, now, now, defaultBranch, repoID)
+	} else {
+		_, err = q.exec(ctx, `UPDATE repos SET pushed_at = ?, updated_at = ? WHERE id = ?`, now, now, repoID)
+	}
+	return err
+}

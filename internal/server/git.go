@@ -1,0 +1,66 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/githttp"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rest"
+)
+
+// gitResolver authorizes git transport requests with the same repository
+// lookup as the API (api.Deps.Repo), translated to what git clients expect:
+// 401 (so git asks for credentials) for anonymous callers who cannot read or
+// who push, 403 for signed-in callers without write access, 404 otherwise.
+type gitResolver struct{ d *api.Deps }
+
+func (g gitResolver) Resolve(r *http.Request, owner, name string, push bool) (*githttp.Access, error) {
+	r.SetPathValue("owner", owner)
+	r.SetPathValue("repo", name)
+	need := authz.Read
+	if push {
+		need = authz.Write
+	}
+	c := rest.Caller(r)
+	repo, _, err := g.d.Repo(r, need)
+	var mv *model.Moved
+	switch {
+	case err == nil:
+	case errors.Is(err, rest.ErrRequiresAuth):
+		return nil, githttp.ErrUnauthorized
+	case errors.Is(err, model.ErrNotFound), errors.As(err, &mv):
+		if !c.Authenticated() {
+			return nil, githttp.ErrUnauthorized
+		}
+		return nil, githttp.ErrNotFound
+	default:
+		var he *model.HTTPError
+		if errors.As(err, &he) && he.Status == http.StatusForbidden {
+			return nil, githttp.ErrForbidden
+		}
+		return nil, err
+	}
+	if push && repo.Archived {
+		return nil, githttp.ErrForbidden
+	}
+	gr, err := g.d.GitRepo(r.Context(), repo)
+	if err != nil {
+		return nil, err
+	}
+	return &githttp.Access{Repo: gr, RepoID: repo.ID, ActorID: c.UserID(), DefaultBranch: repo.DefaultBranch, Model: repo}, nil
+}
+
+// gitObserver records what a push changed.
+type gitObserver struct{ d *api.Deps }
+
+func (g gitObserver) Pushed(ctx context.Context, a *githttp.Access, updates []githttp.RefUpdate) error {
+	list := make([]api.RefUpdate, len(updates))
+	for i, u := range updates {
+		list[i] = api.RefUpdate{Ref: u.Name, Old: u.Old, New: u.New}
+	}
+	return g.d.RecordPush(ctx, a.Model, a.ActorID, list, true)
+}
