@@ -101,3 +101,36 @@ func IsEmpty(ctx context.Context, g *gitrepo.Repo) (bool, error) {
 	}
 	return len(refs) == 0, nil
 }
+
+// ResolveCommit resolves what GitHub accepts as a commit-ish — a branch or
+// tag name, a full ref, a full or abbreviated sha, "" for the default branch
+// — to a commit id, through the repository's long-lived cat-file process.
+// Unknown names answer model.ErrNotFound; an empty repository ErrEmptyRepo.
+func (d *Deps) ResolveCommit(ctx context.Context, g *gitrepo.Repo, repo *model.Repo, ref string) (string, error) {
+	if ref == "" {
+		ref = repo.DefaultBranch
+	}
+	if empty, err := IsEmpty(ctx, g); err != nil {
+		return "", err
+	} else if empty {
+		return "", ErrEmptyRepo
+	}
+	if strings.HasPrefix(ref, "-") || strings.Contains(ref, "..") || strings.ContainsAny(ref, " ~^:?*[\\\x00\n") {
+		return "", model.ErrNotFound
+	}
+	candidates := []string{ref}
+	if !strings.HasPrefix(ref, "refs/") {
+		candidates = []string{"refs/heads/" + ref, "refs/tags/" + ref, ref}
+	}
+	for _, c := range candidates {
+		info, err := g.Info(ctx, c+"^{commit}")
+		if errors.Is(err, gitrepo.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return info.OID, nil
+	}
+	return "", model.ErrNotFound
+}
