@@ -1,0 +1,5 @@
+package markdown
+
+import "html"
+
+func htmlUnescape(b []byte) string { return html.UnescapeString(string(b)) }
