@@ -171,12 +171,13 @@ func (h *Handler) rpc(w http.ResponseWriter, r *http.Request, a *Access, service
 		body = gz
 	}
 	args := []string{}
-	var before map[string]string
+	var cmds *commandReader
 	if service == "git-receive-pack" {
 		if h.MaxPush > 0 {
 			args = append(args, "-c", "receive.maxInputSize="+strconv.FormatInt(h.MaxPush, 10))
 		}
-		before = refMap(r.Context(), a.Repo)
+		cmds = &commandReader{r: body}
+		body = cmds
 	}
 	args = append(args, strings.TrimPrefix(service, "git-"), "--stateless-rpc", ".")
 	cmd := a.Repo.Cmd(r.Context(), gitProtocolEnv(r), args...)
@@ -212,30 +213,26 @@ func (h *Handler) rpc(w http.ResponseWriter, r *http.Request, a *Access, service
 		}
 	}
 	cmd.Wait()
-	if service == "git-receive-pack" && h.Observer != nil {
-		after := refMap(context.WithoutCancel(r.Context()), a.Repo)
+	if cmds != nil && h.Observer != nil {
+		// Record the commands git applied: a ref that now holds the pushed
+		// value. (Comparing refs before and after would credit a concurrent
+		// winner's update to every push that lost the race.)
+		ctx := context.WithoutCancel(r.Context())
+		now := refMap(ctx, a.Repo)
 		var updates []RefUpdate
-		for name, n := range after {
-			if o := before[name]; o != n {
-				updates = append(updates, RefUpdate{Name: name, Old: orZero(o), New: n})
-			}
-		}
-		for name, o := range before {
-			if _, ok := after[name]; !ok {
-				updates = append(updates, RefUpdate{Name: name, Old: o, New: gitrepo.ZeroOID})
+		for _, c := range cmds.commands {
+			if c.New == gitrepo.ZeroOID {
+				if _, still := now[c.Name]; !still {
+					updates = append(updates, c)
+				}
+			} else if now[c.Name] == c.New {
+				updates = append(updates, c)
 			}
 		}
 		if len(updates) > 0 {
-			h.Observer.Pushed(context.WithoutCancel(r.Context()), a, updates)
+			h.Observer.Pushed(ctx, a, updates)
 		}
 	}
-}
-
-func orZero(s string) string {
-	if s == "" {
-		return gitrepo.ZeroOID
-	}
-	return s
 }
 
 func refMap(ctx context.Context, repo *gitrepo.Repo) map[string]string {
@@ -252,4 +249,54 @@ func refMap(ctx context.Context, repo *gitrepo.Repo) map[string]string {
 
 func pktLine(s string) []byte {
 	return []byte(fmt.Sprintf("%04x%s", len(s)+4, s))
+}
+
+// commandReader passes a receive-pack request through while reading its
+// leading command list: pkt-lines "<old> <new> <ref>" up to the first flush.
+type commandReader struct {
+	r        io.Reader
+	buf      []byte
+	done     bool
+	commands []RefUpdate
+}
+
+func (c *commandReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if !c.done && n > 0 {
+		c.buf = append(c.buf, p[:n]...)
+		c.parse()
+	}
+	return n, err
+}
+
+func (c *commandReader) parse() {
+	for !c.done && len(c.buf) >= 4 {
+		size, err := strconv.ParseUint(string(c.buf[:4]), 16, 16)
+		if err != nil {
+			c.done = true
+			return
+		}
+		if size == 0 { // flush: the commands are over
+			c.done, c.buf = true, nil
+			return
+		}
+		if size < 4 || int(size) > len(c.buf) {
+			if size < 4 {
+				c.done = true
+			}
+			return
+		}
+		line := string(c.buf[4:size])
+		c.buf = c.buf[size:]
+		line, _, _ = strings.Cut(line, "\x00")
+		f := strings.Fields(line)
+		if len(f) == 3 && len(f[0]) == 40 && len(f[1]) == 40 {
+			c.commands = append(c.commands, RefUpdate{Old: f[0], New: f[1], Name: f[2]})
+		} else if len(c.commands) == 0 && !strings.HasPrefix(line, "shallow ") {
+			c.done = true // not a command list (push certificate or unknown)
+		}
+	}
+	if len(c.buf) > 1<<20 {
+		c.done, c.buf = true, nil
+	}
 }
