@@ -4,6 +4,7 @@ package repos
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"github.com/hubd/hubd/internal/api"
@@ -92,11 +93,8 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, c *authz.Caller, ow
 		e = append(e, model.FieldError{Resource: "Repository", Field: "name", Code: "missing_field"})
 	}
 	in.apply(repo, owner.IsOrg(), &e)
-	// These need git storage, which hubd does not have yet: refuse them
+	// Templates arrive with the gitignore and license catalogues: refuse them
 	// rather than create something other than what was asked.
-	if v, ok := in.AutoInit.Get(); ok && v {
-		e.custom("auto_init", "auto_init is not supported yet: repositories are created empty")
-	}
 	if v, ok := in.GitignoreTemplate.Get(); ok && v != "" {
 		e.custom("gitignore_template", "gitignore_template is not supported yet: repositories are created empty")
 	}
@@ -142,6 +140,15 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, c *authz.Caller, ow
 	}
 	if err != nil {
 		return err
+	}
+	if v, ok := in.AutoInit.Get(); ok && v {
+		// Git work comes after the row's transaction: a failure leaves an
+		// empty repository, never a half-written row.
+		if err := a.initialCommit(ctx, repo, c.User); err != nil {
+			return err
+		}
+		now := a.d.Store.Now()
+		repo.PushedAt, repo.UpdatedAt = &now, now
 	}
 	w.Header().Set("Location", a.d.URLs.RepoAPIURL(repo))
 	return rest.JSON(w, http.StatusCreated, a.full(r, repo, authz.Admin))
@@ -334,6 +341,11 @@ func (a *API) delete(w http.ResponseWriter, r *http.Request) error {
 	})
 	if err != nil {
 		return err
+	}
+	// The row is gone; its git storage follows. Should removal fail, the
+	// directory is an orphan keyed by an id no row has (a sweep may take it).
+	if err := a.d.Git.Remove(repo.ID); err != nil {
+		slog.Warn("repository storage left behind", "repo_id", repo.ID, "err", err)
 	}
 	return rest.NoContent(w)
 }

@@ -292,7 +292,6 @@ func TestCreateErrors(t *testing.T) {
 		{"too long", map[string]any{"name": strings.Repeat("a", 101)}, 422, []fe{{"name", "custom"}}},
 		{"invalid visibility", map[string]any{"name": "v", "visibility": "secret"}, 422, []fe{{"visibility", "invalid"}}},
 		{"internal for a user", map[string]any{"name": "v", "visibility": "internal"}, 422, []fe{{"visibility", "custom"}}},
-		{"auto_init", map[string]any{"name": "a", "auto_init": true}, 422, []fe{{"auto_init", "custom"}}},
 		{"gitignore template", map[string]any{"name": "a", "gitignore_template": "Go"}, 422, []fe{{"gitignore_template", "custom"}}},
 		{"license template", map[string]any{"name": "a", "license_template": "mit"}, 422, []fe{{"license_template", "custom"}}},
 		{"team id", map[string]any{"name": "a", "team_id": 7}, 422, []fe{{"team_id", "invalid"}}},
