@@ -44,3 +44,30 @@ func ValidEmail(s string) bool {
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Address == s && strings.Contains(s, "@")
 }
+
+// ErrNotSiteAdmin is the 403 of a signed-in user who is not a site
+// administrator.
+var ErrNotSiteAdmin = model.Forbidden("Must be a site administrator.")
+
+// RequireSiteAdmin lets through a site administrator using a classic (or
+// OAuth) token with the site_admin scope. GHES documents these endpoints as
+// classic-token only, so fine-grained and GitHub App tokens get a 403.
+func RequireSiteAdmin(r *http.Request) (*authz.Caller, error) {
+	c, err := RequireUser(r)
+	if err != nil {
+		return nil, err
+	}
+	switch c.Kind {
+	case authz.FineGrained:
+		return nil, model.Forbidden("Resource not accessible by personal access token")
+	case authz.UserToServer:
+		return nil, model.Forbidden("Resource not accessible by integration")
+	}
+	if !c.SiteAdmin() {
+		return nil, ErrNotSiteAdmin
+	}
+	if err := RequireScope(c, "site_admin"); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

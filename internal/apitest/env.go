@@ -53,7 +53,7 @@ type Options struct {
 	Limits   *ratelimit.Limits
 	MaxBody  int64
 	MaxPush  int64 // largest git push pack (0: no limit)
-	NoVerify bool // skip schema validation (only for raw-protocol tests)
+	NoVerify bool  // skip schema validation (only for raw-protocol tests)
 }
 
 // New starts an environment; it is torn down when the test ends.

@@ -4,8 +4,12 @@
 package ratelimit
 
 import (
+	"net"
+	"strconv"
 	"sync"
 	"time"
+
+	"github.com/hubd/hubd/internal/authz"
 )
 
 // Limits are requests per hour by kind of caller and resource.
@@ -118,4 +122,21 @@ func (l *Limiter) Take(key, class, resource string) (State, bool) {
 func (l *Limiter) state(b *bucket, class, resource string) State {
 	limit := l.LimitFor(class, resource)
 	return State{Limit: limit, Remaining: max(limit-b.used, 0), Used: b.used, Reset: b.reset, Resource: resource}
+}
+
+// KeyFor names a caller's bucket and class: per installation for
+// installation tokens, per user for user tokens, per client address for
+// anonymous requests (remoteAddr is http.Request.RemoteAddr).
+func KeyFor(c *authz.Caller, remoteAddr string) (key, class string) {
+	switch {
+	case c != nil && c.Kind == authz.Installation:
+		return "inst:" + strconv.FormatInt(c.InstallationID, 10), "installation"
+	case c != nil && c.User != nil:
+		return "user:" + strconv.FormatInt(c.User.ID, 10), "user"
+	}
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	return "ip:" + host, "anonymous"
 }

@@ -11,7 +11,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -285,18 +284,7 @@ func credentials(r *http.Request) (string, bool) {
 }
 
 func (s *Server) rateKey(r *http.Request, info *rest.Info) (key, class string) {
-	c := info.Caller
-	switch {
-	case c.Kind == authz.Installation:
-		return "inst:" + strconv.FormatInt(c.InstallationID, 10), "installation"
-	case c.User != nil:
-		return "user:" + strconv.FormatInt(c.User.ID, 10), "user"
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "ip:" + host, "anonymous"
+	return ratelimit.KeyFor(info.Caller, r.RemoteAddr)
 }
 
 func (s *Server) take(r *http.Request, info *rest.Info, resource string) (ratelimit.State, bool) {

@@ -40,33 +40,6 @@ func (a *API) Routes() []rest.Route {
 	}
 }
 
-// ErrNotSiteAdmin is the 403 of a signed-in user who is not a site
-// administrator.
-var ErrNotSiteAdmin = model.Forbidden("Must be a site administrator.")
-
-// requireSiteAdmin lets through a site administrator using a classic (or
-// OAuth) token with the site_admin scope. GHES documents these endpoints as
-// classic-token only, so fine-grained and GitHub App tokens get a 403.
-func requireSiteAdmin(r *http.Request) (*authz.Caller, error) {
-	c, err := api.RequireUser(r)
-	if err != nil {
-		return nil, err
-	}
-	switch c.Kind {
-	case authz.FineGrained:
-		return nil, model.Forbidden("Resource not accessible by personal access token")
-	case authz.UserToServer:
-		return nil, model.Forbidden("Resource not accessible by integration")
-	}
-	if !c.SiteAdmin() {
-		return nil, ErrNotSiteAdmin
-	}
-	if err := api.RequireScope(c, "site_admin"); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
 // targetUser loads the {username} of the path; organizations are not users
 // here (GHES has /admin/organizations for them), so they are not found.
 func (a *API) targetUser(r *http.Request, q store.Q) (*model.Account, error) {
@@ -105,7 +78,7 @@ type createUserBody struct {
 
 // POST /admin/users
 func (a *API) createUser(w http.ResponseWriter, r *http.Request) error {
-	c, err := requireSiteAdmin(r)
+	c, err := api.RequireSiteAdmin(r)
 	if err != nil {
 		return err
 	}
@@ -180,7 +153,7 @@ type renameAccepted struct {
 
 // PATCH /admin/users/{username}
 func (a *API) renameUser(w http.ResponseWriter, r *http.Request) error {
-	c, err := requireSiteAdmin(r)
+	c, err := api.RequireSiteAdmin(r)
 	if err != nil {
 		return err
 	}
@@ -228,7 +201,7 @@ func (a *API) renameUser(w http.ResponseWriter, r *http.Request) error {
 // DELETE /admin/users/{username}: the user's repositories, memberships,
 // collaborations and tokens go with the row (foreign keys cascade).
 func (a *API) deleteUser(w http.ResponseWriter, r *http.Request) error {
-	c, err := requireSiteAdmin(r)
+	c, err := api.RequireSiteAdmin(r)
 	if err != nil {
 		return err
 	}
@@ -295,7 +268,7 @@ var siteAdminApp = AuthorizationApp{
 // user, shown once. GHES answers 200 with an existing token of the same
 // scopes; hubd keeps only token hashes, so it always mints a new one (201).
 func (a *API) createImpersonation(w http.ResponseWriter, r *http.Request) error {
-	c, err := requireSiteAdmin(r)
+	c, err := api.RequireSiteAdmin(r)
 	if err != nil {
 		return err
 	}
@@ -361,7 +334,7 @@ func sortedScopes(s authz.Scopes) []string {
 // DELETE /admin/users/{username}/authorizations: revokes every impersonation
 // token of the user.
 func (a *API) deleteImpersonation(w http.ResponseWriter, r *http.Request) error {
-	c, err := requireSiteAdmin(r)
+	c, err := api.RequireSiteAdmin(r)
 	if err != nil {
 		return err
 	}

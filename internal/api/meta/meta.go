@@ -3,12 +3,10 @@
 package meta
 
 import (
-	"net"
 	"net/http"
-	"strconv"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
 )
 
@@ -152,7 +150,7 @@ type Overview struct {
 // GET /rate_limit: the caller's windows, read without counting (the route
 // is exempt from the limit).
 func (a *API) rateLimit(w http.ResponseWriter, r *http.Request) error {
-	key, class := rateKey(r)
+	key, class := ratelimit.KeyFor(rest.Caller(r), r.RemoteAddr)
 	peek := func(resource string) Rate {
 		st := a.d.Limiter.Peek(key, class, resource)
 		rt := Rate{Limit: st.Limit, Used: st.Used, Remaining: st.Remaining, Reset: st.Reset.Unix()}
@@ -182,21 +180,4 @@ func (a *API) rateLimit(w http.ResponseWriter, r *http.Request) error {
 		out.Rate = &core
 	}
 	return rest.JSON(w, http.StatusOK, out)
-}
-
-// rateKey names the caller's buckets the way the server's rate limit
-// middleware does: per installation, per user, or per client address.
-func rateKey(r *http.Request) (key, class string) {
-	c := rest.Caller(r)
-	switch {
-	case c.Kind == authz.Installation:
-		return "inst:" + strconv.FormatInt(c.InstallationID, 10), "installation"
-	case c.User != nil:
-		return "user:" + strconv.FormatInt(c.User.ID, 10), "user"
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "ip:" + host, "anonymous"
 }

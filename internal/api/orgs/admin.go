@@ -5,28 +5,11 @@ import (
 	"strconv"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/names"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 )
-
-// requireSiteAdmin lets site administrators through with a token that
-// carries site_admin.
-func requireSiteAdmin(r *http.Request) (*authz.Caller, error) {
-	c, err := api.RequireUser(r)
-	if err != nil {
-		return nil, err
-	}
-	if !c.SiteAdmin() {
-		return nil, model.Forbidden("Must be a site administrator.")
-	}
-	if err := requireToken(c, "site_administration", "write", "site_admin"); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
 
 // checkLogin validates a new organization login.
 func checkLogin(login rest.Opt[string]) (string, error) {
@@ -52,7 +35,7 @@ type createOrgBody struct {
 
 // POST /admin/organizations
 func (a *API) adminCreate(w http.ResponseWriter, r *http.Request) error {
-	c, err := requireSiteAdmin(r)
+	c, err := api.RequireSiteAdmin(r)
 	if err != nil {
 		return err
 	}
@@ -100,7 +83,7 @@ type renameOrgBody struct {
 // PATCH /admin/organizations/{org}: the rename is done at once; GitHub's
 // 202 and message are kept for clients.
 func (a *API) adminRename(w http.ResponseWriter, r *http.Request) error {
-	c, err := requireSiteAdmin(r)
+	c, err := api.RequireSiteAdmin(r)
 	if err != nil {
 		return err
 	}
