@@ -92,6 +92,9 @@ func orgID(r *model.Repo) int64 {
 
 // IsEmpty reports whether a repository has no commits yet.
 func IsEmpty(ctx context.Context, g *gitrepo.Repo) (bool, error) {
+	if _, err := g.Info(ctx, "HEAD"); err == nil {
+		return false, nil // the default branch exists: no process needed
+	}
 	refs, err := g.Refs(ctx, "refs/heads/")
 	if err != nil {
 		if errors.Is(err, gitrepo.ErrNotFound) {

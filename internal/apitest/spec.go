@@ -120,12 +120,42 @@ func (s *Specs) Validate(req *http.Request, pattern string, params map[string]st
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
 	}
 	in.Header = header.Clone()
-	in.Header.Set("Content-Type", "application/json")
+	in.Header.Set("Content-Type", responseMediaType(op, status, req.Header.Get("Accept")))
 	err := openapi3filter.ValidateResponse(context.Background(), in)
 	if err == nil {
 		return nil
 	}
 	return filterAllowed(op.OperationID, status, err)
+}
+
+// responseMediaType picks the declared content the body is checked against:
+// the GitHub media type the client asked for when the operation declares
+// one for it (application/vnd.github.object for contents, say), otherwise
+// application/json.
+func responseMediaType(op *openapi3.Operation, status int, accept string) string {
+	ref := op.Responses.Status(status)
+	if ref == nil || ref.Value == nil {
+		return "application/json"
+	}
+	for _, part := range strings.Split(accept, ",") {
+		t := strings.TrimSpace(strings.SplitN(part, ";", 2)[0])
+		t = strings.TrimSuffix(t, "+json")
+		t = strings.Replace(t, "application/vnd.github.v3.", "application/vnd.github.", 1)
+		if t == "application/json" || !strings.HasPrefix(t, "application/vnd.github.") {
+			continue
+		}
+		if _, ok := ref.Value.Content[t]; ok {
+			return t
+		}
+	}
+	return "application/json"
+}
+
+func init() {
+	// GitHub's object media types carry JSON.
+	for _, ct := range []string{"application/vnd.github.object", "application/vnd.github.raw+json"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.JSONBodyDecoder)
+	}
 }
 
 // validateErrorShape checks an error body that the description does not
@@ -135,4 +165,13 @@ func validateErrorShape(body []byte) error {
 		return fmt.Errorf("error body is not GitHub's error JSON: %.200s", body)
 	}
 	return nil
+}
+
+// Declares reports whether the operation of a route pattern declares status.
+func (s *Specs) Declares(method, pattern string, status int) bool {
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	_, _, op := s.Operation(method, catalogue.SpecPath(pattern))
+	return op != nil && op.Responses.Status(status) != nil
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -183,11 +184,7 @@ func EncodeTree(entries []TreeEntry) ([]byte, error) {
 		}
 		return e.Name
 	}
-	for i := 1; i < len(sorted); i++ {
-		for j := i; j > 0 && key(sorted[j]) < key(sorted[j-1]); j-- {
-			sorted[j], sorted[j-1] = sorted[j-1], sorted[j]
-		}
-	}
+	sort.SliceStable(sorted, func(i, j int) bool { return key(sorted[i]) < key(sorted[j]) })
 	var b bytes.Buffer
 	for i, e := range sorted {
 		if i > 0 && sorted[i-1].Name == e.Name {

@@ -6,6 +6,9 @@ import (
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/admin"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
+	"github.com/hubd/hubd/internal/api/commits"
+	"github.com/hubd/hubd/internal/api/contents"
+	"github.com/hubd/hubd/internal/api/gitdb"
 	"github.com/hubd/hubd/internal/api/meta"
 	"github.com/hubd/hubd/internal/api/orgs"
 	"github.com/hubd/hubd/internal/api/repos"
@@ -51,6 +54,9 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		admin.New(d).Routes(),
 		meta.New(d).Routes(),
 		orgs.New(d).Routes(),
+		gitdb.New(d).Routes(),
+		contents.New(d).Routes(),
+		commits.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err = New(*d, sets...)

@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -84,7 +85,12 @@ func (s *Server) Match(r *http.Request) (rt *rest.Route, params map[string]strin
 		return nil, nil, false
 	}
 	params = map[string]string{}
-	segs := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	segs := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/")
+	for i, seg := range segs {
+		if u, err := url.PathUnescape(seg); err == nil {
+			segs[i] = u
+		}
+	}
 	for i, p := range strings.Split(strings.TrimPrefix(rt.Pattern, "/"), "/") {
 		if i >= len(segs) || !strings.HasPrefix(p, "{") || p == "{$}" {
 			continue
@@ -128,7 +134,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			p = "/"
 		}
 		r.URL.Path = p
-		r.URL.RawPath = ""
+		// Keep escaped slashes (%2F in branch names) escaped.
+		r.URL.RawPath = strings.TrimPrefix(r.URL.RawPath, "/api/v3")
+	}
+	if unclean(r.URL.Path) {
+		// ServeMux would redirect "a/../b" to "b" with an empty body; a
+		// client following it would act on another resource. GitHub answers
+		// such paths as unknown.
+		rest.WriteError(w, r, rest.ErrNotFound)
+		return
 	}
 	if v := r.Header.Get("X-GitHub-Api-Version"); v != "" && !supportedVersion(v) {
 		rest.WriteError(w, r, model.BadRequest(fmt.Sprintf("Unsupported 'X-GitHub-Api-Version' header value '%s'. Supported versions are: %s", v, strings.Join(APIVersions, ", "))))
@@ -320,6 +334,23 @@ func (s *Server) rateLimited(w http.ResponseWriter, r *http.Request, info *rest.
 	}
 	info.DocsURL = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api"
 	rest.WriteError(w, r, model.Forbidden(msg))
+}
+
+// unclean reports whether a path has "." or ".." segments or empty inner
+// segments ("//"); a trailing slash is allowed.
+func unclean(p string) bool {
+	segs := strings.Split(p, "/")
+	for i := 1; i < len(segs); i++ {
+		switch segs[i] {
+		case ".", "..":
+			return true
+		case "":
+			if i < len(segs)-1 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func supportedVersion(v string) bool {

@@ -5,6 +5,7 @@ package storetest
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -30,11 +31,14 @@ func Open(t testing.TB) *store.Store {
 	b := make([]byte, 8)
 	rand.Read(b)
 	schema := "t_" + hex.EncodeToString(b)
-	admin, err := store.Open(ctx, withParam(dsn, "search_path=public"))
+	// A plain connection creates and drops the schema: opening a store on
+	// the shared public schema would migrate it, and test binaries running
+	// at the same time would race there.
+	admin, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatalf("storetest: open postgres: %v", err)
 	}
-	if err := admin.ExecRaw(ctx, "CREATE SCHEMA "+schema); err != nil {
+	if _, err := admin.ExecContext(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatalf("storetest: create schema: %v", err)
 	}
 	s, err := store.Open(ctx, withParam(dsn, "search_path="+schema))
@@ -43,7 +47,7 @@ func Open(t testing.TB) *store.Store {
 	}
 	t.Cleanup(func() {
 		s.Close()
-		admin.ExecRaw(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
+		admin.ExecContext(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
 		admin.Close()
 	})
 	return s

@@ -1,0 +1,224 @@
+// Package commits serves the history side of repositories: branches (and
+// renaming them), commits, comparisons, tags and language statistics. All of
+// it is read from git through internal/gitrepo; the database only maps
+// commit identities to users and records branch renames.
+package commits
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/wire"
+)
+
+// API is the commits package.
+type API struct {
+	d     *api.Deps
+	langs langCache
+}
+
+// New makes the package.
+func New(d *api.Deps) *API { return &API{d: d} }
+
+// Routes is the package's route table. Branch names, refs and comparisons
+// contain slashes, hence the trailing {name...} wildcards.
+func (a *API) Routes() []rest.Route {
+	read := []string{"repo"}
+	write := []string{"public_repo", "repo"}
+	return []rest.Route{
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/branches", OperationID: "repos/list-branches", Handler: a.listBranches, Scopes: read},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/branches/{branch...}", OperationID: "repos/get-branch", Handler: a.getBranch, Scopes: read,
+			Note: "The old name of a renamed branch answers 404, not GitHub's 301 to the new name."},
+		{Method: "POST", Pattern: "/repos/{owner}/{repo}/branches/{branch}/rename", OperationID: "repos/rename-branch", Handler: a.renameBranch, Scopes: write},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/commits", OperationID: "repos/list-commits", Handler: a.listCommits, Scopes: read},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/commits/{ref...}", OperationID: "repos/get-commit", Handler: a.getCommit, Scopes: read},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/compare/{basehead...}", OperationID: "repos/compare-commits-with-basehead", Handler: a.compare, Scopes: read},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/tags", OperationID: "repos/list-tags", Handler: a.listTags, Scopes: read},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/languages", OperationID: "repos/list-languages", Handler: a.listLanguages, Scopes: read,
+			Note: "Languages are told by file extension and name (vendored, generated and documentation paths left out, as GitHub does); no content heuristics and no .gitattributes linguist overrides."},
+	}
+}
+
+// gitFor opens a repository's git storage for reading; ok is false when
+// nothing was ever pushed (no storage yet), which reads treat as empty
+// without creating anything.
+func (a *API) gitFor(repo *model.Repo) (*gitrepo.Repo, bool) {
+	g := a.d.Git.Open(repo.ID)
+	return g, g.Exists()
+}
+
+// resolve resolves a commit-ish of the request (branch, tag, sha; "" for the
+// default branch): model.ErrNotFound for unknown names, api.ErrEmptyRepo
+// for a repository without commits.
+func (a *API) resolve(ctx context.Context, repo *model.Repo, ref string) (*gitrepo.Repo, string, error) {
+	g, ok := a.gitFor(repo)
+	if !ok {
+		return nil, "", api.ErrEmptyRepo
+	}
+	sha, err := a.d.ResolveCommit(ctx, g, repo, ref)
+	return g, sha, err
+}
+
+// users maps the identities of commits to hubd users in one query: by the
+// user's email, or by the instance's noreply address (ID+login@ or login@
+// users.noreply.<host>), as GitHub maps commits to accounts.
+func (a *API) users(ctx context.Context, commits ...*gitrepo.Commit) (wire.UserLookup, error) {
+	domain := "@" + strings.ToLower(a.d.URLs.NoreplyDomain())
+	type noreply struct {
+		login string
+		id    int64 // 0 when the address has no id
+	}
+	emails := map[string]bool{}
+	replies := map[string]noreply{}
+	var emailList, loginList []string
+	add := func(email string) {
+		e := strings.ToLower(email)
+		if e == "" || emails[e] {
+			return
+		}
+		emails[e] = true
+		if local, ok := strings.CutSuffix(e, domain); ok {
+			n := noreply{login: local}
+			if id, login, ok := strings.Cut(local, "+"); ok {
+				v, err := strconv.ParseInt(id, 10, 64)
+				if err != nil {
+					return
+				}
+				n = noreply{login: login, id: v}
+			}
+			replies[e] = n
+			loginList = append(loginList, n.login)
+			return
+		}
+		emailList = append(emailList, e)
+	}
+	for _, c := range commits {
+		if c != nil {
+			add(c.Author.Email)
+			add(c.Committer.Email)
+		}
+	}
+	found := map[string]*model.Account{}
+	if len(emailList)+len(loginList) > 0 {
+		accounts, err := a.d.Store.R().UsersForCommits(ctx, emailList, loginList)
+		if err != nil {
+			return nil, err
+		}
+		byLogin := map[string]*model.Account{}
+		for _, acc := range accounts {
+			if acc.Email != "" {
+				found[strings.ToLower(acc.Email)] = acc
+			}
+			byLogin[strings.ToLower(acc.Login)] = acc
+		}
+		for e, n := range replies {
+			if acc := byLogin[n.login]; acc != nil && (n.id == 0 || n.id == acc.ID) {
+				found[e] = acc
+			}
+		}
+	}
+	return func(email string) *model.Account { return found[strings.ToLower(email)] }, nil
+}
+
+// toCommits converts commits with their users.
+func (a *API) toCommits(ctx context.Context, repo *model.Repo, commits []*gitrepo.Commit) ([]wire.Commit, error) {
+	users, err := a.users(ctx, commits...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wire.Commit, 0, len(commits))
+	for _, c := range commits {
+		out = append(out, a.d.URLs.ToCommit(repo, c, users))
+	}
+	return out, nil
+}
+
+// notFound turns git's and the resolver's "no such object" into err.
+func notFound(err, with error) error {
+	if errors.Is(err, model.ErrNotFound) || errors.Is(err, gitrepo.ErrNotFound) {
+		return with
+	}
+	return err
+}
+
+// maxText bounds a diff or patch answer: they are built in memory (the
+// server buffers GET answers for their ETag anyway). Tests lower it.
+var maxText = 16 << 20
+
+// text answers the diff or patch media type with what gen writes, or
+// GitHub's 406 when that is too large to send.
+func text(w http.ResponseWriter, mediaType string, gen func(io.Writer) error) error {
+	b := &cappedBuffer{max: maxText}
+	if err := gen(b); err != nil {
+		if b.over {
+			return &model.HTTPError{Status: http.StatusNotAcceptable, Message: "Sorry, this diff is too large to show. Use the JSON media type, or clone the repository."}
+		}
+		return err
+	}
+	return writeText(w, mediaType, b.buf.String())
+}
+
+// cappedBuffer fails writes past max (and stops the git process feeding
+// it). It has no ReadFrom, so that io.Copy goes through Write.
+type cappedBuffer struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.buf.Len()+len(p) > c.max {
+		c.over = true
+		return 0, errors.New("commits: text too large")
+	}
+	return c.buf.Write(p)
+}
+
+// writeText answers a diff, patch or sha media type.
+func writeText(w http.ResponseWriter, mediaType, body string) error {
+	w.Header().Set("Content-Type", mediaType+"; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write([]byte(body))
+	return err
+}
+
+// langCache remembers language statistics by commit: a commit's tree never
+// changes, so entries never go stale; the cache is only bounded.
+type langCache struct {
+	mu sync.Mutex
+	m  map[langKey]map[string]int64
+}
+
+type langKey struct {
+	repo   int64
+	commit string
+}
+
+const langCacheMax = 4096
+
+func (c *langCache) get(k langKey) (map[string]int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *langCache) put(k langKey, v map[string]int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= langCacheMax {
+		c.m = map[langKey]map[string]int64{}
+	}
+	c.m[k] = v
+}
