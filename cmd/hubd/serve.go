@@ -66,6 +66,9 @@ func serve(args []string) error {
 		return err
 	}
 	defer deps.Git.Close()
+	if deps.Metrics != nil {
+		defer deps.Metrics.Close() // writes the traffic counts still in memory
+	}
 	fmt.Printf("hubd %s listening on %s\nAPI: %s/ and %s/api/v3/\n", version, ln.Addr(), *external, *external)
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second}
 	go func() {

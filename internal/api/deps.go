@@ -4,6 +4,8 @@
 package api
 
 import (
+	"net/http"
+
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/store"
@@ -20,4 +22,13 @@ type Deps struct {
 	Git *gitrepo.Manager
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
+	// Metrics (installed by internal/api/metrics; nil counts nothing)
+	// counts clones and page views, and drops a repository's statistics
+	// when a push changes its history.
+	Metrics interface {
+		Pushed(repoID int64)
+		Fetched(r *http.Request, repoID int64)
+		Viewed(r *http.Request, repoID int64, path, title string)
+		Close()
+	}
 }

@@ -71,6 +71,9 @@ func (d *Deps) RecordPush(ctx context.Context, repo *model.Repo, actorID int64, 
 			return err
 		}
 	}
+	if d.Metrics != nil {
+		d.Metrics.Pushed(repo.ID)
+	}
 	return d.Store.Tx(ctx, func(tx store.Q) error {
 		for _, u := range updates {
 			payload := map[string]any{"ref": u.Ref, "before": u.Old, "after": u.New,

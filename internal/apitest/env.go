@@ -92,6 +92,9 @@ func New(t testing.TB, opts ...Options) *Env {
 	e.HTTP.Start()
 	t.Cleanup(func() {
 		e.HTTP.Close()
+		if deps.Metrics != nil {
+			deps.Metrics.Close()
+		}
 		deps.Git.Close()
 		e.flushCoverage()
 	})

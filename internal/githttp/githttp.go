@@ -7,6 +7,7 @@ package githttp
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -62,6 +63,10 @@ type Handler struct {
 	Observer PushObserver // may be nil
 	// MaxPush is the largest pack a push may send, in bytes (0: no limit).
 	MaxPush int64
+	// Fetched, when set, is told about each upload-pack request that sent
+	// a pack (a clone or fetch; not ls-remote nor a negotiation round), for
+	// clone traffic.
+	Fetched func(r *http.Request, a *Access)
 }
 
 // Match reports whether a path is a git transport path and splits it.
@@ -198,9 +203,14 @@ func (h *Handler) rpc(w http.ResponseWriter, r *http.Request, a *Access, service
 	fl, _ := w.(http.Flusher)
 	br := bufio.NewReaderSize(out, 64<<10)
 	buf := make([]byte, 64<<10)
+	var pack *packWatch
+	if service == "git-upload-pack" && h.Fetched != nil {
+		pack = &packWatch{}
+	}
 	for {
 		n, err := br.Read(buf)
 		if n > 0 {
+			pack.see(buf[:n])
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				break
 			}
@@ -213,6 +223,9 @@ func (h *Handler) rpc(w http.ResponseWriter, r *http.Request, a *Access, service
 		}
 	}
 	cmd.Wait()
+	if pack != nil && pack.found {
+		h.Fetched(r, a)
+	}
 	if cmds != nil && h.Observer != nil {
 		// Record the commands git applied: a ref that now holds the pushed
 		// value. (Comparing refs before and after would credit a concurrent
@@ -299,4 +312,31 @@ func (c *commandReader) parse() {
 	if len(c.buf) > 1<<20 {
 		c.done, c.buf = true, nil
 	}
+}
+
+// packWatch looks for the start of a pack in upload-pack's output: a
+// side-band packet of the data channel beginning with "PACK" (protocol v0
+// and v2 alike). Only the first packWatchLimit bytes are searched, which
+// hold the negotiation and any progress that precedes the pack.
+type packWatch struct {
+	found bool
+	seen  int
+	tail  []byte // the last bytes of the previous chunk, for a split marker
+}
+
+const packWatchLimit = 1 << 20
+
+var packMarker = []byte("\x01PACK")
+
+func (p *packWatch) see(b []byte) {
+	if p == nil || p.found || p.seen > packWatchLimit {
+		return
+	}
+	p.seen += len(b)
+	joined := append(p.tail, b[:min(len(b), len(packMarker))]...)
+	if bytes.Contains(joined, packMarker) || bytes.Contains(b, packMarker) {
+		p.found = true
+		return
+	}
+	p.tail = append(p.tail[:0], b[max(0, len(b)-len(packMarker)+1):]...)
 }

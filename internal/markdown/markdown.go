@@ -1,31 +1,90 @@
-// Package markdown renders GitHub-flavoured Markdown to HTML for body_html,
-// the .html media types and POST /markdown. Raw HTML in the source is
-// escaped (goldmark's safe default), so the output needs no further
-// sanitizing; the Meta/Markdown work extends this with references and an
-// allowlist sanitizer for GitHub's subset of raw HTML.
+// Package markdown renders GitHub-flavoured Markdown to HTML the way GitHub
+// builds user content: goldmark (CommonMark with tables, strikethrough,
+// autolinks and task lists) turns the source into HTML, raw HTML included;
+// an allowlist sanitizer then keeps only GitHub's subset of elements,
+// attributes and URL schemes; a last pass over the sanitized HTML adds what
+// GitHub's own filters add after sanitizing — heading anchors and, for
+// comments, links for @mentions, issue references and commit SHAs.
+//
+// The same renderer serves POST /markdown and every body_html.
 package markdown
 
 import (
 	"bytes"
+	"context"
 
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
-var gfm = goldmark.New(
-	goldmark.WithExtensions(extension.GFM), // tables, strikethrough, autolinks, task lists
-	goldmark.WithParserOptions(parser.WithAutoHeadingID()),
-)
+// Options say how to render a document.
+type Options struct {
+	// Comment renders as GitHub renders issues and comments (the API's gfm
+	// mode): a newline is a line break, and references are linked.
+	// Otherwise the source is a document, like a README.
+	Comment bool
+	// Context is the repository ("owner/repo") that #123 and bare commit
+	// SHAs refer to; without it only @mentions and owner/repo#123 link.
+	Context string
+	// Web is the web base URL links point at (no trailing slash).
+	Web string
+	// Resolver says which referenced users, repositories, issues and
+	// commits exist for the reader; nil links no references.
+	Resolver Resolver
+}
 
-// HTML renders src.
-func HTML(src string) string {
-	var b bytes.Buffer
-	if err := gfm.Convert([]byte(src), &b); err != nil {
-		// goldmark only fails on writer errors, which a bytes.Buffer has none of.
-		return ""
+func newEngine(hardWraps bool) goldmark.Markdown {
+	ropts := []renderer.Option{
+		html.WithUnsafe(), // raw HTML goes to the sanitizer, which keeps GitHub's subset
+		renderer.WithNodeRenderers(util.Prioritized(taskRenderer{}, 100)),
 	}
-	return b.String()
+	if hardWraps {
+		ropts = append(ropts, html.WithHardWraps())
+	}
+	return goldmark.New(
+		goldmark.WithExtensions(
+			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+			extension.Strikethrough,
+			extension.Linkify,
+			extension.TaskList,
+		),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(taskLists{}, 100))),
+		goldmark.WithRendererOptions(ropts...),
+	)
+}
+
+var (
+	document = newEngine(false)
+	comment  = newEngine(true)
+)
+
+// Render renders src. Errors come only from the Resolver.
+func Render(ctx context.Context, src string, o Options) (string, error) {
+	md := document
+	if o.Comment {
+		md = comment
+	}
+	var b bytes.Buffer
+	b.Grow(len(src) + len(src)/2)
+	if err := md.Convert([]byte(src), &b); err != nil {
+		// goldmark only fails on writer errors, which a bytes.Buffer has none of.
+		return "", err
+	}
+	clean := sanitizer.SanitizeBytes(b.Bytes())
+	return finish(ctx, clean, o)
+}
+
+// HTML renders src as a document, without references.
+func HTML(src string) string {
+	s, _ := Render(context.Background(), src, Options{})
+	return s
 }
 
 // Text is the plain-text form GitHub sends as body_text: the rendered
@@ -48,4 +107,43 @@ func stripTags(h string) string {
 		}
 	}
 	return htmlUnescape(bytes.TrimSpace(b.Bytes()))
+}
+
+// taskLists marks GitHub's task list classes on lists whose items start
+// with a checkbox.
+type taskLists struct{}
+
+func (taskLists) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || n.Kind() != extast.KindTaskCheckBox {
+			return ast.WalkContinue, nil
+		}
+		// checkbox → paragraph or text block → list item → list
+		if block := n.Parent(); block != nil {
+			if item := block.Parent(); item != nil && item.Kind() == ast.KindListItem {
+				item.SetAttributeString("class", []byte("task-list-item"))
+				if list := item.Parent(); list != nil && list.Kind() == ast.KindList {
+					list.SetAttributeString("class", []byte("contains-task-list"))
+				}
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	})
+}
+
+// taskRenderer draws task list checkboxes as GitHub does.
+type taskRenderer struct{}
+
+func (taskRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(extast.KindTaskCheckBox, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		w.WriteString(`<input type="checkbox" class="task-list-item-checkbox" disabled=""`)
+		if n.(*extast.TaskCheckBox).IsChecked {
+			w.WriteString(` checked=""`)
+		}
+		w.WriteString("> ")
+		return ast.WalkContinue, nil
+	})
 }

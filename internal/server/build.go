@@ -9,7 +9,11 @@ import (
 	"github.com/hubd/hubd/internal/api/commits"
 	"github.com/hubd/hubd/internal/api/contents"
 	"github.com/hubd/hubd/internal/api/gitdb"
+	"github.com/hubd/hubd/internal/api/issues"
+	"github.com/hubd/hubd/internal/api/licenses"
+	markdownapi "github.com/hubd/hubd/internal/api/markdown"
 	"github.com/hubd/hubd/internal/api/meta"
+	"github.com/hubd/hubd/internal/api/metrics"
 	"github.com/hubd/hubd/internal/api/orgs"
 	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/api/users"
@@ -52,11 +56,15 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		users.New(d).Routes(),
 		repos.New(d).Routes(),
 		admin.New(d).Routes(),
-		meta.New(d).Routes(),
+		meta.New(d, APIVersions...).Routes(),
+		markdownapi.New(d).Routes(),
+		licenses.New(d).Routes(),
 		orgs.New(d).Routes(),
+		issues.New(d).Routes(),
 		gitdb.New(d).Routes(),
 		contents.New(d).Routes(),
 		commits.New(d).Routes(),
+		metrics.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err = New(*d, sets...)

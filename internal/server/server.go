@@ -9,10 +9,13 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash/crc32"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -24,6 +27,7 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/web"
 )
 
 // APIVersions are the values of X-GitHub-Api-Version hubd accepts, oldest
@@ -32,45 +36,103 @@ var APIVersions = []string{"2022-11-28", "2026-03-10"}
 
 // Server is hubd's HTTP handler.
 type Server struct {
-	deps    api.Deps
-	git     *githttp.Handler
-	mux     *http.ServeMux
+	deps api.Deps
+	git  *githttp.Handler
+	web  *web.Handler
+	// muxes are consulted in order; see New for why there is more than one.
+	muxes   []*http.ServeMux
 	routes  map[string]*rest.Route // "METHOD pattern" -> route
 	list    []*rest.Route
 	MaxBody int64
 }
 
 // New builds a server from route sets.
+//
+// GitHub's router prefers literal segments to parameters: in
+// /repos/{owner}/{repo}/issues/comments/{comment_id} "comments" wins over
+// the {issue_number} of /repos/{owner}/{repo}/issues/{issue_number}/comments.
+// Go's ServeMux refuses such a pair (neither pattern is more specific), so
+// routes are registered with the most literal segments first and a route
+// that conflicts with one already registered goes to the next mux, which is
+// consulted only when the ones before it match nothing.
 func New(deps api.Deps, sets ...[]rest.Route) (*Server, error) {
-	s := &Server{deps: deps, mux: http.NewServeMux(), routes: map[string]*rest.Route{}, MaxBody: rest.MaxBody}
+	s := &Server{deps: deps, routes: map[string]*rest.Route{}, MaxBody: rest.MaxBody}
 	if s.deps.Tokens == nil {
 		s.deps.Tokens = api.NewTokenCache(0)
 	}
-	s.git = &githttp.Handler{Resolver: gitResolver{&s.deps}, Observer: gitObserver{&s.deps}}
+	s.git = &githttp.Handler{Resolver: gitResolver{&s.deps}, Observer: gitObserver{&s.deps}, Fetched: s.fetched}
+	s.web = web.New(&s.deps)
+	var all []*rest.Route
 	for _, set := range sets {
 		for i := range set {
-			if err := s.add(&set[i]); err != nil {
-				return nil, err
-			}
+			all = append(all, &set[i])
 		}
 	}
+	order := append([]*rest.Route(nil), all...)
+	sort.SliceStable(order, func(i, j int) bool { return moreLiteral(order[i].Pattern, order[j].Pattern) })
+	for _, rt := range order {
+		if err := s.add(rt); err != nil {
+			return nil, err
+		}
+	}
+	s.list = all // the route table in the order the sets gave it
 	return s, nil
 }
 
-func (s *Server) add(rt *rest.Route) (err error) {
+// moreLiteral orders patterns as GitHub's router prefers them: at the first
+// segment where one has a literal and the other a parameter, the literal
+// one comes first.
+func moreLiteral(a, b string) bool {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		al, bl := !strings.HasPrefix(as[i], "{"), !strings.HasPrefix(bs[i], "{")
+		if al != bl {
+			return al
+		}
+	}
+	return false
+}
+
+func (s *Server) add(rt *rest.Route) error {
 	key := rt.Method + " " + rt.Pattern
 	if _, dup := s.routes[key]; dup {
 		return fmt.Errorf("server: route %s registered twice", key)
 	}
+	h := s.wrap(rt)
+	for level := 0; ; level++ {
+		if level == len(s.muxes) {
+			s.muxes = append(s.muxes, http.NewServeMux())
+		}
+		if err := register(s.muxes[level], key, h); err == nil {
+			break
+		} else if level >= 3 {
+			return fmt.Errorf("server: route %s: %v", key, err)
+		}
+	}
+	s.routes[key] = rt
+	return nil
+}
+
+// register adds a pattern, turning ServeMux's panic on a conflict into an
+// error.
+func register(mux *http.ServeMux, key string, h http.Handler) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("server: route %s: %v", key, p)
+			err = fmt.Errorf("%v", p)
 		}
 	}()
-	s.mux.Handle(key, s.wrap(rt))
-	s.routes[key] = rt
-	s.list = append(s.list, rt)
+	mux.Handle(key, h)
 	return nil
+}
+
+// find returns the mux and pattern that serve r ("" when none does).
+func (s *Server) find(r *http.Request) (*http.ServeMux, string) {
+	for _, m := range s.muxes {
+		if _, pattern := m.Handler(r); pattern != "" {
+			return m, pattern
+		}
+	}
+	return nil, ""
 }
 
 // Routes lists the route table in registration order.
@@ -79,7 +141,7 @@ func (s *Server) Routes() []*rest.Route { return s.list }
 // Match finds the route a request would be served by (after the /api/v3
 // prefix is removed) and its path parameters; ok is false for unknown paths.
 func (s *Server) Match(r *http.Request) (rt *rest.Route, params map[string]string, ok bool) {
-	_, pattern := s.mux.Handler(r)
+	_, pattern := s.find(r)
 	rt, ok = s.routes[pattern]
 	if !ok {
 		return nil, nil, false
@@ -161,9 +223,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// mux.Handler finds the route; mux.ServeHTTP (below) also sets the path
 	// values the handlers read.
-	_, pattern := s.mux.Handler(r)
+	handler, pattern := s.find(r)
 	rt := s.routes[pattern]
-	handler := s.mux
+	if rt == nil && info.Prefix == "" && s.web.ServePage(w, r) {
+		// A web page (a repository's or an issue's html_url).
+		return
+	}
 	if rt == nil {
 		// Unknown path or method: GitHub answers a JSON 404.
 		st, _ := s.take(r, info, "core")
@@ -224,6 +289,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(bw.status)
 	if r.Method != http.MethodHead {
 		w.Write(bw.buf.Bytes())
+	}
+}
+
+// fetched counts a clone or fetch for the repository's traffic.
+func (s *Server) fetched(r *http.Request, a *githttp.Access) {
+	if s.deps.Metrics != nil {
+		s.deps.Metrics.Fetched(r, a.RepoID)
 	}
 }
 
@@ -412,13 +484,23 @@ func (b *bufferedWriter) Write(p []byte) (int, error) {
 
 // fresh sets ETag (and honours Last-Modified set by the handler) and reports
 // whether the client's copy is current.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
 func fresh(r *http.Request, b *bufferedWriter) bool {
 	h := b.header
-	sum := sha256.Sum256(b.buf.Bytes())
+	// The body's fingerprint: two CRC-32s (Castagnoli and IEEE, both computed
+	// by the CPU's instructions) and the length. An ETag only has to tell
+	// versions of one resource apart, and SHA-256 over every list body was
+	// half of the CPU of a busy issue list.
+	body := b.buf.Bytes()
+	var fp [20]byte
+	binary.BigEndian.PutUint32(fp[0:], crc32.Checksum(body, castagnoli))
+	binary.BigEndian.PutUint32(fp[4:], crc32.ChecksumIEEE(body))
+	binary.BigEndian.PutUint64(fp[8:], uint64(len(body)))
 	// The ETag varies with the caller too, like GitHub's, so a cached body is
 	// never served to another user.
 	c := rest.Caller(r)
-	salt := sha256.Sum256(append(sum[:], []byte(strconv.FormatInt(c.UserID(), 10)+"|"+rest.From(r).Media.Header())...))
+	salt := sha256.Sum256(append(fp[:16], []byte(strconv.FormatInt(c.UserID(), 10)+"|"+rest.From(r).Media.Header())...))
 	etag := `W/"` + hex.EncodeToString(salt[:16]) + `"`
 	h.Set("ETag", etag)
 	cache := "private, max-age=60, s-maxage=60"

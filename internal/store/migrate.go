@@ -136,6 +136,237 @@ CREATE TABLE events (
 );
 CREATE INDEX events_repo ON events (repo_id, id);
 `,
+	// 2: issues (pull requests share their numbers and rows), labels,
+	// milestones, assignees, mentions, comments, reactions, issue events,
+	// sub-issues, dependencies and organization issue fields.
+	//
+	// issue_counters hands out numbers (one row per repository, locked by
+	// the upsert that takes the next number, so numbers stay dense and
+	// unique under concurrent creation) and counts open and closed issues.
+	// issue_blocks counts issues per state in blocks of issueBlock numbers:
+	// a deep page of the default list (sort by creation = by number) starts
+	// from the block that holds its first row instead of skipping every row
+	// before it.
+	`
+CREATE TABLE issue_counters (
+  repo_id BIGINT PRIMARY KEY REFERENCES repos(id) ON DELETE CASCADE,
+  last_number BIGINT NOT NULL DEFAULT 0,
+  last_milestone BIGINT NOT NULL DEFAULT 0,
+  open_issues BIGINT NOT NULL DEFAULT 0,
+  closed_issues BIGINT NOT NULL DEFAULT 0
+);
+
+CREATE TABLE issue_blocks (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  state TEXT NOT NULL,
+  block BIGINT NOT NULL,
+  n BIGINT NOT NULL,
+  PRIMARY KEY (repo_id, state, block)
+);
+
+CREATE TABLE milestones (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  number BIGINT NOT NULL,
+  title TEXT NOT NULL,
+  lower_title TEXT NOT NULL,
+  description TEXT,
+  state TEXT NOT NULL DEFAULT 'open',
+  due_on BIGINT,
+  creator_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  open_issues BIGINT NOT NULL DEFAULT 0,
+  closed_issues BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  closed_at BIGINT,
+  UNIQUE (repo_id, number),
+  UNIQUE (repo_id, lower_title)
+);
+CREATE INDEX milestones_list ON milestones (repo_id, state, due_on);
+
+CREATE TABLE labels (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  lower_name TEXT NOT NULL,
+  color TEXT NOT NULL,
+  description TEXT,
+  is_default BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (repo_id, lower_name)
+);
+
+CREATE TABLE issues (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  number BIGINT NOT NULL,
+  is_pull BOOLEAN NOT NULL DEFAULT FALSE,
+  title TEXT NOT NULL,
+  body TEXT,
+  user_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  state TEXT NOT NULL DEFAULT 'open',
+  state_reason TEXT,
+  duplicate_of_id BIGINT,
+  locked BOOLEAN NOT NULL DEFAULT FALSE,
+  lock_reason TEXT,
+  milestone_id BIGINT REFERENCES milestones(id) ON DELETE SET NULL,
+  comments BIGINT NOT NULL DEFAULT 0,
+  reactions BIGINT NOT NULL DEFAULT 0,
+  closed_by_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  closed_at BIGINT,
+  pinned_comment_id BIGINT,
+  parent_id BIGINT REFERENCES issues(id) ON DELETE SET NULL,
+  sub_priority BIGINT NOT NULL DEFAULT 0,
+  sub_issues BIGINT NOT NULL DEFAULT 0,
+  dependencies BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (repo_id, number)
+);
+CREATE INDEX issues_state_number ON issues (repo_id, state, number);
+CREATE INDEX issues_state_updated ON issues (repo_id, state, updated_at, number);
+CREATE INDEX issues_updated ON issues (repo_id, updated_at, number);
+CREATE INDEX issues_user ON issues (user_id, created_at);
+CREATE INDEX issues_milestone ON issues (milestone_id, state);
+CREATE INDEX issues_parent ON issues (parent_id, sub_priority);
+
+CREATE TABLE issue_labels (
+  issue_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  label_id BIGINT NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (issue_id, label_id)
+);
+CREATE INDEX issue_labels_label ON issue_labels (label_id, issue_id);
+
+CREATE TABLE issue_assignees (
+  issue_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (issue_id, user_id)
+);
+CREATE INDEX issue_assignees_user ON issue_assignees (user_id, issue_id);
+
+CREATE TABLE issue_mentions (
+  issue_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  PRIMARY KEY (issue_id, user_id)
+);
+CREATE INDEX issue_mentions_user ON issue_mentions (user_id, issue_id);
+
+CREATE TABLE issue_comments (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  issue_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  user_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  body TEXT NOT NULL,
+  reactions BIGINT NOT NULL DEFAULT 0,
+  pinned_at BIGINT,
+  pinned_by_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX issue_comments_issue ON issue_comments (issue_id, id);
+CREATE INDEX issue_comments_repo ON issue_comments (repo_id, id);
+CREATE INDEX issue_comments_repo_updated ON issue_comments (repo_id, updated_at, id);
+CREATE INDEX issue_comments_user ON issue_comments (user_id, issue_id);
+
+CREATE TABLE reactions (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  subject_type TEXT NOT NULL,
+  subject_id BIGINT NOT NULL,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  content TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  UNIQUE (subject_type, subject_id, user_id, content)
+);
+CREATE INDEX reactions_subject ON reactions (subject_type, subject_id, id);
+
+CREATE TABLE issue_events (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  issue_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  actor_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  event TEXT NOT NULL,
+  commit_id TEXT,
+  label_name TEXT,
+  label_color TEXT,
+  assignee_id BIGINT,
+  assigner_id BIGINT,
+  milestone_title TEXT,
+  rename_from TEXT,
+  rename_to TEXT,
+  lock_reason TEXT,
+  state_reason TEXT,
+  subject_id BIGINT,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX issue_events_issue ON issue_events (issue_id, id);
+CREATE INDEX issue_events_repo ON issue_events (repo_id, id);
+
+CREATE TABLE issue_dependencies (
+  blocked_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  blocking_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (blocked_id, blocking_id)
+);
+CREATE INDEX issue_dependencies_blocking ON issue_dependencies (blocking_id, blocked_id);
+
+CREATE TABLE issue_fields (
+  id {{id}},
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  lower_name TEXT NOT NULL,
+  description TEXT,
+  data_type TEXT NOT NULL,
+  visibility TEXT NOT NULL DEFAULT 'organization_members_only',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (org_id, lower_name)
+);
+
+CREATE TABLE issue_field_options (
+  id {{id}},
+  field_id BIGINT NOT NULL REFERENCES issue_fields(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  description TEXT,
+  color TEXT NOT NULL DEFAULT 'gray',
+  priority BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (field_id, name)
+);
+
+CREATE TABLE issue_field_values (
+  issue_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  field_id BIGINT NOT NULL REFERENCES issue_fields(id) ON DELETE CASCADE,
+  text_value TEXT,
+  number_value DOUBLE PRECISION,
+  option_id BIGINT REFERENCES issue_field_options(id) ON DELETE CASCADE,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (issue_id, field_id)
+);
+CREATE INDEX issue_field_values_field ON issue_field_values (field_id, issue_id);
+`,
+	// 3: repository traffic: counters per repository, kind (clone, view),
+	// UTC day and visitor (a user id or a hashed address), and for views
+	// per page and referrer, so that daily, weekly and 14-day uniques are
+	// exact. Rows older than GitHub's 14-day window are pruned.
+	`
+CREATE TABLE traffic (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  day BIGINT NOT NULL,
+  visitor TEXT NOT NULL,
+  path TEXT NOT NULL DEFAULT '',
+  referrer TEXT NOT NULL DEFAULT '',
+  title TEXT NOT NULL DEFAULT '',
+  count BIGINT NOT NULL,
+  PRIMARY KEY (repo_id, kind, day, visitor, path, referrer)
+);
+CREATE INDEX traffic_day ON traffic (day);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

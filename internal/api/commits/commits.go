@@ -69,63 +69,18 @@ func (a *API) resolve(ctx context.Context, repo *model.Repo, ref string) (*gitre
 	return g, sha, err
 }
 
-// users maps the identities of commits to hubd users in one query: by the
-// user's email, or by the instance's noreply address (ID+login@ or login@
-// users.noreply.<host>), as GitHub maps commits to accounts.
+// users maps the identities of commits to hubd users in one query (see
+// api.Deps.AccountsByCommitEmail).
 func (a *API) users(ctx context.Context, commits ...*gitrepo.Commit) (wire.UserLookup, error) {
-	domain := "@" + strings.ToLower(a.d.URLs.NoreplyDomain())
-	type noreply struct {
-		login string
-		id    int64 // 0 when the address has no id
-	}
-	emails := map[string]bool{}
-	replies := map[string]noreply{}
-	var emailList, loginList []string
-	add := func(email string) {
-		e := strings.ToLower(email)
-		if e == "" || emails[e] {
-			return
-		}
-		emails[e] = true
-		if local, ok := strings.CutSuffix(e, domain); ok {
-			n := noreply{login: local}
-			if id, login, ok := strings.Cut(local, "+"); ok {
-				v, err := strconv.ParseInt(id, 10, 64)
-				if err != nil {
-					return
-				}
-				n = noreply{login: login, id: v}
-			}
-			replies[e] = n
-			loginList = append(loginList, n.login)
-			return
-		}
-		emailList = append(emailList, e)
-	}
+	var emails []string
 	for _, c := range commits {
 		if c != nil {
-			add(c.Author.Email)
-			add(c.Committer.Email)
+			emails = append(emails, c.Author.Email, c.Committer.Email)
 		}
 	}
-	found := map[string]*model.Account{}
-	if len(emailList)+len(loginList) > 0 {
-		accounts, err := a.d.Store.R().UsersForCommits(ctx, emailList, loginList)
-		if err != nil {
-			return nil, err
-		}
-		byLogin := map[string]*model.Account{}
-		for _, acc := range accounts {
-			if acc.Email != "" {
-				found[strings.ToLower(acc.Email)] = acc
-			}
-			byLogin[strings.ToLower(acc.Login)] = acc
-		}
-		for e, n := range replies {
-			if acc := byLogin[n.login]; acc != nil && (n.id == 0 || n.id == acc.ID) {
-				found[e] = acc
-			}
-		}
+	found, err := a.d.AccountsByCommitEmail(ctx, emails)
+	if err != nil {
+		return nil, err
 	}
 	return func(email string) *model.Account { return found[strings.ToLower(email)] }, nil
 }

@@ -1,5 +1,6 @@
-// Package meta serves the API root (hypermedia links to the main resources)
-// and the caller's rate limit status.
+// Package meta serves the API root (hypermedia links to the main resources),
+// the caller's rate limit status, and the Meta category: the instance's
+// overview (GET /meta), its API versions, and the Octocat and Zen toys.
 package meta
 
 import (
@@ -11,16 +12,24 @@ import (
 )
 
 // API is the meta package.
-type API struct{ d *api.Deps }
+type API struct {
+	d        *api.Deps
+	versions []string
+}
 
-// New makes the package.
-func New(d *api.Deps) *API { return &API{d: d} }
+// New makes the package; versions are the REST API versions the server
+// accepts (X-GitHub-Api-Version), oldest first.
+func New(d *api.Deps, versions ...string) *API { return &API{d: d, versions: versions} }
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
 	return []rest.Route{
 		{Method: "GET", Pattern: "/{$}", OperationID: "meta/root", Handler: a.root},
 		{Method: "GET", Pattern: "/rate_limit", OperationID: "rate-limit/get", Handler: a.rateLimit, NoRateLimit: true},
+		{Method: "GET", Pattern: "/meta", OperationID: "meta/get", Handler: a.meta},
+		{Method: "GET", Pattern: "/versions", OperationID: "meta/get-all-versions", Handler: a.listVersions},
+		{Method: "GET", Pattern: "/octocat", OperationID: "meta/get-octocat", Handler: a.octocat},
+		{Method: "GET", Pattern: "/zen", OperationID: "meta/get-zen", Handler: a.zen},
 	}
 }
 

@@ -2,32 +2,87 @@ package repos
 
 import (
 	"context"
-	"net/url"
 	"strconv"
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/api/licenses"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
 )
 
-// initialCommit gives a new repository GitHub's auto_init commit: a README
-// with the repository's name (and description) on the default branch,
-// authored by the creator.
-func (a *API) initialCommit(ctx context.Context, repo *model.Repo, user *model.Account) error {
+// initFiles are the files of a new repository's initial commit: the README
+// of auto_init, and the gitignore_template and license_template texts.
+type initFiles struct {
+	readme    bool
+	gitignore string
+	license   *licenses.License
+}
+
+func (f initFiles) any() bool { return f.readme || f.gitignore != "" || f.license != nil }
+
+// templates reads the template names of a create body, refusing unknown
+// ones as GitHub does (gitignore names are case sensitive, license keys
+// are not).
+func (f *initFiles) templates(in createBody, e *errs) {
+	if v, ok := in.GitignoreTemplate.Get(); ok && v != "" {
+		if src, found := licenses.Gitignore(v); found {
+			f.gitignore = src
+		} else {
+			e.custom("gitignore_template", "gitignore_template is an unknown gitignore template.")
+		}
+	}
+	if v, ok := in.LicenseTemplate.Get(); ok && v != "" {
+		if l, found := licenses.Find(v); found {
+			f.license = l
+		} else {
+			e.custom("license_template", "license_template is an unknown license template.")
+		}
+	}
+}
+
+// initialCommit gives a new repository GitHub's initial commit on the
+// default branch, authored by the creator: with auto_init a README with the
+// repository's name (and description), with templates a .gitignore and a
+// LICENSE whose [year] and [fullname] name this year and the owner.
+func (a *API) initialCommit(ctx context.Context, repo *model.Repo, user *model.Account, f initFiles) error {
 	g, err := a.d.GitRepo(ctx, repo)
 	if err != nil {
 		return err
 	}
-	readme := "# " + repo.Name + "\n"
-	if repo.Description != "" {
-		readme += repo.Description + "\n"
-	}
-	blob, err := g.WriteObject(ctx, "blob", []byte(readme))
-	if err != nil {
+	now := time.Now()
+	var entries []gitrepo.TreeEntry
+	add := func(name, content string) error {
+		oid, err := g.WriteObject(ctx, "blob", []byte(content))
+		if err == nil {
+			entries = append(entries, gitrepo.TreeEntry{Mode: "100644", Name: name, OID: oid})
+		}
 		return err
 	}
-	treeData, err := gitrepo.EncodeTree([]gitrepo.TreeEntry{{Mode: "100644", Name: "README.md", OID: blob}})
+	if f.readme {
+		readme := "# " + repo.Name + "\n"
+		if repo.Description != "" {
+			readme += repo.Description + "\n"
+		}
+		if err := add("README.md", readme); err != nil {
+			return err
+		}
+	}
+	if f.gitignore != "" {
+		if err := add(".gitignore", f.gitignore); err != nil {
+			return err
+		}
+	}
+	if f.license != nil {
+		holder := repo.Owner.Name
+		if holder == "" {
+			holder = repo.Owner.Login
+		}
+		if err := add("LICENSE", f.license.Fill(strconv.Itoa(now.Year()), holder)); err != nil {
+			return err
+		}
+	}
+	treeData, err := gitrepo.EncodeTree(entries)
 	if err != nil {
 		return err
 	}
@@ -35,7 +90,7 @@ func (a *API) initialCommit(ctx context.Context, repo *model.Repo, user *model.A
 	if err != nil {
 		return err
 	}
-	sig := a.signature(user, time.Now())
+	sig := a.signature(user, now)
 	commit, err := g.WriteObject(ctx, "commit", gitrepo.EncodeCommit(&gitrepo.Commit{Tree: tree, Author: sig, Committer: sig, Message: "Initial commit"}))
 	if err != nil {
 		return err
@@ -47,20 +102,12 @@ func (a *API) initialCommit(ctx context.Context, repo *model.Repo, user *model.A
 	return a.d.RecordPush(ctx, repo, user.ID, []api.RefUpdate{{Ref: ref, Old: gitrepo.ZeroOID, New: commit}}, false)
 }
 
-// signature is a user's git identity: their name (or login) and public email,
-// or a no-reply address of this instance when they have none.
+// signature is a user's git identity: their name (or login) and their
+// email or this instance's no-reply address.
 func (a *API) signature(u *model.Account, when time.Time) gitrepo.Signature {
 	name := u.Name
 	if name == "" {
 		name = u.Login
 	}
-	email := u.Email
-	if email == "" {
-		host := "users.noreply.localhost"
-		if p, err := url.Parse(a.d.URLs.Web); err == nil && p.Hostname() != "" {
-			host = "users.noreply." + p.Hostname()
-		}
-		email = strconv.FormatInt(u.ID, 10) + "+" + u.Login + "@" + host
-	}
-	return gitrepo.Signature{Name: name, Email: email, When: when.UTC()}
+	return gitrepo.Signature{Name: name, Email: a.d.URLs.CommitEmail(u), When: when.UTC()}
 }

@@ -93,14 +93,9 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, c *authz.Caller, ow
 		e = append(e, model.FieldError{Resource: "Repository", Field: "name", Code: "missing_field"})
 	}
 	in.apply(repo, owner.IsOrg(), &e)
-	// Templates arrive with the gitignore and license catalogues: refuse them
-	// rather than create something other than what was asked.
-	if v, ok := in.GitignoreTemplate.Get(); ok && v != "" {
-		e.custom("gitignore_template", "gitignore_template is not supported yet: repositories are created empty")
-	}
-	if v, ok := in.LicenseTemplate.Get(); ok && v != "" {
-		e.custom("license_template", "license_template is not supported yet: repositories are created empty")
-	}
+	files := initFiles{}
+	files.readme, _ = in.AutoInit.Get()
+	files.templates(in, &e)
 	if v, ok := in.TeamID.Get(); ok && v != 0 {
 		e.invalid("team_id", v) // no team exists yet
 	}
@@ -125,6 +120,9 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, c *authz.Caller, ow
 		if err := tx.CreateRepo(ctx, repo); err != nil {
 			return err
 		}
+		if err := tx.CreateDefaultLabels(ctx, repo.ID); err != nil {
+			return err
+		}
 		if member {
 			// The member who creates an organization repository administers it.
 			if err := tx.SetCollaborator(ctx, repo.ID, c.User.ID, authz.Admin); err != nil {
@@ -141,10 +139,10 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, c *authz.Caller, ow
 	if err != nil {
 		return err
 	}
-	if v, ok := in.AutoInit.Get(); ok && v {
+	if files.any() {
 		// Git work comes after the row's transaction: a failure leaves an
 		// empty repository, never a half-written row.
-		if err := a.initialCommit(ctx, repo, c.User); err != nil {
+		if err := a.initialCommit(ctx, repo, c.User, files); err != nil {
 			return err
 		}
 		now := a.d.Store.Now()

@@ -1,0 +1,451 @@
+package issues
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// defaultColor is the colour of labels created without one.
+const defaultColor = "ededed"
+
+var colorRE = regexp.MustCompile(`^[0-9a-fA-F]{6}$`)
+
+func labelPayload(l *store.Label) map[string]any {
+	return map[string]any{"label_id": l.ID, "name": l.Name, "color": l.Color}
+}
+
+func validLabelName(n string) error {
+	if strings.TrimSpace(n) == "" {
+		return model.Invalid("Label", "name", "missing_field")
+	}
+	if utf8.RuneCountInString(n) > 50 {
+		return model.Custom("Label", "name", "name is too long (maximum is 50 characters)")
+	}
+	return nil
+}
+
+func validDescription(d *string) error {
+	if d != nil && utf8.RuneCountInString(*d) > 100 {
+		return model.Custom("Label", "description", "description is too long (maximum is 100 characters)")
+	}
+	return nil
+}
+
+func errColor(c string) error {
+	return &model.ValidationError{Errors: []model.FieldError{{Resource: "Label", Field: "color", Code: "invalid", Value: c}}}
+}
+
+var errLabelExists = model.Invalid("Label", "name", "already_exists")
+
+// label loads the {name} label of the repository.
+func (a *API) labelByName(r *http.Request, x *access) (*store.Label, error) {
+	return a.d.Store.R().LabelByName(r.Context(), x.repo.ID, r.PathValue("name"))
+}
+
+// GET /repos/{owner}/{repo}/labels
+func (a *API) listLabels(w http.ResponseWriter, r *http.Request) error {
+	x, err := a.openRepo(r, authz.Read)
+	if err != nil {
+		return err
+	}
+	p := rest.ParsePage(r)
+	list, total, err := a.d.Store.R().ListLabels(r.Context(), x.repo.ID, p.Limit(), p.Offset())
+	if err != nil {
+		return err
+	}
+	a.link(w, r, p, total)
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.repo, list))
+}
+
+type labelBody struct {
+	Name        *string          `json:"name"`
+	NewName     *string          `json:"new_name"`
+	Color       *string          `json:"color"`
+	Description rest.Opt[string] `json:"description"`
+}
+
+// POST /repos/{owner}/{repo}/labels: write access; the colour defaults to
+// GitHub's grey and is six hex digits without "#".
+func (a *API) createLabel(w http.ResponseWriter, r *http.Request) error {
+	x, err := a.openRepo(r, authz.Write)
+	if err != nil {
+		return err
+	}
+	if err := x.writable(); err != nil {
+		return err
+	}
+	var in labelBody
+	if err := rest.Decode(r, &in); err != nil {
+		return err
+	}
+	l := &store.Label{RepoID: x.repo.ID, Color: defaultColor}
+	if in.Name != nil {
+		l.Name = strings.TrimSpace(*in.Name)
+	}
+	if err := validLabelName(l.Name); err != nil {
+		return err
+	}
+	if in.Color != nil {
+		if !colorRE.MatchString(*in.Color) {
+			return errColor(*in.Color)
+		}
+		l.Color = *in.Color
+	}
+	if d, ok := in.Description.Get(); ok {
+		l.Description = &d
+	}
+	if err := validDescription(l.Description); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.CreateLabel(ctx, l); err != nil {
+			return err
+		}
+		return tx.AppendEvent(ctx, "label.created", x.c.UserID(), x.repo.ID, x.org(), labelPayload(l))
+	})
+	if errors.Is(err, store.ErrDuplicate) {
+		return errLabelExists
+	}
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", a.d.URLs.LabelURL(x.repo, l.Name))
+	return rest.JSON(w, http.StatusCreated, a.d.URLs.ToLabel(x.repo, l))
+}
+
+// GET /repos/{owner}/{repo}/labels/{name}: the name ignores case.
+func (a *API) getLabel(w http.ResponseWriter, r *http.Request) error {
+	x, err := a.openRepo(r, authz.Read)
+	if err != nil {
+		return err
+	}
+	l, err := a.labelByName(r, x)
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabel(x.repo, l))
+}
+
+// PATCH /repos/{owner}/{repo}/labels/{name}: write access.
+func (a *API) updateLabel(w http.ResponseWriter, r *http.Request) error {
+	x, err := a.openRepo(r, authz.Write)
+	if err != nil {
+		return err
+	}
+	if err := x.writable(); err != nil {
+		return err
+	}
+	var in labelBody
+	if err := rest.Decode(r, &in); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	var l *store.Label
+	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
+		var err error
+		if l, err = tx.LabelByName(ctx, x.repo.ID, r.PathValue("name")); err != nil {
+			return err
+		}
+		before := *l
+		if in.NewName != nil {
+			l.Name = strings.TrimSpace(*in.NewName)
+			if err := validLabelName(l.Name); err != nil {
+				return err
+			}
+		}
+		if in.Color != nil {
+			if !colorRE.MatchString(*in.Color) {
+				return errColor(*in.Color)
+			}
+			l.Color = *in.Color
+		}
+		if in.Description.Set {
+			l.Description = nil
+			if d, ok := in.Description.Get(); ok {
+				l.Description = &d
+			}
+		}
+		if err := validDescription(l.Description); err != nil {
+			return err
+		}
+		if err := tx.UpdateLabel(ctx, l); err != nil {
+			return err
+		}
+		changes := map[string]any{}
+		if before.Name != l.Name {
+			changes["name"] = map[string]any{"from": before.Name}
+		}
+		if before.Color != l.Color {
+			changes["color"] = map[string]any{"from": before.Color}
+		}
+		if !sameStr(before.Description, l.Description) {
+			changes["description"] = map[string]any{"from": before.Description}
+		}
+		p := labelPayload(l)
+		p["changes"] = changes
+		return tx.AppendEvent(ctx, "label.edited", x.c.UserID(), x.repo.ID, x.org(), p)
+	})
+	if errors.Is(err, store.ErrDuplicate) {
+		return errLabelExists
+	}
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabel(x.repo, l))
+}
+
+// DELETE /repos/{owner}/{repo}/labels/{name}: write access; the label
+// leaves every issue.
+func (a *API) deleteLabel(w http.ResponseWriter, r *http.Request) error {
+	x, err := a.openRepo(r, authz.Write)
+	if err != nil {
+		return err
+	}
+	if err := x.writable(); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
+		l, err := tx.LabelByName(ctx, x.repo.ID, r.PathValue("name"))
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteLabel(ctx, l.ID); err != nil {
+			return err
+		}
+		return tx.AppendEvent(ctx, "label.deleted", x.c.UserID(), x.repo.ID, x.org(), labelPayload(l))
+	})
+	if err != nil {
+		return err
+	}
+	return rest.NoContent(w)
+}
+
+// GET /repos/{owner}/{repo}/issues/{issue_number}/labels
+func (a *API) listIssueLabels(w http.ResponseWriter, r *http.Request) error {
+	x, err := a.open(r, authz.Read)
+	if err != nil {
+		return err
+	}
+	is, err := a.issue(r, a.d.Store.R(), x)
+	if err != nil {
+		return err
+	}
+	p := rest.ParsePage(r)
+	list, total, err := a.d.Store.R().ListIssueLabels(r.Context(), is.ID, p.Limit(), p.Offset())
+	if err != nil {
+		return err
+	}
+	a.link(w, r, p, total)
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.repo, list))
+}
+
+// labelsIn reads the bodies of add-labels and set-labels: {"labels":
+// [...]}, a bare array of labels, or a single label name.
+func labelsIn(r *http.Request) ([]string, error) {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, &model.HTTPError{Status: http.StatusRequestEntityTooLarge, Message: "Payload Too Large"}
+		}
+		return nil, model.BadRequest("Problems parsing JSON")
+	}
+	data = bytes.TrimSpace(data)
+	var list []nameIn
+	switch {
+	case len(data) > 0 && data[0] == '[':
+		if err := json.Unmarshal(data, &list); err != nil {
+			if !json.Valid(data) {
+				return nil, model.BadRequest("Problems parsing JSON")
+			}
+			return nil, model.Unprocessable("Invalid request.\n\nFor 'items', the labels are not strings.")
+		}
+	case len(data) > 0 && data[0] == '"':
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return nil, model.BadRequest("Problems parsing JSON")
+		}
+		list = []nameIn{{Name: s}}
+	default:
+		var in struct {
+			Labels []nameIn `json:"labels"`
+		}
+		r.Body = io.NopCloser(bytes.NewReader(data))
+		if err := rest.Decode(r, &in); err != nil {
+			return nil, err
+		}
+		list = in.Labels
+	}
+	return names(list), nil
+}
+
+// changeLabels runs a label change of an issue (triage access) and answers
+// with the issue's labels.
+func (a *API) changeLabels(w http.ResponseWriter, r *http.Request, replace bool) error {
+	x, err := a.open(r, authz.Triage)
+	if err != nil {
+		return err
+	}
+	if err := x.writable(); err != nil {
+		return err
+	}
+	list, err := labelsIn(r)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	actor := x.c.UserID()
+	var is *store.Issue
+	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
+		var err error
+		if is, err = a.issue(r, tx, x); err != nil {
+			return err
+		}
+		labels, err := ensureLabels(ctx, tx, x, actor, list)
+		if err != nil {
+			return err
+		}
+		changed := false
+		if replace {
+			if changed, err = setLabels(ctx, tx, x, is, actor, labels); err != nil {
+				return err
+			}
+		} else {
+			for _, l := range labels {
+				ok, err := label(ctx, tx, x, is, actor, l)
+				if err != nil {
+					return err
+				}
+				changed = changed || ok
+			}
+		}
+		if changed {
+			return tx.TouchIssue(ctx, is)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	all, err := a.d.Store.R().IssueLabels(ctx, is.ID)
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.repo, all))
+}
+
+// POST /repos/{owner}/{repo}/issues/{issue_number}/labels: triage access;
+// unknown labels are created.
+func (a *API) addLabels(w http.ResponseWriter, r *http.Request) error {
+	return a.changeLabels(w, r, false)
+}
+
+// PUT /repos/{owner}/{repo}/issues/{issue_number}/labels: triage access.
+func (a *API) replaceLabels(w http.ResponseWriter, r *http.Request) error {
+	return a.changeLabels(w, r, true)
+}
+
+// DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels: triage access.
+func (a *API) removeAllLabels(w http.ResponseWriter, r *http.Request) error {
+	x, err := a.open(r, authz.Triage)
+	if err != nil {
+		return err
+	}
+	if err := x.writable(); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
+		is, err := a.issue(r, tx, x)
+		if err != nil {
+			return err
+		}
+		changed, err := setLabels(ctx, tx, x, is, x.c.UserID(), nil)
+		if err != nil || !changed {
+			return err
+		}
+		return tx.TouchIssue(ctx, is)
+	})
+	if err != nil {
+		return err
+	}
+	return rest.NoContent(w)
+}
+
+var errNoLabel = &model.HTTPError{Status: http.StatusNotFound, Message: "Label does not exist"}
+
+// DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}: triage
+// access; answers with the labels left.
+func (a *API) removeLabel(w http.ResponseWriter, r *http.Request) error {
+	x, err := a.open(r, authz.Triage)
+	if err != nil {
+		return err
+	}
+	if err := x.writable(); err != nil {
+		return err
+	}
+	ctx := r.Context()
+	var is *store.Issue
+	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
+		var err error
+		if is, err = a.issue(r, tx, x); err != nil {
+			return err
+		}
+		l, err := tx.LabelByName(ctx, x.repo.ID, r.PathValue("name"))
+		if err == model.ErrNotFound {
+			return errNoLabel
+		}
+		if err != nil {
+			return err
+		}
+		ok, err := unlabel(ctx, tx, x, is, x.c.UserID(), l)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errNoLabel
+		}
+		return tx.TouchIssue(ctx, is)
+	})
+	if err != nil {
+		return err
+	}
+	all, err := a.d.Store.R().IssueLabels(ctx, is.ID)
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.repo, all))
+}
+
+// GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels: the
+// labels of the milestone's issues.
+func (a *API) listMilestoneLabels(w http.ResponseWriter, r *http.Request) error {
+	x, err := a.openRepo(r, authz.Read)
+	if err != nil {
+		return err
+	}
+	m, err := a.milestone(r, x)
+	if err != nil {
+		return err
+	}
+	p := rest.ParsePage(r)
+	list, total, err := a.d.Store.R().ListMilestoneLabels(r.Context(), m.ID, p.Limit(), p.Offset())
+	if err != nil {
+		return err
+	}
+	a.link(w, r, p, total)
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.repo, list))
+}

@@ -1,0 +1,215 @@
+package markdown
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/net/html"
+)
+
+// edit changes one token of the sanitized HTML; the tokens between edits
+// are copied as they are.
+type edit struct {
+	start, end int    // the token's bytes
+	text       string // what replaces them
+	refs       []ref  // references in text, linked once resolved
+	anchor     string // written after the token (a heading's anchor)
+	ownID      bool   // a heading that has an id of its own (and no anchor)
+}
+
+// finish is the pass over sanitized HTML that adds what GitHub adds after
+// sanitizing: anchors on headings, user-content- ids, and reference links
+// in comments. Text inside links, code and pre is left alone.
+func finish(ctx context.Context, src []byte, o Options) (string, error) {
+	linkRefs := o.Comment && o.Resolver != nil
+	if !linkRefs && !bytes.Contains(src, []byte("<h")) && !bytes.Contains(src, []byte("<input")) &&
+		!bytes.Contains(src, []byte("id=")) && !bytes.Contains(src, []byte("name=")) && !bytes.Contains(src, []byte("&#3")) {
+		return string(src), nil // nothing to add or change
+	}
+	z := html.NewTokenizer(bytes.NewReader(src))
+	var edits []edit
+	var all []ref
+	pos := 0
+	skip := 0     // depth inside a, code and pre
+	heading := -1 // the edit of the open heading's start tag
+	level := ""   // its tag name
+	var title []byte
+	slugs := map[string]int{}
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		raw := z.Raw()
+		start, end := pos, pos+len(raw)
+		pos = end
+		switch tt {
+		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			n := string(name)
+			switch {
+			case n == "input":
+				// Only the task list checkboxes the renderer draws survive.
+				if !hasAttr || !taskCheckbox(z) {
+					edits = append(edits, edit{start: start, end: end})
+				}
+				continue
+			case n == "a" || n == "code" || n == "pre":
+				if tt == html.StartTagToken {
+					skip++
+				} else if tt == html.EndTagToken && skip > 0 {
+					skip--
+				}
+			}
+			heads := len(n) == 2 && n[0] == 'h' && n[1] >= '1' && n[1] <= '6'
+			ids := hasAttr && (bytes.Contains(raw, []byte("id=")) || bytes.Contains(raw, []byte("name=")))
+			switch {
+			case heads && tt == html.StartTagToken && heading < 0:
+				heading, level, title = len(edits), n, title[:0]
+				text := string(raw)
+				if ids {
+					text = namespaceIDs(z, tt, n)
+				}
+				edits = append(edits, edit{start: start, end: end, text: text, ownID: bytes.Contains(raw, []byte(" id="))})
+			case heads && tt == html.EndTagToken && heading >= 0 && n == level:
+				// A heading written in HTML with an id of its own keeps it,
+				// without an anchor.
+				if !edits[heading].ownID {
+					edits[heading].anchor = headingAnchor(slugs, string(title))
+				}
+				heading = -1
+			case ids:
+				edits = append(edits, edit{start: start, end: end, text: namespaceIDs(z, tt, n)})
+			}
+		case html.TextToken:
+			var refs []ref
+			if linkRefs && skip == 0 {
+				refs = scan(raw, o.Context != "")
+			}
+			if len(refs) > 0 || bytes.Contains(raw, []byte("&#3")) {
+				// Text with references is tidied piecewise when it is
+				// written, so that the references' offsets stay right.
+				text := string(raw)
+				if len(refs) == 0 {
+					text = tidyText(text)
+				}
+				all = append(all, refs...)
+				edits = append(edits, edit{start: start, end: end, text: text, refs: refs})
+			}
+			if heading >= 0 {
+				title = append(title, z.Text()...) // unescapes raw in place: last
+			}
+		}
+	}
+	var rs *resolved
+	if len(all) > 0 {
+		var err error
+		if rs, err = resolve(ctx, &o, all); err != nil {
+			return "", err
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(src) + len(src)/8)
+	at := 0
+	for _, e := range edits {
+		b.Write(src[at:e.start])
+		at = e.end
+		if len(e.refs) == 0 {
+			b.WriteString(e.text)
+			b.WriteString(e.anchor)
+			continue
+		}
+		from := 0
+		for _, r := range e.refs {
+			l := rs.link(&o, e.text[r.start:r.end], r)
+			if l == "" {
+				continue
+			}
+			b.WriteString(tidyText(e.text[from:r.start]))
+			b.WriteString(l)
+			from = r.end
+		}
+		b.WriteString(tidyText(e.text[from:]))
+	}
+	b.Write(src[at:])
+	return b.String(), nil
+}
+
+// namespaceIDs rewrites the tag being read with its id and name values
+// prefixed by user-content-, as GitHub keeps user ids from clobbering the
+// page's own.
+func namespaceIDs(z *html.Tokenizer, tt html.TokenType, name string) string {
+	var b strings.Builder
+	b.WriteString("<" + name)
+	for more := true; more; {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		val := string(v)
+		if (string(k) == "id" || string(k) == "name") && !strings.HasPrefix(val, userContent) {
+			val = userContent + val
+		}
+		b.WriteString(" " + string(k) + `="` + html.EscapeString(val) + `"`)
+	}
+	if tt == html.SelfClosingTagToken {
+		b.WriteString("/")
+	}
+	b.WriteString(">")
+	return b.String()
+}
+
+const userContent = "user-content-"
+
+// taskCheckbox reports whether the input tag being read is a task list
+// checkbox.
+func taskCheckbox(z *html.Tokenizer) bool {
+	for {
+		k, v, more := z.TagAttr()
+		if string(k) == "class" && string(v) == "task-list-item-checkbox" {
+			return true
+		}
+		if !more {
+			return false
+		}
+	}
+}
+
+// tidyText undoes the sanitizer's escaping of quotes in text, where HTML
+// needs none.
+func tidyText(s string) string {
+	if strings.IndexByte(s, '&') < 0 {
+		return s
+	}
+	return quotes.Replace(s)
+}
+
+var quotes = strings.NewReplacer("&#39;", "'", "&#34;", "&quot;")
+
+// headingAnchor is GitHub's permalink anchor for a heading: its text in
+// lower case, without punctuation, spaces as hyphens, numbered when the
+// document already has it; ids carry GitHub's user-content- prefix.
+func headingAnchor(seen map[string]int, title string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(title)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r):
+			b.WriteRune(r)
+		}
+	}
+	slug := b.String()
+	if slug == "" {
+		return ""
+	}
+	if n := seen[slug]; n > 0 {
+		seen[slug] = n + 1
+		slug += "-" + strconv.Itoa(n)
+	} else {
+		seen[slug] = 1
+	}
+	esc := html.EscapeString(slug)
+	return `<a id="user-content-` + esc + `" class="anchor" aria-hidden="true" tabindex="-1" href="#` + esc + `"></a>`
+}
