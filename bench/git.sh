@@ -31,7 +31,7 @@ git init -q --bare "$work/repos/big.git"
 git -C "$work/repos/big.git" repack -adq
 du -sh "$work/repos/big.git/objects/pack" | awk '{print "pack size: " $1}'
 
-"$work/hubd" serve --data "$work/data" --addr "$HUBD" >"$work/hubd.log" 2>&1 &
+"$work/hubd" serve --data "$work/data" --addr "$HUBD" --rate-limit-authenticated 100000000 --rate-limit-anonymous 100000000 >"$work/hubd.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 50); do grep -q listening "$work/hubd.log" 2>/dev/null && break; sleep 0.2; done
 TOKEN=$(awk '/^token:/ {print $2}' "$work/hubd.log")
@@ -51,3 +51,33 @@ hyperfine --runs "$RUNS" --warmup 1 --export-markdown "$work/result.md" \
   -n "git http-backend" "git clone -q --bare http://$BACKEND/big.git $work/clone" \
   -n "hubd" "git clone -q --bare http://$HUBD/$LOGIN/big.git $work/clone"
 cat "$work/result.md"
+
+# Throughput of the git-backed API on the same repository: a file's contents,
+# a directory listing and the recursive tree, against the bare handler
+# answering the same bytes.
+command -v wrk >/dev/null || { apt-get update -qq && apt-get install -y -qq wrk >/dev/null; }
+DURATION=${DURATION:-8s}
+BARE=${BARE_ADDR:-127.0.0.1:18481}
+api() { curl -sf -H "Authorization: token $TOKEN" "$@"; }
+api -X PUT -d '{"message":"readme","content":"IyBiaWcKQSBiZW5jaG1hcmsgcmVwb3NpdG9yeS4K"}' "http://$HUBD/api/v3/repos/$LOGIN/big/contents/README.md" >/dev/null
+paths=("/api/v3/repos/$LOGIN/big/contents/README.md" "/api/v3/repos/$LOGIN/big/contents/dir7" "/api/v3/repos/$LOGIN/big/git/trees/main")
+bodies=()
+for i in "${!paths[@]}"; do
+  q=""; [ "$i" = 2 ] && q="?recursive=1"
+  api "http://$HUBD${paths[$i]}$q" >"$work/body$i.json"
+  bodies+=("${paths[$i]}=$work/body$i.json")
+done
+go build -o "$work/bare" ./bench/bare
+"$work/bare" -addr "$BARE" "${bodies[@]}" &
+pids+=($!)
+sleep 0.5
+printf '\n%-44s %12s %10s %12s %8s\n' "endpoint" "hubd req/s" "hubd p99" "bare req/s" "ratio"
+for i in "${!paths[@]}"; do
+  q=""; [ "$i" = 2 ] && q="?recursive=1"
+  b=$(wrk -t1 -c32 -d"$DURATION" --latency -H "Authorization: token $TOKEN" "http://$BARE${paths[$i]}$q")
+  h=$(wrk -t1 -c32 -d"$DURATION" --latency -H "Authorization: token $TOKEN" "http://$HUBD${paths[$i]}$q")
+  grep -q "Non-2xx" <<<"$h" && { echo "non-2xx from hubd on ${paths[$i]}" >&2; exit 1; }
+  brps=$(awk '/^Requests\/sec/ {print $2}' <<<"$b"); hrps=$(awk '/^Requests\/sec/ {print $2}' <<<"$h")
+  hp99=$(awk '$1=="99%" {print $2}' <<<"$h")
+  printf '%-44s %12s %10s %12s %8s\n' "GET ${paths[$i]#/api/v3}$q" "$hrps" "$hp99" "$brps" "$(awk -v h="$hrps" -v b="$brps" 'BEGIN{printf "%.1f%%", 100*h/b}')"
+done

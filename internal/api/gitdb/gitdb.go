@@ -19,10 +19,13 @@ import (
 )
 
 // API is the gitdb package.
-type API struct{ d *api.Deps }
+type API struct {
+	d     *api.Deps
+	trees *treeCache // rendered tree listings by tree id
+}
 
 // New makes the package.
-func New(d *api.Deps) *API { return &API{d: d} }
+func New(d *api.Deps) *API { return &API{d: d, trees: newTreeCache(64 << 20)} }
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {

@@ -1,10 +1,13 @@
 package gitdb
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hubd/hubd/internal/gitrepo"
@@ -36,11 +39,30 @@ func (a *API) getTree(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t, err := a.listTree(ctx, g, repo, oid, r.URL.Query().Has("recursive"))
+	recursive := r.URL.Query().Has("recursive")
+	key := treeKey{repo.ID, repo.FullName(), oid, recursive, [2]int{maxTreeEntries, maxTreeBytes}}
+	if body, ok := a.trees.get(key); ok {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		_, err := w.Write(body)
+		return err
+	}
+	t, err := a.listTree(ctx, g, repo, oid, recursive)
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, t)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as rest.JSON encodes
+	if err := enc.Encode(t); err != nil {
+		return err
+	}
+	body := buf.Bytes()
+	a.trees.put(key, body)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, err = w.Write(body)
+	return err
 }
 
 // resolveTree finds the tree a tree_sha names: a (possibly abbreviated)
