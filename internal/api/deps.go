@@ -4,9 +4,11 @@
 package api
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
@@ -22,6 +24,9 @@ type Deps struct {
 	Git *gitrepo.Manager
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
+	// PushHooks run after RecordPush recorded a push (outside its
+	// transaction), e.g. the issues package's "referenced" events.
+	PushHooks []func(ctx context.Context, repo *model.Repo, actorID int64, updates []RefUpdate)
 	// Metrics (installed by internal/api/metrics; nil counts nothing)
 	// counts clones and page views, and drops a repository's statistics
 	// when a push changes its history.

@@ -74,7 +74,7 @@ func (d *Deps) RecordPush(ctx context.Context, repo *model.Repo, actorID int64, 
 	if d.Metrics != nil {
 		d.Metrics.Pushed(repo.ID)
 	}
-	return d.Store.Tx(ctx, func(tx store.Q) error {
+	err = d.Store.Tx(ctx, func(tx store.Q) error {
 		for _, u := range updates {
 			payload := map[string]any{"ref": u.Ref, "before": u.Old, "after": u.New,
 				"created": u.Old == gitrepo.ZeroOID, "deleted": u.New == gitrepo.ZeroOID, "via_git": viaGit}
@@ -84,6 +84,13 @@ func (d *Deps) RecordPush(ctx context.Context, repo *model.Repo, actorID int64, 
 		}
 		return tx.MarkPushed(ctx, repo.ID, newDefault)
 	})
+	if err != nil {
+		return err
+	}
+	for _, hook := range d.PushHooks {
+		hook(ctx, repo, actorID, updates)
+	}
+	return nil
 }
 
 func orgID(r *model.Repo) int64 {

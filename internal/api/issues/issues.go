@@ -29,7 +29,11 @@ type API struct {
 }
 
 // New makes the package.
-func New(d *api.Deps) *API { return &API{d: d, frags: newFragments()} }
+func New(d *api.Deps) *API {
+	a := &API{d: d, frags: newFragments()}
+	d.PushHooks = append(d.PushHooks, a.referencePushed)
+	return a
+}
 
 // Classic scopes of the route table.
 var (
