@@ -1,9 +1,13 @@
 package githttp_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -246,5 +250,44 @@ func TestPushSizeLimit(t *testing.T) {
 	}
 	if out := mustGit(t, work, "ls-remote", remote(e, "mona", tok, "mona", "big")); strings.TrimSpace(out) != "" {
 		t.Fatalf("refs after a refused push: %s", out)
+	}
+}
+
+// A gzip-encoded protocol v2 request (git sends large negotiations that
+// way) is understood, and the URL works without ".git" too.
+func TestGzipBodyAndPlainURL(t *testing.T) {
+	e := apitest.New(t)
+	_, tok := e.NewUser("mona", false)
+	if _, _, err := e.GitHub(tok).Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("zip"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	var req bytes.Buffer
+	for _, line := range []string{"command=ls-refs\n", "agent=test\n"} {
+		fmt.Fprintf(&req, "%04x%s", len(line)+4, line)
+	}
+	req.WriteString("0001") // delimiter
+	arg := "ref-prefix refs/heads/\n"
+	fmt.Fprintf(&req, "%04x%s0000", len(arg)+4, arg)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(req.Bytes())
+	zw.Close()
+	r, _ := http.NewRequest("POST", e.URL+"/mona/zip/git-upload-pack", &gz)
+	r.Header.Set("Content-Type", "application/x-git-upload-pack-request")
+	r.Header.Set("Content-Encoding", "gzip")
+	r.Header.Set("Git-Protocol", "version=2")
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(body), " refs/heads/main") {
+		t.Fatalf("gzip ls-refs: %d %q", resp.StatusCode, body)
+	}
+	// And the real client through the URL without ".git".
+	out := mustGit(t, t.TempDir(), "ls-remote", e.URL+"/mona/zip")
+	if !strings.Contains(out, "refs/heads/main") {
+		t.Fatalf("ls-remote without .git: %s", out)
 	}
 }
