@@ -96,10 +96,11 @@ type Repo struct {
 	SquashMergeCommitTitle, SquashMergeCommitMessage     string
 	MergeCommitTitle, MergeCommitMessage                 string
 
-	Size      int64
-	CreatedAt time.Time
-	UpdatedAt time.Time
-	PushedAt  *time.Time
+	Size       int64
+	OpenIssues int // open issues and pull requests (maintained by the issues store)
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	PushedAt   *time.Time
 }
 
 // FullName is owner/name.

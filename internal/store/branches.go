@@ -64,3 +64,25 @@ func padded(n int) int {
 	}
 	return p
 }
+
+// RecordBranchRename remembers that branch old is now name: GET of the old
+// name redirects. Earlier redirects to old follow it to name, and a
+// redirect from name (the new branch now exists) is dropped.
+func (q Q) RecordBranchRename(ctx context.Context, repoID int64, old, name string) error {
+	if _, err := q.exec(ctx, `DELETE FROM branch_redirects WHERE repo_id = ? AND old_name IN (?, ?)`, repoID, old, name); err != nil {
+		return err
+	}
+	if _, err := q.exec(ctx, `UPDATE branch_redirects SET new_name = ? WHERE repo_id = ? AND new_name = ?`, name, repoID, old); err != nil {
+		return err
+	}
+	_, err := q.exec(ctx, `INSERT INTO branch_redirects (repo_id, old_name, new_name) VALUES (?,?,?)`, repoID, old, name)
+	return err
+}
+
+// BranchRedirect is the branch old was renamed to (model.ErrNotFound when it
+// was not).
+func (q Q) BranchRedirect(ctx context.Context, repoID int64, old string) (string, error) {
+	var name string
+	err := q.row(ctx, `SELECT new_name FROM branch_redirects WHERE repo_id = ? AND old_name = ?`, repoID, old).Scan(&name)
+	return name, notFound(err)
+}

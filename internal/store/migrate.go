@@ -367,6 +367,17 @@ CREATE TABLE traffic (
 );
 CREATE INDEX traffic_day ON traffic (day);
 `,
+	// 4: where renamed branches went (GET of an old name answers 301), and an
+	// index for mapping commit emails to accounts.
+	`
+CREATE TABLE branch_redirects (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  old_name TEXT NOT NULL,
+  new_name TEXT NOT NULL,
+  PRIMARY KEY (repo_id, old_name)
+);
+CREATE INDEX accounts_lower_email ON accounts (LOWER(email));
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -19,8 +19,10 @@ const repoCols = `r.id, r.owner_id, r.name, r.description, r.homepage, r.visibil
 // repoSelect loads a repository, its owner (a) and the viewer's relation to
 // it: their active membership of the owning organization (m) and their direct
 // collaborator permission (c). The two viewer ids are its first arguments.
-const repoSelect = `SELECT ` + repoCols + `, ` + accountCols + `, COALESCE(m.role, ''), COALESCE(c.permission, '')
+const repoSelect = `SELECT ` + repoCols + `, ` + accountCols + `, COALESCE(m.role, ''), COALESCE(c.permission, ''),
+ COALESCE(ic.open_issues, 0)
  FROM repos r JOIN accounts a ON a.id = r.owner_id
+ LEFT JOIN issue_counters ic ON ic.repo_id = r.id
  LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
  LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?`
 
@@ -65,7 +67,7 @@ func scanRepoView(sc scanner) (*RepoView, error) {
 		&r.AllowSquashMerge, &r.AllowMergeCommit, &r.AllowRebaseMerge, &r.AllowAutoMerge, &r.DeleteBranchOnMerge,
 		&r.AllowUpdateBranch, &r.AllowForking, &r.WebCommitSignoffRequired, &r.SquashMergeCommitTitle,
 		&r.SquashMergeCommitMessage, &r.MergeCommitTitle, &r.MergeCommitMessage, &r.Size, &created, &updated, &pushed}
-	if err := scanAccount(expand{sc: sc, pre: pre, post: []any{&role, &collab}}, r.Owner); err != nil {
+	if err := scanAccount(expand{sc: sc, pre: pre, post: []any{&role, &collab, &r.OpenIssues}}, r.Owner); err != nil {
 		return nil, err
 	}
 	r.Visibility = model.Visibility(vis)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -54,6 +55,16 @@ func (a *API) getBranch(w http.ResponseWriter, r *http.Request) error {
 		return errNoBranch
 	}
 	sha, err := branchHead(r.Context(), g, name)
+	if errors.Is(err, errNoBranch) {
+		// A renamed branch answers at its old name with a 301, as on GitHub.
+		if to, rerr := a.d.Store.R().BranchRedirect(r.Context(), repo.ID, name); rerr == nil {
+			base := a.d.URLs.Web
+			if rest.From(r).Prefix != "" {
+				base = a.d.URLs.API
+			}
+			return &model.Moved{Location: base + "/repos/" + repo.FullName() + "/branches/" + (&url.URL{Path: to}).EscapedPath(), Status: http.StatusMovedPermanently}
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -164,6 +175,9 @@ func (a *API) renameBranch(w http.ResponseWriter, r *http.Request) error {
 	}
 	c := rest.Caller(r)
 	after := *repo
+	if err := a.d.Store.Tx(ctx, func(tx store.Q) error { return tx.RecordBranchRename(ctx, repo.ID, old, newName) }); err != nil {
+		return err
+	}
 	if isDefault {
 		if err := g.SetHead(ctx, newName); err != nil {
 			return err

@@ -37,8 +37,7 @@ func (a *API) Routes() []rest.Route {
 	write := []string{"public_repo", "repo"}
 	return []rest.Route{
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/branches", OperationID: "repos/list-branches", Handler: a.listBranches, Scopes: read},
-		{Method: "GET", Pattern: "/repos/{owner}/{repo}/branches/{branch...}", OperationID: "repos/get-branch", Handler: a.getBranch, Scopes: read,
-			Note: "The old name of a renamed branch answers 404, not GitHub's 301 to the new name."},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/branches/{branch...}", OperationID: "repos/get-branch", Handler: a.getBranch, Scopes: read},
 		{Method: "POST", Pattern: "/repos/{owner}/{repo}/branches/{branch}/rename", OperationID: "repos/rename-branch", Handler: a.renameBranch, Scopes: write},
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/commits", OperationID: "repos/list-commits", Handler: a.listCommits, Scopes: read},
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/commits/{ref...}", OperationID: "repos/get-commit", Handler: a.getCommit, Scopes: read},

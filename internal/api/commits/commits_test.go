@@ -123,13 +123,24 @@ func TestRenameBranch(t *testing.T) {
 	}
 	h.e.Must(422, "POST", "/repos/mona/hist/branches/feature/rename", h.token, map[string]string{})
 
-	// A writer renames a branch; the old name is gone.
+	// A writer renames a branch; the old name redirects to the new one.
 	b, resp, err := writer.Repositories.RenameBranch(ctx, "mona", "hist", "feature", "feature-renamed")
 	if err != nil || status(resp) != 201 || b.GetName() != "feature-renamed" || b.GetCommit().GetSHA() != h.sha["f2"] {
 		t.Fatalf("rename feature: %+v %v", b, err)
 	}
-	if _, resp, _ := h.gh.Repositories.GetBranch(ctx, "mona", "hist", "feature", 0); status(resp) != 404 {
-		t.Errorf("old branch still there: %d", status(resp))
+	req, _ := http.NewRequest("GET", h.e.API+"/repos/mona/hist/branches/feature", nil)
+	req.Header.Set("Authorization", "token "+h.token)
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	moved, err := noFollow.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved.Body.Close()
+	if loc := moved.Header.Get("Location"); moved.StatusCode != 301 || loc != h.e.API+"/repos/mona/hist/branches/feature-renamed" {
+		t.Errorf("redirect: %d to %q", moved.StatusCode, loc)
+	}
+	if got, _, err := h.gh.Repositories.GetBranch(ctx, "mona", "hist", "feature", 1); err != nil || got.GetName() != "feature-renamed" {
+		t.Errorf("following the redirect: %+v %v", got, err)
 	}
 	// Names with slashes: go-github escapes them (%2F) under /api/v3.
 	sb, _, err := h.gh.Repositories.RenameBranch(ctx, "mona", "hist", "topic/slash", "topic/renamed")

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/google/go-github/v92/github"
 )
 
 // A pushed commit that mentions #N records a "referenced" event on issue N
@@ -71,5 +73,28 @@ func TestPushedCommitsReferenceIssues(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("timeline lacks the referenced event: %v", timeline)
+	}
+}
+
+// The repository's open_issues_count follows its issues.
+func TestOpenIssuesCount(t *testing.T) {
+	w := newWorld(t)
+	w.issue(t, "one")
+	two := w.issue(t, "two")
+	repo, _, err := w.mg.Repositories.Get(ctx, "mona", "hello")
+	if err != nil || repo.GetOpenIssuesCount() != 2 || repo.GetOpenIssues() != 2 {
+		t.Fatalf("open issues %d/%d, %v", repo.GetOpenIssuesCount(), repo.GetOpenIssues(), err)
+	}
+	if _, _, err := w.mg.Issues.Update(ctx, "mona", "hello", two.GetNumber(), github.UpdateIssueRequest{State: github.Ptr("closed")}); err != nil {
+		t.Fatal(err)
+	}
+	list, _, err := w.mg.Repositories.ListByAuthenticatedUser(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range list {
+		if r.GetName() == "hello" && r.GetOpenIssuesCount() != 1 {
+			t.Fatalf("after closing one: %d", r.GetOpenIssuesCount())
+		}
 	}
 }

@@ -38,9 +38,9 @@ func (a *API) Routes() []rest.Route {
 	}
 }
 
-// counts are the counters other tables will hold (stars, watchers, forks,
-// open issues); none of those exist yet, so they are zero.
-func (a *API) counts(*model.Repo) wire.RepoCounts { return wire.RepoCounts{} }
+// counts are a repository's counters: open issues come with the row; stars,
+// watchers and forks stay zero until those features exist.
+func (a *API) counts(r *model.Repo) wire.RepoCounts { return wire.RepoCounts{OpenIssues: r.OpenIssues} }
 
 func (a *API) full(r *http.Request, repo *model.Repo, perm authz.Permission) wire.FullRepository {
 	return a.d.URLs.ToFullRepository(repo, a.counts(repo), wire.Access{Perm: perm, Authenticated: rest.Caller(r).Authenticated()})
