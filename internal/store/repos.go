@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"time"
 
@@ -351,6 +352,25 @@ func (f *RepoQuery) order() string {
 func (q Q) ListRepos(ctx context.Context, f RepoQuery) ([]*RepoView, int, error) {
 	where, args := f.where()
 	viewer := []any{f.Viewer.UserID, f.Viewer.UserID}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 30
+	}
+	// Served from the read cache outside transactions, like RepoByName: the
+	// key is the query itself (text and arguments).
+	type key struct{ query, args string }
+	k := key{where + f.order(), fmt.Sprint(append(append(viewer, args...), limit, f.Offset)...)}
+	type page struct {
+		list  []*RepoView
+		total int
+	}
+	if q.tx == nil {
+		if v, _, ok := q.s.cache.get(k); ok {
+			p := v.(page)
+			return cloneViews(p.list), p.total, nil
+		}
+	}
+	gen := q.s.cache.gen.Load() // before loading: a write meanwhile makes the entry stale
 	var total int
 	err := q.row(ctx, `SELECT COUNT(*) FROM repos r JOIN accounts a ON a.id = r.owner_id
  LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
@@ -358,13 +378,23 @@ func (q Q) ListRepos(ctx context.Context, f RepoQuery) ([]*RepoView, int, error)
 	if err != nil {
 		return nil, 0, err
 	}
-	limit := f.Limit
-	if limit <= 0 {
-		limit = 30
-	}
 	all := append(append(viewer, args...), limit, f.Offset)
 	list, err := q.repoViews(ctx, repoSelect+where+f.order()+` LIMIT ? OFFSET ?`, all...)
-	return list, total, err
+	if err != nil {
+		return nil, 0, err
+	}
+	if q.tx == nil {
+		q.s.cache.put(k, gen, page{cloneViews(list), total})
+	}
+	return list, total, nil
+}
+
+func cloneViews(list []*RepoView) []*RepoView {
+	out := make([]*RepoView, len(list))
+	for i, v := range list {
+		out[i] = v.clone()
+	}
+	return out
 }
 
 // PublicReposSince lists public repositories with id > since in id order
