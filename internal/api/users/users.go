@@ -27,6 +27,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: "/users/{username}", OperationID: "users/get-by-username", Handler: a.getByUsername},
 		{Method: "GET", Pattern: "/user/{account_id}", OperationID: "users/get-by-id", Handler: a.getByID},
 		{Method: "GET", Pattern: "/users", OperationID: "users/list", Handler: a.list},
+		{Method: "GET", Pattern: "/avatars/u/{account_id}", OperationID: "hubd/avatar", Handler: a.avatar, Extension: true, NoRateLimit: true},
 	}
 }
 

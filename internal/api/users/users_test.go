@@ -198,3 +198,21 @@ func TestOversizedBody(t *testing.T) {
 		t.Fatalf("bio = %v", m["bio"])
 	}
 }
+
+func TestAvatarURLResolves(t *testing.T) {
+	e := apitest.New(t)
+	_, tok := e.NewUser("mona", false)
+	u, _, err := e.GitHub(tok).Users.Get(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.Must(200, "GET", u.GetAvatarURL(), "", nil)
+	if r.Header.Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(string(r.Body), "<svg") {
+		t.Fatalf("avatar: %s %.80s", r.Header.Get("Content-Type"), r.Body)
+	}
+	// The same account always draws the same picture; unknown ids are 404.
+	if again := e.Must(200, "GET", u.GetAvatarURL(), "", nil); string(again.Body) != string(r.Body) {
+		t.Fatal("avatar changed")
+	}
+	e.Must(404, "GET", e.URL+"/avatars/u/999999", "", nil)
+}
