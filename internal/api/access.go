@@ -85,6 +85,24 @@ func (d *Deps) redirect(r *http.Request, owner, name string) error {
 	return &model.Moved{Location: loc, Status: status}
 }
 
+// ErrArchived is GitHub's 403 for a change to an archived repository.
+var ErrArchived = model.Forbidden("Repository was archived so is read-only.")
+
+// WritableRepo is Repo for operations that change what a repository holds
+// (content, refs, issues, labels, topics): an archived repository is
+// read-only for them. Settings (admin) go through Repo, since unarchiving is
+// one of them.
+func (d *Deps) WritableRepo(r *http.Request, need authz.Permission) (*model.Repo, authz.Permission, error) {
+	repo, perm, err := d.Repo(r, need)
+	if err != nil {
+		return nil, perm, err
+	}
+	if repo.Archived {
+		return nil, perm, ErrArchived
+	}
+	return repo, perm, nil
+}
+
 // NeedPermission is GitHub's 403 for a caller who sees a repository but may
 // not do what they asked.
 func NeedPermission(need authz.Permission) error {

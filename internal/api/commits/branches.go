@@ -108,12 +108,9 @@ type renameBody struct {
 // branches, admins the default branch (which then becomes the new name, in
 // the repository and its HEAD).
 func (a *API) renameBranch(w http.ResponseWriter, r *http.Request) error {
-	repo, perm, err := a.d.Repo(r, authz.Write)
+	repo, perm, err := a.d.WritableRepo(r, authz.Write)
 	if err != nil {
 		return err
-	}
-	if repo.Archived {
-		return model.Forbidden("Repository was archived so is read-only.")
 	}
 	var in renameBody
 	if err := rest.Decode(r, &in); err != nil {

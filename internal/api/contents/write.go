@@ -17,10 +17,9 @@ import (
 )
 
 var (
-	errArchived = model.Forbidden("Repository was archived so is read-only.")
-	errBadPath  = model.Unprocessable("path contains a malformed path component")
-	errNotDir   = model.Unprocessable("path contains a file where a directory was expected")
-	errNoSHA    = model.Unprocessable("Invalid request.\n\n\"sha\" wasn't supplied.")
+	errBadPath = model.Unprocessable("path contains a malformed path component")
+	errNotDir  = model.Unprocessable("path contains a file where a directory was expected")
+	errNoSHA   = model.Unprocessable("Invalid request.\n\n\"sha\" wasn't supplied.")
 )
 
 // person is the author or committer of a body.
@@ -112,12 +111,9 @@ func (a *API) deleteFile(w http.ResponseWriter, r *http.Request) error {
 // writeRequest is the start both writes share: write access, a repository
 // that is not archived, the body.
 func (a *API) writeRequest(r *http.Request) (*model.Repo, *fileBody, error) {
-	repo, _, err := a.d.Repo(r, authz.Write)
+	repo, _, err := a.d.WritableRepo(r, authz.Write)
 	if err != nil {
 		return nil, nil, err
-	}
-	if repo.Archived {
-		return nil, nil, errArchived
 	}
 	var in fileBody
 	if err := rest.Decode(r, &in); err != nil {

@@ -65,7 +65,7 @@ func (a *API) repoFor(r *http.Request, write bool) (*model.Repo, *gitrepo.Repo, 
 		return nil, nil, err
 	}
 	if write && repo.Archived {
-		return nil, nil, model.Forbidden("Repository was archived so is read-only.")
+		return nil, nil, api.ErrArchived
 	}
 	g := a.d.Git.Open(repo.ID)
 	if err := notEmpty(r.Context(), g); err != nil {

@@ -276,11 +276,8 @@ func (a *API) unpinComment(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) pin(w http.ResponseWriter, r *http.Request, pin bool) error {
-	x, err := a.open(r, authz.Write)
+	x, err := a.openWritable(r, authz.Write)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	ctx := r.Context()

@@ -20,7 +20,6 @@ import (
 )
 
 var (
-	errArchived = model.Forbidden("Repository was archived so is read-only.")
 	errDisabled = model.Gone("Issues are disabled for this repo")
 	errLocked   = model.Forbidden("Unable to create comment because issue is locked.")
 )
@@ -59,9 +58,27 @@ func (a *API) openRepo(r *http.Request, need authz.Permission) (*access, error) 
 // writable refuses writes to archived repositories.
 func (x *access) writable() error {
 	if x.repo.Archived {
-		return errArchived
+		return api.ErrArchived
 	}
 	return nil
+}
+
+// openWritable is open for changes: archived repositories refuse them.
+func (a *API) openWritable(r *http.Request, need authz.Permission) (*access, error) {
+	x, err := a.open(r, need)
+	if err != nil {
+		return nil, err
+	}
+	return x, x.writable()
+}
+
+// openRepoWritable is openRepo for changes.
+func (a *API) openRepoWritable(r *http.Request, need authz.Permission) (*access, error) {
+	x, err := a.openRepo(r, need)
+	if err != nil {
+		return nil, err
+	}
+	return x, x.writable()
 }
 
 // participate is what writing an issue, a comment or a reaction needs: a

@@ -48,11 +48,8 @@ func (a *API) listDependencies(w http.ResponseWriter, r *http.Request, blocking 
 // triage access; the blocking issue (by id) is any issue the caller can
 // see.
 func (a *API) addBlockedBy(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.open(r, authz.Triage)
+	x, err := a.openWritable(r, authz.Triage)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	var in struct {
@@ -113,11 +110,8 @@ func (a *API) addBlockedBy(w http.ResponseWriter, r *http.Request) error {
 // DELETE /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by/{issue_id}:
 // triage access.
 func (a *API) removeBlockedBy(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.open(r, authz.Triage)
+	x, err := a.openWritable(r, authz.Triage)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	otherID, err := pathInt(r, "issue_id")

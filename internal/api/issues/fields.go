@@ -192,11 +192,8 @@ func (a *API) setFieldValues(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) writeValues(w http.ResponseWriter, r *http.Request, replace bool) error {
-	x, err := a.open(r, authz.Write)
+	x, err := a.openWritable(r, authz.Write)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	var in struct {
@@ -240,11 +237,8 @@ func (a *API) writeValues(w http.ResponseWriter, r *http.Request, replace bool) 
 // DELETE /repos/{owner}/{repo}/issues/{issue_number}/issue-field-values/{issue_field_id}:
 // write access; 404 when the issue has no value for the field.
 func (a *API) deleteFieldValue(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.open(r, authz.Write)
+	x, err := a.openWritable(r, authz.Write)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	fieldID, err := pathInt(r, "issue_field_id")

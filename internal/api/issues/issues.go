@@ -589,11 +589,8 @@ var lockReasons = map[string]bool{"off-topic": true, "too heated": true, "resolv
 
 // PUT /repos/{owner}/{repo}/issues/{issue_number}/lock: write access.
 func (a *API) lock(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.open(r, authz.Write)
+	x, err := a.openWritable(r, authz.Write)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	var in struct {
@@ -635,11 +632,8 @@ func (a *API) lock(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE /repos/{owner}/{repo}/issues/{issue_number}/lock: write access.
 func (a *API) unlock(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.open(r, authz.Write)
+	x, err := a.openWritable(r, authz.Write)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	ctx := r.Context()

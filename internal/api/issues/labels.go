@@ -78,11 +78,8 @@ type labelBody struct {
 // POST /repos/{owner}/{repo}/labels: write access; the colour defaults to
 // GitHub's grey and is six hex digits without "#".
 func (a *API) createLabel(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.openRepo(r, authz.Write)
+	x, err := a.openRepoWritable(r, authz.Write)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	var in labelBody
@@ -140,11 +137,8 @@ func (a *API) getLabel(w http.ResponseWriter, r *http.Request) error {
 
 // PATCH /repos/{owner}/{repo}/labels/{name}: write access.
 func (a *API) updateLabel(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.openRepo(r, authz.Write)
+	x, err := a.openRepoWritable(r, authz.Write)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	var in labelBody
@@ -209,11 +203,8 @@ func (a *API) updateLabel(w http.ResponseWriter, r *http.Request) error {
 // DELETE /repos/{owner}/{repo}/labels/{name}: write access; the label
 // leaves every issue.
 func (a *API) deleteLabel(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.openRepo(r, authz.Write)
+	x, err := a.openRepoWritable(r, authz.Write)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	ctx := r.Context()
@@ -295,11 +286,8 @@ func labelsIn(r *http.Request) ([]string, error) {
 // changeLabels runs a label change of an issue (triage access) and answers
 // with the issue's labels.
 func (a *API) changeLabels(w http.ResponseWriter, r *http.Request, replace bool) error {
-	x, err := a.open(r, authz.Triage)
+	x, err := a.openWritable(r, authz.Triage)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	list, err := labelsIn(r)
@@ -360,11 +348,8 @@ func (a *API) replaceLabels(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels: triage access.
 func (a *API) removeAllLabels(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.open(r, authz.Triage)
+	x, err := a.openWritable(r, authz.Triage)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	ctx := r.Context()
@@ -390,11 +375,8 @@ var errNoLabel = &model.HTTPError{Status: http.StatusNotFound, Message: "Label d
 // DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}: triage
 // access; answers with the labels left.
 func (a *API) removeLabel(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.open(r, authz.Triage)
+	x, err := a.openWritable(r, authz.Triage)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	ctx := r.Context()

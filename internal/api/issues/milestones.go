@@ -102,11 +102,8 @@ func (in *milestoneBody) apply(m *store.Milestone, now time.Time) error {
 
 // POST /repos/{owner}/{repo}/milestones: write access.
 func (a *API) createMilestone(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.openRepo(r, authz.Write)
+	x, err := a.openRepoWritable(r, authz.Write)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	var in milestoneBody
@@ -156,11 +153,8 @@ func (a *API) getMilestone(w http.ResponseWriter, r *http.Request) error {
 
 // PATCH /repos/{owner}/{repo}/milestones/{milestone_number}: write access.
 func (a *API) updateMilestone(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.openRepo(r, authz.Write)
+	x, err := a.openRepoWritable(r, authz.Write)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	var in milestoneBody
@@ -209,11 +203,8 @@ func (a *API) updateMilestone(w http.ResponseWriter, r *http.Request) error {
 // DELETE /repos/{owner}/{repo}/milestones/{milestone_number}: write
 // access; its issues are demilestoned.
 func (a *API) deleteMilestone(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.openRepo(r, authz.Write)
+	x, err := a.openRepoWritable(r, authz.Write)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	ctx := r.Context()

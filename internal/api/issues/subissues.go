@@ -148,11 +148,8 @@ func subEvent(ctx context.Context, tx store.Q, x *access, is *store.Issue, actor
 // parent unless replace_parent, and the tree stays within GitHub's limits
 // (100 sub-issues, 8 levels, no cycles).
 func (a *API) addSubIssue(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.open(r, authz.Triage)
+	x, err := a.openWritable(r, authz.Triage)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	var in subIssueBody
@@ -233,11 +230,8 @@ func (a *API) addSubIssue(w http.ResponseWriter, r *http.Request) error {
 // DELETE /repos/{owner}/{repo}/issues/{issue_number}/sub_issue: triage
 // access.
 func (a *API) removeSubIssue(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.open(r, authz.Triage)
+	x, err := a.openWritable(r, authz.Triage)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	var in subIssueBody
@@ -282,11 +276,8 @@ func (a *API) removeSubIssue(w http.ResponseWriter, r *http.Request) error {
 // triage access; moves a sub-issue just after after_id or before
 // before_id.
 func (a *API) reprioritizeSubIssue(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.open(r, authz.Triage)
+	x, err := a.openWritable(r, authz.Triage)
 	if err != nil {
-		return err
-	}
-	if err := x.writable(); err != nil {
 		return err
 	}
 	var in subIssueBody

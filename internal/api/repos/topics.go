@@ -41,12 +41,9 @@ type topicsBody struct {
 // PUT /repos/{owner}/{repo}/topics: names are lowercased and deduplicated;
 // an empty list clears them.
 func (a *API) replaceTopics(w http.ResponseWriter, r *http.Request) error {
-	found, _, err := a.d.Repo(r, authz.Maintain)
+	found, _, err := a.d.WritableRepo(r, authz.Maintain)
 	if err != nil {
 		return err
-	}
-	if found.Archived {
-		return model.Forbidden("Repository was archived so is read-only.")
 	}
 	var in topicsBody
 	if err := rest.Decode(r, &in); err != nil {
