@@ -11,8 +11,6 @@ import (
 
 	"github.com/google/go-github/v92/github"
 
-	"github.com/hubd/hubd/internal/apitest"
-	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -515,8 +513,6 @@ func TestIssueEdgeShapes(t *testing.T) {
 	if m["user"] != nil || m["author_association"] != "NONE" {
 		t.Fatalf("ghost author %v %v", m["user"], m["author_association"])
 	}
-	_ = apitest.Query
-	_ = authz.Read
 }
 
 // Lists serve cached issue objects until the next write: a change shows at

@@ -143,7 +143,6 @@ func TestTrafficAccess(t *testing.T) {
 	_, readerTok := e.NewUser("reader", false)
 	createRepo(t, e, monaTok, "hello", "", false)
 	createRepo(t, e, monaTok, "secret", "", true)
-	_ = mona
 	// A token without the repo scope sees no private repository.
 	narrow := e.Token(mona, "user")
 	for _, tc := range []struct {

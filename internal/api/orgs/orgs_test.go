@@ -488,7 +488,7 @@ func TestLastOwner(t *testing.T) {
 	e := apitest.New(t)
 	ctx := context.Background()
 	mona, monaTok := e.NewUser("mona", false)
-	bob, bobTok := e.NewUser("bob", false)
+	_, bobTok := e.NewUser("bob", false)
 	newOrg(t, e, "octo", mona)
 	owner := e.GitHub(monaTok)
 
@@ -528,7 +528,6 @@ func TestLastOwner(t *testing.T) {
 	if _, err := e.GitHub(bobTok).Organizations.RemoveMember(ctx, "octo", "bob"); !last(err) {
 		t.Fatalf("bob is now the last owner: %v", err)
 	}
-	_ = bob
 }
 
 func mustUser(t *testing.T, e *apitest.Env, login string) *model.Account {

@@ -535,14 +535,13 @@ func TestListForUserOrgAndPublic(t *testing.T) {
 	gh := e.GitHub(tok)
 	create(t, gh, "", &github.Repository{Name: github.Ptr("pub")})
 	create(t, gh, "", &github.Repository{Name: github.Ptr("priv"), Private: github.Ptr(true)})
-	org := newOrg(t, e, "acme", hubot, mona)
+	newOrg(t, e, "acme", hubot, mona)
 	hgh := e.GitHub(hubotTok)
 	create(t, hgh, "acme", &github.Repository{Name: github.Ptr("o-pub")})
 	create(t, hgh, "acme", &github.Repository{Name: github.Ptr("o-priv"), Private: github.Ptr(true)})
 	create(t, hgh, "acme", &github.Repository{Name: github.Ptr("o-int"), Visibility: github.Ptr("internal")})
 	create(t, hgh, "", &github.Repository{Name: github.Ptr("h-priv"), Private: github.Ptr(true)})
 	collaborator(t, e, "hubot", "h-priv", mona, authz.Read)
-	_ = org
 
 	for _, tc := range []struct {
 		path, tok, want string
