@@ -1,0 +1,62 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"strings"
+)
+
+// APIVersions are the values of X-GitHub-Api-Version hubd accepts, oldest
+// first; the first is the default when a request names none.
+var APIVersions = []string{"2022-11-28", "2026-03-10"}
+
+// unclean reports whether a path has "." or ".." segments or empty inner
+// segments ("//"); a trailing slash is allowed.
+func unclean(p string) bool {
+	segs := strings.Split(p, "/")
+	for i := 1; i < len(segs); i++ {
+		switch segs[i] {
+		case ".", "..":
+			return true
+		case "":
+			if i < len(segs)-1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+func supportedVersion(v string) bool {
+	for _, s := range APIVersions {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+func selectedVersion(v string) string {
+	if v == "" {
+		return APIVersions[0]
+	}
+	return v
+}
+func setCORS(h http.Header) {
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", "ETag, Link, Location, Retry-After, X-GitHub-OTP, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Used, X-RateLimit-Resource, X-RateLimit-Reset, X-OAuth-Scopes, X-Accepted-OAuth-Scopes, X-Poll-Interval, X-GitHub-Media-Type, X-GitHub-SSO, X-GitHub-Request-Id, Deprecation, Sunset")
+}
+func preflight(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, If-Match, If-Modified-Since, If-None-Match, If-Unmodified-Since, Accept-Encoding, X-GitHub-OTP, X-Requested-With, User-Agent, GraphQL-Features, X-Github-Next-Global-ID, X-GitHub-Api-Version")
+	h.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, PUT, DELETE")
+	h.Set("Access-Control-Max-Age", "86400")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// newRequestID mimics GitHub's request ids (five hex groups).
+func newRequestID() string {
+	var b [14]byte
+	rand.Read(b[:])
+	x := strings.ToUpper(hex.EncodeToString(b[:]))
+	return x[0:4] + ":" + x[4:8] + ":" + x[8:14] + ":" + x[14:20] + ":" + x[20:28]
+}
