@@ -130,6 +130,9 @@ func (s *Server) Routes() []*rest.Route { return s.list }
 // prefix is removed) and its path parameters; ok is false for unknown paths.
 func (s *Server) Match(r *http.Request) (rt *rest.Route, params map[string]string, ok bool) {
 	_, pattern := s.find(r)
+	if pattern == "" && s.unalias(r) {
+		_, pattern = s.find(r)
+	}
 	rt, ok = s.routes[pattern]
 	if !ok {
 		return nil, nil, false
@@ -212,6 +215,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// mux.Handler finds the route; mux.ServeHTTP (below) also sets the path
 	// values the handlers read.
 	handler, pattern := s.find(r)
+	if pattern == "" && s.unalias(r) {
+		handler, pattern = s.find(r) // an id-form path (alias.go)
+	}
 	rt := s.routes[pattern]
 	if rt == nil && info.Prefix == "" && s.web.ServePage(w, r) {
 		// A web page (a repository's or an issue's html_url).
@@ -260,6 +266,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	bw := &bufferedWriter{header: h, status: 200, buf: rest.GetBuffer()}
 	defer rest.PutBuffer(bw.buf)
 	handler.ServeHTTP(bw, r)
+	s.idLinks(r, h)
 	notModified := bw.status == 200 && fresh(r, bw)
 	var st ratelimit.State
 	if notModified || rt.NoRateLimit {
