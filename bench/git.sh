@@ -5,11 +5,15 @@
 #
 #   bash bench/git.sh              # 110 MB, 2000 commits, 5 clones each
 #   MB=300 RUNS=3 bash bench/git.sh
+#   CLONE=0 ONLY=0 MB=20 bash bench/git.sh   # the API part only (ONLY=0:
+#                                            # the contents of a file alone)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MB=${MB:-110}
 COMMITS=${COMMITS:-2000}
 RUNS=${RUNS:-5}
+CLONE=${CLONE:-1}
+ONLY=${ONLY:-}
 command -v hyperfine >/dev/null || { apt-get update -qq && apt-get install -y -qq hyperfine >/dev/null; }
 
 work=$(mktemp -d)
@@ -42,15 +46,17 @@ git -C "$work/repos/big.git" push -q "http://$LOGIN:$TOKEN@$HUBD/$LOGIN/big.git"
 end=$(date +%s.%N)
 awk -v s="$start" -v e="$end" 'BEGIN{printf "push of the whole history to hubd: %.2f s\n", e-s}'
 
-"$work/httpbackend" -addr "$BACKEND" -root "$work/repos" &
-pids+=($!)
-sleep 0.5
+if [ "$CLONE" = 1 ]; then
+  "$work/httpbackend" -addr "$BACKEND" -root "$work/repos" &
+  pids+=($!)
+  sleep 0.5
 
-hyperfine --runs "$RUNS" --warmup 1 --export-markdown "$work/result.md" \
-  --prepare "rm -rf $work/clone" \
-  -n "git http-backend" "git clone -q --bare http://$BACKEND/big.git $work/clone" \
-  -n "hubd" "git clone -q --bare http://$HUBD/$LOGIN/big.git $work/clone"
-cat "$work/result.md"
+  hyperfine --runs "$RUNS" --warmup 1 --export-markdown "$work/result.md" \
+    --prepare "rm -rf $work/clone" \
+    -n "git http-backend" "git clone -q --bare http://$BACKEND/big.git $work/clone" \
+    -n "hubd" "git clone -q --bare http://$HUBD/$LOGIN/big.git $work/clone"
+  cat "$work/result.md"
+fi
 
 # Throughput of the git-backed API on the same repository: a file's contents,
 # a directory listing and the recursive tree, against the bare handler
@@ -73,6 +79,7 @@ pids+=($!)
 sleep 0.5
 printf '\n%-44s %12s %10s %12s %8s\n' "endpoint" "hubd req/s" "hubd p99" "bare req/s" "ratio"
 for i in "${!paths[@]}"; do
+  [ -n "$ONLY" ] && [ "$ONLY" != "$i" ] && continue
   q=""; [ "$i" = 2 ] && q="?recursive=1"
   b=$(wrk -t1 -c32 -d"$DURATION" --latency -H "Authorization: token $TOKEN" "http://$BARE${paths[$i]}$q")
   h=$(wrk -t1 -c32 -d"$DURATION" --latency -H "Authorization: token $TOKEN" "http://$HUBD${paths[$i]}$q")

@@ -178,6 +178,7 @@ func (h *Handler) rpc(w http.ResponseWriter, r *http.Request, a *Access, service
 	args := []string{}
 	var cmds *commandReader
 	if service == "git-receive-pack" {
+		args = append(args, gitrepo.ReceiveArgs()...)
 		if h.MaxPush > 0 {
 			args = append(args, "-c", "receive.maxInputSize="+strconv.FormatInt(h.MaxPush, 10))
 		}
@@ -303,7 +304,7 @@ func (c *commandReader) parse() {
 		c.buf = c.buf[size:]
 		line, _, _ = strings.Cut(line, "\x00")
 		f := strings.Fields(line)
-		if len(f) == 3 && len(f[0]) == 40 && len(f[1]) == 40 {
+		if len(f) == 3 && gitrepo.ValidOID(f[0]) && gitrepo.ValidOID(f[1]) {
 			c.commands = append(c.commands, RefUpdate{Old: f[0], New: f[1], Name: f[2]})
 		} else if len(c.commands) == 0 && !strings.HasPrefix(line, "shallow ") {
 			c.done = true // not a command list (push certificate or unknown)

@@ -3,6 +3,7 @@ package gitrepo
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -27,10 +28,12 @@ type batch struct {
 }
 
 type pool struct {
-	mu    sync.Mutex
-	idle  []*batch
-	total int
-	freed chan struct{}
+	mu     sync.Mutex
+	idle   []*batch
+	total  int
+	freed  chan struct{}
+	packed packedRefs // the repository's packed-refs, as last read
+	loose  looseRefs  // its loose ref files, as last read
 }
 
 func (m *Manager) poolFor(id int64) *pool {
@@ -184,14 +187,24 @@ func (b *batch) header() (ObjectInfo, error) {
 }
 
 func validName(name string) bool {
-	return name != "" && !strings.ContainsAny(name, "\n\r\x00")
+	return name != "" && len(name) <= maxName && !strings.ContainsAny(name, "\n\r\x00")
 }
+
+// maxName bounds a revision expression ("sha:path" included): git's paths
+// and ref names stay below PATH_MAX, and a longer name names nothing.
+const maxName = 4096
 
 // Info resolves a revision expression (sha, ref, "sha:path") to an object
 // without reading it.
 func (r *Repo) Info(ctx context.Context, rev string) (ObjectInfo, error) {
 	if !validName(rev) {
 		return ObjectInfo{}, ErrNotFound
+	}
+	if fixed, ok := r.refRev(rev); ok {
+		rev = fixed
+	}
+	if info, ok := r.fastInfo(rev); ok {
+		return info, nil
 	}
 	b, p, err := r.acquire(ctx)
 	if err != nil {
@@ -206,7 +219,11 @@ func (r *Repo) Info(ctx context.Context, rev string) (ObjectInfo, error) {
 		b.broken = true
 		return ObjectInfo{}, err
 	}
-	return b.header()
+	info, err := b.header()
+	if err == nil && immutableRev(rev) {
+		r.m.objects.put(objKey{r.ID, rev}, info, nil)
+	}
+	return info, err
 }
 
 // Read returns an object's info and content. Objects larger than max answer
@@ -215,6 +232,35 @@ func (r *Repo) Read(ctx context.Context, rev string, max int64) (ObjectInfo, []b
 	if !validName(rev) {
 		return ObjectInfo{}, nil, ErrNotFound
 	}
+	if fixed, ok := r.refRev(rev); ok {
+		rev = fixed
+	}
+	cacheable := immutableRev(rev)
+	if cacheable {
+		if info, data, ok := r.m.objects.get(objKey{r.ID, rev}, true); ok {
+			if max > 0 && info.Size > max {
+				return info, nil, ErrTooLarge
+			}
+			return info, data, nil
+		}
+		if info, ok := r.fastInfo(rev); ok && max > 0 && info.Size > max {
+			return info, nil, ErrTooLarge
+		}
+	}
+	info, data, err := r.read(ctx, rev, max)
+	if errors.Is(err, ErrTooLarge) && cacheable {
+		r.m.objects.put(objKey{r.ID, rev}, info, nil)
+	}
+	if err == nil && cacheable {
+		r.m.objects.put(objKey{r.ID, rev}, info, data)
+		if info.OID != rev {
+			r.m.objects.put(objKey{r.ID, info.OID}, info, data)
+		}
+	}
+	return info, data, err
+}
+
+func (r *Repo) read(ctx context.Context, rev string, max int64) (ObjectInfo, []byte, error) {
 	b, p, err := r.acquire(ctx)
 	if err != nil {
 		return ObjectInfo{}, nil, err

@@ -11,15 +11,36 @@ import (
 	"strings"
 )
 
-// infoChunk bounds the requests InfoMany writes before reading answers, so
-// that neither pipe to cat-file ever fills.
-const infoChunk = 256
+// infoChunk and infoChunkBytes bound the requests InfoMany writes before
+// reading answers, so that neither pipe to cat-file ever fills: a missing
+// name is echoed back, so the answers are as long as the questions, and a
+// pipe holds 64 KiB.
+const (
+	infoChunk      = 256
+	infoChunkBytes = 16 << 10
+)
 
 // InfoMany resolves many object names through one cat-file process, the
 // requests pipelined. Names that do not exist come back with an empty Type.
 func (r *Repo) InfoMany(ctx context.Context, revs []string) ([]ObjectInfo, error) {
 	out := make([]ObjectInfo, len(revs))
-	if len(revs) == 0 {
+	// Plain refs are read from their files; objects the cache knows need
+	// no question; the rest are asked.
+	revs = append([]string(nil), revs...)
+	var ask []int
+	for i, rev := range revs {
+		if fixed, ok := r.refRev(rev); ok {
+			revs[i], rev = fixed, fixed
+		}
+		if immutableRev(rev) {
+			if info, ok := r.fastInfo(rev); ok {
+				out[i] = info
+				continue
+			}
+		}
+		ask = append(ask, i)
+	}
+	if len(ask) == 0 {
 		return out, nil
 	}
 	b, p, err := r.acquire(ctx)
@@ -27,19 +48,20 @@ func (r *Repo) InfoMany(ctx context.Context, revs []string) ([]ObjectInfo, error
 		return nil, err
 	}
 	defer r.release(p, b)
-	for start := 0; start < len(revs); start += infoChunk {
-		end := min(start+infoChunk, len(revs))
-		for _, rev := range revs[start:end] {
+	for start, end := 0, 0; start < len(ask); start = end {
+		for size := 0; end < len(ask) && end-start < infoChunk && size < infoChunkBytes; end++ {
+			rev := revs[ask[end]]
 			if !validName(rev) || strings.ContainsAny(rev, " \t") {
 				rev = ZeroOID // answered "missing"
 			}
+			size += len(rev) + 6
 			fmt.Fprintf(b.in, "info %s\n", rev)
 		}
 		if err := b.in.Flush(); err != nil {
 			b.broken = true
 			return nil, err
 		}
-		for i := start; i < end; i++ {
+		for _, i := range ask[start:end] {
 			info, err := b.header()
 			if errors.Is(err, ErrNotFound) {
 				continue
@@ -49,6 +71,9 @@ func (r *Repo) InfoMany(ctx context.Context, revs []string) ([]ObjectInfo, error
 				return nil, err
 			}
 			out[i] = info
+			if immutableRev(revs[i]) {
+				r.m.objects.put(objKey{r.ID, revs[i]}, info, nil)
+			}
 		}
 	}
 	return out, nil

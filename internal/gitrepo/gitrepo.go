@@ -36,9 +36,11 @@ type Manager struct {
 	Git     string        // git binary, "git" by default
 	IdleFor time.Duration // how long an idle cat-file process lives
 
-	mu    sync.Mutex
-	pools map[int64]*pool
-	stop  chan struct{}
+	mu      sync.Mutex
+	pools   map[int64]*pool
+	stop    chan struct{}
+	objects *objCache
+	inited  sync.Map // repository ids known to exist on disk
 }
 
 // New makes a manager and starts its idle sweeper; Close stops it.
@@ -46,7 +48,7 @@ func New(root string) (*Manager, error) {
 	if err := os.MkdirAll(filepath.Join(root, "repositories"), 0o755); err != nil {
 		return nil, err
 	}
-	m := &Manager{Root: root, Git: "git", IdleFor: time.Minute, pools: map[int64]*pool{}, stop: make(chan struct{})}
+	m := &Manager{Root: root, Git: "git", IdleFor: time.Minute, pools: map[int64]*pool{}, stop: make(chan struct{}), objects: newObjCache(objCacheBytes)}
 	go m.sweep()
 	return m, nil
 }
@@ -85,7 +87,11 @@ func (m *Manager) Open(id int64) *Repo { return &Repo{m: m, ID: id, Path: m.Path
 // idempotent: an existing repository is left as it is.
 func (m *Manager) Init(ctx context.Context, id int64, defaultBranch string) (*Repo, error) {
 	r := m.Open(id)
+	if _, ok := m.inited.Load(id); ok {
+		return r, nil
+	}
 	if _, err := os.Stat(filepath.Join(r.Path, "HEAD")); err == nil {
+		m.inited.Store(id, true)
 		return r, nil
 	}
 	tmp := r.Path + ".init"
@@ -98,14 +104,13 @@ func (m *Manager) Init(ctx context.Context, id int64, defaultBranch string) (*Re
 	}
 	// Settings for serving: no reflog noise, allow any want (tip or not) so
 	// that fetch by sha works like GitHub, and hide nothing.
-	for _, kv := range [][2]string{
+	for _, kv := range append([][2]string{
 		{"core.logAllRefUpdates", "false"},
 		{"uploadpack.allowAnySHA1InWant", "true"},
 		{"uploadpack.allowFilter", "true"},
 		{"receive.denyDeleteCurrent", "true"},
-		{"receive.fsckObjects", "false"},
 		{"gc.auto", "0"},
-	} {
+	}, fsckConfig...) {
 		if _, err := m.run(ctx, tmp, nil, "config", kv[0], kv[1]); err != nil {
 			return nil, err
 		}
@@ -113,6 +118,7 @@ func (m *Manager) Init(ctx context.Context, id int64, defaultBranch string) (*Re
 	if err := os.Rename(tmp, r.Path); err != nil {
 		return nil, err
 	}
+	m.inited.Store(id, true)
 	return r, nil
 }
 
@@ -124,6 +130,8 @@ func (m *Manager) Remove(id int64) error {
 		delete(m.pools, id)
 	}
 	m.mu.Unlock()
+	m.inited.Delete(id)
+	m.objects.forget(id)
 	return os.RemoveAll(m.Path(id))
 }
 
@@ -139,10 +147,17 @@ func (r *Repo) Git(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 }
 
 // Cmd prepares a git command in the repository (for streaming transports).
+// Arguments exec would refuse make Start (and Run) fail with an
+// *InputError.
 func (r *Repo) Cmd(ctx context.Context, env []string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, r.m.Git, args...)
 	cmd.Dir = r.Path
 	cmd.Env = append(baseEnv(), env...)
+	if err := checkArgs(args); err != nil {
+		cmd.Err = err
+	} else if err := checkArgs(env); err != nil {
+		cmd.Err = err
+	}
 	return cmd
 }
 
@@ -160,6 +175,9 @@ func (e *GitError) Error() string {
 func (e *GitError) Unwrap() error { return e.Err }
 
 func (m *Manager) run(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
+	if err := checkArgs(args); err != nil {
+		return nil, err
+	}
 	cmd := exec.CommandContext(ctx, m.Git, args...)
 	cmd.Dir = dir
 	cmd.Env = baseEnv()

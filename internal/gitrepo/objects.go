@@ -187,6 +187,9 @@ func EncodeTree(entries []TreeEntry) ([]byte, error) {
 	sort.SliceStable(sorted, func(i, j int) bool { return key(sorted[i]) < key(sorted[j]) })
 	var b bytes.Buffer
 	for i, e := range sorted {
+		if err := checkEntryName(e); err != nil {
+			return nil, err
+		}
 		if i > 0 && sorted[i-1].Name == e.Name {
 			return nil, fmt.Errorf("%w: duplicate entry %q", ErrInvalidObject, e.Name)
 		}

@@ -20,6 +20,9 @@ type Ref struct {
 func (r *Repo) Refs(ctx context.Context, prefix string) ([]Ref, error) {
 	args := []string{"for-each-ref", "--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)"}
 	if prefix != "" {
+		if err := Operand(prefix); err != nil {
+			return nil, err
+		}
 		args = append(args, prefix)
 	}
 	out, err := r.Git(ctx, nil, args...)
@@ -39,6 +42,9 @@ func (r *Repo) Refs(ctx context.Context, prefix string) ([]Ref, error) {
 
 // ResolveRef returns the object a full ref name points to.
 func (r *Repo) ResolveRef(ctx context.Context, name string) (string, error) {
+	if err := Operand(name); err != nil {
+		return "", err
+	}
 	out, err := r.Git(ctx, nil, "rev-parse", "--verify", "--quiet", name)
 	if err != nil {
 		return "", ErrNotFound
@@ -49,14 +55,37 @@ func (r *Repo) ResolveRef(ctx context.Context, name string) (string, error) {
 // UpdateRef sets name to newOID only if it still points to oldOID
 // (ZeroOID: only if it does not exist). A lost race answers ErrRefConflict.
 func (r *Repo) UpdateRef(ctx context.Context, name, newOID, oldOID string) error {
+	if err := refOperands(name, newOID, oldOID); err != nil {
+		return err
+	}
 	_, err := r.Git(ctx, nil, "update-ref", "--no-deref", name, newOID, oldOID)
 	return refErr(err)
 }
 
 // DeleteRef deletes name only if it still points to oldOID.
 func (r *Repo) DeleteRef(ctx context.Context, name, oldOID string) error {
+	if err := refOperands(name, oldOID); err != nil {
+		return err
+	}
 	_, err := r.Git(ctx, nil, "update-ref", "--no-deref", "-d", name, oldOID)
 	return refErr(err)
+}
+
+// refOperands checks the operands of update-ref: a full ref name (never
+// read as an option) and object ids.
+func refOperands(name string, oids ...string) error {
+	if err := Operand(name); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(name, "refs/") {
+		return &InputError{What: name, Err: errNotRef}
+	}
+	for _, oid := range oids {
+		if !ValidOID(oid) {
+			return &InputError{What: oid, Err: errNotOID}
+		}
+	}
+	return nil
 }
 
 func refErr(err error) error {
@@ -87,6 +116,9 @@ func (r *Repo) SetHead(ctx context.Context, branch string) error {
 
 // IsAncestor reports whether a is an ancestor of b (fast-forward check).
 func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
+	if !ValidOID(a) || !ValidOID(b) {
+		return false, ErrNotFound
+	}
 	_, err := r.Git(ctx, nil, "merge-base", "--is-ancestor", a, b)
 	if err == nil {
 		return true, nil

@@ -273,8 +273,20 @@ func TestListCommits(t *testing.T) {
 		{"unknown sha", "?sha=nope", 404},
 		{"unknown commit", "?sha=" + strings.Repeat("ab", 20), 404},
 		{"bad since", "?since=yesterday", 400},
+		{"NUL in author", "?author=a%00b", 400},
+		{"NUL in committer", "?committer=mona%00", 400},
+		{"NUL in path", "?path=main.go%00x", 400},
+		{"NUL in sha", "?sha=main%00", 400},
+		{"author that looks like an option", "?author=--all", 200},
+		{"path that looks like an option", "?path=--output=/tmp/x", 200},
+		{"sha that looks like an option", "?sha=--all", 404},
 	} {
-		t.Run(tc.name, func(t *testing.T) { h.e.Must(tc.status, "GET", "/repos/mona/hist/commits"+tc.query, "", nil) })
+		t.Run(tc.name, func(t *testing.T) {
+			r := h.e.Must(tc.status, "GET", "/repos/mona/hist/commits"+tc.query, "", nil)
+			if tc.status == 200 && strings.TrimSpace(string(r.Body)) != "[]" {
+				t.Errorf("%s matched commits: %s", tc.query, r.Body)
+			}
+		})
 	}
 }
 

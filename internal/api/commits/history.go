@@ -85,6 +85,10 @@ func parseTime(q url.Values, name string) (time.Time, error) {
 	return time.Time{}, model.BadRequest("Invalid value for parameter '" + name + "': " + v)
 }
 
+// maxIdentity is the longest filter that could name someone (an e-mail
+// address is at most 254 characters, a login 39).
+const maxIdentity = 320
+
 // identities turns an author or committer filter — a login or an email
 // address — into the idents git should match: the address, or the user's
 // address and noreply addresses. An unknown login matches nothing.
@@ -92,6 +96,11 @@ func (a *API) identities(ctx context.Context, who string) ([]string, error) {
 	who = strings.TrimSpace(who)
 	if who == "" {
 		return nil, nil
+	}
+	if len(who) > maxIdentity {
+		// No login or address is this long, and git refuses patterns of
+		// this size: it matches nothing.
+		return []string{"<@>"}, nil
 	}
 	if strings.Contains(who, "@") {
 		return []string{"<" + who + ">"}, nil

@@ -5,15 +5,20 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v92/github"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/gitrepo"
 )
 
 // download fetches a URL without credentials.
@@ -230,5 +235,77 @@ func TestPrivateArchives(t *testing.T) {
 	// The owner's credentials work without a token.
 	if r := e.Must(200, "GET", bare.String(), tok, nil); len(r.Body) == 0 {
 		t.Fatal("empty download")
+	}
+}
+
+// TestArchiveOfABrokenTree: a commit whose tree git refuses to archive (it
+// names "..", written straight into storage as a repository created
+// before pushes were checked could hold) answers an error status and JSON,
+// not a dropped connection; an archive larger than what is held back
+// before the first byte still streams whole.
+func TestArchiveOfABrokenTree(t *testing.T) {
+	e := apitest.New(t)
+	_, tok := e.NewUser("mona", false)
+	gh := e.GitHub(tok)
+	repo := newRepo(t, gh, "broken", false)
+	created, _, err := gh.Repositories.CreateFile(ctx, "mona", "broken", "a.txt", &github.RepositoryContentFileOptions{Message: github.Ptr("a"), Content: []byte("a\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := e.Deps.Git.Open(repo.GetID())
+	blob, err := g.WriteObject(ctx, "blob", []byte("x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := hex.DecodeString(blob)
+	when := gitrepo.Signature{Name: "M", Email: "m@example.com", When: time.Unix(1700000000, 0).UTC()}
+	for _, name := range []string{"..", ".git"} {
+		tree, err := g.WriteObject(ctx, "tree", append([]byte("100644 "+name+"\x00"), raw...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		commit, err := g.WriteObject(ctx, "commit", gitrepo.EncodeCommit(&gitrepo.Commit{Tree: tree, Parents: []string{created.Commit.GetSHA()}, Author: when, Committer: when, Message: "bad\n"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, format := range []string{"legacy.tar.gz", "legacy.zip"} {
+			t.Run(name+" "+format, func(t *testing.T) {
+				r, body := download(t, e.URL+"/_codeload/mona/broken/"+format+"/"+commit)
+				if r.StatusCode != http.StatusInternalServerError || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || r.Header.Get("Content-Disposition") != "" {
+					t.Fatalf("%d %v %s", r.StatusCode, r.Header, body)
+				}
+				var m map[string]any
+				if err := json.Unmarshal(body, &m); err != nil || m["message"] != "The archive of this commit could not be created." {
+					t.Fatalf("body %s: %v", body, err)
+				}
+			})
+		}
+	}
+
+	// Over a MiB of incompressible content: held back in part, then
+	// streamed.
+	big := make([]byte, 3<<20)
+	rand.Read(big)
+	bigBlob, err := g.WriteObject(ctx, "blob", big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := gitrepo.EncodeTree([]gitrepo.TreeEntry{{Mode: "100644", Name: "big.bin", OID: bigBlob}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	treeID, _ := g.WriteObject(ctx, "tree", tree)
+	commit, _ := g.WriteObject(ctx, "commit", gitrepo.EncodeCommit(&gitrepo.Commit{Tree: treeID, Author: when, Committer: when, Message: "big\n"}))
+	r, body := download(t, e.URL+"/_codeload/mona/broken/legacy.zip/"+commit)
+	if r.StatusCode != 200 {
+		t.Fatalf("big zip: %d", r.StatusCode)
+	}
+	files, _ := unzip(t, body)
+	if files["mona-broken-"+commit[:7]+"/big.bin"] != string(big) {
+		t.Fatalf("big zip lost content: %d entries", len(files))
+	}
+	r, body = download(t, e.URL+"/_codeload/mona/broken/legacy.tar.gz/"+commit)
+	if files, _ := untar(t, body); r.StatusCode != 200 || files["mona-broken-"+commit[:7]+"/big.bin"] != string(big) {
+		t.Fatalf("big tarball: %d", r.StatusCode)
 	}
 }

@@ -82,22 +82,44 @@ func (a *API) codeload(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	h.Set("Content-Type", f.ctype)
-	h.Set("Content-Disposition", "attachment; filename="+name+f.ext)
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
+		setArchiveHeaders(h, f.ctype, name+f.ext)
+		w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	if err := s.g.Archive(ctx, w, f.git, name+"/", s.commit); err != nil {
-		// The status is sent: cut the connection so that the client sees a
-		// broken transfer rather than a short archive.
+	started := false
+	err = s.g.Archive(ctx, w, f.git, name+"/", s.commit, func() {
+		started = true
+		setArchiveHeaders(h, f.ctype, name+f.ext)
+		w.WriteHeader(http.StatusOK)
+	})
+	switch {
+	case err == nil:
+		return nil
+	case !started:
+		// Nothing was sent: the error is an answer of its own (git
+		// refuses to archive a tree that names .git or ..).
+		h.Del("ETag")
 		if ctx.Err() == nil {
 			slog.Error("archive failed", "request_id", rest.From(r).RequestID, "repo", repo.ID, "commit", s.commit, "err", err)
 		}
-		panic(http.ErrAbortHandler)
+		return errArchive
 	}
-	return nil
+	// The status is sent: cut the connection so that the client sees a
+	// broken transfer rather than a short archive.
+	if ctx.Err() == nil {
+		slog.Error("archive failed", "request_id", rest.From(r).RequestID, "repo", repo.ID, "commit", s.commit, "err", err)
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// errArchive answers an archive git could not make.
+var errArchive = &model.HTTPError{Status: http.StatusInternalServerError, Message: "The archive of this commit could not be created."}
+
+func setArchiveHeaders(h http.Header, ctype, filename string) {
+	h.Set("Content-Type", ctype)
+	h.Set("Content-Disposition", "attachment; filename="+filename)
+	h.Set("X-Content-Type-Options", "nosniff")
 }
 
 // downloadRepo finds the repository of a download route: the caller may

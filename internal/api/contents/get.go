@@ -1,8 +1,10 @@
 package contents
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"html"
 	"io"
@@ -63,6 +65,15 @@ func (a *API) getContent(w http.ResponseWriter, r *http.Request) error {
 // the html form's wrapper ("file", or "readme" for the README).
 func (a *API) writeFile(w http.ResponseWriter, r *http.Request, s *snapshot, e entry, htmlID string) error {
 	ctx := r.Context()
+	media := rest.From(r).Media.Param
+	var key renderKey
+	cacheable := (media == "" || media == "object") && !s.repo.Private()
+	if cacheable {
+		key = renderKey{repoID: s.repo.ID, fullName: s.repo.FullName(), ref: s.ref, path: e.Path, oid: e.OID}
+		if body, ok := a.rendered.get(key); ok {
+			return writeJSONBytes(w, body)
+		}
+	}
 	info, data, err := s.g.Read(ctx, e.OID, inlineMax)
 	large := errors.Is(err, gitrepo.ErrTooLarge)
 	if err != nil && !large {
@@ -71,7 +82,7 @@ func (a *API) writeFile(w http.ResponseWriter, r *http.Request, s *snapshot, e e
 	if info.Size > serveMax {
 		return errTooLarge
 	}
-	switch rest.From(r).Media.Param {
+	switch media {
 	case "raw":
 		w.Header().Set("Content-Type", mediaType(r, "raw"))
 		w.Header().Set("Content-Length", strconv.FormatInt(info.Size, 10))
@@ -97,7 +108,27 @@ func (a *API) writeFile(w http.ResponseWriter, r *http.Request, s *snapshot, e e
 	if large {
 		f.Encoding, f.Content = "none", ""
 	}
-	return rest.JSON(w, http.StatusOK, f)
+	if !cacheable {
+		return rest.JSON(w, http.StatusOK, f)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // as rest.JSON encodes
+	if err := enc.Encode(f); err != nil {
+		return err
+	}
+	a.rendered.put(key, buf.Bytes())
+	return writeJSONBytes(w, buf.Bytes())
+}
+
+// writeJSONBytes answers 200 with a body rest.JSON encoded before.
+func writeJSONBytes(w http.ResponseWriter, body []byte) error {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(body)
+	return err
 }
 
 // copyBlob streams a big blob into w.

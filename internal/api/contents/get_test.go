@@ -378,3 +378,55 @@ func flip(s string) string {
 	}
 	return string(b)
 }
+
+// TestFileAnswersFollowChanges: file answers are kept by blob id, so a
+// second read is the same, and a change of the file, the branch or the
+// repository's name is seen at once.
+func TestFileAnswersFollowChanges(t *testing.T) {
+	e := apitest.New(t)
+	_, tok := e.NewUser("mona", false)
+	gh := e.GitHub(tok)
+	newRepo(t, gh, "cached", false)
+	created, _, err := gh.Repositories.CreateFile(ctx, "mona", "cached", "a.txt", &github.RepositoryContentFileOptions{Message: github.Ptr("a"), Content: []byte("one\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(repo string) map[string]any {
+		t.Helper()
+		return e.Must(200, "GET", "/repos/mona/"+repo+"/contents/a.txt", tok, nil).Map(t)
+	}
+	first, second := get("cached"), get("cached")
+	if first["sha"] != created.Content.GetSHA() || second["sha"] != first["sha"] || second["content"] != first["content"] {
+		t.Fatalf("two reads differ: %v %v", first, second)
+	}
+	updated, _, err := gh.Repositories.UpdateFile(ctx, "mona", "cached", "a.txt", &github.RepositoryContentFileOptions{Message: github.Ptr("b"), Content: []byte("two\n"), SHA: github.Ptr(created.Content.GetSHA())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := get("cached"); got["sha"] != updated.Content.GetSHA() || got["content"] != "dHdvCg==\n" {
+		t.Fatalf("after the update: %v", got)
+	}
+	// A push through git moves the branch behind hubd's back.
+	dir := t.TempDir()
+	git(t, dir, "clone", "-q", remote(e, "mona", tok, "mona", "cached"), "w")
+	w := filepath.Join(dir, "w")
+	write(t, w, "a.txt", "three\n", 0o644)
+	git(t, w, "commit", "-q", "-am", "three")
+	git(t, w, "push", "-q", "origin", "HEAD:refs/heads/main")
+	if got := get("cached"); got["content"] != "dGhyZWUK\n" {
+		t.Fatalf("after a push: %v", got)
+	}
+	if _, _, err := gh.Repositories.Edit(ctx, "mona", "cached", &github.Repository{Name: github.Ptr("renamed")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := get("renamed"); !strings.Contains(got["url"].(string), "/repos/mona/renamed/contents/a.txt") {
+		t.Fatalf("after the rename: %v", got["url"])
+	}
+	// Private answers carry a download token and are never shared.
+	if _, _, err := gh.Repositories.Edit(ctx, "mona", "renamed", &github.Repository{Private: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := get("renamed"); !strings.Contains(got["download_url"].(string), "?token=") {
+		t.Fatalf("private download_url: %v", got["download_url"])
+	}
+}

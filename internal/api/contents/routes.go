@@ -21,10 +21,11 @@ type API struct {
 	// writeLocks serialize this process's file commits to a repository
 	// (striped by repository id).
 	writeLocks [64]sync.Mutex
+	rendered   *renderCache // JSON of public files by blob id
 }
 
 // New makes the package. The download token key is made here, per process.
-func New(d *api.Deps) *API { return &API{d: d, sign: newSigner()} }
+func New(d *api.Deps) *API { return &API{d: d, sign: newSigner(), rendered: newRenderCache(32 << 20)} }
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/gitpath"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/wire"
@@ -50,6 +51,19 @@ func (a *API) at(ctx context.Context, repo *model.Repo, ref string) (*snapshot, 
 	name := ref
 	if name == "" {
 		name = repo.DefaultBranch
+	}
+	// Fast path: a plain branch name is the first thing ResolveCommit
+	// tries, and a branch that resolves means the repository is not empty
+	// (which ResolveCommit would check first, at the cost of reading HEAD).
+	if !strings.HasPrefix(name, "refs/") && gitrepo.PlainRefName("refs/heads/"+name) {
+		info, err := g.Info(ctx, "refs/heads/"+name+"^{commit}")
+		if err == nil {
+			t, err := g.Info(ctx, info.OID+"^{tree}")
+			if err != nil {
+				return nil, err
+			}
+			return &snapshot{repo: repo, g: g, ref: name, commit: info.OID, tree: t.OID}, nil
+		}
 	}
 	commit, err := a.d.ResolveCommit(ctx, g, repo, ref)
 	switch {
@@ -290,6 +304,13 @@ func validPath(p string) bool {
 		}
 	}
 	return true
+}
+
+// writablePath accepts the paths a write may create: the paths git itself
+// accepts (no alias of .git on any filesystem, see gitpath) and no line
+// breaks, as validPath.
+func writablePath(p string) bool {
+	return validPath(p) && gitpath.Verify(p, false) == nil
 }
 
 // downloadURL is the raw URL of a file at the snapshot's ref, with a token

@@ -17,7 +17,8 @@ import (
 )
 
 var (
-	errBadPath = model.Unprocessable("path contains a malformed path component")
+	// errBadPath is GitHub's 422 for a path git would refuse.
+	errBadPath = &model.ValidationError{Message: "path contains a malformed path component", Errors: []model.FieldError{{Resource: "Commit", Field: "path", Code: "invalid"}}}
 	errNotDir  = model.Unprocessable("path contains a file where a directory was expected")
 	errNoSHA   = model.Unprocessable("Invalid request.\n\n\"sha\" wasn't supplied.")
 )
@@ -164,7 +165,7 @@ type fileChange struct {
 // change reads what both writes share from the request.
 func (a *API) change(r *http.Request, in *fileBody) (fileChange, error) {
 	p := r.PathValue("path")
-	if !validPath(p) {
+	if !writablePath(p) {
 		return fileChange{}, errBadPath
 	}
 	c := rest.Caller(r)

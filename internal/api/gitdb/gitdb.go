@@ -44,6 +44,11 @@ func (a *API) Routes() []rest.Route {
 		{Method: "PATCH", Pattern: "/repos/{owner}/{repo}/git/refs/{ref...}", OperationID: "git/update-ref", Handler: a.updateRef, Scopes: write},
 		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}/git/refs/{ref...}", OperationID: "git/delete-ref", Handler: a.deleteRef, Scopes: write},
 		{Method: "POST", Pattern: "/repos/{owner}/{repo}/git/tags", OperationID: "git/create-tag", Handler: a.createTag, Scopes: write},
+
+		// The list forms GitHub still answers for older clients (the
+		// description now has matching-refs and ref for them).
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/git/refs", OperationID: "hubd/list-refs", Handler: a.listRefs, Scopes: read, Extension: true},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/git/refs/{ref...}", OperationID: "hubd/get-refs-legacy", Handler: a.listRefs, Scopes: read, Extension: true},
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/git/tags/{tag_sha}", OperationID: "git/get-tag", Handler: a.getTag, Scopes: read},
 	}
 }

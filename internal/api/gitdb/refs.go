@@ -77,6 +77,54 @@ func (a *API) listMatchingRefs(w http.ResponseWriter, r *http.Request) error {
 	return rest.JSON(w, http.StatusOK, out)
 }
 
+// GET /repos/{owner}/{repo}/git/refs and GET /repos/{owner}/{repo}/git/refs/{ref}:
+// the legacy forms. Without {ref} every ref; with one, the ref itself when
+// refs/{ref} exists, else the refs whose names start with refs/{ref} (so
+// "heads" lists the branches), 404 when none does. Lists are paginated
+// with Link, as GitHub paginated them.
+func (a *API) listRefs(w http.ResponseWriter, r *http.Request) error {
+	repo, g, err := a.repoFor(r, false)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	sub := r.PathValue("ref")
+	if strings.ContainsAny(sub, "*?[\\\x00\n") || strings.HasPrefix(sub, "/") {
+		return model.ErrNotFound
+	}
+	prefix := "refs/" + sub
+	if sub != "" {
+		info, err := refTarget(ctx, g, prefix)
+		if err == nil {
+			return rest.JSON(w, http.StatusOK, a.d.URLs.ToGitRef(repo, prefix, info.Type, info.OID))
+		}
+		if !errors.Is(err, model.ErrNotFound) {
+			return err
+		}
+	}
+	refs, err := g.Refs(ctx, prefix[:strings.LastIndexByte(prefix, '/')+1])
+	if err != nil {
+		return err
+	}
+	matched := refs[:0]
+	for _, ref := range refs {
+		if strings.HasPrefix(ref.Name, prefix) {
+			matched = append(matched, ref)
+		}
+	}
+	if sub != "" && len(matched) == 0 {
+		return model.ErrNotFound
+	}
+	p := rest.ParsePage(r)
+	page := matched[min(p.Offset(), len(matched)):min(p.Offset()+p.Limit(), len(matched))]
+	out := make([]wire.GitRef, 0, len(page))
+	for _, ref := range page {
+		out = append(out, a.d.URLs.ToGitRef(repo, ref.Name, ref.Type, ref.OID))
+	}
+	rest.SetLink(w, r, a.d.URLs.API, p, len(matched))
+	return rest.JSON(w, http.StatusOK, out)
+}
+
 // GET /repos/{owner}/{repo}/git/ref/{ref}
 func (a *API) getRef(w http.ResponseWriter, r *http.Request) error {
 	repo, g, err := a.repoFor(r, false)

@@ -244,3 +244,87 @@ func TestConcurrentRefUpdates(t *testing.T) {
 		t.Fatalf("main ended on %s", ref.GetObject().GetSHA())
 	}
 }
+
+// TestLegacyRefLists: GET git/refs lists every ref (paginated with Link),
+// GET git/refs/{prefix} the refs under a prefix or, for a whole name, the
+// ref itself, as GitHub answers older clients.
+func TestLegacyRefLists(t *testing.T) {
+	e := apitest.New(t)
+	_, tok := e.NewUser("mona", false)
+	gh := e.GitHub(tok)
+	base := seeded(t, e, "mona", tok, "old", false)
+	for _, name := range []string{"refs/heads/feature-a", "refs/heads/feature/deep", "refs/tags/v1"} {
+		if _, _, err := gh.Git.CreateRef(ctx, "mona", "old", github.CreateRef{Ref: name, SHA: base}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refNames := func(r *apitest.Response) string {
+		var list []struct {
+			Ref    string `json:"ref"`
+			Object struct {
+				SHA  string `json:"sha"`
+				Type string `json:"type"`
+			} `json:"object"`
+		}
+		r.JSON(t, &list)
+		var s []string
+		for _, x := range list {
+			if x.Object.SHA != base || x.Object.Type != "commit" {
+				t.Errorf("%s points to %+v", x.Ref, x.Object)
+			}
+			s = append(s, x.Ref)
+		}
+		return strings.Join(s, " ")
+	}
+	R := "/repos/mona/old/git/refs"
+	if got := refNames(e.Must(200, "GET", R, tok, nil)); got != "refs/heads/feature-a refs/heads/feature/deep refs/heads/main refs/tags/v1" {
+		t.Fatalf("all refs: %s", got)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{"/heads", "refs/heads/feature-a refs/heads/feature/deep refs/heads/main"},
+		{"/heads/", "refs/heads/feature-a refs/heads/feature/deep refs/heads/main"},
+		{"/heads/feat", "refs/heads/feature-a refs/heads/feature/deep"},
+		{"/tags", "refs/tags/v1"},
+	} {
+		if got := refNames(e.Must(200, "GET", R+tc.path, tok, nil)); got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.path, got, tc.want)
+		}
+	}
+	// A whole name is the ref itself, as an object.
+	var one struct {
+		Ref string `json:"ref"`
+		URL string `json:"url"`
+	}
+	e.Must(200, "GET", R+"/heads/feature/deep", tok, nil).JSON(t, &one)
+	if one.Ref != "refs/heads/feature/deep" || !strings.HasSuffix(one.URL, "/repos/mona/old/git/refs/heads/feature/deep") {
+		t.Fatalf("exact ref: %+v", one)
+	}
+	// Pages of two, with Link.
+	r := e.Must(200, "GET", R+"?per_page=2&page=2", tok, nil)
+	if got := refNames(r); got != "refs/heads/main refs/tags/v1" {
+		t.Fatalf("page 2: %s", got)
+	}
+	if l := r.Header.Get("Link"); !strings.Contains(l, `rel="prev"`) || !strings.Contains(l, `rel="first"`) || strings.Contains(l, `rel="next"`) {
+		t.Fatalf("Link on the last page: %s", l)
+	}
+	if l := e.Must(200, "GET", R+"?per_page=2", tok, nil).Header.Get("Link"); !strings.Contains(l, "page=2") || !strings.Contains(l, `rel="next"`) {
+		t.Fatalf("Link on the first page: %s", l)
+	}
+	for _, tc := range []struct {
+		name, path, token string
+		status            int
+	}{
+		{"no match", R + "/heads/nope", tok, 404},
+		{"no match outside heads", R + "/pulls", tok, 404},
+		{"glob", R + "/heads/*", tok, 404},
+		{"unknown repository", "/repos/mona/nope/git/refs", tok, 404},
+	} {
+		t.Run(tc.name, func(t *testing.T) { e.Must(tc.status, "GET", tc.path, tc.token, nil) })
+	}
+	// go-github's old spelling of the list reads the same thing.
+	req, _ := gh.NewRequest(ctx, "GET", "repos/mona/old/git/refs/tags", nil)
+	var refs []*github.Reference
+	if _, err := gh.Do(req, &refs); err != nil || len(refs) != 1 || refs[0].GetRef() != "refs/tags/v1" {
+		t.Fatalf("go-github: %v %v", refs, err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hubd/hubd/internal/gitpath"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
@@ -273,14 +274,15 @@ func parseEdits(items []treeItem) ([]edit, error) {
 		if strings.HasPrefix(path, "/") {
 			return nil, model.Unprocessable("tree.path cannot start with a slash")
 		}
-		parts := strings.Split(path, "/")
-		for _, p := range parts {
-			if p == "" || p == "." || p == ".." || strings.EqualFold(p, ".git") || strings.ContainsRune(p, 0) {
-				return nil, model.Unprocessable("tree.path contains a malformed path component")
-			}
-		}
-		e := edit{path: parts}
 		mode, hasMode := it.Mode.Get()
+		// git's own rules (gitpath): no empty, "." or ".." component and
+		// no alias of .git on any filesystem; a symlink may not be
+		// .gitmodules.
+		if gitpath.Verify(path, mode == "120000") != nil {
+			return nil, model.Unprocessable("tree.path contains a malformed path component")
+		}
+		parts := strings.Split(path, "/")
+		e := edit{path: parts}
 		if hasMode {
 			if _, ok := treeModes[mode]; !ok {
 				return nil, invalid("Tree", "mode", mode)
