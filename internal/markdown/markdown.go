@@ -6,7 +6,14 @@
 // GitHub's own filters add after sanitizing — heading anchors and, for
 // comments, links for @mentions, issue references and commit SHAs.
 //
-// The same renderer serves POST /markdown and every body_html.
+// The same renderer serves POST /markdown, every body_html and the web
+// pages. Its time and memory are linear in the source: guard.go bounds the
+// places where goldmark is not (nesting, link syntax, table filling,
+// reference expansion), as cmark-gfm bounds them. Rendered documents are
+// kept in a bounded LRU cache (cache.go) keyed by a hash of the source and
+// the options that shape it; references, which depend on the reader, are
+// resolved and linked after the cache for each reader, so nothing one
+// reader may see is ever served to another.
 package markdown
 
 import (
@@ -55,7 +62,13 @@ func newEngine(hardWraps bool) goldmark.Markdown {
 			extension.Linkify,
 			extension.TaskList,
 		),
-		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(taskLists{}, 100))),
+		goldmark.WithParser(parser.NewParser(
+			parser.WithBlockParsers(blockParsers()...),
+			parser.WithInlineParsers(inlineParsers()...),
+			parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+			parser.WithParagraphTransformers(util.Prioritized(tableBudget{}, 150)), // before the table's, at 200
+		)),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(taskLists{}, 100), util.Prioritized(refBudget{}, 1000))),
 		goldmark.WithRendererOptions(ropts...),
 	)
 }
@@ -65,8 +78,26 @@ var (
 	comment  = newEngine(true)
 )
 
-// Render renders src. Errors come only from the Resolver.
+// Render renders src. Errors come from the Resolver and from ctx: a
+// request that ends stops its rendering.
 func Render(ctx context.Context, src string, o Options) (string, error) {
+	k := keyOf(src, &o)
+	p := cache.get(k)
+	if p == nil {
+		var err error
+		if p, err = prepare(ctx, src, &o); err != nil {
+			return "", err
+		}
+		cache.put(k, p)
+	}
+	return p.finish(ctx, &o)
+}
+
+// prepare renders src up to its references, checking ctx between stages.
+func prepare(ctx context.Context, src string, o *Options) (*prepared, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	md := document
 	if o.Comment {
 		md = comment
@@ -75,10 +106,16 @@ func Render(ctx context.Context, src string, o Options) (string, error) {
 	b.Grow(len(src) + len(src)/2)
 	if err := md.Convert([]byte(src), &b); err != nil {
 		// goldmark only fails on writer errors, which a bytes.Buffer has none of.
-		return "", err
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	clean := sanitizer.SanitizeBytes(b.Bytes())
-	return finish(ctx, clean, o)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return scan(ctx, clean, o)
 }
 
 // HTML renders src as a document, without references.

@@ -156,7 +156,7 @@ func TestScan(t *testing.T) {
 		{"and/or", nil},
 	} {
 		var got []string
-		for _, r := range scan(c.in, true) {
+		for _, r := range scanRefs(c.in, true) {
 			got = append(got, c.in[r.start:r.end])
 		}
 		if strings.Join(got, "|") != strings.Join(c.want, "|") {
@@ -164,7 +164,7 @@ func TestScan(t *testing.T) {
 		}
 	}
 	// Without a context repository, #N and bare SHAs mean nothing.
-	if refs := scan("#1 abcdef1 @mona o/r#2", false); len(refs) != 2 {
+	if refs := scanRefs("#1 abcdef1 @mona o/r#2", false); len(refs) != 2 {
 		t.Errorf("without context: %v", refs)
 	}
 }
@@ -251,27 +251,4 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// benchRender reports, besides wall time, the CPU time per document (GC
-// included), which a busy machine does not inflate.
-func benchRender(b *testing.B, o Options) {
-	src := doc20k()
-	b.SetBytes(int64(len(src)))
-	start, n := cpuTime(), 0
-	for b.Loop() {
-		if _, err := Render(context.Background(), src, o); err != nil {
-			b.Fatal(err)
-		}
-		n++
-	}
-	cpu := cpuTime() - start
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(n), "cpu-ns/op")
-	b.ReportMetric(float64(len(src))*float64(n)/cpu.Seconds()/1e6, "cpu-MB/s")
-}
-
-func BenchmarkRenderDocument20KB(b *testing.B) { benchRender(b, Options{}) }
-
-func BenchmarkRenderComment20KB(b *testing.B) {
-	benchRender(b, Options{Comment: true, Context: "octo/hello", Resolver: &fakeResolver{}})
 }

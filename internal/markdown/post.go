@@ -20,25 +20,50 @@ type edit struct {
 	ownID      bool   // a heading that has an id of its own (and no anchor)
 }
 
-// finish is the pass over sanitized HTML that adds what GitHub adds after
-// sanitizing: anchors on headings, user-content- ids, and reference links
-// in comments. Text inside links, code and pre is left alone.
-func finish(ctx context.Context, src []byte, o Options) (string, error) {
+// prepared is a document rendered up to its references: the sanitized
+// HTML and the edits that the last pass makes to it. It holds nothing that
+// depends on the reader, so the cache may share it between readers; the
+// references are resolved and linked for each reader by assemble.
+type prepared struct {
+	html   []byte
+	edits  []edit
+	refs   []ref  // every reference of every edit, in order
+	static string // the finished HTML when there are no references
+}
+
+// size is roughly the memory a prepared document holds.
+func (p *prepared) size() int {
+	n := len(p.html) + len(p.static) + 64
+	for _, e := range p.edits {
+		n += 96 + len(e.text) + len(e.anchor)
+	}
+	return n + len(p.refs)*96
+}
+
+// scan is the pass over sanitized HTML that finds what GitHub adds after
+// sanitizing: anchors on headings, user-content- ids, and references in
+// comments. Text inside links, code and pre is left alone.
+func scan(ctx context.Context, src []byte, o *Options) (*prepared, error) {
+	p := &prepared{html: src}
 	linkRefs := o.Comment && o.Resolver != nil
 	if !linkRefs && !bytes.Contains(src, []byte("<h")) && !bytes.Contains(src, []byte("<input")) &&
 		!bytes.Contains(src, []byte("id=")) && !bytes.Contains(src, []byte("name=")) && !bytes.Contains(src, []byte("&#3")) {
-		return string(src), nil // nothing to add or change
+		p.static = string(src) // nothing to add or change
+		return p, nil
 	}
 	z := html.NewTokenizer(bytes.NewReader(src))
-	var edits []edit
-	var all []ref
 	pos := 0
 	skip := 0     // depth inside a, code and pre
 	heading := -1 // the edit of the open heading's start tag
 	level := ""   // its tag name
 	var title []byte
 	slugs := map[string]int{}
-	for {
+	for n := 0; ; n++ {
+		if n%1024 == 1023 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		tt := z.Next()
 		if tt == html.ErrorToken {
 			break
@@ -54,7 +79,7 @@ func finish(ctx context.Context, src []byte, o Options) (string, error) {
 			case n == "input":
 				// Only the task list checkboxes the renderer draws survive.
 				if !hasAttr || !taskCheckbox(z) {
-					edits = append(edits, edit{start: start, end: end})
+					p.edits = append(p.edits, edit{start: start, end: end})
 				}
 				continue
 			case n == "a" || n == "code" || n == "pre":
@@ -68,26 +93,26 @@ func finish(ctx context.Context, src []byte, o Options) (string, error) {
 			ids := hasAttr && (bytes.Contains(raw, []byte("id=")) || bytes.Contains(raw, []byte("name=")))
 			switch {
 			case heads && tt == html.StartTagToken && heading < 0:
-				heading, level, title = len(edits), n, title[:0]
+				heading, level, title = len(p.edits), n, title[:0]
 				text := string(raw)
 				if ids {
 					text = namespaceIDs(z, tt, n)
 				}
-				edits = append(edits, edit{start: start, end: end, text: text, ownID: bytes.Contains(raw, []byte(" id="))})
+				p.edits = append(p.edits, edit{start: start, end: end, text: text, ownID: bytes.Contains(raw, []byte(" id="))})
 			case heads && tt == html.EndTagToken && heading >= 0 && n == level:
 				// A heading written in HTML with an id of its own keeps it,
 				// without an anchor.
-				if !edits[heading].ownID {
-					edits[heading].anchor = headingAnchor(slugs, string(title))
+				if !p.edits[heading].ownID {
+					p.edits[heading].anchor = headingAnchor(slugs, string(title))
 				}
 				heading = -1
 			case ids:
-				edits = append(edits, edit{start: start, end: end, text: namespaceIDs(z, tt, n)})
+				p.edits = append(p.edits, edit{start: start, end: end, text: namespaceIDs(z, tt, n)})
 			}
 		case html.TextToken:
 			var refs []ref
 			if linkRefs && skip == 0 {
-				refs = scan(raw, o.Context != "")
+				refs = scanRefs(raw, o.Context != "")
 			}
 			if len(refs) > 0 || bytes.Contains(raw, []byte("&#3")) {
 				// Text with references is tidied piecewise when it is
@@ -96,25 +121,41 @@ func finish(ctx context.Context, src []byte, o Options) (string, error) {
 				if len(refs) == 0 {
 					text = tidyText(text)
 				}
-				all = append(all, refs...)
-				edits = append(edits, edit{start: start, end: end, text: text, refs: refs})
+				p.refs = append(p.refs, refs...)
+				p.edits = append(p.edits, edit{start: start, end: end, text: text, refs: refs})
 			}
 			if heading >= 0 {
 				title = append(title, z.Text()...) // unescapes raw in place: last
 			}
 		}
 	}
-	var rs *resolved
-	if len(all) > 0 {
-		var err error
-		if rs, err = resolve(ctx, &o, all); err != nil {
-			return "", err
-		}
+	if len(p.refs) == 0 {
+		p.static = p.assemble(nil, o)
+		p.edits = nil
 	}
+	return p, nil
+}
+
+// finish links a prepared document's references for the reader o
+// describes.
+func (p *prepared) finish(ctx context.Context, o *Options) (string, error) {
+	if len(p.refs) == 0 {
+		return p.static, nil
+	}
+	rs, err := resolve(ctx, o, p.refs)
+	if err != nil {
+		return "", err
+	}
+	return p.assemble(rs, o), nil
+}
+
+// assemble writes the HTML with the edits made.
+func (p *prepared) assemble(rs *resolved, o *Options) string {
+	src := p.html
 	var b strings.Builder
 	b.Grow(len(src) + len(src)/8)
 	at := 0
-	for _, e := range edits {
+	for _, e := range p.edits {
 		b.Write(src[at:e.start])
 		at = e.end
 		if len(e.refs) == 0 {
@@ -124,7 +165,7 @@ func finish(ctx context.Context, src []byte, o Options) (string, error) {
 		}
 		from := 0
 		for _, r := range e.refs {
-			l := rs.link(&o, e.text[r.start:r.end], r)
+			l := rs.link(o, e.text[r.start:r.end], r)
 			if l == "" {
 				continue
 			}
@@ -135,7 +176,7 @@ func finish(ctx context.Context, src []byte, o Options) (string, error) {
 		b.WriteString(tidyText(e.text[from:]))
 	}
 	b.Write(src[at:])
-	return b.String(), nil
+	return b.String()
 }
 
 // namespaceIDs rewrites the tag being read with its id and name values

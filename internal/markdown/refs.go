@@ -117,9 +117,10 @@ func shaAt[T chars](s T, i int) int {
 	return j
 }
 
-// scan finds the references in one (HTML-escaped) text run. withContext
-// says whether a context repository gives #N and bare SHAs a meaning.
-func scan[T chars](s T, withContext bool) []ref {
+// scanRefs finds the references in one (HTML-escaped) text run.
+// withContext says whether a context repository gives #N and bare SHAs a
+// meaning.
+func scanRefs[T chars](s T, withContext bool) []ref {
 	var out []ref
 	for i := 0; i < len(s); i++ {
 		c := s[i]

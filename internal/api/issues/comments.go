@@ -101,7 +101,7 @@ func (in commentBody) text() (string, error) {
 	if in.Body == nil || strings.TrimSpace(*in.Body) == "" {
 		return "", model.Invalid("IssueComment", "body", "missing_field")
 	}
-	return *in.Body, nil
+	return *in.Body, checkCommentBody(*in.Body)
 }
 
 // POST /repos/{owner}/{repo}/issues/{issue_number}/comments: anyone who

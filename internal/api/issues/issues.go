@@ -236,6 +236,9 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	if strings.TrimSpace(in.Title.V) == "" {
 		return model.Invalid("Issue", "title", "missing_field")
 	}
+	if err := checkIssueText(&in.Title.V, in.Body); err != nil {
+		return err
+	}
 	ctx := r.Context()
 	actor := x.c.UserID()
 	var milestone *store.Milestone
@@ -370,6 +373,9 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 	}
 	if in.Title.Set && !in.Title.IsNull && strings.TrimSpace(in.Title.V) == "" {
 		return model.Invalid("Issue", "title", "missing_field")
+	}
+	if err := checkIssueText(updateText(&in)); err != nil {
+		return err
 	}
 	state, stateSet := in.State.Get()
 	if stateSet && state != "open" && state != "closed" {

@@ -33,6 +33,18 @@ func (a *API) Routes() []rest.Route {
 	}
 }
 
+// maxText is the most the API renders: "Markdown content must be 400 KB
+// or less", GitHub documents, and answers larger text with errTooLarge.
+// Rendering is linear, so this bounds each request's time and memory.
+const maxText = 400 << 10
+
+func errTooLarge() error {
+	return &model.ValidationError{
+		Message: "This API renders Markdown text up to 400 KB in size. The requested text is too large to render via the API.",
+		Errors:  []model.FieldError{{Resource: "Markdown", Field: "data", Code: "too_large"}},
+	}
+}
+
 type renderBody struct {
 	Text    rest.Opt[string] `json:"text"`
 	Mode    rest.Opt[string] `json:"mode"`
@@ -48,6 +60,9 @@ func (a *API) render(w http.ResponseWriter, r *http.Request) error {
 	text, ok := in.Text.Get()
 	if !ok {
 		return model.Unprocessable("Invalid request.\n\n\"text\" wasn't supplied.")
+	}
+	if len(text) > maxText {
+		return errTooLarge()
 	}
 	mode, _ := in.Mode.Get()
 	switch mode {
@@ -73,6 +88,9 @@ func (a *API) renderRaw(w http.ResponseWriter, r *http.Request) error {
 			return &model.HTTPError{Status: http.StatusRequestEntityTooLarge, Message: "Payload Too Large"}
 		}
 		return err
+	}
+	if len(data) > maxText {
+		return errTooLarge()
 	}
 	return a.write(w, r, string(data), markdown.Options{Web: a.d.URLs.Web})
 }

@@ -136,9 +136,9 @@ func TestRenderErrors(t *testing.T) {
 		msg    string
 	}{
 		{"no text", map[string]any{"mode": "gfm"}, 422, `"text" wasn't supplied`},
-		{"null text", map[string]any{"text": nil}, 422, `"text" wasn't supplied`},
+		{"null text", map[string]any{"text": nil}, 422, "For 'properties/text', nil is not a string."},
 		{"text not a string", map[string]any{"text": 5}, 422, "For 'properties/text'"},
-		{"bad mode", map[string]any{"text": "x", "mode": "html"}, 422, "properties/mode"},
+		{"bad mode", map[string]any{"text": "x", "mode": "html"}, 422, `html is not a member of ["markdown", "gfm"].`},
 		{"bad JSON", `{"text":`, 400, "Problems parsing JSON"},
 		{"not an object", `["x"]`, 400, "Body should be a JSON object"},
 	} {
@@ -173,5 +173,37 @@ func TestRenderForBodies(t *testing.T) {
 	out, err = markdownapi.Render(ctx, e.Deps, &authz.Caller{}, nil, "see @mona\nand more", false)
 	if err != nil || strings.Contains(out, "<a") || strings.Contains(out, "<br>") {
 		t.Fatalf("document: %q %v", out, err)
+	}
+}
+
+// TestRenderTooLarge: both operations render up to 400 KB and refuse more
+// with GitHub's error.
+func TestRenderTooLarge(t *testing.T) {
+	e := apitest.New(t)
+	limit := 400 << 10
+	at, over := strings.Repeat("a", limit), strings.Repeat("a", limit+1)
+	if r := e.Must(200, "POST", "/markdown", "", map[string]string{"text": at}); len(r.Body) < limit {
+		t.Fatalf("at the limit: %d bytes", len(r.Body))
+	}
+	e.Must(200, "POST", "/markdown/raw", "", at, "Content-Type: text/plain")
+	for _, c := range []struct {
+		name, path string
+		body       any
+		headers    []string
+	}{
+		{"json", "/markdown", map[string]string{"text": over, "mode": "gfm"}, nil},
+		{"raw", "/markdown/raw", over, []string{"Content-Type: text/plain"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var body struct {
+				Message string
+				Errors  []struct{ Resource, Field, Code string }
+			}
+			e.Must(422, "POST", c.path, "", c.body, c.headers...).JSON(t, &body)
+			if !strings.HasPrefix(body.Message, "This API renders Markdown text up to 400 KB in size.") || len(body.Errors) != 1 ||
+				body.Errors[0] != (struct{ Resource, Field, Code string }{"Markdown", "data", "too_large"}) {
+				t.Fatalf("%+v", body)
+			}
+		})
 	}
 }
