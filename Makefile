@@ -14,9 +14,10 @@ build:
 deps:
 	bash scripts/deps.sh
 
-# Regenerates the operations ledger from GitHub's description.
+# Regenerates what is data in GitHub's description: the operations ledger
+# and the request body schemas the server validates against.
 generate: deps
-	go generate ./internal/catalogue/
+	go generate ./internal/catalogue/ ./internal/reqschema/
 
 bench:
 	bash bench/run.sh

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hubd/hubd/internal/store"
 )
@@ -19,16 +20,18 @@ var version = "0.1.0-dev"
 const usage = `hubd: a GitHub-compatible API server
 
 Usage:
-  hubd serve [--addr 127.0.0.1:8080] [--data ./hubd-data] [--database URL] [--external-url URL]
+  hubd serve [--addr 127.0.0.1:8080] [--data ./hubd-data] [--database URL] [--external-url URL] [...]
+             (all flags: hubd serve -h)
   hubd user create --login NAME [--email ADDR] [--name NAME] [--site-admin]
   hubd org create --login NAME --admin USER [--name NAME] [--email ADDR]
   hubd token create --user NAME [--scopes repo,admin:org] [--note TEXT] [--expires-in 720h]
   hubd catalogue [--format table|markdown|json] [--status planned,...] [--category repos,...] [--fail-on-regression saved.json]
   hubd version
 
-Every command takes --data (env HUBD_DATA, default ./hubd-data) and
---database (env HUBD_DATABASE: a postgres:// URL, default SQLite in the data
-directory).
+serve, user, org and token take --data (env HUBD_DATA, default ./hubd-data),
+--database (env HUBD_DATABASE: a postgres:// URL, sqlite:PATH or a SQLite
+file path; default DATA/hubd.db) and --sqlite-synchronous full|normal.
+Only serve creates the data directory; the others refuse a missing one.
 `
 
 func main() {
@@ -64,32 +67,73 @@ func main() {
 
 func sub(args []string, name string, fn func([]string) error) error {
 	if len(args) == 0 || args[0] != name {
-		return fmt.Errorf("usage: see 'hubd help'")
+		return fmt.Errorf("usage: hubd %s %s ... (see 'hubd help')", os.Args[1], name)
 	}
 	return fn(args[1:])
 }
 
-// storeFlags are --data and --database, shared by every command.
+// storeFlags are --data, --database and --sqlite-synchronous, shared by
+// every command that opens the store.
 type storeFlags struct {
-	data, database string
+	data, database, synchronous string
 }
 
 func (sf *storeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.data, "data", envOr("HUBD_DATA", "./hubd-data"), "data directory (env HUBD_DATA)")
-	fs.StringVar(&sf.database, "database", os.Getenv("HUBD_DATABASE"), "postgres:// URL (env HUBD_DATABASE); SQLite in the data directory when empty")
+	fs.StringVar(&sf.database, "database", os.Getenv("HUBD_DATABASE"), "postgres:// URL, sqlite:PATH or a SQLite file path (env HUBD_DATABASE); default DATA/hubd.db")
+	fs.StringVar(&sf.synchronous, "sqlite-synchronous", os.Getenv("HUBD_SQLITE_SYNCHRONOUS"), "SQLite commit durability: full (default; survives power loss) or normal (faster; a power loss may drop the last commits)")
 }
 
-func (sf *storeFlags) open(ctx context.Context) (*store.Store, error) {
-	if err := os.MkdirAll(sf.data, 0o755); err != nil {
-		return nil, err
-	}
+// dsn is the database address the flags name, checked by the store's own
+// parser before anything is created.
+func (sf *storeFlags) dsn() (string, store.DSN, error) {
 	dsn := sf.database
 	if dsn == "" {
-		dsn = filepath.Join(sf.data, "hubd.db")
+		dsn = "sqlite:" + filepath.Join(sf.data, "hubd.db")
+	}
+	d, err := store.ParseDSN(dsn)
+	if err != nil {
+		return "", d, err
+	}
+	if sf.synchronous != "" {
+		if d.Postgres {
+			return "", d, fmt.Errorf("--sqlite-synchronous applies to SQLite, not to %s", d)
+		}
+		if !strings.HasPrefix(dsn, "sqlite:") && !strings.HasPrefix(dsn, "file:") {
+			dsn = "sqlite:" + dsn
+		}
+		sep := "?"
+		if strings.Contains(dsn, "?") {
+			sep = "&"
+		}
+		dsn += sep + "synchronous=" + sf.synchronous
+		if d, err = store.ParseDSN(dsn); err != nil {
+			return "", d, fmt.Errorf("--sqlite-synchronous %q: want full or normal", sf.synchronous)
+		}
+	}
+	return dsn, d, nil
+}
+
+// open opens the store of a provisioning command. It creates no data
+// directory: a command run from the wrong directory (or with a mistyped
+// --data) would otherwise provision a new, empty hubd that no server reads.
+// `hubd serve` creates the directory on its first start.
+func (sf *storeFlags) open(ctx context.Context) (*store.Store, error) {
+	dsn, d, err := sf.dsn()
+	if err != nil {
+		return nil, err
+	}
+	if sf.database == "" {
+		abs, _ := filepath.Abs(sf.data)
+		if fi, err := os.Stat(sf.data); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("data directory %s does not exist: start `hubd serve --data %s` once to create it (or pass --data)", abs, sf.data)
+		}
+		fmt.Fprintf(os.Stderr, "hubd: data directory %s\n", abs)
+	} else {
+		fmt.Fprintf(os.Stderr, "hubd: %s\n", d)
 	}
 	return store.Open(ctx, dsn)
 }
-
 func envOr(k, def string) string {
 	if v := os.Getenv(k); v != "" {
 		return v

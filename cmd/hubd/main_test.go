@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -123,9 +124,9 @@ var listening = regexp.MustCompile(`listening on (\S+)`)
 
 // serve starts `hubd serve` on a free port and waits until it listens; the
 // server is stopped when the test ends if stop was not called.
-func (c *cli) serve() *running {
+func (c *cli) serve(extra ...string) *running {
 	c.t.Helper()
-	cmd := c.command("serve", "--addr", "127.0.0.1:0")
+	cmd := c.command(append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		c.t.Fatal(err)
@@ -321,6 +322,243 @@ func TestProvisioning(t *testing.T) {
 	}
 	if st, _, _ := s.do(t, "POST", "/api/v3/admin/users", tok, `{"login":"x"}`); st != 403 {
 		t.Fatalf("POST /admin/users as mona: %d", st)
+	}
+	s.stop(t)
+}
+
+// runIn executes hubd with exactly args (no --data or --database added) in
+// dir: stdout, stderr and the exit code.
+func runIn(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	c := &cli{t: t}
+	cmd := c.command("nope") // the environment, without flags
+	cmd.Args = append([]string{os.Args[0]}, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return out.String(), errb.String(), 0
+	case errors.As(err, &ee):
+		return out.String(), errb.String(), ee.ExitCode()
+	}
+	t.Fatalf("hubd %v: %v", args, err)
+	return "", "", -1
+}
+
+// entries lists a directory's names.
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range des {
+		names = append(names, d.Name())
+	}
+	return names
+}
+
+// A second server on the same data directory is refused; provisioning
+// beside a running server works; a killed server leaves no stale lock.
+func TestServeLock(t *testing.T) {
+	c := newCLI(t)
+	s := c.serve()
+	admin := tokenLine.FindStringSubmatch(strings.Join(s.before, "\n"))[1]
+
+	out, errs, code := c.run("serve", "--addr", "127.0.0.1:0")
+	if code != 1 || !strings.Contains(errs, "is in use by another hubd serve (pid ") || strings.Contains(out, "listening") {
+		t.Fatalf("second serve: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+
+	// Provisioning commands run beside the server, and it sees their work.
+	c.ok("user", "create", "--login", "mona")
+	c.ok("org", "create", "--login", "acme", "--admin", "mona")
+	tok := strings.TrimSpace(c.ok("token", "create", "--user", "mona", "--scopes", "repo"))
+	if st, _, me := s.get(t, "/api/v3/user", tok); st != 200 || me["login"] != "mona" {
+		t.Fatalf("GET /user with a token made beside the server: %d %v", st, me)
+	}
+	if st, _, org := s.get(t, "/api/v3/orgs/acme", admin); st != 200 || org["login"] != "acme" {
+		t.Fatalf("GET /orgs/acme: %d %v", st, org)
+	}
+
+	// SIGKILL: no clean shutdown, and the next start works all the same.
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+	s = c.serve()
+	if st, _, me := s.get(t, "/user", tok); st != 200 || me["login"] != "mona" {
+		t.Fatalf("after a killed server: %d %v", st, me)
+	}
+	s.stop(t)
+}
+
+// A bad listen address fails before anything is created: no data
+// directory, no administrator, no token printed.
+func TestServeBadAddr(t *testing.T) {
+	c := newCLI(t)
+	c.data = filepath.Join(c.data, "new")
+	for _, addr := range []string{"bad", "127.0.0.1:99999"} {
+		out, errs, code := c.run("serve", "--addr", addr)
+		if code != 1 || !strings.Contains(errs, "--addr "+addr) || strings.Contains(out, "token:") {
+			t.Fatalf("serve --addr %s: exit %d, stdout %q, stderr %q", addr, code, out, errs)
+		}
+	}
+	if _, err := os.Stat(c.data); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("serve with a bad address created %s: %v", c.data, err)
+	}
+	// So the first good start is still the first start.
+	s := c.serve()
+	if out := strings.Join(s.before, "\n"); !tokenLine.MatchString(out) {
+		t.Fatalf("first good start printed:\n%s", out)
+	}
+	s.stop(t)
+}
+
+// Database addresses: what is not PostgreSQL or SQLite is refused before any
+// file is made, in the data directory or the working directory.
+func TestDatabaseFlag(t *testing.T) {
+	wd := t.TempDir()
+	data := filepath.Join(wd, "data")
+	os.Mkdir(data, 0o755)
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--database", "mysql://x"}, `database "mysql://x": unsupported`},
+		{[]string{"--database", "garbage"}, `database "garbage": not a postgres:// URL`},
+		{[]string{"--database", "sqlite:x.db?synchronous=off"}, "synchronous must be full or normal"},
+		{[]string{"--sqlite-synchronous", "sometimes"}, `--sqlite-synchronous "sometimes": want full or normal`},
+		{[]string{"--database", "postgres://127.0.0.1:1/x", "--sqlite-synchronous", "normal"}, "applies to SQLite"},
+	} {
+		args := append([]string{"user", "create", "--login", "mona", "--data", data}, tc.args...)
+		_, errs, code := runIn(t, wd, args...)
+		if code != 1 || !strings.Contains(errs, tc.err) {
+			t.Errorf("hubd %v: exit %d, stderr %q; want %q", args, code, errs, tc.err)
+		}
+		_, errs, code = runIn(t, wd, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data}, tc.args...)...)
+		if code != 1 || !strings.Contains(errs, tc.err) {
+			t.Errorf("hubd serve %v: exit %d, stderr %q; want %q", tc.args, code, errs, tc.err)
+		}
+	}
+	if got := entries(t, wd); len(got) != 1 || len(entries(t, data)) != 0 {
+		t.Fatalf("refused addresses created files: %v %v", got, entries(t, data))
+	}
+
+	// sqlite:PATH and the faster synchronous setting work.
+	db := filepath.Join(wd, "elsewhere", "hubd.db")
+	runOK := func(args ...string) string {
+		t.Helper()
+		out, errs, code := runIn(t, wd, args...)
+		if code != 0 {
+			t.Fatalf("hubd %v: exit %d: %s%s", args, code, out, errs)
+		}
+		return errs
+	}
+	errs := runOK("user", "create", "--login", "mona", "--data", data, "--database", "sqlite:"+db, "--sqlite-synchronous", "normal")
+	if !strings.Contains(errs, "SQLite database "+db) {
+		t.Errorf("stderr does not name the database: %q", errs)
+	}
+	runOK("token", "create", "--user", "mona", "--data", data, "--database", db)
+
+	// A database that cannot be opened is named.
+	os.Mkdir(filepath.Join(wd, "dir.db"), 0o755)
+	_, errs, code := runIn(t, wd, "user", "create", "--login", "x", "--data", data, "--database", "dir.db")
+	if code != 1 || !strings.Contains(errs, "dir.db") {
+		t.Errorf("unopenable database: exit %d, stderr %q", code, errs)
+	}
+}
+
+// Which data directory a command uses is printed; only serve creates one;
+// read-only commands create nothing at all.
+func TestDataDirectory(t *testing.T) {
+	wd := t.TempDir()
+	for _, args := range [][]string{
+		{"catalogue", "--status", "never"},
+		{"version"},
+		{"help"},
+	} {
+		if _, errs, code := runIn(t, wd, args...); code != 0 {
+			t.Fatalf("hubd %v: exit %d: %s", args, code, errs)
+		}
+	}
+	if got := entries(t, wd); len(got) != 0 {
+		t.Fatalf("read-only commands created %v", got)
+	}
+
+	// Provisioning refuses a data directory that does not exist.
+	for _, args := range [][]string{
+		{"user", "create", "--login", "mona"},
+		{"org", "create", "--login", "acme", "--admin", "mona"},
+		{"token", "create", "--user", "mona"},
+	} {
+		_, errs, code := runIn(t, wd, args...)
+		if code != 1 || !strings.Contains(errs, filepath.Join(wd, "hubd-data")+" does not exist") {
+			t.Errorf("hubd %v in an empty directory: exit %d, stderr %q", args, code, errs)
+		}
+	}
+	if got := entries(t, wd); len(got) != 0 {
+		t.Fatalf("refused provisioning created %v", got)
+	}
+
+	// Missing required flags are usage errors, not lookups of "".
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"token", "create"}, "--user is required"},
+		{[]string{"org", "create", "--login", "acme"}, "--admin is required"},
+	} {
+		_, errs, code := runIn(t, wd, tc.args...)
+		if code != 1 || !strings.Contains(errs, tc.err) || !strings.Contains(errs, "Usage of hubd") || strings.Contains(errs, `no user ""`) {
+			t.Errorf("hubd %v: exit %d, stderr %q", tc.args, code, errs)
+		}
+	}
+
+	// An existing directory is used, and named on stderr (one line).
+	data := filepath.Join(wd, "data")
+	os.Mkdir(data, 0o755)
+	out, errs, code := runIn(t, wd, "user", "create", "--login", "mona", "--data", "data")
+	if code != 0 || errs != "hubd: data directory "+data+"\n" || !strings.HasPrefix(out, "created user mona") {
+		t.Fatalf("user create: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// git clones and pushes through the timeouts: the transfers are streamed
+// through wrappers that move the deadlines (see server.stream).
+func TestServeGitWithTimeouts(t *testing.T) {
+	c := newCLI(t)
+	s := c.serve("--read-timeout", "2s", "--write-timeout", "2s", "--idle-timeout", "2s")
+	admin := tokenLine.FindStringSubmatch(strings.Join(s.before, "\n"))[1]
+	if st, _, repo := s.do(t, "POST", "/api/v3/user/repos", admin, `{"name":"r","auto_init":true}`); st != 201 {
+		t.Fatalf("create repository: %d %v", st, repo)
+	}
+	dir := t.TempDir()
+	remote := strings.Replace(s.base, "http://", "http://hubadmin:"+admin+"@", 1) + "/hubadmin/r.git"
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("clone", remote, "r")
+	dir = filepath.Join(dir, "r")
+	big := make([]byte, 4<<20)
+	rand.Read(big)
+	if err := os.WriteFile(filepath.Join(dir, "big.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "big.bin")
+	git("commit", "-m", "big")
+	git("push", "origin", "HEAD")
+	git("fetch", "origin")
+	if st, _, f := s.get(t, "/api/v3/repos/hubadmin/r/contents/big.bin", admin); st != 200 || f["size"] != float64(len(big)) {
+		t.Fatalf("pushed file: %d %v", st, f["size"])
 	}
 	s.stop(t)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/hubd/hubd/internal/authz"
@@ -59,6 +60,9 @@ func orgCreate(args []string) error {
 	if err := names.ValidLogin(*login); err != nil {
 		return err
 	}
+	if *admin == "" {
+		return usageError(fs, "--admin is required: the login of the user who becomes the organization's first admin")
+	}
 	ctx := context.Background()
 	st, err := sf.open(ctx)
 	if err != nil {
@@ -96,6 +100,9 @@ func tokenCreate(args []string) error {
 	note := fs.String("note", "", "what the token is for")
 	expires := fs.Duration("expires-in", 0, "lifetime (e.g. 720h); 0 never expires")
 	fs.Parse(args)
+	if *user == "" {
+		return usageError(fs, "--user is required: the login of the user the token acts as")
+	}
 	sc := authz.ParseScopes(*scopes)
 	for s := range sc {
 		if !authz.Known[s] {
@@ -128,4 +135,13 @@ func tokenCreate(args []string) error {
 	}
 	fmt.Println(plain)
 	return nil
+}
+
+// usageError reports a missing or wrong flag with the command's flags, as
+// the flag package does for a flag it cannot parse.
+func usageError(fs *flag.FlagSet, msg string) error {
+	fmt.Fprintf(os.Stderr, "Usage of hubd %s:\n", fs.Name())
+	fs.SetOutput(os.Stderr)
+	fs.PrintDefaults()
+	return fmt.Errorf("%s: %s", fs.Name(), msg)
 }

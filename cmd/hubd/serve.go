@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	iofs "io/fs"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -33,9 +35,54 @@ func serve(args []string) error {
 	fs.IntVar(&limits.Anonymous, "rate-limit-anonymous", limits.Anonymous, "requests per hour per address without a token")
 	fs.IntVar(&limits.Authenticated, "rate-limit-authenticated", limits.Authenticated, "requests per hour per user")
 	fs.IntVar(&limits.Installation, "rate-limit-installation", limits.Installation, "requests per hour per app installation")
+	fs.IntVar(&limits.LoginFailures, "login-failures", limits.LoginFailures, "failed authentications per client address within --login-window after which its authenticated requests get 403 until the window ends (0: no limit)")
+	fs.DurationVar(&limits.LoginWindow, "login-window", limits.LoginWindow, "window of --login-failures")
 	maxBody := fs.Int64("max-body", 25<<20, "largest request body in bytes (413 above it)")
 	maxPush := fs.Int64("max-push", 2<<30, "largest pack a git push may send, in bytes (0: no limit)")
+	to := server.DefaultTimeouts()
+	fs.DurationVar(&to.Read, "read-timeout", to.Read, "longest time to read a request, body included (git transfers and archives: longest pause between reads)")
+	fs.DurationVar(&to.Write, "write-timeout", to.Write, "longest time to write a response (git transfers and archives: longest pause between writes)")
+	fs.DurationVar(&to.Idle, "idle-timeout", to.Idle, "how long an idle keep-alive connection stays open")
 	fs.Parse(args)
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+
+	// Everything is checked, and the address bound, before anything is
+	// created: a typo in --addr must not leave a data directory and an
+	// administrator whose one-time token was printed for nothing.
+	dsn, d, err := sf.dsn()
+	if err != nil {
+		return err
+	}
+	if *external != "" {
+		if u, err := url.Parse(*external); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--external-url %q: want an http:// or https:// URL", *external)
+		}
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("--addr %s: %w", *addr, err)
+	}
+	defer ln.Close()
+
+	abs, _ := filepath.Abs(sf.data)
+	if _, err := os.Stat(sf.data); errors.Is(err, iofs.ErrNotExist) {
+		if err := os.MkdirAll(sf.data, 0o755); err != nil {
+			return fmt.Errorf("create data directory: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "hubd: created data directory %s\n", abs)
+	} else {
+		fmt.Fprintf(os.Stderr, "hubd: data directory %s\n", abs)
+	}
+	if d.Postgres {
+		fmt.Fprintf(os.Stderr, "hubd: %s\n", d)
+	}
+	release, err := lockData(sf.data)
+	if err != nil {
+		return err
+	}
+	defer release()
 
 	if os.Getenv("GOGC") == "" {
 		// A server's live heap is small and its garbage is per request:
@@ -45,18 +92,11 @@ func serve(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	st, err := sf.open(ctx)
+	st, err := store.Open(ctx, dsn)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := bootstrap(ctx, st, *adminLogin); err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
 	if *external == "" {
 		*external = "http://" + ln.Addr().String()
 	}
@@ -69,8 +109,11 @@ func serve(args []string) error {
 	if deps.Metrics != nil {
 		defer deps.Metrics.Close() // writes the traffic counts still in memory
 	}
+	if err := bootstrap(ctx, st, *adminLogin); err != nil {
+		return err
+	}
 	fmt.Printf("hubd %s listening on %s\nAPI: %s/ and %s/api/v3/\n", version, ln.Addr(), *external, *external)
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second}
+	hs := srv.HTTPServer(to)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

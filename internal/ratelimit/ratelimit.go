@@ -20,11 +20,17 @@ type Limits struct {
 	Search        int // search resource, authenticated
 	SearchAnon    int
 	Window        time.Duration
+	// LoginFailures failed authentications from one client address within
+	// LoginWindow lock that address out of authentication until the window
+	// ends (see Logins); 0 disables the lockout.
+	LoginFailures int
+	LoginWindow   time.Duration
 }
 
 // DefaultLimits are GitHub's published defaults.
 func DefaultLimits() Limits {
-	return Limits{Anonymous: 60, Authenticated: 5000, Installation: 5000, Search: 30, SearchAnon: 10, Window: time.Hour}
+	return Limits{Anonymous: 60, Authenticated: 5000, Installation: 5000, Search: 30, SearchAnon: 10, Window: time.Hour,
+		LoginFailures: 20, LoginWindow: 5 * time.Minute}
 }
 
 // State is a key's window after a request was counted (or refused).

@@ -10,13 +10,17 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/reqschema"
 )
 
 // MaxBody is the default limit on request bodies; the server may lower or
 // raise it.
 var MaxBody int64 = 25 << 20
 
-// Decode reads a JSON object body into v. It answers like GitHub:
+// Decode reads a JSON object body into v. Requests to operations of
+// GitHub's description arrive here already validated against the
+// operation's schema (server.checkBody); Decode is the typed decoder, and
+// answers what the schema did not catch like GitHub:
 // 400 "Problems parsing JSON" for malformed JSON, 400 "Body should be a JSON
 // object" for other JSON values, 422 "Invalid request" for a field of the
 // wrong type, 413 for an oversized body. Unknown fields are ignored. An empty
@@ -44,31 +48,77 @@ func Decode(r *http.Request, v any) error {
 	if obj == nil { // the literal null
 		return model.BadRequest("Body should be a JSON object")
 	}
+	if err := refuseNUL(data, obj); err != nil {
+		return err
+	}
 	if err := json.Unmarshal(data, v); err != nil {
+		// The server has already checked the body against the operation's
+		// schema (reqschema) where the description has one; what is left
+		// are hubd's extension routes and the fields a handler's Go types
+		// are stricter about than the schema.
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			field := te.Field
-			raw := obj[strings.Split(field, ".")[0]]
-			return model.Unprocessable(fmt.Sprintf("Invalid request.\n\nFor 'properties/%s', %s is not %s.", field, shortJSON(raw), jsonKind(te.Type.Kind().String())))
+			return typeError(obj, te.Field, jsonKind(te.Type.Kind().String()))
 		}
 		var fe *FieldTypeError
 		if errors.As(err, &fe) {
-			return model.Unprocessable(fmt.Sprintf("Invalid request.\n\nFor 'properties/%s', %s is not %s.", fe.Field, shortJSON(obj[fe.Field]), fe.Want))
+			return typeError(obj, fe.Field, fe.Want)
 		}
 		return model.BadRequest("Problems parsing JSON")
 	}
 	return nil
 }
 
-func shortJSON(raw json.RawMessage) string {
-	s := string(raw)
-	if len(s) > 60 {
-		s = s[:60] + "..."
+// typeError words a wrong type as GitHub does: the schema step holding the
+// value ('properties/name', or 'items' for an element of an array) and the
+// value as Ruby prints it.
+func typeError(obj map[string]json.RawMessage, field, want string) error {
+	path := strings.Split(field, ".")
+	raw := obj[path[0]]
+	for _, name := range path[1:] {
+		var inner map[string]json.RawMessage
+		if json.Unmarshal(raw, &inner) != nil {
+			break
+		}
+		raw = inner[name]
 	}
-	if s == "" {
-		s = "null"
+	frag := "properties/" + path[len(path)-1]
+	var elems []json.RawMessage
+	if want != "an array" && json.Unmarshal(raw, &elems) == nil {
+		// encoding/json names the slice, not the element, that failed.
+		for _, e := range elems {
+			if !isKind(e, want) {
+				frag, raw = "items", e
+				break
+			}
+		}
 	}
-	return s
+	if len(raw) == 0 {
+		raw = json.RawMessage("null")
+	}
+	return model.Unprocessable(fmt.Sprintf("Invalid request.\n\nFor '%s', %s is not %s.", frag, reqschema.Inspect(raw), want))
+}
+
+// isKind reports whether a raw JSON value is of the kind named in a
+// message ("a string", "an integer", ...).
+func isKind(raw json.RawMessage, want string) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; want {
+	case "a string":
+		return c == '"'
+	case "a boolean":
+		return c == 't' || c == 'f'
+	case "an object":
+		return c == '{'
+	case "an integer":
+		return (c == '-' || c >= '0' && c <= '9') && !bytes.ContainsAny(raw, ".eE")
+	case "a number":
+		return c == '-' || c >= '0' && c <= '9'
+	}
+	return true
 }
 
 func jsonKind(goKind string) string {
@@ -113,3 +163,41 @@ func (o *Opt[T]) UnmarshalJSON(b []byte) error {
 
 // Get returns the value and whether a non-null value was given.
 func (o Opt[T]) Get() (T, bool) { return o.Value, o.Set && !o.Null }
+
+// refuseNUL answers 422 for a string holding U+0000 anywhere in the body.
+// GitHub's own storage keeps such bytes, but PostgreSQL's text cannot, so
+// hubd refuses them the same way on both databases rather than store them
+// on one and fail on the other. The cheap byte search keeps the walk off
+// ordinary bodies.
+func refuseNUL(data []byte, obj map[string]json.RawMessage) error {
+	if !bytes.Contains(data, []byte(`\u0000`)) {
+		return nil
+	}
+	for name, raw := range obj {
+		var v any
+		if json.Unmarshal(raw, &v) == nil && (hasNUL(v) || strings.IndexByte(name, 0) >= 0) {
+			return model.Unprocessable("Invalid request.\n\nFor 'properties/" + strings.ReplaceAll(name, "\x00", "") + "', null bytes are not allowed in strings.")
+		}
+	}
+	return nil
+}
+
+func hasNUL(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.IndexByte(v, 0) >= 0
+	case []any:
+		for _, x := range v {
+			if hasNUL(x) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, x := range v {
+			if strings.IndexByte(k, 0) >= 0 || hasNUL(x) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -8,10 +8,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hubd/hubd/internal/authz"
@@ -113,6 +116,15 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Location", mv.Location)
 		JSON(w, st, map[string]string{"message": http.StatusText(st), "url": mv.Location, "documentation_url": docs})
 		return
+	case ClientGone(r, err):
+		// The client hung up (or stalled past a deadline): nobody reads
+		// an answer, and it is not the server's fault.
+		slog.Debug("client went away", "request_id", info.RequestID, "op", info.OperationID, "method", r.Method, "path", r.URL.Path, "err", err)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			status, body.Message = http.StatusRequestTimeout, "Request Timeout"
+			break
+		}
+		return
 	default:
 		slog.Error("internal error", "request_id", info.RequestID, "op", info.OperationID, "method", r.Method, "path", r.URL.Path, "err", err)
 		body.Message = "Server Error"
@@ -125,6 +137,18 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	body.Status = strconv.Itoa(status)
 	JSON(w, status, body)
+}
+
+// ClientGone reports whether err comes from the client going away rather
+// than from the server (code that logs its own failures asks it too): the request's context was canceled (the connection
+// closed), the connection broke while writing or reading, or a read or
+// write deadline expired on a client too slow to keep up.
+func ClientGone(r *http.Request, err error) bool {
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		return true
+	}
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.Is(err, io.ErrUnexpectedEOF) && r.Context().Err() != nil
 }
 
 func isGitRequest(r *http.Request) bool {

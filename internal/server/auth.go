@@ -5,17 +5,28 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
 )
 
 // authenticate reads the credentials, if any. Bad credentials are a 401 even
 // on endpoints that do not need authentication, as on GitHub.
+//
+// After too many failures from one client address every request with
+// credentials from there is refused for a while, valid ones included (see
+// ratelimit.Logins); requests without credentials still go through.
 func (s *Server) authenticate(r *http.Request, info *rest.Info) error {
 	tok, present := credentials(r)
 	if !present {
 		return nil
 	}
+	addr, _ := ratelimit.KeyFor(nil, r.RemoteAddr)
+	if _, locked := s.logins.Locked(addr); locked {
+		return errLoginAttempts
+	}
 	if tok == "" {
+		s.logins.Fail(addr)
 		return rest.ErrBadCredentials
 	}
 	c, ok, err := s.deps.Tokens.Get(r.Context(), tok, s.deps.Store)
@@ -23,11 +34,15 @@ func (s *Server) authenticate(r *http.Request, info *rest.Info) error {
 		return err
 	}
 	if !ok {
+		s.logins.Fail(addr)
 		return rest.ErrBadCredentials
 	}
 	info.Caller = c
 	return nil
 }
+
+// errLoginAttempts is GitHub's answer during a failed-login lockout.
+var errLoginAttempts = &model.HTTPError{Status: http.StatusForbidden, Message: "Maximum number of login attempts exceeded. Please try again later."}
 
 // credentials extracts a token from Authorization: "token X", "Bearer X",
 // or Basic with the token as password (or as user name with an empty or
@@ -55,3 +70,6 @@ func credentials(r *http.Request) (string, bool) {
 	}
 	return "", true
 }
+
+// LoginLimiter is the failed-login counter (tests set its clock).
+func (s *Server) LoginLimiter() *ratelimit.Logins { return s.logins }

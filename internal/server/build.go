@@ -31,16 +31,22 @@ type Config struct {
 	Limits      ratelimit.Limits
 	MaxBody     int64         // request body limit in bytes; 0 keeps the default
 	TokenTTL    time.Duration // authentication cache; 0 disables it
-	GitRoot     string        // directory of the git repositories
+	GitRoot     string        // directory of the git repositories ("": route table only, no git)
 	MaxPush     int64         // largest pack a git push may send (0: no limit)
 	Version     string
 }
 
 // Build wires every api package into a server.
 func Build(cfg Config) (*Server, *api.Deps, error) {
-	git, err := gitrepo.New(cfg.GitRoot)
-	if err != nil {
-		return nil, nil, err
+	// An empty GitRoot builds the route table only (hubd catalogue, route
+	// tests): no git storage, so nothing is created in the working
+	// directory. A server that serves requests always has one.
+	var git *gitrepo.Manager
+	if cfg.GitRoot != "" {
+		var err error
+		if git, err = gitrepo.New(cfg.GitRoot); err != nil {
+			return nil, nil, err
+		}
 	}
 	d := &api.Deps{
 		Git:     git,
@@ -67,7 +73,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		metrics.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
-	s, err = New(*d, sets...)
+	s, err := New(*d, sets...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -59,7 +59,6 @@ func fresh(r *http.Request, b *bufferedWriter) bool {
 		cache = "public, max-age=60, s-maxage=60"
 	}
 	h.Set("Cache-Control", cache)
-	h.Set("Vary", "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding, X-Requested-With")
 	if inm := r.Header.Get("If-None-Match"); inm != "" {
 		for _, t := range strings.Split(inm, ",") {
 			t = strings.TrimSpace(t)

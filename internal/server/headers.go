@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
+
+	"github.com/hubd/hubd/internal/api/meta"
 )
 
 // APIVersions are the values of X-GitHub-Api-Version hubd accepts, oldest
@@ -59,4 +61,50 @@ func newRequestID() string {
 	rand.Read(b[:])
 	x := strings.ToUpper(hex.EncodeToString(b[:]))
 	return x[0:4] + ":" + x[4:8] + ":" + x[8:14] + ":" + x[14:20] + ":" + x[20:28]
+}
+
+// apiHeaders are the headers of every API response: the GitHub Enterprise
+// Server release hubd answers as (GHES clients read it to pick features),
+// and the security headers api.github.com sends. Web pages and hubd's own
+// HTML replace the Content-Security-Policy with their own.
+func (s *Server) apiHeaders(h http.Header, r *http.Request) {
+	h.Set("X-GitHub-Enterprise-Version", meta.GHESRelease)
+	h.Set("X-Frame-Options", "deny")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-XSS-Protection", "0")
+	h.Set("Referrer-Policy", "origin-when-cross-origin, strict-origin-when-cross-origin")
+	h.Set("Content-Security-Policy", "default-src 'none'")
+	if r.TLS != nil || strings.HasPrefix(s.deps.URLs.Web, "https://") {
+		// Only over https (directly or behind a proxy that terminates it):
+		// over plain http the header is meaningless, and sent by mistake it
+		// would lock browsers out of a server that has no certificate.
+		// GitHub also asks for preload; an operator's domain is not ours to
+		// commit to browsers' preload lists.
+		h.Set("Strict-Transport-Security", "max-age=31536000; includeSubdomains")
+	}
+}
+
+// setVary sends Vary as api.github.com does: two fields, the first naming
+// the credentials headers only when the request carried a token.
+func setVary(h http.Header, authenticated bool) {
+	first := "Accept"
+	if authenticated {
+		first = "Accept, Authorization, Cookie, X-GitHub-OTP"
+	}
+	h["Vary"] = []string{first, "Accept-Encoding, Accept, X-Requested-With"}
+}
+
+// nulParam finds a query parameter whose name or value holds a NUL byte.
+func nulParam(r *http.Request) (string, bool) {
+	if !strings.Contains(r.URL.RawQuery, "%00") {
+		return "", false
+	}
+	for name, vals := range r.URL.Query() {
+		for _, v := range vals {
+			if strings.IndexByte(v, 0) >= 0 || strings.IndexByte(name, 0) >= 0 {
+				return strings.ReplaceAll(name, "\x00", ""), true
+			}
+		}
+	}
+	return "", false
 }

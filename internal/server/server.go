@@ -5,6 +5,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -32,6 +33,9 @@ type Server struct {
 	routes  map[string]*rest.Route // "METHOD pattern" -> route
 	list    []*rest.Route
 	MaxBody int64
+
+	timeouts Timeouts          // set by HTTPServer; stream extends them
+	logins   *ratelimit.Logins // failed authentications per client address
 }
 
 // New builds a server from route sets.
@@ -45,6 +49,11 @@ type Server struct {
 // consulted only when the ones before it match nothing.
 func New(deps api.Deps, sets ...[]rest.Route) (*Server, error) {
 	s := &Server{deps: deps, routes: map[string]*rest.Route{}, MaxBody: rest.MaxBody}
+	l := ratelimit.DefaultLimits()
+	if deps.Limiter != nil {
+		l = deps.Limiter.Limits()
+	}
+	s.logins = ratelimit.NewLogins(l.LoginFailures, l.LoginWindow)
 	if s.deps.Tokens == nil {
 		s.deps.Tokens = api.NewTokenCache(0)
 	}
@@ -165,6 +174,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-GitHub-Request-Id", info.RequestID)
 	h.Set("X-GitHub-Media-Type", info.Media.Header())
+	if s.deps.Version != "" {
+		h.Set("X-Hubd-Version", s.deps.Version)
+	}
 	setCORS(h)
 	if r.Method == http.MethodOptions {
 		preflight(w, r)
@@ -174,10 +186,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// git's smart HTTP: authenticated like the API, but neither rate
 		// limited nor answered in JSON.
 		if err := s.authenticate(r, info); err != nil {
+			if errors.Is(err, errLoginAttempts) {
+				// No WWW-Authenticate: git would only ask for a password again.
+				http.Error(w, errLoginAttempts.Message, http.StatusForbidden)
+				return
+			}
 			w.Header().Set("WWW-Authenticate", `Basic realm="GitHub"`)
 			http.Error(w, "Invalid username or token.", http.StatusUnauthorized)
 			return
 		}
+		w, r = s.stream(w, r)
 		s.git.ServeHTTP(w, r)
 		return
 	}
@@ -197,11 +215,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rest.WriteError(w, r, rest.ErrNotFound)
 		return
 	}
+	if strings.IndexByte(r.URL.Path, 0) >= 0 {
+		// No login, repository, ref, label or file name holds a NUL byte.
+		rest.WriteError(w, r, rest.ErrNotFound)
+		return
+	}
+	if name, ok := nulParam(r); ok {
+		// A NUL cannot reach git's command line nor PostgreSQL's text; no
+		// filter value legitimately holds one.
+		rest.WriteError(w, r, model.BadRequest("Invalid value for parameter '"+name+"'"))
+		return
+	}
 	if v := r.Header.Get("X-GitHub-Api-Version"); v != "" && !supportedVersion(v) {
 		rest.WriteError(w, r, model.BadRequest(fmt.Sprintf("Unsupported 'X-GitHub-Api-Version' header value '%s'. Supported versions are: %s", v, strings.Join(APIVersions, ", "))))
 		return
 	}
 	h.Set("X-GitHub-Api-Version-Selected", selectedVersion(r.Header.Get("X-GitHub-Api-Version")))
+	s.apiHeaders(h, r)
 
 	if err := s.authenticate(r, info); err != nil {
 		s.setRateHeaders(w, s.peek(r, info, "core"))
@@ -211,6 +241,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if info.Caller.Authenticated() && info.Caller.Kind != authz.FineGrained {
 		h.Set("X-OAuth-Scopes", info.Caller.Scopes.String())
 	}
+	setVary(h, info.Caller.Authenticated())
 
 	// mux.Handler finds the route; mux.ServeHTTP (below) also sets the path
 	// values the handlers read.
@@ -230,10 +261,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rest.WriteError(w, r, rest.ErrNotFound)
 		return
 	}
-	if rt.Scopes != nil {
+	switch {
+	case !info.Caller.Authenticated():
+		// GitHub names the accepted scopes only to a caller with a token.
+	case rt.Scopes != nil:
 		h.Set("X-Accepted-OAuth-Scopes", strings.Join(rt.Scopes, ", "))
-	} else {
+	default:
 		h.Set("X-Accepted-OAuth-Scopes", "")
+	}
+	if rt.Extension {
+		// hubd's own pages (the catalogue) send their own policy.
+		h.Del("Content-Security-Policy")
 	}
 	if s.MaxBody > 0 && r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, s.MaxBody)
@@ -252,6 +290,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			s.rateLimited(w, r, info, st)
 			return
+		}
+		if rt.Stream {
+			w, r = s.stream(w, r)
 		}
 		handler.ServeHTTP(w, r)
 		return
@@ -310,7 +351,7 @@ func (s *Server) wrap(rt *rest.Route) http.Handler {
 				rest.WriteError(w, r, fmt.Errorf("panic: %v", p))
 			}
 		}()
-		if err := rt.Handler(w, r); err != nil {
+		if err := handle(rt, w, r); err != nil { // body.go: checks the body against the schema
 			rest.WriteError(w, r, err)
 		}
 	})

@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,37 +36,39 @@ type Store struct {
 	cache   *readCache
 }
 
-// Open connects to dsn: a postgres:// or postgresql:// URL selects PostgreSQL,
-// anything else is a SQLite file path (optionally prefixed "sqlite:").
-// Migrations are applied before it returns.
+// Open connects to dsn and applies the migrations before it returns. It is
+// the one place that reads a database address (see ParseDSN for the forms).
 func Open(ctx context.Context, dsn string) (*Store, error) {
+	d, err := ParseDSN(dsn)
+	if err != nil {
+		return nil, err
+	}
 	s := &Store{now: func() time.Time { return time.Now().UTC().Truncate(time.Second) }, cache: newReadCache(2 * time.Second)}
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		db, err := sql.Open("pgx", dsn)
+	if d.Postgres {
+		db, err := sql.Open("pgx", d.URL)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("store: PostgreSQL %s: %w", d, err)
 		}
 		db.SetMaxOpenConns(32)
 		db.SetMaxIdleConns(32)
 		db.SetConnMaxIdleTime(5 * time.Minute)
 		s.read, s.write, s.pg = db, db, true
 	} else {
-		path := strings.TrimPrefix(dsn, "sqlite:")
-		if dir := filepath.Dir(path); dir != "" {
+		if dir := filepath.Dir(d.Path); dir != "" {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return nil, err
+				return nil, fmt.Errorf("store: SQLite database %s: %w", d.Path, err)
 			}
 		}
-		pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
-		w, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_txlock=immediate")
+		pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + d.Synchronous + ")"
+		w, err := sql.Open("sqlite", "file:"+d.Path+"?"+pragmas+"&_txlock=immediate")
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("store: SQLite database %s: %w", d.Path, err)
 		}
 		w.SetMaxOpenConns(1)
 		w.SetConnMaxIdleTime(0)
-		r, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_pragma=query_only(1)")
+		r, err := sql.Open("sqlite", "file:"+d.Path+"?"+pragmas+"&_pragma=query_only(1)")
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("store: SQLite database %s: %w", d.Path, err)
 		}
 		r.SetMaxOpenConns(8)
 		r.SetMaxIdleConns(8)
@@ -73,13 +76,123 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 	if err := s.write.PingContext(ctx); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("store: connect: %w", err)
+		return nil, fmt.Errorf("store: open %s: %w", d, err)
 	}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
-		return nil, err
+		return nil, fmt.Errorf("store: migrate %s: %w", d, err)
 	}
 	return s, nil
+}
+
+// DSN is a parsed database address.
+type DSN struct {
+	Postgres bool
+	URL      string // PostgreSQL: the URL as given
+	Path     string // SQLite: the database file
+	// Synchronous is SQLite's synchronous pragma: FULL (the default) syncs
+	// the write-ahead log on every commit, so an acknowledged write survives
+	// a power loss; NORMAL syncs only at checkpoints, faster but a power
+	// loss may drop the last commits (a process crash loses nothing).
+	Synchronous string
+}
+
+// String names the database for messages, without a password.
+func (d DSN) String() string {
+	if !d.Postgres {
+		return "SQLite database " + d.Path
+	}
+	if u, err := url.Parse(d.URL); err == nil {
+		return "PostgreSQL database " + u.Redacted()
+	}
+	return "PostgreSQL database"
+}
+
+// ParseDSN reads a database address. The accepted forms are
+//
+//	postgres://... or postgresql://...   PostgreSQL (pgx's URL parameters)
+//	sqlite:PATH or sqlite:///ABS/PATH     SQLite; "?synchronous=normal|full"
+//	file:PATH                             SQLite, the same as sqlite:PATH
+//	PATH                                  SQLite, when PATH contains a "/"
+//	                                      or ends in .db, .sqlite or .sqlite3
+//
+// Anything else (another scheme such as mysql://, or a bare word) is refused:
+// taking it for a file name would quietly create a database in the working
+// directory.
+func ParseDSN(dsn string) (DSN, error) {
+	lower := strings.ToLower(dsn)
+	if strings.HasPrefix(lower, "postgres://") || strings.HasPrefix(lower, "postgresql://") {
+		return DSN{Postgres: true, URL: dsn}, nil
+	}
+	d := DSN{Synchronous: "FULL"}
+	var query string
+	switch {
+	case strings.HasPrefix(lower, "sqlite:") || strings.HasPrefix(lower, "file:"):
+		rest := dsn[strings.Index(dsn, ":")+1:]
+		rest, query, _ = strings.Cut(rest, "?")
+		if r, ok := strings.CutPrefix(rest, "//"); ok {
+			// sqlite:///abs/path: an empty host, then an absolute path.
+			if !strings.HasPrefix(r, "/") {
+				return DSN{}, fmt.Errorf("store: database %q: a sqlite: URL with // takes an absolute path (sqlite:///var/lib/hubd/hubd.db) or use sqlite:relative/path.db", dsn)
+			}
+			rest = r
+		}
+		if rest == "" {
+			return DSN{}, fmt.Errorf("store: database %q names no file", dsn)
+		}
+		d.Path = rest
+	case dsn == "":
+		return DSN{}, errors.New("store: no database given")
+	case hasScheme(dsn):
+		return DSN{}, fmt.Errorf("store: database %q: unsupported; use a postgres:// URL, sqlite:PATH, or the path of a SQLite file", redact(dsn))
+	case strings.ContainsRune(dsn, '/') || strings.HasSuffix(lower, ".db") || strings.HasSuffix(lower, ".sqlite") || strings.HasSuffix(lower, ".sqlite3"):
+		d.Path = dsn
+	default:
+		return DSN{}, fmt.Errorf("store: database %q: not a postgres:// URL, a sqlite:PATH, or a SQLite file path (a path contains a / or ends in .db)", dsn)
+	}
+	if query != "" {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return DSN{}, fmt.Errorf("store: database %q: %v", dsn, err)
+		}
+		for k, v := range q {
+			switch k {
+			case "synchronous":
+				switch m := strings.ToUpper(v[len(v)-1]); m {
+				case "FULL", "NORMAL":
+					d.Synchronous = m
+				default:
+					return DSN{}, fmt.Errorf("store: database %q: synchronous must be full or normal", dsn)
+				}
+			default:
+				return DSN{}, fmt.Errorf("store: database %q: unknown parameter %q (known: synchronous)", dsn, k)
+			}
+		}
+	}
+	return d, nil
+}
+
+// hasScheme reports whether s starts like a URL ("mysql://", "redis:").
+func hasScheme(s string) bool {
+	i := strings.Index(s, ":")
+	if i < 1 {
+		return false
+	}
+	for j, c := range s[:i] {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (j == 0 || !(c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
+// redact hides a URL's password in messages.
+func redact(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	return s
 }
 
 // Close releases the connections.

@@ -9,42 +9,48 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/rest"
-	"github.com/hubd/hubd/internal/wire"
 )
 
-// ghesRelease is the GitHub Enterprise Server release whose REST
-// description hubd implements. It is hubd's installed_version: clients read
-// that field as a GHES release (major.minor.patch) and compare it with the
-// releases they know, so hubd's own version would make them refuse it.
-const ghesRelease = "3.19.0"
+// GHESRelease is the GitHub Enterprise Server release whose REST
+// description hubd implements. It is /meta's installed_version and the
+// X-GitHub-Enterprise-Version header: clients read it as a GHES release
+// (major.minor.patch) and compare it with the releases they know, so hubd's
+// own version would make them refuse it (that one is X-Hubd-Version).
+const GHESRelease = "3.19.0"
 
-// overview is the api-overview object with hubd's own version added.
+// overview is api-overview in GitHub Enterprise Server's form: the keys of
+// ghes-3.19's schema and nothing else (api.github.com's address lists —
+// hooks, web, git, actions... — do not exist on a GHES instance).
 type overview struct {
-	wire.APIOverview
-	HubdVersion string `json:"hubd_version,omitempty"`
+	VerifiablePasswordAuthentication bool            `json:"verifiable_password_authentication"`
+	Packages                         []string        `json:"packages"`
+	Domains                          overviewDomains `json:"domains"`
+	InstalledVersion                 string          `json:"installed_version"`
 }
 
-// GET /meta: GitHub Enterprise Server's form — its release, no password
-// authentication for git (tokens only), and address lists that describe
-// this instance: hubd knows no fixed addresses of its own, so they are
-// empty, and its only domain is the configured host.
+type overviewDomains struct {
+	Website    []string `json:"website"`
+	Codespaces []string `json:"codespaces"`
+	Copilot    []string `json:"copilot"`
+	Packages   []string `json:"packages"`
+}
+
+// GET /meta: no password authentication for git (tokens only), the
+// release, and address lists that describe this instance: hubd knows no
+// fixed addresses of its own, so they are empty, and its only domain is the
+// configured host.
 func (a *API) meta(w http.ResponseWriter, r *http.Request) error {
 	var host []string
 	if u, err := url.Parse(a.d.URLs.Web); err == nil && u.Hostname() != "" {
 		host = []string{u.Hostname()}
 	}
 	none := []string{}
-	out := overview{
-		APIOverview: wire.APIOverview{
-			VerifiablePasswordAuthentication: false,
-			InstalledVersion:                 ghesRelease,
-			Hooks:                            none, Web: none, API: none, Git: none, Packages: none,
-			Pages: none, Importer: none, Actions: none, Dependabot: none,
-			Domains: &wire.APIOverviewDomains{Website: append(none, host...), Codespaces: none, Copilot: none, Packages: none, Actions: none},
-		},
-		HubdVersion: a.d.Version,
-	}
-	return rest.JSON(w, http.StatusOK, out)
+	return rest.JSON(w, http.StatusOK, overview{
+		VerifiablePasswordAuthentication: false,
+		Packages:                         none,
+		Domains:                          overviewDomains{Website: append(none, host...), Codespaces: none, Copilot: none, Packages: none},
+		InstalledVersion:                 GHESRelease,
+	})
 }
 
 // GET /versions: the values X-GitHub-Api-Version accepts.

@@ -2,6 +2,7 @@ package meta_test
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"testing"
 
@@ -23,9 +24,19 @@ func TestMeta(t *testing.T) {
 	if m.Domains == nil || len(m.Domains.Website) != 1 || m.Domains.Website[0] != "127.0.0.1" {
 		t.Fatalf("domains = %+v", m.Domains)
 	}
-	raw := e.Must(200, "GET", "/meta", "", nil).Map(t)
-	if raw["installed_version"] != "3.19.0" || raw["hubd_version"] != "test" {
-		t.Fatalf("versions: %v %v", raw["installed_version"], raw["hubd_version"])
+	resp := e.Must(200, "GET", "/meta", "", nil)
+	raw := resp.Map(t)
+	// GitHub Enterprise Server's keys only; hubd's own version is a header.
+	var keys []string
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if got := strings.Join(keys, ","); got != "domains,installed_version,packages,verifiable_password_authentication" {
+		t.Fatalf("keys: %s", got)
+	}
+	if raw["installed_version"] != "3.19.0" || resp.Header.Get("X-Hubd-Version") != "test" || resp.Header.Get("X-GitHub-Enterprise-Version") != "3.19.0" {
+		t.Fatalf("versions: %v %q %q", raw["installed_version"], resp.Header.Get("X-Hubd-Version"), resp.Header.Get("X-GitHub-Enterprise-Version"))
 	}
 	// Enterprise clients ask at /api/v3/meta without credentials.
 	e.Must(200, "GET", e.URL+"/api/v3/meta", "", nil)

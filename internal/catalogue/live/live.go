@@ -28,9 +28,13 @@ func Routes() ([]catalogue.RouteInfo, error) {
 		return nil, err
 	}
 	defer st.Close()
-	s, _, err := server.Build(server.Config{Store: st, ExternalURL: "http://127.0.0.1:8080", Limits: ratelimit.DefaultLimits()})
+	s, deps, err := server.Build(server.Config{Store: st, ExternalURL: "http://127.0.0.1:8080", Limits: ratelimit.DefaultLimits(),
+		GitRoot: filepath.Join(dir, "git")})
 	if err != nil {
 		return nil, err
+	}
+	if deps.Git != nil {
+		defer deps.Git.Close()
 	}
 	return cataloguepage.Infos(s.Routes()), nil
 }

@@ -1,0 +1,27 @@
+package reqschema
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestGeneratedUpToDate regenerates schemas.json.gz from the description
+// in node_modules and compares it with the embedded copy: `make generate`
+// must have been run after the description changed.
+func TestGeneratedUpToDate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "schemas.json.gz")
+	cmd := exec.Command("go", "run", "./gen", "-spec", "../../node_modules/@octokit/openapi/generated", "-out", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gen: %v\n%s", err, b)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, packed) {
+		t.Fatal("schemas.json.gz is stale: run `make generate`")
+	}
+}

@@ -1,0 +1,82 @@
+package reqschema
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Fix is what an override does to a subschema.
+type Fix int
+
+const (
+	// Skip turns validation of the operation off.
+	Skip Fix = iota
+	// Any replaces the subschema with {} (anything goes).
+	Any
+	// Nullable lets the subschema also take null.
+	Nullable
+)
+
+// overrides is the one list of places where GitHub's description is
+// stricter than GitHub itself or than the clients hubd must serve. Each
+// entry names the operation, the subschema (a path of fragments from the
+// body's root, "" for the whole body) and why. Nothing else is loosened.
+var overrides = []struct {
+	OperationID string
+	At          string
+	Fix         Fix
+	Reason      string
+}{
+	{"issues/add-labels", "", Any,
+		"The ghec description allows only {\"labels\": [...]}, but GitHub also takes a bare array of names or of {name} objects and a " +
+			"single name (its own docs say so, and go-github's AddLabelsToIssue sends a bare array). The handler parses all forms."},
+	{"issues/set-labels", "", Any,
+		"Same as add-labels: a bare array or a single name is accepted by GitHub and sent by go-github's ReplaceLabelsForIssue."},
+	{"issues/update-label", "properties/description", Nullable,
+		"null clears a label's description (the description's update form sends it); the schema says string only."},
+	{"issues/update-milestone", "properties/description", Nullable,
+		"null clears a milestone's description; the schema says string only."},
+	{"issues/update-milestone", "properties/due_on", Nullable,
+		"null removes a milestone's due date (the only way to remove it); the schema says string only."},
+	{"orgs/update", "properties/name", Nullable,
+		"null clears an organization's display name; the schema says string only."},
+	{"orgs/update", "properties/secret_scanning_push_protection_custom_link", Nullable,
+		"null clears the custom link; the schema says string only."},
+}
+
+func skipped(operationID string) bool {
+	for _, o := range overrides {
+		if o.OperationID == operationID && o.Fix == Skip {
+			return true
+		}
+	}
+	return false
+}
+
+func applyOverrides(operationID string, root *Schema) error {
+	for _, o := range overrides {
+		if o.OperationID != operationID || o.Fix == Skip {
+			continue
+		}
+		var segs []string
+		if o.At != "" {
+			segs = strings.Split(o.At, "/")
+		}
+		sub := root.walk(segs)
+		if sub == nil {
+			return fmt.Errorf("reqschema: override %s %q: no such subschema", operationID, o.At)
+		}
+		switch o.Fix {
+		case Any:
+			*sub = Schema{frag: sub.frag, any: true, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
+		case Nullable:
+			if !sub.nullable {
+				sub.nullable = true
+				if len(sub.types) > 0 {
+					sub.types = append(sub.types, "null")
+				}
+			}
+		}
+	}
+	return nil
+}

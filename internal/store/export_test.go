@@ -1,0 +1,11 @@
+package store
+
+import "context"
+
+// Synchronous reads SQLite's synchronous pragma on the write connection
+// (1 NORMAL, 2 FULL), for tests.
+func Synchronous(ctx context.Context, s *Store) (int, error) {
+	var n int
+	err := s.write.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&n)
+	return n, err
+}
