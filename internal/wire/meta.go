@@ -1,28 +1,20 @@
 package wire
 
-// APIOverview is components/schemas/api-overview (GET /meta), in the form
-// GitHub Enterprise Server sends it: its version, and address lists that
-// describe this instance rather than GitHub's networks.
+// APIOverview is components/schemas/api-overview (GET /meta) in GitHub
+// Enterprise Server's form: the keys of ghes-3.19's schema and nothing else
+// (api.github.com's address lists — hooks, web, git, actions... — do not
+// exist on a GHES instance).
 type APIOverview struct {
-	VerifiablePasswordAuthentication bool                `json:"verifiable_password_authentication"`
-	InstalledVersion                 string              `json:"installed_version,omitempty"`
-	Hooks                            []string            `json:"hooks"`
-	Web                              []string            `json:"web"`
-	API                              []string            `json:"api"`
-	Git                              []string            `json:"git"`
-	Packages                         []string            `json:"packages"`
-	Pages                            []string            `json:"pages"`
-	Importer                         []string            `json:"importer"`
-	Actions                          []string            `json:"actions"`
-	Dependabot                       []string            `json:"dependabot"`
-	Domains                          *APIOverviewDomains `json:"domains,omitempty"`
+	VerifiablePasswordAuthentication bool               `json:"verifiable_password_authentication"`
+	Packages                         []string           `json:"packages"`
+	Domains                          APIOverviewDomains `json:"domains"`
+	InstalledVersion                 string             `json:"installed_version"`
 }
 
-// APIOverviewDomains is api-overview's domains.
+// APIOverviewDomains is api-overview's domains, as GHES sends them.
 type APIOverviewDomains struct {
 	Website    []string `json:"website"`
 	Codespaces []string `json:"codespaces"`
 	Copilot    []string `json:"copilot"`
 	Packages   []string `json:"packages"`
-	Actions    []string `json:"actions"`
 }

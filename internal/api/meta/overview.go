@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/wire"
 )
 
 // GHESRelease is the GitHub Enterprise Server release whose REST
@@ -17,23 +18,6 @@ import (
 // (major.minor.patch) and compare it with the releases they know, so hubd's
 // own version would make them refuse it (that one is X-Hubd-Version).
 const GHESRelease = "3.19.0"
-
-// overview is api-overview in GitHub Enterprise Server's form: the keys of
-// ghes-3.19's schema and nothing else (api.github.com's address lists —
-// hooks, web, git, actions... — do not exist on a GHES instance).
-type overview struct {
-	VerifiablePasswordAuthentication bool            `json:"verifiable_password_authentication"`
-	Packages                         []string        `json:"packages"`
-	Domains                          overviewDomains `json:"domains"`
-	InstalledVersion                 string          `json:"installed_version"`
-}
-
-type overviewDomains struct {
-	Website    []string `json:"website"`
-	Codespaces []string `json:"codespaces"`
-	Copilot    []string `json:"copilot"`
-	Packages   []string `json:"packages"`
-}
 
 // GET /meta: no password authentication for git (tokens only), the
 // release, and address lists that describe this instance: hubd knows no
@@ -45,10 +29,10 @@ func (a *API) meta(w http.ResponseWriter, r *http.Request) error {
 		host = []string{u.Hostname()}
 	}
 	none := []string{}
-	return rest.JSON(w, http.StatusOK, overview{
+	return rest.JSON(w, http.StatusOK, wire.APIOverview{
 		VerifiablePasswordAuthentication: false,
 		Packages:                         none,
-		Domains:                          overviewDomains{Website: append(none, host...), Codespaces: none, Copilot: none, Packages: none},
+		Domains:                          wire.APIOverviewDomains{Website: append(none, host...), Codespaces: none, Copilot: none, Packages: none},
 		InstalledVersion:                 GHESRelease,
 	})
 }
