@@ -378,6 +378,34 @@ CREATE TABLE branch_redirects (
 );
 CREATE INDEX accounts_lower_email ON accounts (LOWER(email));
 `,
+	// 5: what a push revealed about a repository (its license and top
+	// language, detected off the request path), and the organization
+	// settings that PATCH /orgs/{org} records (absent row: GitHub's defaults).
+	`
+CREATE TABLE repo_facts (
+  repo_id BIGINT PRIMARY KEY REFERENCES repos(id) ON DELETE CASCADE,
+  commit_id TEXT NOT NULL DEFAULT '',
+  license_key TEXT NOT NULL DEFAULT '',
+  language TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE org_settings (
+  org_id BIGINT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+  members_can_create_pages BOOLEAN NOT NULL DEFAULT TRUE,
+  members_can_create_public_pages BOOLEAN NOT NULL DEFAULT TRUE,
+  members_can_create_private_pages BOOLEAN NOT NULL DEFAULT TRUE,
+  members_can_fork_private_repositories BOOLEAN NOT NULL DEFAULT FALSE,
+  advanced_security_enabled_for_new_repositories BOOLEAN NOT NULL DEFAULT FALSE,
+  dependabot_alerts_enabled_for_new_repositories BOOLEAN NOT NULL DEFAULT FALSE,
+  dependabot_security_updates_enabled_for_new_repositories BOOLEAN NOT NULL DEFAULT FALSE,
+  dependency_graph_enabled_for_new_repositories BOOLEAN NOT NULL DEFAULT FALSE,
+  secret_scanning_enabled_for_new_repositories BOOLEAN NOT NULL DEFAULT FALSE,
+  secret_scanning_push_protection_enabled_for_new_repositories BOOLEAN NOT NULL DEFAULT FALSE,
+  secret_scanning_validity_checks_enabled BOOLEAN NOT NULL DEFAULT FALSE,
+  secret_scanning_push_protection_custom_link_enabled BOOLEAN NOT NULL DEFAULT FALSE,
+  secret_scanning_push_protection_custom_link TEXT,
+  deploy_keys_enabled_for_repositories BOOLEAN NOT NULL DEFAULT TRUE
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -152,3 +152,48 @@ func (q Q) DeleteImpersonationTokens(ctx context.Context, userID int64) (int64, 
 	}
 	return res.RowsAffected()
 }
+
+// ImpersonationToken finds a live impersonation token of a user with
+// exactly these scopes (the oldest when there are several), and its stored
+// hash; model.ErrNotFound when there is none.
+func (q Q) ImpersonationToken(ctx context.Context, userID int64, scopes authz.Scopes) (*Token, string, error) {
+	rows, err := q.query(ctx, `SELECT id, hash, last_eight, note, scopes, expires_at, created_at FROM tokens
+ WHERE user_id = ? AND kind = ? AND app_id IS NULL ORDER BY id`, userID, string(authz.OAuthApp))
+	if err != nil {
+		return nil, "", err
+	}
+	defer rows.Close()
+	now := q.Now().Unix()
+	for rows.Next() {
+		t := &Token{UserID: userID, Kind: authz.OAuthApp}
+		var hash, sc string
+		var expires sql.NullInt64
+		var created int64
+		if err := rows.Scan(&t.ID, &hash, &t.LastEight, &t.Note, &sc, &expires, &created); err != nil {
+			return nil, "", err
+		}
+		if expires.Valid && expires.Int64 <= now {
+			continue
+		}
+		t.Scopes, t.ExpiresAt, t.CreatedAt = authz.ParseScopes(sc), fromNullUnix(expires), fromUnix(created)
+		if sameScopes(t.Scopes, scopes) {
+			return t, hash, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", err
+	}
+	return nil, "", model.ErrNotFound
+}
+
+func sameScopes(a, b authz.Scopes) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}

@@ -6,9 +6,11 @@ import (
 
 // ShortBranch is components/schemas/short-branch (GET .../branches).
 type ShortBranch struct {
-	Name      string `json:"name"`
-	Commit    SHAURL `json:"commit"`
-	Protected bool   `json:"protected"`
+	Name          string           `json:"name"`
+	Commit        SHAURL           `json:"commit"`
+	Protected     bool             `json:"protected"`
+	Protection    BranchProtection `json:"protection"`
+	ProtectionURL string           `json:"protection_url"`
 }
 
 // BranchWithProtection is components/schemas/branch-with-protection
@@ -54,9 +56,19 @@ func (u URLs) BranchAPIURL(r *model.Repo, name string) string {
 	return u.RepoAPIURL(r) + "/branches/" + escapePath(name)
 }
 
-// ToShortBranch converts a branch of a list.
+// unprotected is the protection object of a branch without protection
+// (every branch, until hubd has branch protection).
+func unprotected() BranchProtection {
+	return BranchProtection{RequiredStatusChecks: RequiredStatusChecks{
+		EnforcementLevel: "off", Contexts: []string{}, Checks: []StatusCheck{},
+	}}
+}
+
+// ToShortBranch converts a branch of a list; like ToBranch, it shows the
+// branch as GitHub shows an unprotected one.
 func (u URLs) ToShortBranch(r *model.Repo, name, sha string) ShortBranch {
-	return ShortBranch{Name: name, Commit: SHAURL{SHA: sha, URL: u.CommitAPIURL(r, sha)}}
+	return ShortBranch{Name: name, Commit: SHAURL{SHA: sha, URL: u.CommitAPIURL(r, sha)},
+		Protection: unprotected(), ProtectionURL: u.BranchAPIURL(r, name) + "/protection"}
 }
 
 // ToBranch converts a single branch with its head commit. hubd has no
@@ -67,10 +79,6 @@ func (u URLs) ToBranch(r *model.Repo, name string, head Commit) BranchWithProtec
 	return BranchWithProtection{
 		Name: name, Commit: head,
 		Links:     BranchLinks{HTML: u.RepoHTMLURL(r) + "/tree/" + escapePath(name), Self: self},
-		Protected: false,
-		Protection: BranchProtection{RequiredStatusChecks: RequiredStatusChecks{
-			EnforcementLevel: "off", Contexts: []string{}, Checks: []StatusCheck{},
-		}},
-		ProtectionURL: self + "/protection",
+		Protected: false, Protection: unprotected(), ProtectionURL: self + "/protection",
 	}
 }

@@ -215,6 +215,12 @@ type IssueComment struct {
 	PerformedViaGitHubApp *struct{}      `json:"performed_via_github_app"`
 	Reactions             ReactionRollup `json:"reactions"`
 	Pin                   *PinnedInfo    `json:"pin"`
+	Minimized             *Minimized     `json:"minimized"` // always null: hubd hides no comments
+}
+
+// Minimized is components/schemas/nullable-issue-comment-minimized.
+type Minimized struct {
+	Reason *string `json:"reason"`
 }
 
 // Reaction is components/schemas/reaction.

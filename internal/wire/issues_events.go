@@ -166,7 +166,9 @@ func ToIssueFieldValue(v *store.IssueFieldValue) IssueFieldValue {
 		NodeID: NodeID("IFV", v.IssueID*1_000_000+v.Field.ID), DataType: v.Field.DataType}
 	switch {
 	case v.Option != nil:
-		out.Value = v.Option.Name
+		// A single-select value is its option's id (the name is in
+		// single_select_option), as in GitHub's examples.
+		out.Value = v.Option.ID
 		out.SingleSelectOption = &FieldOption{ID: v.Option.ID, Name: v.Option.Name, Color: v.Option.Color}
 	case v.Number != nil:
 		out.Value = *v.Number

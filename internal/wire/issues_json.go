@@ -154,6 +154,17 @@ func (w *IssueWriter) appendComment(dst []byte, c *IssueComment) []byte {
 		dst = w.appendUser(dst, c.Pin.PinnedBy)
 		dst = append(dst, '}')
 	}
+	dst = append(dst, `,"minimized":`...)
+	switch {
+	case c.Minimized == nil:
+		dst = append(dst, "null"...)
+	case c.Minimized.Reason == nil:
+		dst = append(dst, `{"reason":null}`...)
+	default:
+		dst = append(dst, `{"reason":`...)
+		dst = appendString(dst, *c.Minimized.Reason)
+		dst = append(dst, '}')
+	}
 	return append(dst, '}')
 }
 

@@ -50,27 +50,76 @@ type OrganizationFull struct {
 // OrgOwnerView holds the fields of organization-full that GitHub shows only
 // to the organization's owners.
 type OrgOwnerView struct {
-	TotalPrivateRepos                    int     `json:"total_private_repos"`
-	OwnedPrivateRepos                    int     `json:"owned_private_repos"`
-	PrivateGists                         int     `json:"private_gists"`
-	DiskUsage                            int     `json:"disk_usage"`
-	Collaborators                        int     `json:"collaborators"`
-	BillingEmail                         *string `json:"billing_email"`
-	Plan                                 *Plan   `json:"plan"`
-	DefaultRepositoryPermission          string  `json:"default_repository_permission"`
-	DefaultRepositoryBranch              string  `json:"default_repository_branch"`
-	MembersCanCreateRepositories         bool    `json:"members_can_create_repositories"`
-	TwoFactorRequirementEnabled          bool    `json:"two_factor_requirement_enabled"`
-	MembersAllowedRepositoryCreationType string  `json:"members_allowed_repository_creation_type"`
-	MembersCanCreatePublicRepositories   bool    `json:"members_can_create_public_repositories"`
-	MembersCanCreatePrivateRepositories  bool    `json:"members_can_create_private_repositories"`
-	MembersCanCreateInternalRepositories bool    `json:"members_can_create_internal_repositories"`
-	WebCommitSignoffRequired             bool    `json:"web_commit_signoff_required"`
+	TotalPrivateRepos                    int      `json:"total_private_repos"`
+	OwnedPrivateRepos                    int      `json:"owned_private_repos"`
+	PrivateGists                         int      `json:"private_gists"`
+	DiskUsage                            int      `json:"disk_usage"`
+	Collaborators                        int      `json:"collaborators"`
+	BillingEmail                         *string  `json:"billing_email"`
+	Plan                                 *OrgPlan `json:"plan"`
+	DefaultRepositoryPermission          string   `json:"default_repository_permission"`
+	DefaultRepositoryBranch              string   `json:"default_repository_branch"`
+	MembersCanCreateRepositories         bool     `json:"members_can_create_repositories"`
+	TwoFactorRequirementEnabled          bool     `json:"two_factor_requirement_enabled"`
+	MembersAllowedRepositoryCreationType string   `json:"members_allowed_repository_creation_type"`
+	MembersCanCreatePublicRepositories   bool     `json:"members_can_create_public_repositories"`
+	MembersCanCreatePrivateRepositories  bool     `json:"members_can_create_private_repositories"`
+	MembersCanCreateInternalRepositories bool     `json:"members_can_create_internal_repositories"`
+	MembersCanCreatePages                bool     `json:"members_can_create_pages"`
+	MembersCanCreatePublicPages          bool     `json:"members_can_create_public_pages"`
+	MembersCanCreatePrivatePages         bool     `json:"members_can_create_private_pages"`
+	MembersCanDeleteRepositories         bool     `json:"members_can_delete_repositories"`
+	MembersCanChangeRepoVisibility       bool     `json:"members_can_change_repo_visibility"`
+	MembersCanInviteOutsideCollaborators bool     `json:"members_can_invite_outside_collaborators"`
+	MembersCanDeleteIssues               bool     `json:"members_can_delete_issues"`
+	DisplayCommenterFullNameEnabled      bool     `json:"display_commenter_full_name_setting_enabled"`
+	ReadersCanCreateDiscussions          bool     `json:"readers_can_create_discussions"`
+	MembersCanCreateTeams                bool     `json:"members_can_create_teams"`
+	MembersCanViewDependencyInsights     bool     `json:"members_can_view_dependency_insights"`
+	MembersCanForkPrivateRepositories    bool     `json:"members_can_fork_private_repositories"`
+	WebCommitSignoffRequired             bool     `json:"web_commit_signoff_required"`
+	DeployKeysEnabledForRepositories     bool     `json:"deploy_keys_enabled_for_repositories"`
+
+	AdvancedSecurityEnabledForNewRepositories             bool    `json:"advanced_security_enabled_for_new_repositories"`
+	DependabotAlertsEnabledForNewRepositories             bool    `json:"dependabot_alerts_enabled_for_new_repositories"`
+	DependabotSecurityUpdatesEnabledForNewRepositories    bool    `json:"dependabot_security_updates_enabled_for_new_repositories"`
+	DependencyGraphEnabledForNewRepositories              bool    `json:"dependency_graph_enabled_for_new_repositories"`
+	SecretScanningEnabledForNewRepositories               bool    `json:"secret_scanning_enabled_for_new_repositories"`
+	SecretScanningPushProtectionEnabledForNewRepositories bool    `json:"secret_scanning_push_protection_enabled_for_new_repositories"`
+	SecretScanningPushProtectionCustomLinkEnabled         bool    `json:"secret_scanning_push_protection_custom_link_enabled"`
+	SecretScanningPushProtectionCustomLink                *string `json:"secret_scanning_push_protection_custom_link"`
+	SecretScanningValidityChecksEnabled                   bool    `json:"secret_scanning_validity_checks_enabled"`
 }
 
-// OrgCounts are the repository counters of an organization.
+// OrgPlan is the plan object of organization-full (no collaborators key,
+// unlike a user's plan): seats are the active members, all of them filled.
+type OrgPlan struct {
+	Name         string `json:"name"`
+	Space        int    `json:"space"`
+	PrivateRepos int    `json:"private_repos"`
+	FilledSeats  int    `json:"filled_seats"`
+	Seats        int    `json:"seats"`
+}
+
+// OrgCounts are the repository and member counters of an organization.
 type OrgCounts struct {
 	PublicRepos, TotalPrivateRepos, OwnedPrivateRepos, Collaborators int
+	Members                                                          int // active members: the plan's seats
+}
+
+// OrgSettings are the organization settings that model.Account does not
+// hold (see store.OrgSettings, whose fields these mirror).
+type OrgSettings struct {
+	MembersCanCreatePages, MembersCanCreatePublicPages, MembersCanCreatePrivatePages bool
+	MembersCanForkPrivateRepos                                                       bool
+
+	AdvancedSecurityForNew, DependabotAlertsForNew, DependabotSecurityUpdatesForNew bool
+	DependencyGraphForNew, SecretScanningForNew, SecretScanningPushProtectionForNew bool
+	SecretScanningValidityChecks                                                    bool
+	PushProtectionCustomLinkEnabled                                                 bool
+	PushProtectionCustomLink                                                        *string
+
+	DeployKeysEnabled bool
 }
 
 // OrgURL is the API URL of an organization.
@@ -88,8 +137,13 @@ func (u URLs) ToOrgSimple(a *model.Account) OrganizationSimple {
 	}
 }
 
-// ToOrgFull converts an organization; owner adds the owners' fields.
-func (u URLs) ToOrgFull(a *model.Account, c OrgCounts, owner bool) OrganizationFull {
+// ToOrgFull converts an organization; owner adds the owners' fields (s is
+// only read for them). Settings hubd has no feature behind report what a
+// new organization on GitHub has: members may delete and change the
+// visibility of repositories they administer, invite outside
+// collaborators, create teams and see dependency insights; they may not
+// delete issues; readers may start discussions.
+func (u URLs) ToOrgFull(a *model.Account, c OrgCounts, owner bool, s OrgSettings) OrganizationFull {
 	o := OrganizationFull{
 		OrganizationSimple: u.ToOrgSimple(a),
 		Name:               strPtr(a.Name), Company: strPtr(a.Company), Blog: strPtr(a.Blog),
@@ -102,7 +156,7 @@ func (u URLs) ToOrgFull(a *model.Account, c OrgCounts, owner bool) OrganizationF
 		o.OrgOwnerView = &OrgOwnerView{
 			TotalPrivateRepos: c.TotalPrivateRepos, OwnedPrivateRepos: c.OwnedPrivateRepos,
 			Collaborators: c.Collaborators, BillingEmail: strPtr(a.BillingEmail),
-			Plan:                                 &Plan{Name: "enterprise", Space: 976562499, PrivateRepos: 9999},
+			Plan:                                 &OrgPlan{Name: "enterprise", Space: 976562499, PrivateRepos: 9999, FilledSeats: c.Members, Seats: c.Members},
 			DefaultRepositoryPermission:          a.DefaultRepoPermission,
 			DefaultRepositoryBranch:              "main",
 			MembersCanCreateRepositories:         a.MembersCanCreateRepos,
@@ -111,6 +165,28 @@ func (u URLs) ToOrgFull(a *model.Account, c OrgCounts, owner bool) OrganizationF
 			MembersCanCreatePrivateRepositories:  a.MembersCanCreatePrivRepos,
 			MembersCanCreateInternalRepositories: a.MembersCanCreateIntRepos,
 			WebCommitSignoffRequired:             a.WebCommitSignoffRequired,
+
+			MembersCanCreatePages:                s.MembersCanCreatePages,
+			MembersCanCreatePublicPages:          s.MembersCanCreatePublicPages,
+			MembersCanCreatePrivatePages:         s.MembersCanCreatePrivatePages,
+			MembersCanForkPrivateRepositories:    s.MembersCanForkPrivateRepos,
+			DeployKeysEnabledForRepositories:     s.DeployKeysEnabled,
+			MembersCanDeleteRepositories:         true,
+			MembersCanChangeRepoVisibility:       true,
+			MembersCanInviteOutsideCollaborators: true,
+			ReadersCanCreateDiscussions:          true,
+			MembersCanCreateTeams:                true,
+			MembersCanViewDependencyInsights:     true,
+
+			AdvancedSecurityEnabledForNewRepositories:             s.AdvancedSecurityForNew,
+			DependabotAlertsEnabledForNewRepositories:             s.DependabotAlertsForNew,
+			DependabotSecurityUpdatesEnabledForNewRepositories:    s.DependabotSecurityUpdatesForNew,
+			DependencyGraphEnabledForNewRepositories:              s.DependencyGraphForNew,
+			SecretScanningEnabledForNewRepositories:               s.SecretScanningForNew,
+			SecretScanningPushProtectionEnabledForNewRepositories: s.SecretScanningPushProtectionForNew,
+			SecretScanningPushProtectionCustomLinkEnabled:         s.PushProtectionCustomLinkEnabled,
+			SecretScanningPushProtectionCustomLink:                s.PushProtectionCustomLink,
+			SecretScanningValidityChecksEnabled:                   s.SecretScanningValidityChecks,
 		}
 	}
 	return o
@@ -137,6 +213,9 @@ type OrgMembership struct {
 	Organization    OrganizationSimple     `json:"organization"`
 	User            *SimpleUser            `json:"user"`
 	Permissions     *MembershipPermissions `json:"permissions,omitempty"`
+	// Every membership is direct: hubd has no enterprise teams.
+	DirectMembership                           bool     `json:"direct_membership"`
+	EnterpriseTeamsProvidingIndirectMembership []string `json:"enterprise_teams_providing_indirect_membership"`
 }
 
 // MembershipPermissions is the permissions object of the authenticated
@@ -153,6 +232,7 @@ func (u URLs) ToOrgMembership(org, user *model.Account, m *model.Membership, own
 		URL:   u.OrgURL(org.Login) + "/memberships/" + user.Login,
 		State: m.State, Role: string(m.Role),
 		OrganizationURL: u.OrgURL(org.Login), Organization: u.ToOrgSimple(org), User: &su,
+		DirectMembership: true, EnterpriseTeamsProvidingIndirectMembership: []string{},
 	}
 	if own {
 		active := m.State == "active"

@@ -156,10 +156,13 @@ type FullRepository struct {
 	CustomProperties map[string]any `json:"custom_properties"`
 }
 
-// RepoCounts are the counters of a repository object that other tables
-// hold (stars, watchers, forks, open issues).
+// RepoCounts are the fields of a repository object that other tables hold:
+// the counters (stars, watchers, forks, open issues) and what the last push
+// revealed (license, top language).
 type RepoCounts struct {
 	Stargazers, Subscribers, Forks, OpenIssues int
+	License                                    *LicenseSimple // nil: no license file
+	Language                                   string         // "": none detected
 }
 
 // RepoAPIURL is the API URL of a repository.
@@ -244,7 +247,7 @@ func (u URLs) ToRepoDetails(r *model.Repo, c RepoCounts, perm authz.Permission, 
 		GitURL:   "git://" + u.host() + "/" + r.FullName() + ".git",
 		SSHURL:   "git@" + u.host() + ":" + r.FullName() + ".git",
 		CloneURL: u.CloneURL(r), SvnURL: u.RepoHTMLURL(r),
-		Homepage: strPtr(r.Homepage), Size: r.Size,
+		Homepage: strPtr(r.Homepage), Size: r.Size, Language: strPtr(c.Language), License: c.License,
 		StargazersCount: c.Stargazers, WatchersCount: c.Stargazers,
 		HasIssues: r.HasIssues, HasProjects: r.HasProjects, HasDownloads: r.HasDownloads,
 		HasWiki: r.HasWiki, HasDiscussions: r.HasDiscussions,

@@ -92,14 +92,12 @@ type PrivateUser struct {
 	Plan                    *Plan   `json:"plan,omitempty"`
 }
 
-// Plan is the plan object of private users and organizations.
+// Plan is the plan object of users (organizations have OrgPlan).
 type Plan struct {
 	Name          string `json:"name"`
 	Space         int    `json:"space"`
 	PrivateRepos  int    `json:"private_repos"`
 	Collaborators int    `json:"collaborators"`
-	Seats         *int   `json:"seats,omitempty"`
-	FilledSeats   *int   `json:"filled_seats,omitempty"`
 }
 
 // UserCounts are the counters a full user object carries.

@@ -265,8 +265,10 @@ var siteAdminApp = AuthorizationApp{
 }
 
 // POST /admin/users/{username}/authorizations: a new gho_ token acting as the
-// user, shown once. GHES answers 200 with an existing token of the same
-// scopes; hubd keeps only token hashes, so it always mints a new one (201).
+// user, shown once (201). When the user already has an impersonation token
+// with the same scopes, GHES answers 200 with that one; hubd keeps only
+// token hashes, so its token field is empty, as GitHub sends it for
+// existing authorizations (hashed_token and token_last_eight identify it).
 func (a *API) createImpersonation(w http.ResponseWriter, r *http.Request) error {
 	c, err := api.RequireSiteAdmin(r)
 	if err != nil {
@@ -293,11 +295,16 @@ func (a *API) createImpersonation(w http.ResponseWriter, r *http.Request) error 
 		scopes[s] = true
 	}
 	var (
-		plain string
-		tok   *store.Token
+		plain, hash string
+		tok         *store.Token
 	)
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		var err error
+		tok, hash, err = tx.ImpersonationToken(ctx, u.ID, scopes)
+		if err == nil || !errors.Is(err, model.ErrNotFound) {
+			return err
+		}
+		tok = nil
 		plain, tok, err = tx.CreateToken(ctx, u.ID, authz.OAuthApp, scopes, "", nil)
 		if err != nil {
 			return err
@@ -307,11 +314,16 @@ func (a *API) createImpersonation(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusCreated, a.toAuthorization(tok, plain, u))
+	if plain == "" {
+		return rest.JSON(w, http.StatusOK, a.toAuthorization(tok, "", hash, u))
+	}
+	return rest.JSON(w, http.StatusCreated, a.toAuthorization(tok, plain, store.HashToken(plain), u))
 }
 
-func (a *API) toAuthorization(t *store.Token, plain string, u *model.Account) Authorization {
-	last, hashed := t.LastEight, store.HashToken(plain)
+// toAuthorization is the authorization object of a token; plain is the
+// token itself, shown only when it was just created.
+func (a *API) toAuthorization(t *store.Token, plain, hashed string, u *model.Account) Authorization {
+	last := t.LastEight
 	user := a.d.URLs.ToSimpleUser(u)
 	created := wire.Time(t.CreatedAt)
 	return Authorization{

@@ -259,7 +259,7 @@ func TestIssueFieldValues(t *testing.T) {
 	}
 	var vals []map[string]any
 	e.Must(200, "GET", "/repos/acme/app/issues/1/issue-field-values", w.hubotT, nil).JSON(t, &vals)
-	if len(vals) != 1 || vals[0]["value"] != "High" || vals[0]["single_select_option"].(map[string]any)["color"] != "red" {
+	if len(vals) != 1 || vals[0]["value"] != float64(sel.Options[0].ID) || vals[0]["single_select_option"].(map[string]any)["color"] != "red" {
 		t.Fatalf("after create %v", vals)
 	}
 	e.Must(200, "POST", "/repos/acme/app/issues/1/issue-field-values", w.hubotT, map[string]any{"issue_field_values": []map[string]any{

@@ -6,6 +6,7 @@
 package licenses
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"html"
@@ -96,25 +97,11 @@ func (a *API) forRepo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	_, data, err := g.Read(ctx, commit+"^{tree}", 0)
+	file, found, err := rootFile(ctx, g, commit)
 	if err != nil {
 		return err
 	}
-	entries, err := gitrepo.ParseTree(data)
-	if err != nil {
-		return err
-	}
-	var file gitrepo.TreeEntry
-	best := 0
-	for _, e := range entries {
-		if e.Mode != "100644" && e.Mode != "100755" {
-			continue
-		}
-		if s := fileScore(e.Name); s > best {
-			file, best = e, s
-		}
-	}
-	if best == 0 {
+	if !found {
 		return model.ErrNotFound
 	}
 	info, text, err := g.Read(ctx, file.OID, maxLicenseFile)
@@ -166,6 +153,68 @@ func (a *API) forRepo(w http.ResponseWriter, r *http.Request) error {
 		out.Content, out.Encoding = "", "none"
 	}
 	return rest.JSON(w, http.StatusOK, out)
+}
+
+// rootFile finds the license file among a commit's root files (see
+// fileScore).
+func rootFile(ctx context.Context, g *gitrepo.Repo, commit string) (gitrepo.TreeEntry, bool, error) {
+	_, data, err := g.Read(ctx, commit+"^{tree}", 0)
+	if err != nil {
+		return gitrepo.TreeEntry{}, false, err
+	}
+	entries, err := gitrepo.ParseTree(data)
+	if err != nil {
+		return gitrepo.TreeEntry{}, false, err
+	}
+	var file gitrepo.TreeEntry
+	best := 0
+	for _, e := range entries {
+		if e.Mode != "100644" && e.Mode != "100755" {
+			continue
+		}
+		if s := fileScore(e.Name); s > best {
+			file, best = e, s
+		}
+	}
+	return file, best > 0, nil
+}
+
+// DetectCommit names the license of a commit's root license file, as the
+// repository objects report it: "" when there is no license file, "other"
+// when its text matches no license of the catalogue (or is too large to
+// read), otherwise the license's key.
+func DetectCommit(ctx context.Context, g *gitrepo.Repo, commit string) (string, error) {
+	file, found, err := rootFile(ctx, g, commit)
+	if err != nil || !found {
+		return "", err
+	}
+	_, text, err := g.Read(ctx, file.OID, maxLicenseFile)
+	if errors.Is(err, gitrepo.ErrTooLarge) {
+		return "other", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	l, err := detectBlob(file.OID, text)
+	if err != nil {
+		return "", err
+	}
+	if l == nil {
+		return "other", nil
+	}
+	return l.Key, nil
+}
+
+// SimpleByKey is the license-simple object of a key DetectCommit returned
+// (nil for "").
+func SimpleByKey(u wire.URLs, key string) *wire.LicenseSimple {
+	if key == "" {
+		return nil
+	}
+	if l, ok := Find(key); ok {
+		return l.Simple(u)
+	}
+	return wire.OtherLicense()
 }
 
 // mediaType is the Content-Type of the raw and html media types: the one

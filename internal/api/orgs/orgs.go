@@ -6,6 +6,7 @@ package orgs
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -137,9 +138,29 @@ func (a *API) requireOwner(r *http.Request, perm string, scopes ...string) (*aut
 }
 
 func (a *API) counts(r *http.Request, org *model.Account) (wire.OrgCounts, error) {
-	c, err := a.d.Store.R().CountsFor(r.Context(), org.ID)
+	q := a.d.Store.R()
+	c, err := q.CountsFor(r.Context(), org.ID)
+	if err != nil {
+		return wire.OrgCounts{}, err
+	}
+	members, err := q.ActiveMemberCount(r.Context(), org.ID)
 	return wire.OrgCounts{PublicRepos: c.PublicRepos, TotalPrivateRepos: c.TotalPrivateRepos,
-		OwnedPrivateRepos: c.OwnedPrivateRepos, Collaborators: c.Collaborators}, err
+		OwnedPrivateRepos: c.OwnedPrivateRepos, Collaborators: c.Collaborators, Members: members}, err
+}
+
+// full is the organization-full object; owners see the settings.
+func (a *API) full(r *http.Request, org *model.Account, owner bool) (wire.OrganizationFull, error) {
+	counts, err := a.counts(r, org)
+	if err != nil {
+		return wire.OrganizationFull{}, err
+	}
+	var s store.OrgSettings
+	if owner {
+		if s, err = a.d.Store.R().OrgSettings(r.Context(), org.ID); err != nil {
+			return wire.OrganizationFull{}, err
+		}
+	}
+	return a.d.URLs.ToOrgFull(org, counts, owner, wire.OrgSettings(s)), nil
 }
 
 // GET /orgs/{org}: owners with an admin:org token see the settings too.
@@ -157,12 +178,12 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) error {
 		}
 		owner = role == model.RoleAdmin
 	}
-	counts, err := a.counts(r, org)
+	out, err := a.full(r, org, owner)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Last-Modified", org.UpdatedAt.Format(http.TimeFormat))
-	return rest.JSON(w, 200, a.d.URLs.ToOrgFull(org, counts, owner))
+	return rest.JSON(w, 200, out)
 }
 
 type updateOrg struct {
@@ -183,6 +204,69 @@ type updateOrg struct {
 	HasOrganizationProjects              rest.Opt[bool]   `json:"has_organization_projects"`
 	HasRepositoryProjects                rest.Opt[bool]   `json:"has_repository_projects"`
 	WebCommitSignoffRequired             rest.Opt[bool]   `json:"web_commit_signoff_required"`
+
+	// Settings of store.OrgSettings.
+	MembersCanCreatePages                                 rest.Opt[bool]   `json:"members_can_create_pages"`
+	MembersCanCreatePublicPages                           rest.Opt[bool]   `json:"members_can_create_public_pages"`
+	MembersCanCreatePrivatePages                          rest.Opt[bool]   `json:"members_can_create_private_pages"`
+	MembersCanForkPrivateRepositories                     rest.Opt[bool]   `json:"members_can_fork_private_repositories"`
+	AdvancedSecurityEnabledForNewRepositories             rest.Opt[bool]   `json:"advanced_security_enabled_for_new_repositories"`
+	DependabotAlertsEnabledForNewRepositories             rest.Opt[bool]   `json:"dependabot_alerts_enabled_for_new_repositories"`
+	DependabotSecurityUpdatesEnabledForNewRepositories    rest.Opt[bool]   `json:"dependabot_security_updates_enabled_for_new_repositories"`
+	DependencyGraphEnabledForNewRepositories              rest.Opt[bool]   `json:"dependency_graph_enabled_for_new_repositories"`
+	SecretScanningEnabledForNewRepositories               rest.Opt[bool]   `json:"secret_scanning_enabled_for_new_repositories"`
+	SecretScanningPushProtectionEnabledForNewRepositories rest.Opt[bool]   `json:"secret_scanning_push_protection_enabled_for_new_repositories"`
+	SecretScanningValidityChecksEnabled                   rest.Opt[bool]   `json:"secret_scanning_validity_checks_enabled"`
+	SecretScanningPushProtectionCustomLinkEnabled         rest.Opt[bool]   `json:"secret_scanning_push_protection_custom_link_enabled"`
+	SecretScanningPushProtectionCustomLink                rest.Opt[string] `json:"secret_scanning_push_protection_custom_link"`
+	DeployKeysEnabledForRepositories                      rest.Opt[bool]   `json:"deploy_keys_enabled_for_repositories"`
+}
+
+// settingBools pairs the boolean settings of store.OrgSettings with their
+// fields in the body.
+func (in *updateOrg) settingBools(s *store.OrgSettings) []struct {
+	field string
+	v     rest.Opt[bool]
+	dst   *bool
+} {
+	return []struct {
+		field string
+		v     rest.Opt[bool]
+		dst   *bool
+	}{
+		{"members_can_create_pages", in.MembersCanCreatePages, &s.MembersCanCreatePages},
+		{"members_can_create_public_pages", in.MembersCanCreatePublicPages, &s.MembersCanCreatePublicPages},
+		{"members_can_create_private_pages", in.MembersCanCreatePrivatePages, &s.MembersCanCreatePrivatePages},
+		{"members_can_fork_private_repositories", in.MembersCanForkPrivateRepositories, &s.MembersCanForkPrivateRepos},
+		{"advanced_security_enabled_for_new_repositories", in.AdvancedSecurityEnabledForNewRepositories, &s.AdvancedSecurityForNew},
+		{"dependabot_alerts_enabled_for_new_repositories", in.DependabotAlertsEnabledForNewRepositories, &s.DependabotAlertsForNew},
+		{"dependabot_security_updates_enabled_for_new_repositories", in.DependabotSecurityUpdatesEnabledForNewRepositories, &s.DependabotSecurityUpdatesForNew},
+		{"dependency_graph_enabled_for_new_repositories", in.DependencyGraphEnabledForNewRepositories, &s.DependencyGraphForNew},
+		{"secret_scanning_enabled_for_new_repositories", in.SecretScanningEnabledForNewRepositories, &s.SecretScanningForNew},
+		{"secret_scanning_push_protection_enabled_for_new_repositories", in.SecretScanningPushProtectionEnabledForNewRepositories, &s.SecretScanningPushProtectionForNew},
+		{"secret_scanning_validity_checks_enabled", in.SecretScanningValidityChecksEnabled, &s.SecretScanningValidityChecks},
+		{"secret_scanning_push_protection_custom_link_enabled", in.SecretScanningPushProtectionCustomLinkEnabled, &s.PushProtectionCustomLinkEnabled},
+		{"deploy_keys_enabled_for_repositories", in.DeployKeysEnabledForRepositories, &s.DeployKeysEnabled},
+	}
+}
+
+// applySettings changes the settings the body names; it reports whether
+// any was in the body.
+func (in *updateOrg) applySettings(s *store.OrgSettings) bool {
+	changed := false
+	for _, b := range in.settingBools(s) {
+		if v, ok := b.v.Get(); ok {
+			*b.dst, changed = v, true
+		}
+	}
+	if in.SecretScanningPushProtectionCustomLink.Set {
+		changed = true
+		s.PushProtectionCustomLink = nil
+		if v, ok := in.SecretScanningPushProtectionCustomLink.Get(); ok && v != "" {
+			s.PushProtectionCustomLink = &v
+		}
+	}
+	return changed
 }
 
 func (in *updateOrg) validate() error {
@@ -224,6 +308,16 @@ func (in *updateOrg) validate() error {
 	} {
 		if b.v.Null {
 			return &model.ValidationError{Errors: []model.FieldError{{Resource: "Organization", Field: b.field, Code: "invalid", Value: nil}}}
+		}
+	}
+	for _, b := range in.settingBools(&store.OrgSettings{}) {
+		if b.v.Null {
+			return &model.ValidationError{Errors: []model.FieldError{{Resource: "Organization", Field: b.field, Code: "invalid", Value: nil}}}
+		}
+	}
+	if v, ok := in.SecretScanningPushProtectionCustomLink.Get(); ok && v != "" {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return model.Invalid("Organization", "secret_scanning_push_protection_custom_link", "invalid")
 		}
 	}
 	return nil
@@ -310,17 +404,26 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 		if err := tx.UpdateAccount(r.Context(), o); err != nil {
 			return err
 		}
+		set, err := tx.OrgSettings(r.Context(), org.ID)
+		if err != nil {
+			return err
+		}
+		if in.applySettings(&set) {
+			if err := tx.SaveOrgSettings(r.Context(), org.ID, set); err != nil {
+				return err
+			}
+		}
 		org = o
 		return tx.AppendEvent(r.Context(), "organization.updated", c.User.ID, 0, org.ID, map[string]any{"org_id": org.ID})
 	})
 	if err != nil {
 		return err
 	}
-	counts, err := a.counts(r, org)
+	out, err := a.full(r, org, true)
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, 200, a.d.URLs.ToOrgFull(org, counts, true))
+	return rest.JSON(w, 200, out)
 }
 
 // GET /organizations: every organization in id order, paginated by since.

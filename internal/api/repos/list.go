@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -32,34 +31,6 @@ func sortOrder(q url.Values, def string) (sort string, desc bool) {
 		return sort, true
 	}
 	return sort, sort != "full_name"
-}
-
-// page runs a list query for the caller, writes the Link header and converts
-// each repository with conv.
-func (a *API) page(w http.ResponseWriter, r *http.Request, f store.RepoQuery, conv func(*model.Repo, wire.RepoCounts, wire.Access) any) error {
-	c := rest.Caller(r)
-	p := rest.ParsePage(r)
-	f.Viewer = api.ViewerOf(c)
-	f.Limit, f.Offset = p.Limit(), p.Offset()
-	list, total, err := a.d.Store.R().ListRepos(r.Context(), f)
-	if err != nil {
-		return err
-	}
-	out := make([]any, 0, len(list))
-	for _, v := range list {
-		perm := authz.RepoPermission(c, v.Repo, v.Facts)
-		out = append(out, conv(v.Repo, a.counts(v.Repo), wire.Access{Perm: perm, Authenticated: c.Authenticated()}))
-	}
-	rest.SetLink(w, r, a.d.URLs.API, p, total)
-	return rest.JSON(w, http.StatusOK, out)
-}
-
-func (a *API) repository(r *model.Repo, c wire.RepoCounts, v wire.Access) any {
-	return a.d.URLs.ToRepository(r, c, v)
-}
-
-func (a *API) minimal(r *model.Repo, c wire.RepoCounts, v wire.Access) any {
-	return a.d.URLs.ToMinimalRepository(r, c, v)
 }
 
 // GET /user/repos: the repositories the caller owns, collaborates on or
@@ -107,7 +78,7 @@ func (a *API) listForAuthenticatedUser(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	f.Sort, f.Desc = sortOrder(q, "full_name")
-	return a.page(w, r, f, a.repository)
+	return a.page(w, r, f, shapeRepository)
 }
 
 // timeParam reads an ISO 8601 timestamp parameter (absent: nil).
@@ -143,7 +114,7 @@ func (a *API) listForUser(w http.ResponseWriter, r *http.Request) error {
 		f.OwnedBy = u.ID
 	}
 	f.Sort, f.Desc = sortOrder(q, "full_name")
-	return a.page(w, r, f, a.minimal)
+	return a.page(w, r, f, shapeMinimal)
 }
 
 // GET /orgs/{org}/repos
@@ -166,7 +137,7 @@ func (a *API) listForOrg(w http.ResponseWriter, r *http.Request) error {
 		f.ViewerCollaborator, f.ViewerOrgMember = true, true
 	}
 	f.Sort, f.Desc = sortOrder(q, "created")
-	return a.page(w, r, f, a.minimal)
+	return a.page(w, r, f, shapeMinimal)
 }
 
 // GET /repositories: every public repository in id order, paginated by since.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/api/licenses"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
@@ -16,10 +17,19 @@ import (
 )
 
 // API is the repos package.
-type API struct{ d *api.Deps }
+type API struct {
+	d     *api.Deps
+	cache *rendered // repository objects of the lists
+	facts *detector // license and language detection after pushes
+}
 
-// New makes the package.
-func New(d *api.Deps) *API { return &API{d: d} }
+// New makes the package; it detects license and language after every push.
+func New(d *api.Deps) *API {
+	a := &API{d: d, cache: newRendered()}
+	a.facts = newDetector(d)
+	d.PushHooks = append(d.PushHooks, a.facts.pushed)
+	return a
+}
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
@@ -38,12 +48,29 @@ func (a *API) Routes() []rest.Route {
 	}
 }
 
-// counts are a repository's counters: open issues come with the row; stars,
-// watchers and forks stay zero until those features exist.
-func (a *API) counts(r *model.Repo) wire.RepoCounts { return wire.RepoCounts{OpenIssues: r.OpenIssues} }
+// counts are a repository's counters and detected facts: open issues come
+// with the row; stars, watchers and forks stay zero until those features
+// exist.
+func (a *API) counts(r *model.Repo, f store.RepoFacts) wire.RepoCounts {
+	return wire.RepoCounts{OpenIssues: r.OpenIssues, Language: f.Language, License: licenses.SimpleByKey(a.d.URLs, f.License)}
+}
 
-func (a *API) full(r *http.Request, repo *model.Repo, perm authz.Permission) wire.FullRepository {
-	return a.d.URLs.ToFullRepository(repo, a.counts(repo), wire.Access{Perm: perm, Authenticated: rest.Caller(r).Authenticated()})
+func (a *API) full(r *http.Request, repo *model.Repo, perm authz.Permission) (wire.FullRepository, error) {
+	a.facts.backfill()
+	facts, err := a.d.Store.R().RepoFacts(r.Context(), []int64{repo.ID})
+	if err != nil {
+		return wire.FullRepository{}, err
+	}
+	return a.d.URLs.ToFullRepository(repo, a.counts(repo, facts[repo.ID]), wire.Access{Perm: perm, Authenticated: rest.Caller(r).Authenticated()}), nil
+}
+
+// writeFull answers a repository as GET /repos/{owner}/{repo} shows it.
+func (a *API) writeFull(w http.ResponseWriter, r *http.Request, status int, repo *model.Repo, perm authz.Permission) error {
+	out, err := a.full(r, repo, perm)
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, status, out)
 }
 
 // POST /user/repos
@@ -134,7 +161,10 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, c *authz.Caller, ow
 		})
 	})
 	if errors.Is(err, store.ErrDuplicate) {
-		return model.Custom("Repository", "name", "name already exists on this account")
+		// GitHub's message for this one differs from the usual Validation Failed.
+		err := model.Custom("Repository", "name", "name already exists on this account")
+		err.Message = "Repository creation failed."
+		return err
 	}
 	if err != nil {
 		return err
@@ -149,7 +179,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, c *authz.Caller, ow
 		repo.PushedAt, repo.UpdatedAt = &now, now
 	}
 	w.Header().Set("Location", a.d.URLs.RepoAPIURL(repo))
-	return rest.JSON(w, http.StatusCreated, a.full(r, repo, authz.Admin))
+	return a.writeFull(w, r, http.StatusCreated, repo, authz.Admin)
 }
 
 func canMemberCreate(org *model.Account, v model.Visibility) bool {
@@ -180,7 +210,10 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.full(r, repo, perm))
+	// GitHub dates a repository's representation by its updated_at; the
+	// server's conditional-request code honours the header.
+	w.Header().Set("Last-Modified", repo.UpdatedAt.UTC().Format(http.TimeFormat))
+	return a.writeFull(w, r, http.StatusOK, repo, perm)
 }
 
 // PATCH /repos/{owner}/{repo}: admins change settings, rename (the old name
@@ -253,7 +286,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.full(r, repo, perm))
+	return a.writeFull(w, r, http.StatusOK, repo, perm)
 }
 
 // change is one domain event of a PATCH.
