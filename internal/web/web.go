@@ -1,15 +1,16 @@
-// Package web serves hubd's few HTML pages: a minimal, read-only page at
-// each repository's html_url and each issue's, so that the links of API
-// responses lead somewhere. Their visits are counted for repository
-// traffic (views, popular paths, referrers). The pages live outside the
-// API's route table: the server hands them the GET requests no API route
-// matched.
+// Package web serves hubd's HTML pages: a minimal, read-only page at every
+// html_url the API hands out (accounts, repositories, files and
+// directories, commits, issues and pull requests with their comments,
+// issue lists, milestones and labels), so that the links of API responses
+// lead somewhere a person can read. Pages under a repository are counted
+// for its traffic (views, popular paths, referrers). The pages live outside
+// the API's route table: the server hands them the GET requests no API route
+// matched, and they decide visibility with the API's own checks (api.Deps).
 package web
 
 import (
 	"bytes"
 	"errors"
-	"html/template"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -18,15 +19,9 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
-	"github.com/hubd/hubd/internal/gitrepo"
-	"github.com/hubd/hubd/internal/markdown"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
-	"github.com/hubd/hubd/internal/store"
 )
-
-// maxReadme is the largest README rendered on a repository's page.
-const maxReadme = 512 << 10
 
 // Handler serves the pages.
 type Handler struct{ d *api.Deps }
@@ -34,37 +29,75 @@ type Handler struct{ d *api.Deps }
 // New makes the handler.
 func New(d *api.Deps) *Handler { return &Handler{d: d} }
 
-// page is what a request names.
+// page is what a request names: /{owner}, /{owner}/{repo} or
+// /{owner}/{repo}/{kind}/{rest...}.
 type page struct {
 	owner, repo string
-	kind        string // "repo", "git" (the clone URL), "issues" or "pull"
-	number      int64
+	kind        string   // "" (the repository), "git" (its clone URL) or a kind below
+	rest        []string // the unescaped segments after kind
+	number      int64    // issues/{n}, pull/{n}, milestone/{n}
 }
 
-// parse recognises the page paths: /{owner}/{repo}, /{owner}/{repo}.git,
-// /{owner}/{repo}/issues/{number} and /{owner}/{repo}/pull/{number}.
-func parse(path string) (page, bool) {
-	p := strings.TrimSuffix(strings.TrimPrefix(path, "/"), "/")
-	segs := strings.Split(p, "/")
-	for _, s := range segs {
-		if s == "" || s == "." || s == ".." {
+// kinds are the pages under a repository and how many segments follow
+// them (max < 0: any number).
+var kinds = map[string]struct{ min, max int }{
+	"issues":     {0, 1}, // the list, or issues/{number}
+	"pull":       {1, 1},
+	"milestone":  {1, 1},
+	"milestones": {0, 0},
+	"labels":     {0, 1},  // the list, or labels/{name}
+	"commit":     {1, -1}, // a sha, or a ref name with slashes
+	"commits":    {0, -1}, // commits/{ref...}
+	"tree":       {1, -1}, // tree/{ref...}/{path...}
+	"blob":       {2, -1},
+	"raw":        {2, -1},
+	"compare":    {1, -1}, // compare/{base}...{head} (refs may hold slashes)
+}
+
+// maxSegments bounds the path a page request may have.
+const maxSegments = 64
+
+// parse recognises the page paths. Segments are split on the escaped path,
+// so %2F inside a label name or a ref stays inside its segment.
+func parse(escaped string) (page, bool) {
+	p := strings.TrimSuffix(strings.TrimPrefix(escaped, "/"), "/")
+	raw := strings.Split(p, "/")
+	if len(raw) > maxSegments {
+		return page{}, false
+	}
+	segs := make([]string, len(raw))
+	for i, s := range raw {
+		u, err := url.PathUnescape(s)
+		if err != nil || u == "" || u == "." || u == ".." || strings.ContainsAny(u, "\x00\n\r") {
 			return page{}, false
 		}
+		segs[i] = u
 	}
-	switch {
-	case len(segs) == 2:
+	switch len(segs) {
+	case 1:
+		return page{owner: segs[0], kind: "account"}, true
+	case 2:
 		if name, ok := strings.CutSuffix(segs[1], ".git"); ok && name != "" {
 			return page{owner: segs[0], repo: name, kind: "git"}, true
 		}
-		return page{owner: segs[0], repo: segs[1], kind: "repo"}, true
-	case len(segs) == 4 && (segs[2] == "issues" || segs[2] == "pull"):
-		n, err := strconv.ParseInt(segs[3], 10, 64)
-		if err != nil || n <= 0 {
-			return page{}, false
-		}
-		return page{owner: segs[0], repo: segs[1], kind: segs[2], number: n}, true
+		return page{owner: segs[0], repo: segs[1]}, true
 	}
-	return page{}, false
+	pg := page{owner: segs[0], repo: segs[1], kind: segs[2], rest: segs[3:]}
+	k, ok := kinds[pg.kind]
+	if !ok || len(pg.rest) < k.min || (k.max >= 0 && len(pg.rest) > k.max) {
+		return page{}, false
+	}
+	switch pg.kind {
+	case "issues", "pull", "milestone":
+		if len(pg.rest) == 1 {
+			n, err := strconv.ParseInt(pg.rest[0], 10, 64)
+			if err != nil || n <= 0 {
+				return page{}, false
+			}
+			pg.number = n
+		}
+	}
+	return pg, true
 }
 
 // ServePage serves a GET or HEAD of a page path and reports whether it did.
@@ -76,9 +109,12 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
-	pg, ok := parse(r.URL.Path)
+	pg, ok := parse(r.URL.EscapedPath())
 	if !ok {
 		return false
+	}
+	if pg.kind == "account" {
+		return h.accountPage(w, r, pg.owner)
 	}
 	r.SetPathValue("owner", pg.owner)
 	r.SetPathValue("repo", pg.repo)
@@ -86,7 +122,7 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 	var mv *model.Moved
 	switch {
 	case errors.As(err, &mv):
-		if loc, ok := h.movedTo(mv, r, pg); ok {
+		if loc, ok := h.movedTo(mv, r); ok {
 			http.Redirect(w, r, loc, http.StatusMovedPermanently)
 			return true
 		}
@@ -97,24 +133,99 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 		return h.fail(w, r, err)
 	}
 	base := "/" + repo.FullName()
-	switch pg.kind {
-	case "git":
+	if pg.kind == "git" {
 		http.Redirect(w, r, h.d.URLs.Web+base, http.StatusMovedPermanently)
 		return true
-	case "repo":
-		if pg.owner+"/"+pg.repo != repo.FullName() {
-			// Canonical letter case, so that traffic counts one path.
-			http.Redirect(w, r, h.d.URLs.Web+base, http.StatusMovedPermanently)
-			return true
-		}
-		return h.repoPage(w, r, repo)
-	default:
-		return h.issuePage(w, r, repo, pg)
 	}
+	if pg.owner+"/"+pg.repo != repo.FullName() {
+		// Canonical letter case, so that traffic counts one path.
+		http.Redirect(w, r, h.d.URLs.Web+base+below(r.URL.EscapedPath())+query(r), http.StatusMovedPermanently)
+		return true
+	}
+	x := &req{h: h, w: w, r: r, repo: repo, pg: pg, base: base}
+	switch pg.kind {
+	case "":
+		return x.repoPage()
+	case "issues":
+		if pg.number != 0 {
+			return x.issuePage()
+		}
+		return x.issueList()
+	case "pull":
+		return x.issuePage()
+	case "milestone":
+		return x.milestonePage()
+	case "milestones":
+		return x.milestoneList()
+	case "labels":
+		if len(pg.rest) == 1 {
+			return x.labelPage()
+		}
+		return x.labelList()
+	case "commit":
+		return x.commitPage()
+	case "commits":
+		return x.commitList()
+	case "tree", "blob":
+		return x.codePage()
+	case "raw":
+		return x.rawRedirect()
+	case "compare":
+		return x.comparePage()
+	}
+	return false
+}
+
+// req is one request for a page under a visible repository.
+type req struct {
+	h    *Handler
+	w    http.ResponseWriter
+	r    *http.Request
+	repo *model.Repo
+	pg   page
+	base string // "/owner/repo"
+}
+
+func (x *req) notFound() bool            { return x.h.notFound(x.w, x.r) }
+func (x *req) fail(err error) bool       { return x.h.fail(x.w, x.r, err) }
+func (x *req) redirect(path string) bool { return x.h.redirect(x.w, x.r, path) }
+func (x *req) caller() *authz.Caller     { return rest.Caller(x.r) }
+func (x *req) query(name string) string  { return x.r.URL.Query().Get(name) }
+
+// ok renders a page of the repository. Every such page counts as a view
+// of its path, as GitHub's traffic counts every page of a repository.
+func (x *req) ok(title, name string, data any) bool {
+	path := strings.TrimSuffix(x.r.URL.EscapedPath(), "/")
+	return x.h.render(x.w, x.r, http.StatusOK, title, name, data, x.repo.ID, path)
+}
+
+// pageNumber reads ?page= (1 when absent or invalid).
+func pageNumber(r *http.Request) int {
+	n, err := strconv.Atoi(r.URL.Query().Get("page"))
+	if err != nil || n < 1 || n > 1<<20 {
+		return 1
+	}
+	return n
+}
+
+// below is the escaped path after /{owner}/{repo}.
+func below(escaped string) string {
+	parts := strings.SplitN(strings.TrimPrefix(escaped, "/"), "/", 3)
+	if len(parts) < 3 {
+		return ""
+	}
+	return "/" + strings.TrimSuffix(parts[2], "/")
+}
+
+func query(r *http.Request) string {
+	if r.URL.RawQuery == "" {
+		return ""
+	}
+	return "?" + r.URL.RawQuery
 }
 
 // movedTo is the page's address under a renamed repository's new name.
-func (h *Handler) movedTo(mv *model.Moved, r *http.Request, pg page) (string, bool) {
+func (h *Handler) movedTo(mv *model.Moved, r *http.Request) (string, bool) {
 	u, err := url.Parse(mv.Location)
 	if err != nil {
 		return "", false
@@ -127,140 +238,12 @@ func (h *Handler) movedTo(mv *model.Moved, r *http.Request, pg page) (string, bo
 	if len(parts) < 2 {
 		return "", false
 	}
-	loc := h.d.URLs.Web + "/" + parts[0] + "/" + parts[1]
-	if pg.kind == "issues" || pg.kind == "pull" {
-		loc += "/" + pg.kind + "/" + strconv.FormatInt(pg.number, 10)
-	}
-	return loc, true
+	return h.d.URLs.Web + "/" + url.PathEscape(parts[0]) + "/" + url.PathEscape(parts[1]) + below(r.URL.EscapedPath()) + query(r), true
 }
 
-type repoView struct {
-	Repo      *model.Repo
-	CloneURL  string
-	Private   bool
-	Commit    *gitrepo.Commit
-	Entries   []gitrepo.TreeEntry
-	Readme    template.HTML
-	ReadmeRaw string
-	Empty     bool
-}
-
-func (h *Handler) repoPage(w http.ResponseWriter, r *http.Request, repo *model.Repo) bool {
-	ctx := r.Context()
-	v := repoView{Repo: repo, CloneURL: h.d.URLs.CloneURL(repo), Private: repo.Private(), Empty: true}
-	g := h.d.Git.Open(repo.ID)
-	if g.Exists() {
-		info, data, err := g.Read(ctx, "refs/heads/"+repo.DefaultBranch, 0)
-		switch {
-		case errors.Is(err, gitrepo.ErrNotFound):
-		case err != nil:
-			return h.fail(w, r, err)
-		default:
-			c, err := gitrepo.ParseCommit(info.OID, data)
-			if err != nil {
-				return h.fail(w, r, err)
-			}
-			v.Commit, v.Empty = c, false
-			_, tree, err := g.Read(ctx, c.Tree, 0)
-			if err != nil {
-				return h.fail(w, r, err)
-			}
-			if v.Entries, err = gitrepo.ParseTree(tree); err != nil {
-				return h.fail(w, r, err)
-			}
-			sortEntries(v.Entries)
-			if err := h.readme(r, g, &v); err != nil {
-				return h.fail(w, r, err)
-			}
-		}
-	}
-	title := repo.FullName()
-	if repo.Description != "" {
-		title += ": " + repo.Description
-	}
-	return h.render(w, r, http.StatusOK, title, "repo", v, repo.ID, "/"+repo.FullName())
-}
-
-// readme renders the root's README (Markdown, or plain text otherwise).
-func (h *Handler) readme(r *http.Request, g *gitrepo.Repo, v *repoView) error {
-	for _, e := range v.Entries {
-		name := strings.ToLower(e.Name)
-		if e.Type() != "blob" || (name != "readme" && !strings.HasPrefix(name, "readme.")) {
-			continue
-		}
-		_, data, err := g.Read(r.Context(), e.OID, maxReadme)
-		if errors.Is(err, gitrepo.ErrTooLarge) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if strings.HasSuffix(name, ".md") || strings.HasSuffix(name, ".markdown") {
-			v.Readme = template.HTML(markdown.HTML(string(data))) // goldmark escapes raw HTML
-		} else {
-			v.ReadmeRaw = string(data)
-		}
-		return nil
-	}
-	return nil
-}
-
-// sortEntries puts directories first, as GitHub lists a tree.
-func sortEntries(list []gitrepo.TreeEntry) {
-	dirFirst := func(e gitrepo.TreeEntry) int {
-		if e.Type() == "tree" {
-			return 0
-		}
-		return 1
-	}
-	for i := 1; i < len(list); i++ {
-		for j := i; j > 0 && dirFirst(list[j]) < dirFirst(list[j-1]); j-- {
-			list[j], list[j-1] = list[j-1], list[j]
-		}
-	}
-}
-
-type issueView struct {
-	Repo   *model.Repo
-	Issue  *store.Issue
-	Kind   string // "Issue" or "Pull request"
-	Body   template.HTML
-	Author string
-}
-
-func (h *Handler) issuePage(w http.ResponseWriter, r *http.Request, repo *model.Repo, pg page) bool {
-	is, err := h.d.Store.R().IssueByNumber(r.Context(), repo.ID, pg.number)
-	if errors.Is(err, model.ErrNotFound) {
-		return h.notFound(w, r)
-	}
-	if err != nil {
-		return h.fail(w, r, err)
-	}
-	kind := "issues"
-	if is.IsPull {
-		kind = "pull"
-	}
-	canonical := "/" + repo.FullName() + "/" + kind + "/" + strconv.FormatInt(is.Number, 10)
-	if r.URL.Path != canonical {
-		// A pull request's page is under /pull, an issue's under /issues (and
-		// names in their canonical case), as on GitHub.
-		http.Redirect(w, r, h.d.URLs.Web+canonical, http.StatusMovedPermanently)
-		return true
-	}
-	v := issueView{Repo: repo, Issue: is, Kind: "Issue"}
-	if is.IsPull {
-		v.Kind = "Pull request"
-	}
-	if is.Body != nil {
-		v.Body = template.HTML(markdown.HTML(*is.Body))
-	}
-	if is.User != nil {
-		v.Author = is.User.Login
-	} else {
-		v.Author = "ghost"
-	}
-	title := is.Title + " · " + v.Kind + " #" + strconv.FormatInt(is.Number, 10) + " · " + repo.FullName()
-	return h.render(w, r, http.StatusOK, title, "issue", v, repo.ID, canonical)
+func (h *Handler) redirect(w http.ResponseWriter, r *http.Request, path string) bool {
+	http.Redirect(w, r, h.d.URLs.Web+path, http.StatusMovedPermanently)
+	return true
 }
 
 // notFound answers an HTML 404 to clients that ask for HTML.
@@ -280,10 +263,13 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) bool {
 // as a view of path.
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, title, name string, data any, repoID int64, path string) bool {
 	var buf bytes.Buffer
-	err := pages.ExecuteTemplate(&buf, "layout", struct {
-		Title, Page string
-		Data        any
-	}{title, name, data})
+	t := pages[name]
+	var err error
+	if t == nil {
+		err = errors.New("web: no template " + name)
+	} else {
+		err = t.ExecuteTemplate(&buf, "layout", layoutData{Title: title, Data: data})
+	}
 	if err != nil {
 		slog.Error("web: render", "page", name, "err", err)
 		status = http.StatusInternalServerError
@@ -294,7 +280,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, tit
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
 	hd.Set("Cache-Control", "max-age=0, private, must-revalidate")
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src * data:")
+	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src * data:; base-uri 'none'; form-action 'self'")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "deny")
 	hd.Set("Referrer-Policy", "origin-when-cross-origin, strict-origin-when-cross-origin")
@@ -307,4 +293,9 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, tit
 		h.d.Metrics.Viewed(r, repoID, path, title)
 	}
 	return true
+}
+
+type layoutData struct {
+	Title string
+	Data  any
 }

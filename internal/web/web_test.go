@@ -121,9 +121,16 @@ func TestRepositoryPage(t *testing.T) {
 	if _, _, err := gh.Repositories.Edit(ctx, "mona", "hello", &github.Repository{Name: github.Ptr("world")}); err != nil {
 		t.Fatal(err)
 	}
-	resp, _ = page(t, e, "GET", "/mona/hello", "", "")
-	if resp.StatusCode != 301 || resp.Header.Get("Location") != e.URL+"/mona/world" {
-		t.Fatalf("renamed: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	for path, want := range map[string]string{
+		"/mona/hello":                         "/mona/world",
+		"/mona/hello/blob/main/docs/a.md":     "/mona/world/blob/main/docs/a.md",
+		"/mona/hello/issues?state=closed":     "/mona/world/issues?state=closed",
+		"/mona/hello/tree/main/docs%20x/y%3F": "/mona/world/tree/main/docs%20x/y%3F",
+	} {
+		resp, _ = page(t, e, "GET", path, "", "")
+		if resp.StatusCode != 301 || resp.Header.Get("Location") != e.URL+want {
+			t.Errorf("renamed %s: %d %s", path, resp.StatusCode, resp.Header.Get("Location"))
+		}
 	}
 }
 
