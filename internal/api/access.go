@@ -31,6 +31,11 @@ func (d *Deps) Repo(r *http.Request, need authz.Permission) (*model.Repo, authz.
 		return nil, authz.None, rest.ErrRequiresAuth
 	}
 	owner, name := r.PathValue("owner"), r.PathValue("repo")
+	if !plausibleName(owner) || !plausibleName(name) {
+		// No login or repository name holds a control character or runs
+		// this long: such values never reach the database.
+		return nil, authz.None, model.ErrNotFound
+	}
 	q := d.Store.R()
 	v, err := q.RepoByName(r.Context(), owner, name, c.UserID())
 	if errors.Is(err, model.ErrNotFound) {
@@ -47,6 +52,22 @@ func (d *Deps) Repo(r *http.Request, need authz.Permission) (*model.Repo, authz.
 		return nil, perm, NeedPermission(need)
 	}
 	return v.Repo, perm, nil
+}
+
+// plausibleName reports whether s could be a login or a repository name
+// (or an old one): at most 100 bytes, no control characters. The exact
+// rules are checked where names are made; this only keeps hostile path
+// values away from the database.
+func plausibleName(s string) bool {
+	if s == "" || len(s) > 100 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // redirect answers for a name that is not a repository: Moved when it is the

@@ -1,0 +1,86 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"strings"
+)
+
+// Fingerprint digests every table of the schema: its row count and a hash
+// of its rows that does not depend on their order (PostgreSQL moves a row
+// that an UPDATE rewrites). Tests compare two fingerprints to prove that a
+// refused request changed nothing; it reads whole tables, so it is meant
+// for the small databases of tests, not for production.
+func (s *Store) Fingerprint(ctx context.Context) (map[string]string, error) {
+	list := `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+	if s.pg {
+		list = `SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`
+	}
+	rows, err := s.read.QueryContext(ctx, list)
+	if err != nil {
+		return nil, err
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		tables = append(tables, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sort.Strings(tables)
+	out := make(map[string]string, len(tables))
+	for _, t := range tables {
+		d, err := s.digestTable(ctx, t)
+		if err != nil {
+			return nil, fmt.Errorf("store: fingerprint %s: %w", t, err)
+		}
+		out[t] = d
+	}
+	return out, nil
+}
+
+// digestTable is "count:sum of the rows' FNV-64 hashes".
+func (s *Store) digestTable(ctx context.Context, table string) (string, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT * FROM "`+strings.ReplaceAll(table, `"`, `""`)+`"`)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	var n int
+	var sum uint64
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return "", err
+		}
+		h := fnv.New64a()
+		for _, v := range vals {
+			if b, ok := v.([]byte); ok {
+				v = string(b)
+			}
+			fmt.Fprintf(h, "%v\x1f", v)
+		}
+		sum += h.Sum64()
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d:%016x", n, sum), nil
+}
