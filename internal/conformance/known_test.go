@@ -7,16 +7,15 @@ import (
 	"testing"
 )
 
-// knownFailures is TEMPORARY: defects the suites found in files another
-// engineer is fixing right now. Each entry tolerates one check ("5xx",
-// "shape", "state", "leak", "authz") of one operation for request kinds
-// containing Kind, and names where the fix belongs. A tolerated failure is
-// logged, never hidden; an entry that no longer matches anything fails the
-// suite, so the table is emptied as the fixes land. Details of each are in
-// the findings notes. Add nothing here for code you own: fix it. A "hang"
-// entry is different: its variant is not sent at all (the handler would
-// hold the test server open forever), so it cannot be noticed as stale;
-// remove it to check the fix.
+// knownFailures lists defects the suites found that are not fixed yet, each
+// tolerating one check ("5xx", "shape", "state", "leak", "authz") of one
+// operation for request kinds containing Kind, and naming where the fix
+// belongs. It is empty: every defect the suites found is fixed. A tolerated
+// failure is logged, never hidden; an entry that no longer matches anything
+// fails the suite, so the table only ever shrinks. A "hang" entry is
+// different: its variant is not sent at all (the handler would hold the
+// test server open forever), so it cannot be noticed as stale; remove it to
+// check the fix.
 var knownFailures = []struct {
 	Suite, Op, Kind, Check string
 	Where                  string
