@@ -120,3 +120,20 @@ type Event struct {
 	Payload   []byte // JSON
 	CreatedAt time.Time
 }
+
+// OrgSettings are the organization settings of PATCH /orgs/{org} that
+// Account does not hold: hubd records and reports them (it has no
+// Pages, forks of private repositories or security products to apply them
+// to yet).
+type OrgSettings struct {
+	MembersCanCreatePages, MembersCanCreatePublicPages, MembersCanCreatePrivatePages bool
+	MembersCanForkPrivateRepos                                                       bool
+
+	AdvancedSecurityForNew, DependabotAlertsForNew, DependabotSecurityUpdatesForNew bool
+	DependencyGraphForNew, SecretScanningForNew, SecretScanningPushProtectionForNew bool
+	SecretScanningValidityChecks                                                    bool
+	PushProtectionCustomLinkEnabled                                                 bool
+	PushProtectionCustomLink                                                        *string
+
+	DeployKeysEnabled bool
+}

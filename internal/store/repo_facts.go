@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+
+	"github.com/hubd/hubd/internal/model"
 )
 
 // RepoFacts is what hubd learned about a repository's default branch at its
@@ -68,26 +70,9 @@ func (q Q) SetRepoFacts(ctx context.Context, repoID int64, f RepoFacts) error {
 	return err
 }
 
-// OrgSettings are the organization settings of PATCH /orgs/{org} that
-// model.Account does not hold: hubd records and reports them (it has no
-// Pages, forks of private repositories or security products to apply them
-// to yet).
-type OrgSettings struct {
-	MembersCanCreatePages, MembersCanCreatePublicPages, MembersCanCreatePrivatePages bool
-	MembersCanForkPrivateRepos                                                       bool
-
-	AdvancedSecurityForNew, DependabotAlertsForNew, DependabotSecurityUpdatesForNew bool
-	DependencyGraphForNew, SecretScanningForNew, SecretScanningPushProtectionForNew bool
-	SecretScanningValidityChecks                                                    bool
-	PushProtectionCustomLinkEnabled                                                 bool
-	PushProtectionCustomLink                                                        *string
-
-	DeployKeysEnabled bool
-}
-
 // DefaultOrgSettings are GitHub's settings of a new organization.
-func DefaultOrgSettings() OrgSettings {
-	return OrgSettings{MembersCanCreatePages: true, MembersCanCreatePublicPages: true,
+func DefaultOrgSettings() model.OrgSettings {
+	return model.OrgSettings{MembersCanCreatePages: true, MembersCanCreatePublicPages: true,
 		MembersCanCreatePrivatePages: true, DeployKeysEnabled: true}
 }
 
@@ -99,7 +84,7 @@ const orgSettingsCols = `members_can_create_pages, members_can_create_public_pag
  secret_scanning_push_protection_custom_link_enabled, secret_scanning_push_protection_custom_link,
  deploy_keys_enabled_for_repositories`
 
-func (s *OrgSettings) fields() []any {
+func orgSettingFields(s *model.OrgSettings) []any {
 	return []any{&s.MembersCanCreatePages, &s.MembersCanCreatePublicPages, &s.MembersCanCreatePrivatePages,
 		&s.MembersCanForkPrivateRepos, &s.AdvancedSecurityForNew, &s.DependabotAlertsForNew,
 		&s.DependabotSecurityUpdatesForNew, &s.DependencyGraphForNew, &s.SecretScanningForNew,
@@ -109,10 +94,10 @@ func (s *OrgSettings) fields() []any {
 
 // OrgSettings loads an organization's settings (GitHub's defaults when it
 // never changed them).
-func (q Q) OrgSettings(ctx context.Context, orgID int64) (OrgSettings, error) {
+func (q Q) OrgSettings(ctx context.Context, orgID int64) (model.OrgSettings, error) {
 	s := DefaultOrgSettings()
 	var link sql.NullString
-	dest := s.fields()
+	dest := orgSettingFields(&s)
 	dest[12] = &link
 	err := q.row(ctx, `SELECT `+orgSettingsCols+` FROM org_settings WHERE org_id = ?`, orgID).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -128,9 +113,9 @@ func (q Q) OrgSettings(ctx context.Context, orgID int64) (OrgSettings, error) {
 }
 
 // SaveOrgSettings writes an organization's settings.
-func (q Q) SaveOrgSettings(ctx context.Context, orgID int64, s OrgSettings) error {
+func (q Q) SaveOrgSettings(ctx context.Context, orgID int64, s model.OrgSettings) error {
 	args := []any{orgID}
-	for _, f := range s.fields() {
+	for _, f := range orgSettingFields(&s) {
 		switch v := f.(type) {
 		case *bool:
 			args = append(args, *v)

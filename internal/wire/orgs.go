@@ -107,21 +107,6 @@ type OrgCounts struct {
 	Members                                                          int // active members: the plan's seats
 }
 
-// OrgSettings are the organization settings that model.Account does not
-// hold (see store.OrgSettings, whose fields these mirror).
-type OrgSettings struct {
-	MembersCanCreatePages, MembersCanCreatePublicPages, MembersCanCreatePrivatePages bool
-	MembersCanForkPrivateRepos                                                       bool
-
-	AdvancedSecurityForNew, DependabotAlertsForNew, DependabotSecurityUpdatesForNew bool
-	DependencyGraphForNew, SecretScanningForNew, SecretScanningPushProtectionForNew bool
-	SecretScanningValidityChecks                                                    bool
-	PushProtectionCustomLinkEnabled                                                 bool
-	PushProtectionCustomLink                                                        *string
-
-	DeployKeysEnabled bool
-}
-
 // OrgURL is the API URL of an organization.
 func (u URLs) OrgURL(login string) string { return u.API + "/orgs/" + login }
 
@@ -143,7 +128,7 @@ func (u URLs) ToOrgSimple(a *model.Account) OrganizationSimple {
 // visibility of repositories they administer, invite outside
 // collaborators, create teams and see dependency insights; they may not
 // delete issues; readers may start discussions.
-func (u URLs) ToOrgFull(a *model.Account, c OrgCounts, owner bool, s OrgSettings) OrganizationFull {
+func (u URLs) ToOrgFull(a *model.Account, c OrgCounts, owner bool, s model.OrgSettings) OrganizationFull {
 	o := OrganizationFull{
 		OrganizationSimple: u.ToOrgSimple(a),
 		Name:               strPtr(a.Name), Company: strPtr(a.Company), Blog: strPtr(a.Blog),

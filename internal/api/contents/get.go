@@ -70,7 +70,7 @@ func (a *API) writeFile(w http.ResponseWriter, r *http.Request, s *snapshot, e e
 	cacheable := (media == "" || media == "object") && !s.repo.Private()
 	if cacheable {
 		key = renderKey{repoID: s.repo.ID, fullName: s.repo.FullName(), ref: s.ref, path: e.Path, oid: e.OID}
-		if body, ok := a.rendered.get(key); ok {
+		if body, ok := a.rendered.Get(key); ok {
 			return writeJSONBytes(w, body)
 		}
 	}
@@ -117,7 +117,7 @@ func (a *API) writeFile(w http.ResponseWriter, r *http.Request, s *snapshot, e e
 	if err := enc.Encode(f); err != nil {
 		return err
 	}
-	a.rendered.put(key, buf.Bytes())
+	a.rendered.Put(key, buf.Bytes())
 	return writeJSONBytes(w, buf.Bytes())
 }
 

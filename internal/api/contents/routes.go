@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/bytecache"
 	"github.com/hubd/hubd/internal/rest"
 )
 
@@ -21,11 +22,13 @@ type API struct {
 	// writeLocks serialize this process's file commits to a repository
 	// (striped by repository id).
 	writeLocks [64]sync.Mutex
-	rendered   *renderCache // JSON of public files by blob id
+	rendered   *bytecache.Cache[renderKey] // JSON of public files by blob id
 }
 
 // New makes the package. The download token key is made here, per process.
-func New(d *api.Deps) *API { return &API{d: d, sign: newSigner(), rendered: newRenderCache(32 << 20)} }
+func New(d *api.Deps) *API {
+	return &API{d: d, sign: newSigner(), rendered: bytecache.New[renderKey](32<<20, 2<<20)}
+}
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/bytecache"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
@@ -21,11 +22,11 @@ import (
 // API is the gitdb package.
 type API struct {
 	d     *api.Deps
-	trees *treeCache // rendered tree listings by tree id
+	trees *bytecache.Cache[treeKey] // rendered tree listings by tree id
 }
 
 // New makes the package.
-func New(d *api.Deps) *API { return &API{d: d, trees: newTreeCache(64 << 20)} }
+func New(d *api.Deps) *API { return &API{d: d, trees: bytecache.New[treeKey](64<<20, 8<<20)} }
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {

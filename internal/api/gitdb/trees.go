@@ -42,7 +42,7 @@ func (a *API) getTree(w http.ResponseWriter, r *http.Request) error {
 	}
 	recursive := r.URL.Query().Has("recursive")
 	key := treeKey{repo.ID, repo.FullName(), oid, recursive, [2]int{maxTreeEntries, maxTreeBytes}}
-	if body, ok := a.trees.get(key); ok {
+	if body, ok := a.trees.Get(key); ok {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		_, err := w.Write(body)
@@ -59,7 +59,7 @@ func (a *API) getTree(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	body := buf.Bytes()
-	a.trees.put(key, body)
+	a.trees.Put(key, body)
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	_, err = w.Write(body)

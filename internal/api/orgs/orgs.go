@@ -154,13 +154,13 @@ func (a *API) full(r *http.Request, org *model.Account, owner bool) (wire.Organi
 	if err != nil {
 		return wire.OrganizationFull{}, err
 	}
-	var s store.OrgSettings
+	var s model.OrgSettings
 	if owner {
 		if s, err = a.d.Store.R().OrgSettings(r.Context(), org.ID); err != nil {
 			return wire.OrganizationFull{}, err
 		}
 	}
-	return a.d.URLs.ToOrgFull(org, counts, owner, wire.OrgSettings(s)), nil
+	return a.d.URLs.ToOrgFull(org, counts, owner, s), nil
 }
 
 // GET /orgs/{org}: owners with an admin:org token see the settings too.
@@ -205,7 +205,7 @@ type updateOrg struct {
 	HasRepositoryProjects                rest.Opt[bool]   `json:"has_repository_projects"`
 	WebCommitSignoffRequired             rest.Opt[bool]   `json:"web_commit_signoff_required"`
 
-	// Settings of store.OrgSettings.
+	// Settings of model.OrgSettings.
 	MembersCanCreatePages                                 rest.Opt[bool]   `json:"members_can_create_pages"`
 	MembersCanCreatePublicPages                           rest.Opt[bool]   `json:"members_can_create_public_pages"`
 	MembersCanCreatePrivatePages                          rest.Opt[bool]   `json:"members_can_create_private_pages"`
@@ -222,9 +222,9 @@ type updateOrg struct {
 	DeployKeysEnabledForRepositories                      rest.Opt[bool]   `json:"deploy_keys_enabled_for_repositories"`
 }
 
-// settingBools pairs the boolean settings of store.OrgSettings with their
+// settingBools pairs the boolean settings of model.OrgSettings with their
 // fields in the body.
-func (in *updateOrg) settingBools(s *store.OrgSettings) []struct {
+func (in *updateOrg) settingBools(s *model.OrgSettings) []struct {
 	field string
 	v     rest.Opt[bool]
 	dst   *bool
@@ -252,7 +252,7 @@ func (in *updateOrg) settingBools(s *store.OrgSettings) []struct {
 
 // applySettings changes the settings the body names; it reports whether
 // any was in the body.
-func (in *updateOrg) applySettings(s *store.OrgSettings) bool {
+func (in *updateOrg) applySettings(s *model.OrgSettings) bool {
 	changed := false
 	for _, b := range in.settingBools(s) {
 		if v, ok := b.v.Get(); ok {
@@ -310,7 +310,7 @@ func (in *updateOrg) validate() error {
 			return &model.ValidationError{Errors: []model.FieldError{{Resource: "Organization", Field: b.field, Code: "invalid", Value: nil}}}
 		}
 	}
-	for _, b := range in.settingBools(&store.OrgSettings{}) {
+	for _, b := range in.settingBools(&model.OrgSettings{}) {
 		if b.v.Null {
 			return &model.ValidationError{Errors: []model.FieldError{{Resource: "Organization", Field: b.field, Code: "invalid", Value: nil}}}
 		}
