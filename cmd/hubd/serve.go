@@ -35,7 +35,7 @@ func serve(args []string) error {
 	fs.IntVar(&limits.Anonymous, "rate-limit-anonymous", limits.Anonymous, "requests per hour per address without a token")
 	fs.IntVar(&limits.Authenticated, "rate-limit-authenticated", limits.Authenticated, "requests per hour per user")
 	fs.IntVar(&limits.Installation, "rate-limit-installation", limits.Installation, "requests per hour per app installation")
-	fs.IntVar(&limits.LoginFailures, "login-failures", limits.LoginFailures, "failed authentications per client address within --login-window after which its authenticated requests get 403 until the window ends (0: no limit)")
+	fs.IntVar(&limits.LoginFailures, "login-failures", limits.LoginFailures, "failed authentications per client address within --login-window after which its bad credentials get 403 instead of 401 until the window ends (0: no limit)")
 	fs.DurationVar(&limits.LoginWindow, "login-window", limits.LoginWindow, "window of --login-failures")
 	maxBody := fs.Int64("max-body", 25<<20, "largest request body in bytes (413 above it)")
 	maxPush := fs.Int64("max-push", 2<<30, "largest pack a git push may send, in bytes (0: no limit)")

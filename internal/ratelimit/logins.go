@@ -7,11 +7,10 @@ import (
 
 // Logins counts failed authentications per client address, GitHub's
 // "failed login limit": after several requests with invalid credentials in a
-// short period, every authentication attempt from there is refused for a
-// while, valid credentials included. Refusing the valid ones too is the
-// point: if a good token still worked during the lockout, a guesser would
-// keep guessing and simply watch for the answer that is not a 403.
-// Requests without credentials are not affected. Counters live in memory.
+// short period, invalid credentials from there answer 403 instead of 401
+// for a while. Valid ones are not refused (the server decides; see
+// server.authenticate). Counters live in memory, for at most maxAddrs
+// addresses at once.
 type Logins struct {
 	mu     sync.Mutex
 	limit  int
@@ -20,6 +19,9 @@ type Logins struct {
 	addrs  map[string]*bucket
 	sweep  time.Time
 }
+
+// maxAddrs bounds the addresses counted at once.
+const maxAddrs = 100_000
 
 // NewLogins allows limit failures per address in each window (0: no limit).
 func NewLogins(limit int, window time.Duration) *Logins {
@@ -64,6 +66,9 @@ func (l *Logins) Fail(addr string) {
 		l.sweep = now.Add(l.window)
 	}
 	b := l.addrs[addr]
+	if b == nil && len(l.addrs) >= maxAddrs {
+		return // under a flood from many addresses: memory stays bounded
+	}
 	if b == nil || !now.Before(b.reset) {
 		b = &bucket{reset: now.Add(l.window)}
 		l.addrs[addr] = b

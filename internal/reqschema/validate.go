@@ -20,12 +20,20 @@ type verr struct {
 
 func flatten(errs []verr, out *[]string) {
 	for _, e := range errs {
+		if len(*out) >= maxMessages {
+			return
+		}
 		*out = append(*out, e.msg)
 		for _, branch := range e.sub {
 			flatten(branch, out)
 		}
 	}
 }
+
+// maxMessages bounds the failures reported for one body, and so the work
+// and the size of the 422: a hostile array of a million wrong items must
+// not make a million lines (one per item is GitHub's wording for a few).
+const maxMessages = 50
 
 // validate checks v against s, appending failures to errs. The keywords
 // are checked in GitHub's order (combinators, enum, type, then the
@@ -81,6 +89,9 @@ func validate(s *Schema, v ojson.Value, errs *[]verr) bool {
 			for _, e := range x {
 				if !validate(s.items, e, errs) {
 					ok = false
+					if len(*errs) >= maxMessages {
+						break // enough to tell the client what is wrong
+					}
 				}
 			}
 		}
@@ -126,7 +137,11 @@ func validate(s *Schema, v ojson.Value, errs *[]verr) bool {
 				if len(extra) > 1 {
 					verb = "are not permitted keys."
 				}
-				*errs = append(*errs, verr{msg: `"` + strings.Join(extra, `", "`) + `" ` + verb})
+				shown := extra
+				if len(shown) > maxMessages {
+					shown = shown[:maxMessages] // the message stays bounded
+				}
+				*errs = append(*errs, verr{msg: `"` + strings.Join(shown, `", "`) + `" ` + verb})
 				ok = false
 			}
 			if s.extra != nil {
@@ -134,6 +149,9 @@ func validate(s *Schema, v ojson.Value, errs *[]verr) bool {
 					e, _ := x.Get(k)
 					if !validate(s.extra, e, errs) {
 						ok = false
+						if len(*errs) >= maxMessages {
+							break
+						}
 					}
 				}
 			}
@@ -308,6 +326,21 @@ func member(enum []ojson.Value, v ojson.Value) bool {
 }
 
 func unique(list []ojson.Value) bool {
+	if len(list) > 32 {
+		// Pairwise comparison is quadratic: long arrays are compared by a
+		// canonical form in which equal values (1 and 1.0 too) coincide.
+		seen := make(map[string]bool, len(list))
+		var b strings.Builder
+		for _, v := range list {
+			b.Reset()
+			canon(&b, v)
+			if seen[b.String()] {
+				return false
+			}
+			seen[b.String()] = true
+		}
+		return true
+	}
 	for i := range list {
 		for j := i + 1; j < len(list); j++ {
 			if equal(list[i], list[j]) {
@@ -365,4 +398,47 @@ func equal(a, b ojson.Value) bool {
 		return true
 	}
 	return false
+}
+
+// canon writes a form of v in which values equal() calls equal coincide:
+// numbers by their float value, objects with their keys sorted.
+func canon(b *strings.Builder, v ojson.Value) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("n")
+	case bool:
+		if x {
+			b.WriteString("t")
+		} else {
+			b.WriteString("f")
+		}
+	case string:
+		b.WriteString(strconv.Quote(x))
+	case ojson.Number:
+		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
+			b.WriteString("#" + strconv.FormatFloat(f, 'g', -1, 64))
+		} else {
+			b.WriteString("#" + string(x))
+		}
+	case []ojson.Value:
+		b.WriteString("[")
+		for _, e := range x {
+			canon(b, e)
+			b.WriteString(",")
+		}
+		b.WriteString("]")
+	case *ojson.Object:
+		idx := make([]int, len(x.Keys))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.Slice(idx, func(i, j int) bool { return x.Keys[idx[i]] < x.Keys[idx[j]] })
+		b.WriteString("{")
+		for _, i := range idx {
+			b.WriteString(strconv.Quote(x.Keys[i]) + ":")
+			canon(b, x.Vals[i])
+			b.WriteString(",")
+		}
+		b.WriteString("}")
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
@@ -13,27 +14,29 @@ import (
 // authenticate reads the credentials, if any. Bad credentials are a 401 even
 // on endpoints that do not need authentication, as on GitHub.
 //
-// After too many failures from one client address every request with
-// credentials from there is refused for a while, valid ones included (see
-// ratelimit.Logins); requests without credentials still go through.
+// After too many failures from one client address, bad credentials from
+// there answer 403 for a while (see ratelimit.Logins). Valid credentials
+// still work: hubd's tokens cannot be guessed, and refusing them would let
+// anyone behind the same address (a proxy, a NAT) lock everyone else out
+// with a few bad requests.
 func (s *Server) authenticate(r *http.Request, info *rest.Info) error {
 	tok, present := credentials(r)
 	if !present {
 		return nil
 	}
-	addr, _ := ratelimit.KeyFor(nil, r.RemoteAddr)
-	if _, locked := s.logins.Locked(addr); locked {
-		return errLoginAttempts
-	}
-	if tok == "" {
-		s.logins.Fail(addr)
-		return rest.ErrBadCredentials
-	}
-	c, ok, err := s.deps.Tokens.Get(r.Context(), tok, s.deps.Store)
-	if err != nil {
-		return err
+	var c *authz.Caller
+	ok := false
+	if tok != "" {
+		var err error
+		if c, ok, err = s.deps.Tokens.Get(r.Context(), tok, s.deps.Store); err != nil {
+			return err
+		}
 	}
 	if !ok {
+		addr, _ := ratelimit.KeyFor(nil, r.RemoteAddr)
+		if _, locked := s.logins.Locked(addr); locked {
+			return errLoginAttempts
+		}
 		s.logins.Fail(addr)
 		return rest.ErrBadCredentials
 	}

@@ -59,14 +59,20 @@ func (q Q) RepoFacts(ctx context.Context, ids []int64) (map[int64]RepoFacts, err
 	return out, nil
 }
 
-// SetRepoFacts records the facts detected at a commit; nothing when the
-// repository was deleted meanwhile. It does not touch updated_at: the push
-// that led to them already did.
+// SetRepoFacts records the facts detected at a commit (nothing when the
+// repository was deleted meanwhile) and moves the repository's updated_at:
+// the detection ends after the push that led to it answered.
 func (q Q) SetRepoFacts(ctx context.Context, repoID int64, f RepoFacts) error {
 	_, err := q.exec(ctx, `INSERT INTO repo_facts (repo_id, commit_id, license_key, language)
  SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM repos WHERE id = ?)
  ON CONFLICT (repo_id) DO UPDATE SET commit_id = excluded.commit_id, license_key = excluded.license_key, language = excluded.language`,
 		repoID, f.Commit, f.License, f.Language, repoID)
+	if err != nil {
+		return err
+	}
+	// The repository object shows them: its updated_at (Last-Modified)
+	// moves, so a client revalidating by date sees the new facts.
+	_, err = q.exec(ctx, `UPDATE repos SET updated_at = ? WHERE id = ?`, unix(q.Now()), repoID)
 	return err
 }
 

@@ -171,3 +171,38 @@ func TestFactsBackfilledForEarlierPushes(t *testing.T) {
 	}
 	waitFor(t, gh, "mona", "old", func(r *github.Repository) bool { return r.GetLicense().GetKey() == "mit" })
 }
+
+// License and language are the default branch's: changing the default
+// branch detects them again.
+func TestFactsFollowTheDefaultBranch(t *testing.T) {
+	e := apitest.New(t)
+	_, tok := e.NewUser("mona", false)
+	gh := e.GitHub(tok)
+	create(t, gh, "", &github.Repository{Name: github.Ptr("switch"), AutoInit: github.Ptr(true)})
+	main, _, err := gh.Git.GetRef(ctx, "mona", "switch", "heads/main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Git.CreateRef(ctx, "mona", "switch", github.CreateRef{Ref: "refs/heads/py", SHA: main.GetObject().GetSHA()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Repositories.CreateFile(ctx, "mona", "switch", "tool.py", &github.RepositoryContentFileOptions{
+		Message: github.Ptr("python"), Content: []byte(strings.Repeat("print('hello')\n", 50)), Branch: github.Ptr("py")}); err != nil {
+		t.Fatal(err)
+	}
+	if r := waitFor(t, gh, "mona", "switch", func(r *github.Repository) bool { return true }); r.GetLanguage() == "Python" {
+		t.Fatal("the default branch (main) has no Python")
+	}
+	// A branch that does not exist is refused, as on GitHub.
+	bad := e.Must(422, "PATCH", "/repos/mona/switch", tok, map[string]any{"default_branch": "nope"}).Map(t)
+	if errs, _ := bad["errors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["message"] != "The branch nope was not found. Please push that ref first or create it via the Git Data API." {
+		t.Fatalf("unknown branch: %v", bad)
+	}
+	edited, _, err := gh.Repositories.Edit(ctx, "mona", "switch", &github.Repository{DefaultBranch: github.Ptr("py")})
+	if err != nil || edited.GetDefaultBranch() != "py" {
+		t.Fatalf("edit: %v %v", edited.GetDefaultBranch(), err)
+	}
+	// HEAD moved with it: the default ref of the contents API is py.
+	e.Must(200, "GET", "/repos/mona/switch/contents/tool.py", tok, nil)
+	waitFor(t, gh, "mona", "switch", func(r *github.Repository) bool { return r.GetLanguage() == "Python" })
+}

@@ -3,6 +3,7 @@
 package repos
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/licenses"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -216,6 +218,38 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) error {
 	return a.writeFull(w, r, http.StatusOK, repo, perm)
 }
 
+// defaultBranch is a validated change of the default branch.
+type defaultBranch struct {
+	branch string
+	git    *gitrepo.Repo
+}
+
+// newDefaultBranch checks a requested default branch as GitHub does: the
+// repository must have commits and the branch must exist. nil: no change.
+func (a *API) newDefaultBranch(ctx context.Context, repo *model.Repo, in rest.Opt[string]) (*defaultBranch, error) {
+	b, ok := in.Get()
+	if !ok || b == repo.DefaultBranch {
+		return nil, nil
+	}
+	g, err := a.d.GitRepo(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	empty, err := api.IsEmpty(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	if empty {
+		return nil, model.Custom("Repository", "default_branch", "Cannot update default branch for an empty repository. Please init the repository and push first.")
+	}
+	if _, err := g.Info(ctx, "refs/heads/"+b); errors.Is(err, gitrepo.ErrNotFound) {
+		return nil, model.Custom("Repository", "default_branch", "The branch "+b+" was not found. Please push that ref first or create it via the Git Data API.")
+	} else if err != nil {
+		return nil, err
+	}
+	return &defaultBranch{branch: b, git: g}, nil
+}
+
 // PATCH /repos/{owner}/{repo}: admins change settings, rename (the old name
 // then redirects), change visibility and archive.
 func (a *API) update(w http.ResponseWriter, r *http.Request) error {
@@ -229,6 +263,10 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
+	head, err := a.newDefaultBranch(ctx, found, in.DefaultBranch)
+	if err != nil {
+		return err
+	}
 	var repo *model.Repo
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		v, err := tx.RepoByID(ctx, found.ID, 0)
@@ -242,9 +280,8 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 			e.custom("name", "name cannot be blank")
 		}
 		in.apply(repo, repo.Owner.IsOrg(), &e)
-		if b, ok := in.DefaultBranch.Get(); ok && b != repo.DefaultBranch {
-			// Every repository is empty until git storage arrives.
-			e.custom("default_branch", "Cannot update default branch for an empty repository. Please init the repository and push first.")
+		if head != nil {
+			repo.DefaultBranch = head.branch
 		}
 		if v, ok := in.HasPullRequests.Get(); ok && !v {
 			e.custom("has_pull_requests", "pull requests cannot be disabled")
@@ -285,6 +322,14 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err != nil {
 		return err
+	}
+	if head != nil && repo.DefaultBranch == head.branch {
+		// HEAD follows the row once it is committed, so clones check out the
+		// new default; license and language are the default branch's.
+		if err := head.git.SetHead(ctx, head.branch); err != nil {
+			return err
+		}
+		a.facts.pushed(ctx, repo, c.UserID(), nil)
 	}
 	return a.writeFull(w, r, http.StatusOK, repo, perm)
 }

@@ -25,27 +25,51 @@ func (n Number) IsInt() bool { return !strings.ContainsAny(string(n), ".eE") }
 type Object struct {
 	Keys []string
 	Vals []Value
+	// index finds keys once an object has more than smallObject of them,
+	// so that a hostile body of many keys parses in linear time.
+	index map[string]int
 }
+
+// smallObject is the size up to which a scan beats a map.
+const smallObject = 16
 
 // Get returns the value of key.
 func (o *Object) Get(key string) (Value, bool) {
-	for i, k := range o.Keys {
-		if k == key {
-			return o.Vals[i], true
-		}
+	if i, ok := o.find(key); ok {
+		return o.Vals[i], true
 	}
 	return nil, false
 }
 
-func (o *Object) set(key string, v Value) {
+func (o *Object) find(key string) (int, bool) {
+	if o.index != nil {
+		i, ok := o.index[key]
+		return i, ok
+	}
 	for i, k := range o.Keys {
 		if k == key {
-			o.Vals[i] = v
-			return
+			return i, true
 		}
+	}
+	return 0, false
+}
+
+func (o *Object) set(key string, v Value) {
+	if i, ok := o.find(key); ok {
+		o.Vals[i] = v
+		return
 	}
 	o.Keys = append(o.Keys, key)
 	o.Vals = append(o.Vals, v)
+	switch n := len(o.Keys); {
+	case o.index != nil:
+		o.index[key] = n - 1
+	case n > smallObject:
+		o.index = make(map[string]int, 2*n)
+		for i, k := range o.Keys {
+			o.index[k] = i
+		}
+	}
 }
 
 // ErrSyntax is returned for anything that is not one valid JSON value.
