@@ -44,7 +44,9 @@ func (s *codeSpans) Parse(parent ast.Node, block text.Reader, pc parser.Context)
 }
 
 func (s *codeSpans) CloseBlock(parent ast.Node, block text.Reader, pc parser.Context) {
-	pc.Set(codeRunsKey, nil)
+	if pc.Get(codeRunsKey) != nil {
+		pc.Set(codeRunsKey, nil)
+	}
 }
 
 // scanRuns reads the rest of the block once for its backtick runs, as the
@@ -179,7 +181,10 @@ func rowCells(line []byte) int {
 // output.
 type refBudget struct{}
 
-func (refBudget) Transform(doc *ast.Document, r text.Reader, _ parser.Context) {
+func (refBudget) Transform(doc *ast.Document, r text.Reader, pc parser.Context) {
+	if len(pc.References()) == 0 {
+		return // no reference links either
+	}
 	budget := max(len(r.Source()), minRefBudget)
 	var over []ast.Node
 	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {

@@ -117,7 +117,9 @@ func (l links) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.
 }
 
 func (l links) CloseBlock(parent ast.Node, block text.Reader, pc parser.Context) {
-	pc.Set(openLabelsKey, nil)
+	if pc.Get(openLabelsKey) != nil {
+		pc.Set(openLabelsKey, nil)
+	}
 	if cb, ok := l.inner.(parser.CloseBlocker); ok {
 		cb.CloseBlock(parent, block, pc)
 	}

@@ -8,10 +8,13 @@ import (
 	"testing"
 
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
@@ -25,6 +28,28 @@ var plain = goldmark.New(
 	goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(taskLists{}, 100))),
 	goldmark.WithRendererOptions(html.WithUnsafe(), renderer.WithNodeRenderers(util.Prioritized(taskRenderer{}, 100))),
 )
+
+// taskLists marks GitHub's task list classes as the renderer's taskBoxes
+// does, by walking the document after parsing.
+type taskLists struct{}
+
+func (taskLists) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering || n.Kind() != extast.KindTaskCheckBox {
+			return ast.WalkContinue, nil
+		}
+		// checkbox → paragraph or text block → list item → list
+		if block := n.Parent(); block != nil {
+			if item := block.Parent(); item != nil && item.Kind() == ast.KindListItem {
+				item.SetAttributeString("class", []byte("task-list-item"))
+				if list := item.Parent(); list != nil && list.Kind() == ast.KindList {
+					list.SetAttributeString("class", []byte("contains-task-list"))
+				}
+			}
+		}
+		return ast.WalkSkipChildren, nil
+	})
+}
 
 // ordinary are documents within every guard's bounds: the guards must not
 // change how they render.

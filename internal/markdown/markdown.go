@@ -19,6 +19,7 @@ package markdown
 import (
 	"bytes"
 	"context"
+	"sync"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -50,7 +51,7 @@ type Options struct {
 func newEngine(hardWraps bool) goldmark.Markdown {
 	ropts := []renderer.Option{
 		html.WithUnsafe(), // raw HTML goes to the sanitizer, which keeps GitHub's subset
-		renderer.WithNodeRenderers(util.Prioritized(taskRenderer{}, 100)),
+		renderer.WithNodeRenderers(util.Prioritized(taskRenderer{}, 100), util.Prioritized(cellRenderer{}, 100)),
 	}
 	if hardWraps {
 		ropts = append(ropts, html.WithHardWraps())
@@ -60,15 +61,15 @@ func newEngine(hardWraps bool) goldmark.Markdown {
 			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
 			extension.Strikethrough,
 			extension.Linkify,
-			extension.TaskList,
 		),
 		goldmark.WithParser(parser.NewParser(
 			parser.WithBlockParsers(blockParsers()...),
 			parser.WithInlineParsers(inlineParsers()...),
+			parser.WithInlineParsers(util.Prioritized(taskBoxes{extension.NewTaskCheckBoxParser()}, 0)), // as extension.TaskList
 			parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 			parser.WithParagraphTransformers(util.Prioritized(tableBudget{}, 150)), // before the table's, at 200
 		)),
-		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(taskLists{}, 100), util.Prioritized(refBudget{}, 1000))),
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(refBudget{}, 1000))),
 		goldmark.WithRendererOptions(ropts...),
 	)
 }
@@ -102,20 +103,43 @@ func prepare(ctx context.Context, src string, o *Options) (*prepared, error) {
 	if o.Comment {
 		md = comment
 	}
-	var b bytes.Buffer
+	b := getBuffer()
+	defer putBuffer(b)
 	b.Grow(len(src) + len(src)/2)
-	if err := md.Convert([]byte(src), &b); err != nil {
+	if err := md.Convert([]byte(src), b); err != nil {
 		// goldmark only fails on writer errors, which a bytes.Buffer has none of.
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	clean := sanitizer.SanitizeBytes(b.Bytes())
+	clean := sanitize(b.Bytes()) // a copy: b goes back to the pool
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return scan(ctx, clean, o)
+}
+
+// buffers keeps the buffers of goldmark's output, which is dropped once
+// sanitized, for the next document: its growing is much of the cost of a
+// large one.
+var buffers sync.Pool
+
+// maxPooled bounds the buffers kept in the pool.
+const maxPooled = 4 << 20
+
+func getBuffer() *bytes.Buffer {
+	if b, ok := buffers.Get().(*bytes.Buffer); ok {
+		return b
+	}
+	return new(bytes.Buffer)
+}
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= maxPooled {
+		b.Reset()
+		buffers.Put(b)
+	}
 }
 
 // HTML renders src as a document, without references.
@@ -146,27 +170,29 @@ func stripTags(h string) string {
 	return htmlUnescape(bytes.TrimSpace(b.Bytes()))
 }
 
-// taskLists marks GitHub's task list classes on lists whose items start
-// with a checkbox.
-type taskLists struct{}
+// taskBoxes is goldmark's task list checkbox parser, which also marks
+// GitHub's task list classes on the list item and the list of each
+// checkbox: the checkbox's parent is a text block or paragraph, the first
+// of a list item (the parser makes sure), and nothing after inline parsing
+// moves either. Marking them here spares a walk of the whole document.
+type taskBoxes struct{ parser.InlineParser }
 
-func (taskLists) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
-	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering || n.Kind() != extast.KindTaskCheckBox {
-			return ast.WalkContinue, nil
+func (t taskBoxes) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	n := t.InlineParser.Parse(parent, block, pc)
+	if n == nil {
+		return nil
+	}
+	if item := parent.Parent(); item != nil && item.Kind() == ast.KindListItem {
+		item.SetAttributeString("class", taskItemClass)
+		if list := item.Parent(); list != nil && list.Kind() == ast.KindList {
+			list.SetAttributeString("class", taskListClass)
 		}
-		// checkbox → paragraph or text block → list item → list
-		if block := n.Parent(); block != nil {
-			if item := block.Parent(); item != nil && item.Kind() == ast.KindListItem {
-				item.SetAttributeString("class", []byte("task-list-item"))
-				if list := item.Parent(); list != nil && list.Kind() == ast.KindList {
-					list.SetAttributeString("class", []byte("contains-task-list"))
-				}
-			}
-		}
-		return ast.WalkSkipChildren, nil
-	})
+	}
+	return n
 }
+
+// The classes' values, boxed once (the renderer only reads them).
+var taskItemClass, taskListClass any = []byte("task-list-item"), []byte("contains-task-list")
 
 // taskRenderer draws task list checkboxes as GitHub does.
 type taskRenderer struct{}
@@ -181,6 +207,46 @@ func (taskRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 			w.WriteString(` checked=""`)
 		}
 		w.WriteString("> ")
+		return ast.WalkContinue, nil
+	})
+}
+
+// cellRenderer draws table cells as goldmark's table extension does with
+// TableCellAlignAttribute, without its fmt.Fprintf for each cell.
+type cellRenderer struct{}
+
+func (cellRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(extast.KindTableCell, func(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+		n := node.(*extast.TableCell)
+		header := n.Parent().Kind() == extast.KindTableHeader
+		if !entering {
+			if header {
+				w.WriteString("</th>\n")
+			} else {
+				w.WriteString("</td>\n")
+			}
+			return ast.WalkContinue, nil
+		}
+		if header {
+			w.WriteString("<th")
+		} else {
+			w.WriteString("<td")
+		}
+		if n.Alignment != extast.AlignNone {
+			if _, ok := n.AttributeString("align"); !ok {
+				w.WriteString(` align="`)
+				w.WriteString(n.Alignment.String())
+				w.WriteByte('"')
+			}
+		}
+		if n.Attributes() != nil {
+			if header {
+				html.RenderAttributes(w, n, extension.TableThCellAttributeFilter)
+			} else {
+				html.RenderAttributes(w, n, extension.TableTdCellAttributeFilter)
+			}
+		}
+		w.WriteByte('>')
 		return ast.WalkContinue, nil
 	})
 }

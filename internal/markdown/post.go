@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -51,6 +52,9 @@ func scan(ctx context.Context, src []byte, o *Options) (*prepared, error) {
 		p.static = string(src) // nothing to add or change
 		return p, nil
 	}
+	// A heading makes an edit (its anchor): on a document of headings,
+	// growing the edits one at a time would cost more than counting.
+	p.edits = make([]edit, 0, bytes.Count(src, []byte("<h")))
 	z := html.NewTokenizer(bytes.NewReader(src))
 	pos := 0
 	skip := 0     // depth inside a, code and pre
@@ -73,8 +77,14 @@ func scan(ctx context.Context, src []byte, o *Options) (*prepared, error) {
 		pos = end
 		switch tt {
 		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
+			if checkboxTags[string(raw)] {
+				continue // as the renderer draws them
+			}
 			name, hasAttr := z.TagName()
-			n := string(name)
+			n, ok := tagNames[string(name)]
+			if !ok {
+				n = string(name)
+			}
 			switch {
 			case n == "input":
 				// Only the task list checkboxes the renderer draws survive.
@@ -94,16 +104,18 @@ func scan(ctx context.Context, src []byte, o *Options) (*prepared, error) {
 			switch {
 			case heads && tt == html.StartTagToken && heading < 0:
 				heading, level, title = len(p.edits), n, title[:0]
-				text := string(raw)
+				// The anchor goes after the tag, which stays as it is
+				// unless it has ids.
+				e := edit{start: end, end: end, ownID: bytes.Contains(raw, []byte(" id="))}
 				if ids {
-					text = namespaceIDs(z, tt, n)
+					e.start, e.text = start, namespaceIDs(z, tt, n)
 				}
-				p.edits = append(p.edits, edit{start: start, end: end, text: text, ownID: bytes.Contains(raw, []byte(" id="))})
+				p.edits = append(p.edits, e)
 			case heads && tt == html.EndTagToken && heading >= 0 && n == level:
 				// A heading written in HTML with an id of its own keeps it,
 				// without an anchor.
 				if !p.edits[heading].ownID {
-					p.edits[heading].anchor = headingAnchor(slugs, string(title))
+					p.edits[heading].anchor = headingAnchor(slugs, title)
 				}
 				heading = -1
 			case ids:
@@ -152,8 +164,15 @@ func (p *prepared) finish(ctx context.Context, o *Options) (string, error) {
 // assemble writes the HTML with the edits made.
 func (p *prepared) assemble(rs *resolved, o *Options) string {
 	src := p.html
+	size := len(src) + len(src)/8
+	if rs == nil {
+		size = len(src)
+		for _, e := range p.edits {
+			size += len(e.text) + len(e.anchor) - (e.end - e.start)
+		}
+	}
 	var b strings.Builder
-	b.Grow(len(src) + len(src)/8)
+	b.Grow(size)
 	at := 0
 	for _, e := range p.edits {
 		b.Write(src[at:e.start])
@@ -203,6 +222,22 @@ func namespaceIDs(z *html.Tokenizer, tt html.TokenType, name string) string {
 
 const userContent = "user-content-"
 
+// checkboxTags are the task list checkboxes exactly as the renderer draws
+// them and the sanitizer keeps them.
+var checkboxTags = map[string]bool{
+	`<input type="checkbox" class="task-list-item-checkbox" disabled="">`:            true,
+	`<input type="checkbox" class="task-list-item-checkbox" disabled="" checked="">`: true,
+}
+
+// tagNames spares scan a string for each tag's name.
+var tagNames = func() map[string]string {
+	m := map[string]string{}
+	for _, e := range allowedElements {
+		m[e] = e
+	}
+	return m
+}()
+
 // taskCheckbox reports whether the input tag being read is a task list
 // checkbox.
 func taskCheckbox(z *html.Tokenizer) bool {
@@ -231,26 +266,38 @@ var quotes = strings.NewReplacer("&#39;", "'", "&#34;", "&quot;")
 // headingAnchor is GitHub's permalink anchor for a heading: its text in
 // lower case, without punctuation, spaces as hyphens, numbered when the
 // document already has it; ids carry GitHub's user-content- prefix.
-func headingAnchor(seen map[string]int, title string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(title)) {
+func headingAnchor(seen map[string]int, title []byte) string {
+	var buf [64]byte
+	b := buf[:0]
+	for _, r := range string(bytes.TrimSpace(title)) {
 		switch {
-		case r == ' ':
-			b.WriteByte('-')
-		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r):
-			b.WriteRune(r)
+		case r < utf8.RuneSelf:
+			switch c := byte(r); {
+			case 'A' <= c && c <= 'Z':
+				b = append(b, c+'a'-'A')
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_':
+				b = append(b, c)
+			case c == ' ':
+				b = append(b, '-')
+			}
+		default:
+			r = unicode.ToLower(r)
+			if unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Mn, r) {
+				b = utf8.AppendRune(b, r)
+			}
 		}
 	}
-	slug := b.String()
-	if slug == "" {
+	if len(b) == 0 {
 		return ""
 	}
-	if n := seen[slug]; n > 0 {
-		seen[slug] = n + 1
-		slug += "-" + strconv.Itoa(n)
+	var slug string
+	if n := seen[string(b)]; n > 0 {
+		seen[string(b)] = n + 1
+		slug = string(strconv.AppendInt(append(b, '-'), int64(n), 10))
 	} else {
+		slug = string(b)
 		seen[slug] = 1
 	}
-	esc := html.EscapeString(slug)
-	return `<a id="user-content-` + esc + `" class="anchor" aria-hidden="true" tabindex="-1" href="#` + esc + `"></a>`
+	// Letters, digits, "-" and "_" need no escaping.
+	return `<a id="user-content-` + slug + `" class="anchor" aria-hidden="true" tabindex="-1" href="#` + slug + `"></a>`
 }

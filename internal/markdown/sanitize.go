@@ -13,15 +13,20 @@ import (
 // frames, inline styles — while the text of removed elements stays.
 var sanitizer = newSanitizer()
 
+// allowedElements are the elements the sanitizer keeps. None is script,
+// style or an element whose content the tokenizer reads as raw text, which
+// sanitize relies on.
+var allowedElements = []string{
+	"h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "br", "b", "i", "strong", "em", "a", "pre", "code",
+	"img", "tt", "div", "ins", "del", "sup", "sub", "p", "picture", "ol", "ul", "table", "thead",
+	"tbody", "tfoot", "blockquote", "dl", "dt", "dd", "kbd", "q", "samp", "var", "hr", "ruby", "rt",
+	"rp", "li", "tr", "td", "th", "s", "strike", "summary", "details", "caption", "figure",
+	"figcaption", "abbr", "bdo", "cite", "dfn", "mark", "small", "source", "span", "time", "wbr", "input",
+}
+
 func newSanitizer() *bluemonday.Policy {
 	p := bluemonday.NewPolicy()
-	p.AllowElements(
-		"h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "br", "b", "i", "strong", "em", "a", "pre", "code",
-		"img", "tt", "div", "ins", "del", "sup", "sub", "p", "picture", "ol", "ul", "table", "thead",
-		"tbody", "tfoot", "blockquote", "dl", "dt", "dd", "kbd", "q", "samp", "var", "hr", "ruby", "rt",
-		"rp", "li", "tr", "td", "th", "s", "strike", "summary", "details", "caption", "figure",
-		"figcaption", "abbr", "bdo", "cite", "dfn", "mark", "small", "source", "span", "time", "wbr", "input",
-	)
+	p.AllowElements(allowedElements...)
 	p.AllowAttrs("href").OnElements("a")
 	p.AllowAttrs("src", "longdesc").OnElements("img")
 	p.AllowAttrs("srcset", "media", "type").OnElements("source")
