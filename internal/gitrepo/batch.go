@@ -170,10 +170,11 @@ func (b *batch) header() (ObjectInfo, error) {
 		b.broken = true
 		return ObjectInfo{}, err
 	}
-	f := strings.Fields(line)
-	if len(f) == 2 && (f[1] == "missing" || f[1] == "ambiguous") {
+	// A missing name is echoed as given, spaces included ("a b:c d missing").
+	if l := strings.TrimRight(line, "\n"); strings.HasSuffix(l, " missing") || strings.HasSuffix(l, " ambiguous") {
 		return ObjectInfo{}, ErrNotFound
 	}
+	f := strings.Fields(line)
 	if len(f) != 3 {
 		b.broken = true
 		return ObjectInfo{}, fmt.Errorf("gitrepo: cat-file said %q", line)

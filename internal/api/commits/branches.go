@@ -78,7 +78,7 @@ func (a *API) getBranch(w http.ResponseWriter, r *http.Request) error {
 // branchHead is the commit a branch points to (errNoBranch when there is
 // no such branch).
 func branchHead(ctx context.Context, g *gitrepo.Repo, name string) (string, error) {
-	if !validBranchName(name) {
+	if !gitrepo.ValidBranchName(name) {
 		return "", errNoBranch
 	}
 	info, err := g.Info(ctx, "refs/heads/"+name)
@@ -135,7 +135,7 @@ func (a *API) renameBranch(w http.ResponseWriter, r *http.Request) error {
 		return api.NeedPermission(authz.Admin)
 	}
 	newName = strings.TrimPrefix(strings.TrimSpace(newName), "refs/heads/")
-	if !validBranchName(newName) {
+	if !gitrepo.ValidBranchName(newName) {
 		return &model.ValidationError{Errors: []model.FieldError{{Resource: "Branch", Field: "new_name", Code: "invalid", Value: newName}}}
 	}
 	if newName == old {
@@ -213,27 +213,4 @@ func orgID(r *model.Repo) int64 {
 		return r.Owner.ID
 	}
 	return 0
-}
-
-// validBranchName applies git's rules for ref names (git check-ref-format)
-// to a branch name.
-func validBranchName(n string) bool {
-	if n == "" || n == "@" || n == "HEAD" || strings.HasPrefix(n, "-") || strings.HasPrefix(n, "/") ||
-		strings.HasSuffix(n, "/") || strings.HasSuffix(n, ".") || len(n) > 255 {
-		return false
-	}
-	if strings.Contains(n, "..") || strings.Contains(n, "@{") || strings.Contains(n, "//") {
-		return false
-	}
-	for _, c := range n {
-		if c < 0x20 || c == 0x7f || strings.ContainsRune(" ~^:?*[\\", c) {
-			return false
-		}
-	}
-	for _, part := range strings.Split(n, "/") {
-		if strings.HasPrefix(part, ".") || strings.HasSuffix(part, ".lock") {
-			return false
-		}
-	}
-	return true
 }

@@ -270,7 +270,7 @@ func (a *API) commitChange(ctx context.Context, repo *model.Repo, ch fileChange)
 	if branch == "" {
 		branch = repo.DefaultBranch
 	}
-	if !validBranch(branch) {
+	if !gitrepo.ValidBranchName(branch) {
 		return nil, branchNotFound(branch)
 	}
 	ref := "refs/heads/" + branch
@@ -472,24 +472,4 @@ func editTree(ctx context.Context, g *gitrepo.Repo, tree string, parts []string,
 
 func branchNotFound(b string) error {
 	return &model.HTTPError{Status: http.StatusNotFound, Message: "Branch " + b + " not found"}
-}
-
-// validBranch accepts the branch names git accepts (check-ref-format).
-func validBranch(b string) bool {
-	if b == "" || strings.HasPrefix(b, "-") || strings.HasPrefix(b, "/") || strings.HasSuffix(b, "/") ||
-		strings.HasSuffix(b, ".") || strings.HasSuffix(b, ".lock") || strings.Contains(b, "..") ||
-		strings.Contains(b, "//") || strings.Contains(b, "@{") || b == "@" {
-		return false
-	}
-	for _, r := range b {
-		if r < 0x20 || r == 0x7f || strings.ContainsRune(" ~^:?*[\\", r) {
-			return false
-		}
-	}
-	for _, seg := range strings.Split(b, "/") {
-		if strings.HasPrefix(seg, ".") {
-			return false
-		}
-	}
-	return true
 }

@@ -18,29 +18,10 @@ import (
 // a race (each retry re-reads the ref and re-checks the update).
 const refAttempts = 16
 
-// validRefName applies git's check-ref-format rules to a full ref name.
-func validRefName(name string) bool {
-	if name == "" || name == "@" || strings.HasSuffix(name, "/") || strings.HasSuffix(name, ".") ||
-		strings.Contains(name, "..") || strings.Contains(name, "@{") {
-		return false
-	}
-	for _, c := range name {
-		if c < 0x20 || c == 0x7f || strings.ContainsRune(" ~^:?*[\\", c) {
-			return false
-		}
-	}
-	for _, part := range strings.Split(name, "/") {
-		if part == "" || strings.HasPrefix(part, ".") || strings.HasSuffix(part, ".lock") {
-			return false
-		}
-	}
-	return true
-}
-
 // refTarget is the object a full ref name points to (not peeled):
 // model.ErrNotFound when there is no such ref.
 func refTarget(ctx context.Context, g *gitrepo.Repo, name string) (gitrepo.ObjectInfo, error) {
-	if !validRefName(name) {
+	if !gitrepo.ValidRefName(name) {
 		return gitrepo.ObjectInfo{}, model.ErrNotFound
 	}
 	info, err := g.Info(ctx, name)
@@ -165,7 +146,7 @@ func (a *API) createRef(w http.ResponseWriter, r *http.Request) error {
 	if !strings.HasPrefix(name, "refs/") || strings.Count(name, "/") < 2 {
 		return model.Unprocessable("Reference name must start with 'refs/' and contain at least three slash-separated components.")
 	}
-	if !validRefName(name) {
+	if !gitrepo.ValidRefName(name) {
 		return model.Unprocessable(name + " is not a valid ref name.")
 	}
 	ctx := r.Context()

@@ -242,7 +242,12 @@ func (a *API) newDefaultBranch(ctx context.Context, repo *model.Repo, in rest.Op
 	if empty {
 		return nil, model.Custom("Repository", "default_branch", "Cannot update default branch for an empty repository. Please init the repository and push first.")
 	}
-	if _, err := g.Info(ctx, "refs/heads/"+b); errors.Is(err, gitrepo.ErrNotFound) {
+	notFound := !gitrepo.ValidBranchName(b)
+	if !notFound {
+		_, err = g.Info(ctx, "refs/heads/"+b)
+		notFound = errors.Is(err, gitrepo.ErrNotFound)
+	}
+	if notFound {
 		return nil, model.Custom("Repository", "default_branch", "The branch "+b+" was not found. Please push that ref first or create it via the Git Data API.")
 	} else if err != nil {
 		return nil, err
