@@ -63,7 +63,7 @@ func main() {
 			users = append(users, u)
 		}
 		for _, l := range []string{"area/api", "area/ui", "priority/high", "priority/low", "size/S", "size/L"} {
-			lab := &store.Label{RepoID: repo.ID, Name: l, Color: "c5def5"}
+			lab := &model.Label{RepoID: repo.ID, Name: l, Color: "c5def5"}
 			if err := tx.CreateLabel(ctx, lab); err != nil {
 				return err
 			}
@@ -77,7 +77,7 @@ func main() {
 		}
 		for i := 1; i <= 10; i++ {
 			due := time.Date(2026, time.Month(i), 1, 0, 0, 0, 0, time.UTC)
-			m := &store.Milestone{RepoID: repo.ID, Title: fmt.Sprintf("v%d.0", i), State: "open", DueOn: &due, CreatorID: repo.OwnerID}
+			m := &model.Milestone{RepoID: repo.ID, Title: fmt.Sprintf("v%d.0", i), State: "open", DueOn: &due, CreatorID: repo.OwnerID}
 			if err := tx.CreateMilestone(ctx, m); err != nil {
 				return err
 			}
@@ -96,7 +96,7 @@ func main() {
 		for k := 0; k < size; k++ {
 			i := done + k
 			body := fmt.Sprintf("Steps to reproduce issue %d:\n\n1. open the page\n2. click **save**\n\nExpected it to work.", i)
-			s := &store.SeedIssue{Issue: store.Issue{
+			s := &store.SeedIssue{Issue: model.Issue{
 				Title:  fmt.Sprintf("Issue %d: something is not right in component %d", i, i%37),
 				Body:   &body,
 				UserID: users[i%len(users)].ID,

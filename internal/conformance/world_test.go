@@ -90,7 +90,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fld := &store.IssueField{OrgID: org.ID, Name: "Notes", DataType: "text", Visibility: "all"}
+	fld := &model.IssueField{OrgID: org.ID, Name: "Notes", DataType: "text", Visibility: "all"}
 	if err := e.Store.Tx(ctx, func(tx store.Q) error { return tx.CreateIssueField(ctx, fld) }); err != nil {
 		t.Fatal(err)
 	}

@@ -54,8 +54,8 @@ const issueCols = `i.id, i.repo_id, i.number, i.is_pull, i.title, i.body, i.user
 // everything else their objects show.
 var issueSelect = `SELECT ` + issueCols + ` FROM issues i`
 
-func scanIssue(sc scanner) (*Issue, error) {
-	is := &Issue{}
+func scanIssue(sc scanner) (*model.Issue, error) {
+	is := &model.Issue{}
 	var body, reason, lock sql.NullString
 	var user, dup, milestone, closedBy, closedAt, pinned, parent sql.NullInt64
 	var created, updated int64
@@ -96,13 +96,13 @@ func idOrNil(id int64) any {
 	return id
 }
 
-func (q Q) issues(ctx context.Context, query string, args ...any) ([]*Issue, error) {
+func (q Q) issues(ctx context.Context, query string, args ...any) ([]*model.Issue, error) {
 	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []*Issue
+	var out []*model.Issue
 	for rows.Next() {
 		is, err := scanIssue(rows)
 		if err != nil {
@@ -114,20 +114,20 @@ func (q Q) issues(ctx context.Context, query string, args ...any) ([]*Issue, err
 }
 
 // IssueByNumber finds an issue (or pull request) of a repository.
-func (q Q) IssueByNumber(ctx context.Context, repoID, number int64) (*Issue, error) {
+func (q Q) IssueByNumber(ctx context.Context, repoID, number int64) (*model.Issue, error) {
 	is, err := scanIssue(q.row(ctx, issueSelect+` WHERE i.repo_id = ? AND i.number = ?`, repoID, number))
 	return is, notFound(err)
 }
 
 // IssueByID finds an issue by its id.
-func (q Q) IssueByID(ctx context.Context, id int64) (*Issue, error) {
+func (q Q) IssueByID(ctx context.Context, id int64) (*model.Issue, error) {
 	is, err := scanIssue(q.row(ctx, issueSelect+` WHERE i.id = ?`, id))
 	return is, notFound(err)
 }
 
 // IssuesByID loads issues by id, in the order of ids (missing ones are
 // left out).
-func (q Q) IssuesByID(ctx context.Context, ids []int64) ([]*Issue, error) {
+func (q Q) IssuesByID(ctx context.Context, ids []int64) ([]*model.Issue, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -136,11 +136,11 @@ func (q Q) IssuesByID(ctx context.Context, ids []int64) ([]*Issue, error) {
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[int64]*Issue, len(list))
+	byID := make(map[int64]*model.Issue, len(list))
 	for _, is := range list {
 		byID[is.ID] = is
 	}
-	out := make([]*Issue, 0, len(list))
+	out := make([]*model.Issue, 0, len(list))
 	for _, id := range ids {
 		if is := byID[id]; is != nil {
 			out = append(out, is)
@@ -180,7 +180,7 @@ func inList(ids []int64) (string, []any) {
 // creation gives its number back, so numbers stay dense and unique. The
 // creation time is read after the number is taken, so numbers follow
 // creation order. Counts of the repository and milestone follow.
-func (q Q) CreateIssue(ctx context.Context, is *Issue) error {
+func (q Q) CreateIssue(ctx context.Context, is *model.Issue) error {
 	if is.State == "" {
 		is.State = "open"
 	}
@@ -241,7 +241,7 @@ func (q Q) countInMilestone(ctx context.Context, milestoneID int64, state string
 // reason, lock, milestone, closing) and bumps updated_at. before is the row
 // as it was: state and milestone changes move the repository's and the
 // milestones' counts.
-func (q Q) UpdateIssue(ctx context.Context, before, is *Issue) error {
+func (q Q) UpdateIssue(ctx context.Context, before, is *model.Issue) error {
 	is.UpdatedAt = q.Now()
 	_, err := q.exec(ctx, `UPDATE issues SET title = ?, body = ?, state = ?, state_reason = ?, duplicate_of_id = ?,
  locked = ?, lock_reason = ?, milestone_id = ?, closed_by_id = ?, closed_at = ?, updated_at = ? WHERE id = ?`,
@@ -280,7 +280,7 @@ func (q Q) UpdateIssue(ctx context.Context, before, is *Issue) error {
 
 // TouchIssue bumps an issue's updated_at (labels, assignees, comments and
 // the like change it on GitHub too).
-func (q Q) TouchIssue(ctx context.Context, is *Issue) error {
+func (q Q) TouchIssue(ctx context.Context, is *model.Issue) error {
 	is.UpdatedAt = q.Now()
 	_, err := q.exec(ctx, `UPDATE issues SET updated_at = ? WHERE id = ?`, unix(is.UpdatedAt), is.ID)
 	return err
@@ -439,7 +439,7 @@ func (f *IssueQuery) order() string {
 // and the total for the Link header. The default list of a repository
 // (state and sort by creation only) takes its total from the repository's
 // counters and starts a deep page at the block of numbers that holds it.
-func (q Q) ListIssues(ctx context.Context, f IssueQuery) ([]*Issue, int, error) {
+func (q Q) ListIssues(ctx context.Context, f IssueQuery) ([]*model.Issue, int, error) {
 	query, args, total, err := q.listQuery(ctx, f, issueCols)
 	if err != nil || query == "" {
 		return nil, total, err
@@ -609,11 +609,11 @@ func blockOf(counts []blockCount, desc bool, offset int) (int64, int) {
 // and pinned comments. closedBy loads the closing user too (single-issue
 // responses). Accounts, labels, milestones and associations come from the
 // read cache when they can.
-func (q Q) IssueDetails(ctx context.Context, list []*Issue, closedBy bool) error {
+func (q Q) IssueDetails(ctx context.Context, list []*model.Issue, closedBy bool) error {
 	if len(list) == 0 {
 		return nil
 	}
-	byID := make(map[int64]*Issue, len(list))
+	byID := make(map[int64]*model.Issue, len(list))
 	ids := make([]int64, 0, len(list))
 	var milestones, reacted, parents, withSubs, withDeps, pinned, users []int64
 	for _, is := range list {
@@ -622,7 +622,7 @@ func (q Q) IssueDetails(ctx context.Context, list []*Issue, closedBy bool) error
 		}
 		byID[is.ID] = is
 		ids = append(ids, is.ID)
-		is.Labels, is.Assignees, is.Rollup = []*Label{}, []*model.Account{}, nil
+		is.Labels, is.Assignees, is.Rollup = []*model.Label{}, []*model.Account{}, nil
 		if is.UserID != 0 {
 			users = append(users, is.UserID)
 		}
@@ -657,7 +657,7 @@ func (q Q) IssueDetails(ctx context.Context, list []*Issue, closedBy bool) error
 	if err != nil {
 		return err
 	}
-	var ms map[int64]*Milestone
+	var ms map[int64]*model.Milestone
 	if len(milestones) > 0 {
 		if ms, err = q.cachedMilestones(ctx, milestones); err != nil {
 			return err
@@ -756,7 +756,7 @@ func (q Q) IssueDetails(ctx context.Context, list []*Issue, closedBy bool) error
 }
 
 // sortLabels orders an issue's labels by name, ignoring case.
-func sortLabels(list []*Label) {
+func sortLabels(list []*model.Label) {
 	sort.Slice(list, func(i, j int) bool {
 		a, b := strings.ToLower(list[i].Name), strings.ToLower(list[j].Name)
 		if a != b {
@@ -812,7 +812,7 @@ func (q Q) slimAccounts(ctx context.Context, ids []int64) (map[int64]*model.Acco
 }
 
 // issueRefs loads the repository and number of issues by id.
-func (q Q) issueRefs(ctx context.Context, ids []int64) (map[int64]*IssueRef, error) {
+func (q Q) issueRefs(ctx context.Context, ids []int64) (map[int64]*model.IssueRef, error) {
 	in, args := inList(ids)
 	rows, err := q.query(ctx, `SELECT i.id, i.repo_id, a.login, r.name, i.number FROM issues i JOIN repos r ON r.id = i.repo_id
  JOIN accounts a ON a.id = r.owner_id WHERE i.id IN (`+in+`)`, args...)
@@ -820,9 +820,9 @@ func (q Q) issueRefs(ctx context.Context, ids []int64) (map[int64]*IssueRef, err
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[int64]*IssueRef{}
+	out := map[int64]*model.IssueRef{}
 	for rows.Next() {
-		ref := &IssueRef{}
+		ref := &model.IssueRef{}
 		if err := rows.Scan(&ref.ID, &ref.RepoID, &ref.Owner, &ref.Repo, &ref.Number); err != nil {
 			return nil, err
 		}

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/hubd/hubd/internal/model"
 )
 
 // SeedIssue is an issue for SeedIssues with the labels and assignees to
 // link to it.
 type SeedIssue struct {
-	Issue
+	model.Issue
 	LabelIDs    []int64
 	AssigneeIDs []int64
 }

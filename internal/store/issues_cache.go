@@ -100,18 +100,18 @@ func (q Q) cachedAccounts(ctx context.Context, ids []int64) (map[int64]*model.Ac
 }
 
 // cachedLabels loads labels by id.
-func (q Q) cachedLabels(ctx context.Context, ids []int64) (map[int64]*Label, error) {
+func (q Q) cachedLabels(ctx context.Context, ids []int64) (map[int64]*model.Label, error) {
 	keys := make([]labelKey, len(ids))
 	for i, id := range ids {
 		keys[i] = labelKey(id)
 	}
-	got, err := cachedBatch(q, keys, func(missing []labelKey) (map[labelKey]*Label, error) {
+	got, err := cachedBatch(q, keys, func(missing []labelKey) (map[labelKey]*model.Label, error) {
 		in, args := inList(keyIDs(missing))
 		list, err := q.labels(ctx, `SELECT `+labelCols+` FROM labels l WHERE l.id IN (`+in+`)`, args...)
 		if err != nil {
 			return nil, err
 		}
-		out := make(map[labelKey]*Label, len(list))
+		out := make(map[labelKey]*model.Label, len(list))
 		for _, l := range list {
 			out[labelKey(l.ID)] = l
 		}
@@ -120,7 +120,7 @@ func (q Q) cachedLabels(ctx context.Context, ids []int64) (map[int64]*Label, err
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64]*Label, len(got))
+	out := make(map[int64]*model.Label, len(got))
 	for k, v := range got {
 		out[int64(k)] = v
 	}
@@ -128,17 +128,17 @@ func (q Q) cachedLabels(ctx context.Context, ids []int64) (map[int64]*Label, err
 }
 
 // cachedMilestones loads milestones (with their creators) by id.
-func (q Q) cachedMilestones(ctx context.Context, ids []int64) (map[int64]*Milestone, error) {
+func (q Q) cachedMilestones(ctx context.Context, ids []int64) (map[int64]*model.Milestone, error) {
 	keys := make([]milestoneKey, len(ids))
 	for i, id := range ids {
 		keys[i] = milestoneKey(id)
 	}
-	got, err := cachedBatch(q, keys, func(missing []milestoneKey) (map[milestoneKey]*Milestone, error) {
+	got, err := cachedBatch(q, keys, func(missing []milestoneKey) (map[milestoneKey]*model.Milestone, error) {
 		ms, err := q.milestonesByID(ctx, keyIDs(missing))
 		if err != nil {
 			return nil, err
 		}
-		out := make(map[milestoneKey]*Milestone, len(ms))
+		out := make(map[milestoneKey]*model.Milestone, len(ms))
 		for id, m := range ms {
 			out[milestoneKey(id)] = m
 		}
@@ -147,7 +147,7 @@ func (q Q) cachedMilestones(ctx context.Context, ids []int64) (map[int64]*Milest
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64]*Milestone, len(got))
+	out := make(map[int64]*model.Milestone, len(got))
 	for k, v := range got {
 		out[int64(k)] = v
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"github.com/hubd/hubd/internal/model"
 )
 
 var commentSelect = `SELECT c.id, c.repo_id, c.issue_id, i.number, c.user_id, c.body, c.reactions, c.pinned_at,
@@ -11,8 +13,8 @@ var commentSelect = `SELECT c.id, c.repo_id, c.issue_id, i.number, c.user_id, c.
  FROM issue_comments c JOIN issues i ON i.id = c.issue_id JOIN repos r ON r.id = c.repo_id
  LEFT JOIN accounts u ON u.id = c.user_id LEFT JOIN accounts p ON p.id = c.pinned_by_id`
 
-func scanComment(sc scanner) (*IssueComment, error) {
-	c := &IssueComment{}
+func scanComment(sc scanner) (*model.IssueComment, error) {
+	c := &model.IssueComment{}
 	var user, pinned sql.NullInt64
 	var created, updated int64
 	var u, p slimAccount
@@ -27,13 +29,13 @@ func scanComment(sc scanner) (*IssueComment, error) {
 	return c, nil
 }
 
-func (q Q) comments(ctx context.Context, query string, args ...any) ([]*IssueComment, error) {
+func (q Q) comments(ctx context.Context, query string, args ...any) ([]*model.IssueComment, error) {
 	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []*IssueComment{}
+	out := []*model.IssueComment{}
 	for rows.Next() {
 		c, err := scanComment(rows)
 		if err != nil {
@@ -44,7 +46,7 @@ func (q Q) comments(ctx context.Context, query string, args ...any) ([]*IssueCom
 	return out, rows.Err()
 }
 
-func (q Q) commentsByID(ctx context.Context, ids []int64) (map[int64]*IssueComment, error) {
+func (q Q) commentsByID(ctx context.Context, ids []int64) (map[int64]*model.IssueComment, error) {
 	in, args := inList(ids)
 	list, err := q.comments(ctx, commentSelect+` WHERE c.id IN (`+in+`)`, args...)
 	if err != nil {
@@ -53,7 +55,7 @@ func (q Q) commentsByID(ctx context.Context, ids []int64) (map[int64]*IssueComme
 	if err := q.CommentRollups(ctx, list); err != nil {
 		return nil, err
 	}
-	out := make(map[int64]*IssueComment, len(list))
+	out := make(map[int64]*model.IssueComment, len(list))
 	for _, c := range list {
 		out[c.ID] = c
 	}
@@ -61,16 +63,16 @@ func (q Q) commentsByID(ctx context.Context, ids []int64) (map[int64]*IssueComme
 }
 
 // CommentByID finds a comment of a repository.
-func (q Q) CommentByID(ctx context.Context, repoID, id int64) (*IssueComment, error) {
+func (q Q) CommentByID(ctx context.Context, repoID, id int64) (*model.IssueComment, error) {
 	c, err := scanComment(q.row(ctx, commentSelect+` WHERE c.id = ? AND c.repo_id = ?`, id, repoID))
 	if err != nil {
 		return nil, notFound(err)
 	}
-	return c, q.CommentRollups(ctx, []*IssueComment{c})
+	return c, q.CommentRollups(ctx, []*model.IssueComment{c})
 }
 
 // CreateComment inserts a comment and counts it on its issue.
-func (q Q) CreateComment(ctx context.Context, c *IssueComment) error {
+func (q Q) CreateComment(ctx context.Context, c *model.IssueComment) error {
 	now := q.Now()
 	c.CreatedAt, c.UpdatedAt = now, now
 	id, err := q.insert(ctx, `INSERT INTO issue_comments (repo_id, issue_id, user_id, body, created_at, updated_at) VALUES (?,?,?,?,?,?)`,
@@ -84,7 +86,7 @@ func (q Q) CreateComment(ctx context.Context, c *IssueComment) error {
 }
 
 // UpdateCommentBody changes a comment's body.
-func (q Q) UpdateCommentBody(ctx context.Context, c *IssueComment) error {
+func (q Q) UpdateCommentBody(ctx context.Context, c *model.IssueComment) error {
 	c.UpdatedAt = q.Now()
 	_, err := q.exec(ctx, `UPDATE issue_comments SET body = ?, updated_at = ? WHERE id = ?`, c.Body, unix(c.UpdatedAt), c.ID)
 	return err
@@ -92,7 +94,7 @@ func (q Q) UpdateCommentBody(ctx context.Context, c *IssueComment) error {
 
 // DeleteComment removes a comment with its reactions, uncounts it and
 // unpins it.
-func (q Q) DeleteComment(ctx context.Context, c *IssueComment) error {
+func (q Q) DeleteComment(ctx context.Context, c *model.IssueComment) error {
 	if _, err := q.exec(ctx, `DELETE FROM reactions WHERE subject_type = 'comment' AND subject_id = ?`, c.ID); err != nil {
 		return err
 	}
@@ -107,7 +109,7 @@ func (q Q) DeleteComment(ctx context.Context, c *IssueComment) error {
 // PinComment pins a comment on its issue; a comment pinned before on the
 // same issue is unpinned (an issue has one pinned comment). It returns the
 // id of that other comment (0 when none).
-func (q Q) PinComment(ctx context.Context, c *IssueComment, by int64) (int64, error) {
+func (q Q) PinComment(ctx context.Context, c *model.IssueComment, by int64) (int64, error) {
 	var prev sql.NullInt64
 	if err := q.row(ctx, `SELECT pinned_comment_id FROM issues WHERE id = ?`, c.IssueID).Scan(&prev); err != nil {
 		return 0, notFound(err)
@@ -132,7 +134,7 @@ func (q Q) PinComment(ctx context.Context, c *IssueComment, by int64) (int64, er
 }
 
 // UnpinComment unpins a comment.
-func (q Q) UnpinComment(ctx context.Context, c *IssueComment) error {
+func (q Q) UnpinComment(ctx context.Context, c *model.IssueComment) error {
 	if _, err := q.exec(ctx, `UPDATE issue_comments SET pinned_at = NULL, pinned_by_id = NULL WHERE id = ?`, c.ID); err != nil {
 		return err
 	}
@@ -151,7 +153,7 @@ type CommentQuery struct {
 
 // ListComments returns one page of comments with their reaction rollups,
 // and their count.
-func (q Q) ListComments(ctx context.Context, f CommentQuery) ([]*IssueComment, int, error) {
+func (q Q) ListComments(ctx context.Context, f CommentQuery) ([]*model.IssueComment, int, error) {
 	where, args := ` WHERE c.repo_id = ?`, []any{f.RepoID}
 	if f.IssueID != 0 {
 		where, args = where+` AND c.issue_id = ?`, append(args, f.IssueID)
@@ -180,7 +182,7 @@ func (q Q) ListComments(ctx context.Context, f CommentQuery) ([]*IssueComment, i
 
 // CommentRollups loads the reaction rollups of the comments that have
 // reactions.
-func (q Q) CommentRollups(ctx context.Context, list []*IssueComment) error {
+func (q Q) CommentRollups(ctx context.Context, list []*model.IssueComment) error {
 	var ids []int64
 	for _, c := range list {
 		if c.Reactions > 0 {

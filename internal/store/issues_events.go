@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+
+	"github.com/hubd/hubd/internal/model"
 )
 
 // The issue event log. Every change to an issue appends a row here and, in
@@ -23,8 +25,8 @@ var eventSelect = `SELECT e.id, e.repo_id, e.issue_id, e.actor_id, e.event, e.co
  FROM issue_events e LEFT JOIN accounts ea ON ea.id = e.actor_id LEFT JOIN accounts eg ON eg.id = e.assignee_id
  LEFT JOIN accounts er ON er.id = e.assigner_id`
 
-func scanEvent(sc scanner) (*IssueEvent, error) {
-	e := &IssueEvent{}
+func scanEvent(sc scanner) (*model.IssueEvent, error) {
+	e := &model.IssueEvent{}
 	var actor, assignee, assigner, subject sql.NullInt64
 	var commit, lname, lcolor, milestone, from, to, lock, reason sql.NullString
 	var created int64
@@ -44,13 +46,13 @@ func scanEvent(sc scanner) (*IssueEvent, error) {
 	return e, nil
 }
 
-func (q Q) events(ctx context.Context, query string, args ...any) ([]*IssueEvent, error) {
+func (q Q) events(ctx context.Context, query string, args ...any) ([]*model.IssueEvent, error) {
 	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []*IssueEvent{}
+	out := []*model.IssueEvent{}
 	for rows.Next() {
 		e, err := scanEvent(rows)
 		if err != nil {
@@ -71,7 +73,7 @@ func nullText(s string) any {
 // AddIssueEvent appends an event to an issue's log and the matching domain
 // event ("issues.<event>") to the outbox; orgID is the repository's
 // organization (0 for a user's). details are added to the domain payload.
-func (q Q) AddIssueEvent(ctx context.Context, e *IssueEvent, orgID int64, details map[string]any) error {
+func (q Q) AddIssueEvent(ctx context.Context, e *model.IssueEvent, orgID int64, details map[string]any) error {
 	e.CreatedAt = q.Now()
 	id, err := q.insert(ctx, `INSERT INTO issue_events (repo_id, issue_id, actor_id, event, commit_id, label_name, label_color,
  assignee_id, assigner_id, milestone_title, rename_from, rename_to, lock_reason, state_reason, subject_id, created_at)
@@ -108,7 +110,7 @@ type EventQuery struct {
 
 // ListIssueEvents returns one page of events, oldest first, and their
 // count.
-func (q Q) ListIssueEvents(ctx context.Context, f EventQuery) ([]*IssueEvent, int, error) {
+func (q Q) ListIssueEvents(ctx context.Context, f EventQuery) ([]*model.IssueEvent, int, error) {
 	where, args := ` WHERE e.repo_id = ?`, []any{f.RepoID}
 	if f.IssueID != 0 {
 		where, args = ` WHERE e.issue_id = ?`, []any{f.IssueID}
@@ -133,16 +135,16 @@ func (q Q) ListIssueEvents(ctx context.Context, f EventQuery) ([]*IssueEvent, in
 
 // IssueEventByID finds a repository's issue event (timeline-only kinds are
 // not found, as on GitHub).
-func (q Q) IssueEventByID(ctx context.Context, repoID, id int64) (*IssueEvent, error) {
+func (q Q) IssueEventByID(ctx context.Context, repoID, id int64) (*model.IssueEvent, error) {
 	e, err := scanEvent(q.row(ctx, eventSelect+` WHERE e.id = ? AND e.repo_id = ? AND e.event NOT IN (?, ?)`,
 		id, repoID, TimelineOnly[0], TimelineOnly[1]))
 	return e, notFound(err)
 }
 
 // CommentsByID loads comments by id with their rollups (timeline entries).
-func (q Q) CommentsByID(ctx context.Context, ids []int64) (map[int64]*IssueComment, error) {
+func (q Q) CommentsByID(ctx context.Context, ids []int64) (map[int64]*model.IssueComment, error) {
 	if len(ids) == 0 {
-		return map[int64]*IssueComment{}, nil
+		return map[int64]*model.IssueComment{}, nil
 	}
 	return q.commentsByID(ctx, ids)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+
+	"github.com/hubd/hubd/internal/model"
 )
 
 // Organization issue fields: an organization defines fields (text, number,
@@ -12,7 +14,7 @@ import (
 
 // CreateIssueField inserts an organization's field with its options;
 // ErrDuplicate when the organization has a field of that name.
-func (q Q) CreateIssueField(ctx context.Context, f *IssueField) error {
+func (q Q) CreateIssueField(ctx context.Context, f *model.IssueField) error {
 	now := q.Now()
 	f.CreatedAt, f.UpdatedAt = now, now
 	if f.Visibility == "" {
@@ -47,8 +49,8 @@ func (q Q) CreateIssueField(ctx context.Context, f *IssueField) error {
 
 // IssueFields loads an organization's fields by id with their options
 // (unknown ids are absent).
-func (q Q) IssueFields(ctx context.Context, orgID int64, ids []int64) (map[int64]*IssueField, error) {
-	out := map[int64]*IssueField{}
+func (q Q) IssueFields(ctx context.Context, orgID int64, ids []int64) (map[int64]*model.IssueField, error) {
+	out := map[int64]*model.IssueField{}
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -59,7 +61,7 @@ func (q Q) IssueFields(ctx context.Context, orgID int64, ids []int64) (map[int64
 		return nil, err
 	}
 	for rows.Next() {
-		f := &IssueField{}
+		f := &model.IssueField{}
 		var desc sql.NullString
 		var created, updated int64
 		if err := rows.Scan(&f.ID, &f.OrgID, &f.Name, &desc, &f.DataType, &f.Visibility, &created, &updated); err != nil {
@@ -80,7 +82,7 @@ func (q Q) IssueFields(ctx context.Context, orgID int64, ids []int64) (map[int64
 	}
 	defer rows.Close()
 	for rows.Next() {
-		o := &IssueFieldOption{}
+		o := &model.IssueFieldOption{}
 		var desc sql.NullString
 		var created, updated int64
 		if err := rows.Scan(&o.ID, &o.FieldID, &o.Name, &desc, &o.Color, &o.Priority, &created, &updated); err != nil {
@@ -95,7 +97,7 @@ func (q Q) IssueFields(ctx context.Context, orgID int64, ids []int64) (map[int64
 }
 
 // IssueFieldValues lists an issue's field values, by field id.
-func (q Q) IssueFieldValues(ctx context.Context, orgID, issueID int64) ([]*IssueFieldValue, error) {
+func (q Q) IssueFieldValues(ctx context.Context, orgID, issueID int64) ([]*model.IssueFieldValue, error) {
 	rows, err := q.query(ctx, `SELECT field_id, text_value, number_value, option_id FROM issue_field_values
  WHERE issue_id = ? ORDER BY field_id`, issueID)
 	if err != nil {
@@ -121,7 +123,7 @@ func (q Q) IssueFieldValues(ctx context.Context, orgID, issueID int64) ([]*Issue
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	out := []*IssueFieldValue{}
+	out := []*model.IssueFieldValue{}
 	for start := 0; start < len(ids); start += 100 {
 		fields, err := q.IssueFields(ctx, orgID, ids[start:min(start+100, len(ids))])
 		if err != nil {
@@ -132,7 +134,7 @@ func (q Q) IssueFieldValues(ctx context.Context, orgID, issueID int64) ([]*Issue
 			if f == nil {
 				continue
 			}
-			v := &IssueFieldValue{IssueID: issueID, Field: f, Text: nullStr(r.text)}
+			v := &model.IssueFieldValue{IssueID: issueID, Field: f, Text: nullStr(r.text)}
 			if r.number.Valid {
 				n := r.number.Float64
 				v.Number = &n
@@ -149,7 +151,7 @@ func (q Q) IssueFieldValues(ctx context.Context, orgID, issueID int64) ([]*Issue
 }
 
 // SetIssueFieldValue sets (or replaces) an issue's value of one field.
-func (q Q) SetIssueFieldValue(ctx context.Context, v *IssueFieldValue) error {
+func (q Q) SetIssueFieldValue(ctx context.Context, v *model.IssueFieldValue) error {
 	var number any
 	if v.Number != nil {
 		number = *v.Number

@@ -4,12 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+
+	"github.com/hubd/hubd/internal/model"
 )
 
 const labelCols = `l.id, l.repo_id, l.name, l.color, l.description, l.is_default, l.created_at, l.updated_at`
 
-func scanLabel(sc scanner) (*Label, error) {
-	l := &Label{}
+func scanLabel(sc scanner) (*model.Label, error) {
+	l := &model.Label{}
 	var desc sql.NullString
 	var created, updated int64
 	if err := sc.Scan(&l.ID, &l.RepoID, &l.Name, &l.Color, &desc, &l.Default, &created, &updated); err != nil {
@@ -20,13 +22,13 @@ func scanLabel(sc scanner) (*Label, error) {
 	return l, nil
 }
 
-func (q Q) labels(ctx context.Context, query string, args ...any) ([]*Label, error) {
+func (q Q) labels(ctx context.Context, query string, args ...any) ([]*model.Label, error) {
 	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []*Label{}
+	out := []*model.Label{}
 	for rows.Next() {
 		l, err := scanLabel(rows)
 		if err != nil {
@@ -38,7 +40,7 @@ func (q Q) labels(ctx context.Context, query string, args ...any) ([]*Label, err
 }
 
 // DefaultLabels are the labels GitHub gives every new repository.
-var DefaultLabels = []Label{
+var DefaultLabels = []model.Label{
 	{Name: "bug", Color: "d73a4a", Description: ptrStr("Something isn't working")},
 	{Name: "documentation", Color: "0075ca", Description: ptrStr("Improvements or additions to documentation")},
 	{Name: "duplicate", Color: "cfd3d7", Description: ptrStr("This issue or pull request already exists")},
@@ -67,7 +69,7 @@ func (q Q) CreateDefaultLabels(ctx context.Context, repoID int64) error {
 
 // CreateLabel inserts a label; ErrDuplicate when the repository has one of
 // that name, ignoring case.
-func (q Q) CreateLabel(ctx context.Context, l *Label) error {
+func (q Q) CreateLabel(ctx context.Context, l *model.Label) error {
 	now := q.Now()
 	l.CreatedAt, l.UpdatedAt = now, now
 	id, err := q.insert(ctx, `INSERT INTO labels (repo_id, name, lower_name, color, description, is_default, created_at, updated_at)
@@ -81,7 +83,7 @@ func (q Q) CreateLabel(ctx context.Context, l *Label) error {
 
 // UpdateLabel writes a label's name, colour and description; ErrDuplicate
 // when the new name is taken.
-func (q Q) UpdateLabel(ctx context.Context, l *Label) error {
+func (q Q) UpdateLabel(ctx context.Context, l *model.Label) error {
 	l.UpdatedAt = q.Now()
 	_, err := q.exec(ctx, `UPDATE labels SET name = ?, lower_name = ?, color = ?, description = ?, updated_at = ? WHERE id = ?`,
 		l.Name, strings.ToLower(l.Name), l.Color, strOrNil(l.Description), unix(l.UpdatedAt), l.ID)
@@ -98,15 +100,15 @@ func (q Q) DeleteLabel(ctx context.Context, id int64) error {
 }
 
 // LabelByName finds a repository's label by name, ignoring case.
-func (q Q) LabelByName(ctx context.Context, repoID int64, name string) (*Label, error) {
+func (q Q) LabelByName(ctx context.Context, repoID int64, name string) (*model.Label, error) {
 	l, err := scanLabel(q.row(ctx, `SELECT `+labelCols+` FROM labels l WHERE l.repo_id = ? AND l.lower_name = ?`, repoID, strings.ToLower(name)))
 	return l, notFound(err)
 }
 
 // LabelsByName finds a repository's labels by name, ignoring case; the
 // result maps lowercased names to labels (unknown names are absent).
-func (q Q) LabelsByName(ctx context.Context, repoID int64, names []string) (map[string]*Label, error) {
-	out := map[string]*Label{}
+func (q Q) LabelsByName(ctx context.Context, repoID int64, names []string) (map[string]*model.Label, error) {
+	out := map[string]*model.Label{}
 	if len(names) == 0 {
 		return out, nil
 	}
@@ -127,7 +129,7 @@ func (q Q) LabelsByName(ctx context.Context, repoID int64, names []string) (map[
 
 // ListLabels returns one page of a repository's labels by name, and their
 // count.
-func (q Q) ListLabels(ctx context.Context, repoID int64, limit, offset int) ([]*Label, int, error) {
+func (q Q) ListLabels(ctx context.Context, repoID int64, limit, offset int) ([]*model.Label, int, error) {
 	var total int
 	if err := q.row(ctx, `SELECT COUNT(*) FROM labels WHERE repo_id = ?`, repoID).Scan(&total); err != nil {
 		return nil, 0, err
@@ -138,13 +140,13 @@ func (q Q) ListLabels(ctx context.Context, repoID int64, limit, offset int) ([]*
 }
 
 // IssueLabels lists an issue's labels by name.
-func (q Q) IssueLabels(ctx context.Context, issueID int64) ([]*Label, error) {
+func (q Q) IssueLabels(ctx context.Context, issueID int64) ([]*model.Label, error) {
 	return q.labels(ctx, `SELECT `+labelCols+` FROM issue_labels il JOIN labels l ON l.id = il.label_id
  WHERE il.issue_id = ? ORDER BY l.lower_name, l.id`, issueID)
 }
 
 // ListIssueLabels returns one page of an issue's labels and their count.
-func (q Q) ListIssueLabels(ctx context.Context, issueID int64, limit, offset int) ([]*Label, int, error) {
+func (q Q) ListIssueLabels(ctx context.Context, issueID int64, limit, offset int) ([]*model.Label, int, error) {
 	var total int
 	if err := q.row(ctx, `SELECT COUNT(*) FROM issue_labels WHERE issue_id = ?`, issueID).Scan(&total); err != nil {
 		return nil, 0, err
@@ -179,7 +181,7 @@ func (q Q) RemoveIssueLabel(ctx context.Context, issueID, labelID int64) (bool, 
 
 // ListMilestoneLabels returns one page of the labels of a milestone's
 // issues, and their count.
-func (q Q) ListMilestoneLabels(ctx context.Context, milestoneID int64, limit, offset int) ([]*Label, int, error) {
+func (q Q) ListMilestoneLabels(ctx context.Context, milestoneID int64, limit, offset int) ([]*model.Label, int, error) {
 	const sub = `SELECT DISTINCT il.label_id FROM issues i JOIN issue_labels il ON il.issue_id = i.id WHERE i.milestone_id = ?`
 	var total int
 	if err := q.row(ctx, `SELECT COUNT(*) FROM (`+sub+`) x`, milestoneID).Scan(&total); err != nil {

@@ -4,14 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+
+	"github.com/hubd/hubd/internal/model"
 )
 
 var milestoneSelect = `SELECT m.id, m.repo_id, m.number, m.title, m.description, m.state, m.due_on, m.creator_id,
  m.open_issues, m.closed_issues, m.created_at, m.updated_at, m.closed_at, ` + slim("a") + `
  FROM milestones m LEFT JOIN accounts a ON a.id = m.creator_id`
 
-func scanMilestone(sc scanner) (*Milestone, error) {
-	m := &Milestone{}
+func scanMilestone(sc scanner) (*model.Milestone, error) {
+	m := &model.Milestone{}
 	var desc sql.NullString
 	var due, creator, closed sql.NullInt64
 	var created, updated int64
@@ -27,13 +29,13 @@ func scanMilestone(sc scanner) (*Milestone, error) {
 	return m, nil
 }
 
-func (q Q) milestones(ctx context.Context, query string, args ...any) ([]*Milestone, error) {
+func (q Q) milestones(ctx context.Context, query string, args ...any) ([]*model.Milestone, error) {
 	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := []*Milestone{}
+	out := []*model.Milestone{}
 	for rows.Next() {
 		m, err := scanMilestone(rows)
 		if err != nil {
@@ -44,13 +46,13 @@ func (q Q) milestones(ctx context.Context, query string, args ...any) ([]*Milest
 	return out, rows.Err()
 }
 
-func (q Q) milestonesByID(ctx context.Context, ids []int64) (map[int64]*Milestone, error) {
+func (q Q) milestonesByID(ctx context.Context, ids []int64) (map[int64]*model.Milestone, error) {
 	in, args := inList(ids)
 	list, err := q.milestones(ctx, milestoneSelect+` WHERE m.id IN (`+in+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[int64]*Milestone, len(list))
+	out := make(map[int64]*model.Milestone, len(list))
 	for _, m := range list {
 		out[m.ID] = m
 	}
@@ -58,14 +60,14 @@ func (q Q) milestonesByID(ctx context.Context, ids []int64) (map[int64]*Mileston
 }
 
 // MilestoneByNumber finds a repository's milestone.
-func (q Q) MilestoneByNumber(ctx context.Context, repoID, number int64) (*Milestone, error) {
+func (q Q) MilestoneByNumber(ctx context.Context, repoID, number int64) (*model.Milestone, error) {
 	m, err := scanMilestone(q.row(ctx, milestoneSelect+` WHERE m.repo_id = ? AND m.number = ?`, repoID, number))
 	return m, notFound(err)
 }
 
 // CreateMilestone inserts a milestone with the repository's next milestone
 // number; ErrDuplicate when the title is taken (ignoring case).
-func (q Q) CreateMilestone(ctx context.Context, m *Milestone) error {
+func (q Q) CreateMilestone(ctx context.Context, m *model.Milestone) error {
 	err := q.row(ctx, `INSERT INTO issue_counters (repo_id, last_milestone) VALUES (?, 1)
  ON CONFLICT (repo_id) DO UPDATE SET last_milestone = issue_counters.last_milestone + 1 RETURNING last_milestone`, m.RepoID).Scan(&m.Number)
 	if err != nil {
@@ -89,7 +91,7 @@ func (q Q) CreateMilestone(ctx context.Context, m *Milestone) error {
 
 // UpdateMilestone writes a milestone's title, description, state and due
 // date; ErrDuplicate when the title is taken.
-func (q Q) UpdateMilestone(ctx context.Context, m *Milestone) error {
+func (q Q) UpdateMilestone(ctx context.Context, m *model.Milestone) error {
 	m.UpdatedAt = q.Now()
 	_, err := q.exec(ctx, `UPDATE milestones SET title = ?, lower_title = ?, description = ?, state = ?, due_on = ?,
  closed_at = ?, updated_at = ? WHERE id = ?`, m.Title, strings.ToLower(m.Title), strOrNil(m.Description), m.State,
@@ -117,7 +119,7 @@ type MilestoneQuery struct {
 
 // ListMilestones returns one page of a repository's milestones and their
 // count.
-func (q Q) ListMilestones(ctx context.Context, f MilestoneQuery) ([]*Milestone, int, error) {
+func (q Q) ListMilestones(ctx context.Context, f MilestoneQuery) ([]*model.Milestone, int, error) {
 	where := ` WHERE m.repo_id = ?`
 	args := []any{f.RepoID}
 	switch f.State {
@@ -146,7 +148,7 @@ func (q Q) ListMilestones(ctx context.Context, f MilestoneQuery) ([]*Milestone, 
 }
 
 // MilestoneByID finds a milestone by id.
-func (q Q) MilestoneByID(ctx context.Context, id int64) (*Milestone, error) {
+func (q Q) MilestoneByID(ctx context.Context, id int64) (*model.Milestone, error) {
 	m, err := scanMilestone(q.row(ctx, milestoneSelect+` WHERE m.id = ?`, id))
 	return m, notFound(err)
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+
+	"github.com/hubd/hubd/internal/model"
 )
 
 // Reaction subjects.
@@ -19,8 +21,8 @@ func subjectTable(subject string) string {
 }
 
 // rollups counts the reactions of subjects by content.
-func (q Q) rollups(ctx context.Context, subject string, ids []int64) (map[int64]ReactionRollup, error) {
-	out := map[int64]ReactionRollup{}
+func (q Q) rollups(ctx context.Context, subject string, ids []int64) (map[int64]model.ReactionRollup, error) {
+	out := map[int64]model.ReactionRollup{}
 	for start := 0; start < len(ids); start += 100 {
 		in, args := inList(ids[start:min(start+100, len(ids))])
 		rows, err := q.query(ctx, `SELECT subject_id, content, COUNT(*) FROM reactions WHERE subject_type = ? AND subject_id IN (`+in+`)
@@ -37,7 +39,7 @@ func (q Q) rollups(ctx context.Context, subject string, ids []int64) (map[int64]
 				return nil, err
 			}
 			if out[id] == nil {
-				out[id] = ReactionRollup{}
+				out[id] = model.ReactionRollup{}
 			}
 			out[id][content] = n
 		}
@@ -51,8 +53,8 @@ func (q Q) rollups(ctx context.Context, subject string, ids []int64) (map[int64]
 
 var reactionSelect = `SELECT x.id, x.content, x.created_at, ` + slim("a") + ` FROM reactions x JOIN accounts a ON a.id = x.user_id`
 
-func scanReaction(sc scanner) (*Reaction, error) {
-	r := &Reaction{}
+func scanReaction(sc scanner) (*model.Reaction, error) {
+	r := &model.Reaction{}
 	var created int64
 	var a slimAccount
 	if err := sc.Scan(append([]any{&r.ID, &r.Content, &created}, a.dest()...)...); err != nil {
@@ -64,7 +66,7 @@ func scanReaction(sc scanner) (*Reaction, error) {
 
 // AddReaction records a user's reaction; when the user already reacted
 // with that content it returns the existing one and false.
-func (q Q) AddReaction(ctx context.Context, repoID int64, subject string, subjectID, userID int64, content string) (*Reaction, bool, error) {
+func (q Q) AddReaction(ctx context.Context, repoID int64, subject string, subjectID, userID int64, content string) (*model.Reaction, bool, error) {
 	res, err := q.exec(ctx, `INSERT INTO reactions (repo_id, subject_type, subject_id, user_id, content, created_at) VALUES (?,?,?,?,?,?)
  ON CONFLICT DO NOTHING`, repoID, subject, subjectID, userID, content, unix(q.Now()))
 	if err != nil {
@@ -82,7 +84,7 @@ func (q Q) AddReaction(ctx context.Context, repoID int64, subject string, subjec
 }
 
 // ReactionByID finds a reaction of a subject and the id of its user.
-func (q Q) ReactionByID(ctx context.Context, subject string, subjectID, id int64) (*Reaction, error) {
+func (q Q) ReactionByID(ctx context.Context, subject string, subjectID, id int64) (*model.Reaction, error) {
 	r, err := scanReaction(q.row(ctx, reactionSelect+` WHERE x.id = ? AND x.subject_type = ? AND x.subject_id = ?`, id, subject, subjectID))
 	return r, notFound(err)
 }
@@ -102,7 +104,7 @@ func (q Q) DeleteReaction(ctx context.Context, subject string, subjectID, id int
 
 // ListReactions returns one page of a subject's reactions (of one content
 // when content is not empty), oldest first, and their count.
-func (q Q) ListReactions(ctx context.Context, subject string, subjectID int64, content string, limit, offset int) ([]*Reaction, int, error) {
+func (q Q) ListReactions(ctx context.Context, subject string, subjectID int64, content string, limit, offset int) ([]*model.Reaction, int, error) {
 	where, args := ` WHERE x.subject_type = ? AND x.subject_id = ?`, []any{subject, subjectID}
 	if content != "" {
 		where, args = where+` AND x.content = ?`, append(args, content)
@@ -116,7 +118,7 @@ func (q Q) ListReactions(ctx context.Context, subject string, subjectID int64, c
 		return nil, 0, err
 	}
 	defer rows.Close()
-	out := []*Reaction{}
+	out := []*model.Reaction{}
 	for rows.Next() {
 		r, err := scanReaction(rows)
 		if err != nil {
@@ -128,7 +130,7 @@ func (q Q) ListReactions(ctx context.Context, subject string, subjectID int64, c
 }
 
 // Rollup counts one subject's reactions.
-func (q Q) Rollup(ctx context.Context, subject string, id int64) (ReactionRollup, error) {
+func (q Q) Rollup(ctx context.Context, subject string, id int64) (model.ReactionRollup, error) {
 	r, err := q.rollups(ctx, subject, []int64{id})
 	return r[id], err
 }

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+
+	"github.com/hubd/hubd/internal/model"
 )
 
 // Sub-issues live on the child's row (parent_id, sub_priority): an issue has
@@ -11,7 +13,7 @@ import (
 
 // AddSubIssue makes child a sub-issue of parent, last in its list; a
 // previous parent loses it.
-func (q Q) AddSubIssue(ctx context.Context, parent, child *Issue) error {
+func (q Q) AddSubIssue(ctx context.Context, parent, child *model.Issue) error {
 	if child.ParentID != 0 && child.ParentID != parent.ID {
 		if _, err := q.exec(ctx, `UPDATE issues SET sub_issues = sub_issues - 1 WHERE id = ?`, child.ParentID); err != nil {
 			return err
@@ -30,7 +32,7 @@ func (q Q) AddSubIssue(ctx context.Context, parent, child *Issue) error {
 }
 
 // RemoveSubIssue detaches child from its parent.
-func (q Q) RemoveSubIssue(ctx context.Context, parent, child *Issue) error {
+func (q Q) RemoveSubIssue(ctx context.Context, parent, child *model.Issue) error {
 	if _, err := q.exec(ctx, `UPDATE issues SET parent_id = NULL, sub_priority = 0 WHERE id = ?`, child.ID); err != nil {
 		return err
 	}
@@ -69,7 +71,7 @@ func (q Q) SetSubIssueOrder(ctx context.Context, parentID int64, ids []int64) er
 
 // ListSubIssues returns one page of a parent's sub-issues in priority
 // order, and their count.
-func (q Q) ListSubIssues(ctx context.Context, parentID int64, limit, offset int) ([]*Issue, int, error) {
+func (q Q) ListSubIssues(ctx context.Context, parentID int64, limit, offset int) ([]*model.Issue, int, error) {
 	var total int
 	if err := q.row(ctx, `SELECT COUNT(*) FROM issues WHERE parent_id = ?`, parentID).Scan(&total); err != nil {
 		return nil, 0, err
@@ -128,7 +130,7 @@ func (q Q) SubIssueDepth(ctx context.Context, id int64, limit int) (int, error) 
 	return depth, nil
 }
 
-func (q Q) loadSubSummaries(ctx context.Context, ids []int64, byID map[int64]*Issue) error {
+func (q Q) loadSubSummaries(ctx context.Context, ids []int64, byID map[int64]*model.Issue) error {
 	in, args := inList(ids)
 	rows, err := q.query(ctx, `SELECT parent_id, COUNT(*), COALESCE(SUM(CASE WHEN state = 'closed' THEN 1 ELSE 0 END), 0)
  FROM issues WHERE parent_id IN (`+in+`) GROUP BY parent_id`, args...)
@@ -138,7 +140,7 @@ func (q Q) loadSubSummaries(ctx context.Context, ids []int64, byID map[int64]*Is
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
-		var s SubIssuesSummary
+		var s model.SubIssuesSummary
 		if err := rows.Scan(&id, &s.Total, &s.Completed); err != nil {
 			return err
 		}
@@ -194,7 +196,7 @@ func (q Q) CountDependencies(ctx context.Context, id int64, blocking bool) (int,
 
 // ListDependencies returns one page of the issues an issue is blocked by
 // (or, with blocking, those it blocks), and their count.
-func (q Q) ListDependencies(ctx context.Context, id int64, blocking bool, limit, offset int) ([]*Issue, int, error) {
+func (q Q) ListDependencies(ctx context.Context, id int64, blocking bool, limit, offset int) ([]*model.Issue, int, error) {
 	mine, other := "blocked_id", "blocking_id"
 	if blocking {
 		mine, other = other, mine
@@ -215,7 +217,7 @@ func (q Q) IsBlockedBy(ctx context.Context, blockedID, blockingID int64) (bool, 
 	return n > 0, err
 }
 
-func (q Q) loadDepSummaries(ctx context.Context, ids []int64, byID map[int64]*Issue) error {
+func (q Q) loadDepSummaries(ctx context.Context, ids []int64, byID map[int64]*model.Issue) error {
 	in, args := inList(ids)
 	for _, side := range []struct{ mine, other string }{{"blocked_id", "blocking_id"}, {"blocking_id", "blocked_id"}} {
 		rows, err := q.query(ctx, `SELECT d.`+side.mine+`, COUNT(*), COALESCE(SUM(CASE WHEN o.state = 'open' THEN 1 ELSE 0 END), 0)

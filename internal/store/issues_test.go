@@ -49,7 +49,7 @@ func TestIssueNumbersUnderConcurrency(t *testing.T) {
 			defer wg.Done()
 			var num int64
 			err := s.Tx(ctx, func(tx store.Q) error {
-				is := &store.Issue{RepoID: r.ID, Title: fmt.Sprint("t", i), UserID: u.ID}
+				is := &model.Issue{RepoID: r.ID, Title: fmt.Sprint("t", i), UserID: u.ID}
 				if err := tx.CreateIssue(ctx, is); err != nil {
 					return err
 				}
@@ -100,7 +100,7 @@ func TestIssueListDeepPages(t *testing.T) {
 	const total = 1400
 	err := s.Tx(ctx, func(tx store.Q) error {
 		for i := 1; i <= total; i++ {
-			is := &store.Issue{RepoID: r.ID, Title: fmt.Sprint("t", i), UserID: u.ID}
+			is := &model.Issue{RepoID: r.ID, Title: fmt.Sprint("t", i), UserID: u.ID}
 			if err := tx.CreateIssue(ctx, is); err != nil {
 				return err
 			}
@@ -162,11 +162,11 @@ func TestIssueListDeepPages(t *testing.T) {
 func TestSeedIssues(t *testing.T) {
 	s, u, r := issueRepo(t)
 	ctx := context.Background()
-	m := &store.Milestone{RepoID: r.ID, Title: "m", State: "open"}
-	l := &store.Label{RepoID: r.ID, Name: "bug", Color: "d73a4a"}
+	m := &model.Milestone{RepoID: r.ID, Title: "m", State: "open"}
+	l := &model.Label{RepoID: r.ID, Name: "bug", Color: "d73a4a"}
 	var list []*store.SeedIssue
 	for i := 1; i <= 1300; i++ {
-		si := &store.SeedIssue{Issue: store.Issue{Title: fmt.Sprint("t", i), UserID: u.ID}}
+		si := &store.SeedIssue{Issue: model.Issue{Title: fmt.Sprint("t", i), UserID: u.ID}}
 		if i%4 == 0 {
 			si.State = "closed"
 		}
@@ -183,7 +183,7 @@ func TestSeedIssues(t *testing.T) {
 		if err := tx.CreateLabel(ctx, l); err != nil {
 			return err
 		}
-		if err := tx.CreateIssue(ctx, &store.Issue{RepoID: r.ID, Title: "before", UserID: u.ID}); err != nil {
+		if err := tx.CreateIssue(ctx, &model.Issue{RepoID: r.ID, Title: "before", UserID: u.ID}); err != nil {
 			return err
 		}
 		for i, si := range list {

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/wire"
 )
 
@@ -34,7 +34,7 @@ var funcs = template.FuncMap{
 	"qesc":    url.QueryEscape,
 	"icon":    icon,
 	"add":     func(a, b int) int { return a + b },
-	"list1":   func(l *store.Label) []*store.Label { return []*store.Label{l} },
+	"list1":   func(l *model.Label) []*model.Label { return []*model.Label{l} },
 	"pct": func(part, total int) int {
 		if total == 0 {
 			return 0

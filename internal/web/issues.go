@@ -40,13 +40,13 @@ func pager(self, q string, page, total, per int) (prev, next string) {
 type issueListView struct {
 	Head
 	Intro         template.HTML // a milestone's description
-	Milestone     *store.Milestone
-	Label         *store.Label
+	Milestone     *model.Milestone
+	Label         *model.Label
 	State         string
 	Open, Closed  int
 	OpenHref      string
 	ClosedHref    string
-	Issues        []*store.Issue
+	Issues        []*model.Issue
 	Prev, Next    string
 	LabelsHref    string
 	MilestoneHref string
@@ -149,7 +149,7 @@ func (x *req) milestonePage() bool {
 
 type labelsView struct {
 	Head
-	Labels     []*store.Label
+	Labels     []*model.Label
 	Total      int
 	Prev, Next string
 }
@@ -169,7 +169,7 @@ func (x *req) labelList() bool {
 type milestonesView struct {
 	Head
 	State        string
-	Milestones   []*store.Milestone
+	Milestones   []*model.Milestone
 	OpenHref     string
 	ClosedHref   string
 	Prev, Next   string
@@ -212,13 +212,13 @@ func (x *req) milestoneList() bool {
 }
 
 type comment struct {
-	*store.IssueComment
+	*model.IssueComment
 	Body template.HTML
 }
 
 type issueView struct {
 	Head
-	Issue      *store.Issue
+	Issue      *model.Issue
 	Kind       string // "Issue" or "Pull request"
 	Body       template.HTML
 	Comments   []comment
@@ -250,7 +250,7 @@ func (x *req) issuePage() bool {
 		http.Redirect(x.w, x.r, x.h.d.URLs.Web+canonical+query(x.r), http.StatusMovedPermanently)
 		return true
 	}
-	if err := st.IssueDetails(ctx, []*store.Issue{is}, true); err != nil {
+	if err := st.IssueDetails(ctx, []*model.Issue{is}, true); err != nil {
 		return x.fail(err)
 	}
 	v := issueView{Head: x.head("issues"), Issue: is, Kind: "Issue"}

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-github/v92/github"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -165,8 +166,8 @@ func TestIssuePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := "It **breaks**.\n\n<img src=x onerror=alert(1)>"
-	issue := &store.Issue{RepoID: r.GetID(), Title: "Crash on <start>", Body: &body, UserID: mona.ID}
-	pull := &store.Issue{RepoID: r.GetID(), Title: "Fix the crash", UserID: mona.ID, IsPull: true}
+	issue := &model.Issue{RepoID: r.GetID(), Title: "Crash on <start>", Body: &body, UserID: mona.ID}
+	pull := &model.Issue{RepoID: r.GetID(), Title: "Fix the crash", UserID: mona.ID, IsPull: true}
 	err = e.Store.Tx(ctx, func(tx store.Q) error {
 		if err := tx.CreateIssue(ctx, issue); err != nil {
 			return err

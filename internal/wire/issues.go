@@ -8,7 +8,6 @@ import (
 
 	"github.com/hubd/hubd/internal/markdown"
 	"github.com/hubd/hubd/internal/model"
-	"github.com/hubd/hubd/internal/store"
 )
 
 // Maybe is a field GitHub sends only in some responses, as null or a value:
@@ -277,13 +276,13 @@ func (u URLs) LabelURL(repo *model.Repo, name string) string {
 }
 
 // ToLabel converts a label.
-func (u URLs) ToLabel(repo *model.Repo, l *store.Label) Label {
+func (u URLs) ToLabel(repo *model.Repo, l *model.Label) Label {
 	return Label{ID: l.ID, NodeID: NodeID("LA", l.ID), URL: u.LabelURL(repo, l.Name), Name: l.Name,
 		Description: l.Description, Color: l.Color, Default: l.Default}
 }
 
 // ToLabels converts a list of labels.
-func (u URLs) ToLabels(repo *model.Repo, list []*store.Label) []Label {
+func (u URLs) ToLabels(repo *model.Repo, list []*model.Label) []Label {
 	out := make([]Label, 0, len(list))
 	for _, l := range list {
 		out = append(out, u.ToLabel(repo, l))
@@ -292,7 +291,7 @@ func (u URLs) ToLabels(repo *model.Repo, list []*store.Label) []Label {
 }
 
 // ToMilestone converts a milestone.
-func (w *IssueWriter) ToMilestone(repo *model.Repo, m *store.Milestone) *Milestone {
+func (w *IssueWriter) ToMilestone(repo *model.Repo, m *model.Milestone) *Milestone {
 	base := w.U.RepoAPIURL(repo) + "/milestones/" + strconv.FormatInt(m.Number, 10)
 	return &Milestone{
 		URL: base, HTMLURL: w.U.RepoHTMLURL(repo) + "/milestone/" + strconv.FormatInt(m.Number, 10),
@@ -304,7 +303,7 @@ func (w *IssueWriter) ToMilestone(repo *model.Repo, m *store.Milestone) *Milesto
 }
 
 // ToRollup converts reaction counts for the reactions URL of a subject.
-func ToRollup(u string, r store.ReactionRollup) ReactionRollup {
+func ToRollup(u string, r model.ReactionRollup) ReactionRollup {
 	out := ReactionRollup{URL: u}
 	if r == nil {
 		return out
@@ -321,13 +320,13 @@ func (u URLs) IssueAPIURL(repo *model.Repo, n int64) string {
 }
 
 // IssueRefURL is the API URL of an issue named by reference.
-func (u URLs) IssueRefURL(ref *store.IssueRef) string {
+func (u URLs) IssueRefURL(ref *model.IssueRef) string {
 	return u.RepoAPI(ref.Owner, ref.Repo) + "/issues/" + strconv.FormatInt(ref.Number, 10)
 }
 
 // ToIssue converts an issue whose details were loaded. withRepo adds the
 // repository object (cross-repository lists) with the caller's access.
-func (w *IssueWriter) ToIssue(repo *model.Repo, is *store.Issue, withRepo *Access) Issue {
+func (w *IssueWriter) ToIssue(repo *model.Repo, is *model.Issue, withRepo *Access) Issue {
 	repoURL := w.U.RepoAPIURL(repo)
 	num := strconv.FormatInt(is.Number, 10)
 	base := repoURL + "/issues/" + num
@@ -381,7 +380,7 @@ func (w *IssueWriter) ToIssue(repo *model.Repo, is *store.Issue, withRepo *Acces
 }
 
 // WithClosedBy adds the closed_by field of single-issue responses.
-func (w *IssueWriter) WithClosedBy(out *Issue, is *store.Issue) {
+func (w *IssueWriter) WithClosedBy(out *Issue, is *model.Issue) {
 	out.ClosedBy = Some(w.User(is.ClosedBy))
 }
 
@@ -391,7 +390,7 @@ func (u URLs) CommentAPIURL(repo *model.Repo, id int64) string {
 }
 
 // ToComment converts a comment (its IssueNumber must be set).
-func (w *IssueWriter) ToComment(repo *model.Repo, c *store.IssueComment) IssueComment {
+func (w *IssueWriter) ToComment(repo *model.Repo, c *model.IssueComment) IssueComment {
 	self := w.U.CommentAPIURL(repo, c.ID)
 	out := IssueComment{
 		ID: c.ID, NodeID: NodeID("IC", c.ID), URL: self,
@@ -407,6 +406,6 @@ func (w *IssueWriter) ToComment(repo *model.Repo, c *store.IssueComment) IssueCo
 }
 
 // ToReaction converts a reaction.
-func (w *IssueWriter) ToReaction(r *store.Reaction) Reaction {
+func (w *IssueWriter) ToReaction(r *model.Reaction) Reaction {
 	return Reaction{ID: r.ID, NodeID: NodeID("REA", r.ID), User: w.User(r.User), Content: r.Content, CreatedAt: Time(r.CreatedAt)}
 }

@@ -4,7 +4,6 @@ import (
 	"strconv"
 
 	"github.com/hubd/hubd/internal/model"
-	"github.com/hubd/hubd/internal/store"
 )
 
 // IssueEvent is components/schemas/issue-event and the members of
@@ -62,7 +61,7 @@ type IssueReference struct {
 }
 
 // ToIssueReference converts the other issue of an event.
-func (u URLs) ToIssueReference(repo *model.Repo, is *store.Issue) *IssueReference {
+func (u URLs) ToIssueReference(repo *model.Repo, is *model.Issue) *IssueReference {
 	return &IssueReference{Number: is.Number, Title: is.Title, State: is.State, StateReason: is.StateReason, Repository: u.ToRepoBase(repo)}
 }
 
@@ -73,7 +72,7 @@ func (u URLs) EventAPIURL(repo *model.Repo, id int64) string {
 
 // ToIssueEvent converts an event; refs holds the other issues of sub-issue
 // and dependency events that the caller may see (a missing one is null).
-func (w *IssueWriter) ToIssueEvent(repo *model.Repo, e *store.IssueEvent, refs map[int64]*IssueReference) IssueEvent {
+func (w *IssueWriter) ToIssueEvent(repo *model.Repo, e *model.IssueEvent, refs map[int64]*IssueReference) IssueEvent {
 	out := IssueEvent{
 		ID: e.ID, NodeID: NodeID("IE", e.ID), URL: w.U.EventAPIURL(repo, e.ID), Actor: w.User(e.Actor),
 		Event: e.Event, CommitID: e.CommitID, CreatedAt: Time(e.CreatedAt),
@@ -116,7 +115,7 @@ type TimelineComment struct {
 }
 
 // ToTimelineComment converts a comment entry of a timeline.
-func (w *IssueWriter) ToTimelineComment(repo *model.Repo, c *store.IssueComment) TimelineComment {
+func (w *IssueWriter) ToTimelineComment(repo *model.Repo, c *model.IssueComment) TimelineComment {
 	return TimelineComment{Event: "commented", Actor: w.User(c.User), IssueComment: w.ToComment(repo, c)}
 }
 
@@ -137,7 +136,7 @@ type CrossSource struct {
 
 // ToCrossReference converts a cross-referenced entry whose source issue is
 // src (in repository srcRepo, which the caller may see with access acc).
-func (w *IssueWriter) ToCrossReference(e *store.IssueEvent, srcRepo *model.Repo, src *store.Issue, acc Access) TimelineCrossReference {
+func (w *IssueWriter) ToCrossReference(e *model.IssueEvent, srcRepo *model.Repo, src *model.Issue, acc Access) TimelineCrossReference {
 	is := w.ToIssue(srcRepo, src, &acc)
 	return TimelineCrossReference{Event: e.Event, Actor: w.User(e.Actor), CreatedAt: Time(e.CreatedAt), UpdatedAt: Time(e.CreatedAt),
 		Source: CrossSource{Type: "issue", Issue: &is}}
@@ -161,7 +160,7 @@ type FieldOption struct {
 }
 
 // ToIssueFieldValue converts an issue's value of a field.
-func ToIssueFieldValue(v *store.IssueFieldValue) IssueFieldValue {
+func ToIssueFieldValue(v *model.IssueFieldValue) IssueFieldValue {
 	out := IssueFieldValue{IssueFieldID: v.Field.ID, IssueFieldName: v.Field.Name,
 		NodeID: NodeID("IFV", v.IssueID*1_000_000+v.Field.ID), DataType: v.Field.DataType}
 	switch {

@@ -39,7 +39,7 @@ func BenchmarkListIssues(b *testing.B) {
 	var ms []int64
 	e.Store.Tx(ctx, func(tx store.Q) error {
 		for i := 0; i < 10; i++ {
-			m := &store.Milestone{RepoID: v.Repo.ID, Title: fmt.Sprint("v", i), State: "open", CreatorID: mona.ID}
+			m := &model.Milestone{RepoID: v.Repo.ID, Title: fmt.Sprint("v", i), State: "open", CreatorID: mona.ID}
 			tx.CreateMilestone(ctx, m)
 			ms = append(ms, m.ID)
 		}
@@ -49,7 +49,7 @@ func BenchmarkListIssues(b *testing.B) {
 	base := time.Now().Add(-time.Duration(n) * time.Minute)
 	for i := 0; i < n; i++ {
 		body := fmt.Sprintf("Steps to reproduce issue %d:\n\n1. open\n2. click **save**", i)
-		s := &store.SeedIssue{Issue: store.Issue{Title: fmt.Sprint("Issue ", i), Body: &body, UserID: users[i%10].ID}}
+		s := &store.SeedIssue{Issue: model.Issue{Title: fmt.Sprint("Issue ", i), Body: &body, UserID: users[i%10].ID}}
 		s.CreatedAt = base.Add(time.Duration(i) * time.Minute)
 		s.LabelIDs = []int64{labels[i%len(labels)].ID, labels[(i/3+5)%len(labels)].ID}
 		s.AssigneeIDs = []int64{users[(i+1)%10].ID}

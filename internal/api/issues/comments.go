@@ -13,7 +13,7 @@ import (
 )
 
 // comment loads the {comment_id} comment of the repository.
-func (a *API) comment(r *http.Request, q store.Q, x *access) (*store.IssueComment, error) {
+func (a *API) comment(r *http.Request, q store.Q, x *access) (*model.IssueComment, error) {
 	id, err := pathInt(r, "comment_id")
 	if err != nil {
 		return nil, err
@@ -21,11 +21,11 @@ func (a *API) comment(r *http.Request, q store.Q, x *access) (*store.IssueCommen
 	return q.CommentByID(r.Context(), x.repo.ID, id)
 }
 
-func commentPayload(c *store.IssueComment, action string) map[string]any {
+func commentPayload(c *model.IssueComment, action string) map[string]any {
 	return map[string]any{"action": action, "comment_id": c.ID, "issue_id": c.IssueID, "number": c.IssueNumber}
 }
 
-func (a *API) renderComments(r *http.Request, x *access, list []*store.IssueComment) []wire.IssueComment {
+func (a *API) renderComments(r *http.Request, x *access, list []*model.IssueComment) []wire.IssueComment {
 	wr := a.writer(r)
 	out := make([]wire.IssueComment, 0, len(list))
 	for _, c := range list {
@@ -124,7 +124,7 @@ func (a *API) createComment(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	actor := x.c.UserID()
-	c := &store.IssueComment{RepoID: x.repo.ID, UserID: actor, Body: body}
+	c := &model.IssueComment{RepoID: x.repo.ID, UserID: actor, Body: body}
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		is, err := a.issue(r, tx, x)
 		if err != nil {
@@ -137,7 +137,7 @@ func (a *API) createComment(w http.ResponseWriter, r *http.Request) error {
 		if err := tx.CreateComment(ctx, c); err != nil {
 			return err
 		}
-		if err := event(ctx, tx, x, is, store.IssueEvent{ActorID: actor, Event: "commented", SubjectID: c.ID},
+		if err := event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "commented", SubjectID: c.ID},
 			map[string]any{"comment_id": c.ID}); err != nil {
 			return err
 		}
@@ -166,7 +166,7 @@ func (a *API) respondComment(w http.ResponseWriter, r *http.Request, x *access, 
 
 // mayModify answers whether the caller may edit or delete a comment: its
 // author, or anyone with write access.
-func mayModify(x *access, c *store.IssueComment) error {
+func mayModify(x *access, c *model.IssueComment) error {
 	if x.perm >= authz.Write || (c.UserID != 0 && c.UserID == x.c.UserID()) {
 		return nil
 	}
@@ -293,7 +293,7 @@ func (a *API) pin(w http.ResponseWriter, r *http.Request, pin bool) error {
 		if err != nil {
 			return err
 		}
-		ev := store.IssueEvent{ActorID: actor, Event: "pinned", SubjectID: c.ID}
+		ev := model.IssueEvent{ActorID: actor, Event: "pinned", SubjectID: c.ID}
 		if pin {
 			if c.PinnedAt != nil {
 				return nil
@@ -303,7 +303,7 @@ func (a *API) pin(w http.ResponseWriter, r *http.Request, pin bool) error {
 				return err
 			}
 			if prev != 0 {
-				if err := event(ctx, tx, x, is, store.IssueEvent{ActorID: actor, Event: "unpinned", SubjectID: prev},
+				if err := event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "unpinned", SubjectID: prev},
 					map[string]any{"comment_id": prev}); err != nil {
 					return err
 				}

@@ -113,7 +113,7 @@ func pathInt(r *http.Request, name string) (int64, error) {
 }
 
 // issue loads the issue of the {issue_number} path value.
-func (a *API) issue(r *http.Request, q store.Q, x *access) (*store.Issue, error) {
+func (a *API) issue(r *http.Request, q store.Q, x *access) (*model.Issue, error) {
 	n, err := pathInt(r, "issue_number")
 	if err != nil {
 		return nil, err
@@ -127,8 +127,8 @@ func (a *API) writer(r *http.Request) *wire.IssueWriter {
 
 // render converts one issue after loading its details; single adds the
 // fields only single-issue responses carry.
-func (a *API) render(r *http.Request, x *access, is *store.Issue, single bool) (wire.Issue, error) {
-	if err := a.d.Store.R().IssueDetails(r.Context(), []*store.Issue{is}, single); err != nil {
+func (a *API) render(r *http.Request, x *access, is *model.Issue, single bool) (wire.Issue, error) {
+	if err := a.d.Store.R().IssueDetails(r.Context(), []*model.Issue{is}, single); err != nil {
 		return wire.Issue{}, err
 	}
 	w := a.writer(r)
@@ -285,19 +285,19 @@ func (a *API) resolveAssignees(ctx context.Context, q store.Q, repoID int64, lis
 
 // ensureLabels finds labels by name and creates the missing ones with
 // GitHub's default colour, as applying an unknown label does on GitHub.
-func ensureLabels(ctx context.Context, tx store.Q, x *access, actor int64, list []string) ([]*store.Label, error) {
+func ensureLabels(ctx context.Context, tx store.Q, x *access, actor int64, list []string) ([]*model.Label, error) {
 	found, err := tx.LabelsByName(ctx, x.repo.ID, list)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*store.Label, 0, len(list))
+	out := make([]*model.Label, 0, len(list))
 	for _, n := range list {
 		l := found[strings.ToLower(n)]
 		if l == nil {
 			if err := validLabelName(n); err != nil {
 				return nil, err
 			}
-			l = &store.Label{RepoID: x.repo.ID, Name: n, Color: defaultColor}
+			l = &model.Label{RepoID: x.repo.ID, Name: n, Color: defaultColor}
 			if err := tx.CreateLabel(ctx, l); err != nil {
 				return nil, err
 			}
@@ -312,7 +312,7 @@ func ensureLabels(ctx context.Context, tx store.Q, x *access, actor int64, list 
 }
 
 // event appends an issue event (and its domain event).
-func event(ctx context.Context, tx store.Q, x *access, is *store.Issue, e store.IssueEvent, details map[string]any) error {
+func event(ctx context.Context, tx store.Q, x *access, is *model.Issue, e model.IssueEvent, details map[string]any) error {
 	e.RepoID, e.IssueID = x.repo.ID, is.ID
 	if details == nil {
 		details = map[string]any{}
@@ -323,7 +323,7 @@ func event(ctx context.Context, tx store.Q, x *access, is *store.Issue, e store.
 
 // setLabels makes an issue's labels exactly list, recording labeled and
 // unlabeled events; it reports whether anything changed.
-func setLabels(ctx context.Context, tx store.Q, x *access, is *store.Issue, actor int64, list []*store.Label) (bool, error) {
+func setLabels(ctx context.Context, tx store.Q, x *access, is *model.Issue, actor int64, list []*model.Label) (bool, error) {
 	cur, err := tx.IssueLabels(ctx, is.ID)
 	if err != nil {
 		return false, err
@@ -353,26 +353,26 @@ func setLabels(ctx context.Context, tx store.Q, x *access, is *store.Issue, acto
 	return changed, nil
 }
 
-func label(ctx context.Context, tx store.Q, x *access, is *store.Issue, actor int64, l *store.Label) (bool, error) {
+func label(ctx context.Context, tx store.Q, x *access, is *model.Issue, actor int64, l *model.Label) (bool, error) {
 	ok, err := tx.AddIssueLabel(ctx, is.ID, l.ID)
 	if err != nil || !ok {
 		return false, err
 	}
-	return true, event(ctx, tx, x, is, store.IssueEvent{ActorID: actor, Event: "labeled", LabelName: l.Name, LabelColor: l.Color},
+	return true, event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "labeled", LabelName: l.Name, LabelColor: l.Color},
 		map[string]any{"label": l.Name})
 }
 
-func unlabel(ctx context.Context, tx store.Q, x *access, is *store.Issue, actor int64, l *store.Label) (bool, error) {
+func unlabel(ctx context.Context, tx store.Q, x *access, is *model.Issue, actor int64, l *model.Label) (bool, error) {
 	ok, err := tx.RemoveIssueLabel(ctx, is.ID, l.ID)
 	if err != nil || !ok {
 		return false, err
 	}
-	return true, event(ctx, tx, x, is, store.IssueEvent{ActorID: actor, Event: "unlabeled", LabelName: l.Name, LabelColor: l.Color},
+	return true, event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "unlabeled", LabelName: l.Name, LabelColor: l.Color},
 		map[string]any{"label": l.Name})
 }
 
 // setAssignees makes an issue's assignees exactly list, recording events.
-func setAssignees(ctx context.Context, tx store.Q, x *access, is *store.Issue, actor int64, list []*model.Account) (bool, error) {
+func setAssignees(ctx context.Context, tx store.Q, x *access, is *model.Issue, actor int64, list []*model.Account) (bool, error) {
 	cur, err := tx.IssueAssignees(ctx, is.ID)
 	if err != nil {
 		return false, err
@@ -402,26 +402,26 @@ func setAssignees(ctx context.Context, tx store.Q, x *access, is *store.Issue, a
 	return changed, nil
 }
 
-func assign(ctx context.Context, tx store.Q, x *access, is *store.Issue, actor int64, u *model.Account) (bool, error) {
+func assign(ctx context.Context, tx store.Q, x *access, is *model.Issue, actor int64, u *model.Account) (bool, error) {
 	ok, err := tx.AddIssueAssignee(ctx, is.ID, u.ID)
 	if err != nil || !ok {
 		return false, err
 	}
-	return true, event(ctx, tx, x, is, store.IssueEvent{ActorID: actor, Event: "assigned", AssigneeID: u.ID, AssignerID: actor},
+	return true, event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "assigned", AssigneeID: u.ID, AssignerID: actor},
 		map[string]any{"assignee": u.Login})
 }
 
-func unassign(ctx context.Context, tx store.Q, x *access, is *store.Issue, actor int64, u *model.Account) (bool, error) {
+func unassign(ctx context.Context, tx store.Q, x *access, is *model.Issue, actor int64, u *model.Account) (bool, error) {
 	ok, err := tx.RemoveIssueAssignee(ctx, is.ID, u.ID)
 	if err != nil || !ok {
 		return false, err
 	}
-	return true, event(ctx, tx, x, is, store.IssueEvent{ActorID: actor, Event: "unassigned", AssigneeID: u.ID, AssignerID: actor},
+	return true, event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "unassigned", AssigneeID: u.ID, AssignerID: actor},
 		map[string]any{"assignee": u.Login})
 }
 
 // issuePayload is the domain payload of issue-level events.
-func issuePayload(is *store.Issue, action string) map[string]any {
+func issuePayload(is *model.Issue, action string) map[string]any {
 	return map[string]any{"action": action, "issue_id": is.ID, "number": is.Number}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
@@ -19,7 +20,7 @@ var refEvents = map[string]bool{
 
 // visibleIssues loads issues by id with their repositories, keeping those
 // in repositories the caller may see.
-func (a *API) visibleIssues(ctx context.Context, r *http.Request, ids []int64) (map[int64]*store.Issue, map[int64]*store.RepoView, error) {
+func (a *API) visibleIssues(ctx context.Context, r *http.Request, ids []int64) (map[int64]*model.Issue, map[int64]*store.RepoView, error) {
 	c := rest.Caller(r)
 	st := a.d.Store.R()
 	list, err := st.IssuesByID(ctx, ids)
@@ -34,7 +35,7 @@ func (a *API) visibleIssues(ctx context.Context, r *http.Request, ids []int64) (
 	if err != nil {
 		return nil, nil, err
 	}
-	out := map[int64]*store.Issue{}
+	out := map[int64]*model.Issue{}
 	for _, is := range list {
 		v := repos[is.RepoID]
 		if v != nil && authz.CanSee(authz.RepoPermission(c, v.Repo, v.Facts)) {
@@ -45,7 +46,7 @@ func (a *API) visibleIssues(ctx context.Context, r *http.Request, ids []int64) (
 }
 
 // refs resolves the other issues of sub-issue and dependency events.
-func (a *API) refs(ctx context.Context, r *http.Request, events []*store.IssueEvent) (map[int64]*wire.IssueReference, error) {
+func (a *API) refs(ctx context.Context, r *http.Request, events []*model.IssueEvent) (map[int64]*wire.IssueReference, error) {
 	var ids []int64
 	seen := map[int64]bool{}
 	for _, e := range events {
@@ -68,7 +69,7 @@ func (a *API) refs(ctx context.Context, r *http.Request, events []*store.IssueEv
 }
 
 // withIssues converts repository-level events, each with its issue.
-func (a *API) withIssues(r *http.Request, x *access, events []*store.IssueEvent) ([]wire.IssueEvent, error) {
+func (a *API) withIssues(r *http.Request, x *access, events []*model.IssueEvent) ([]wire.IssueEvent, error) {
 	ctx := r.Context()
 	refs, err := a.refs(ctx, r, events)
 	if err != nil {
@@ -139,7 +140,7 @@ func (a *API) getEvent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := a.withIssues(r, x, []*store.IssueEvent{e})
+	out, err := a.withIssues(r, x, []*model.IssueEvent{e})
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func invalidField(field string, v any) error {
 
 // resolveFieldValues checks values against the organization's fields.
 // Repositories of users have no fields: their values are dropped.
-func (a *API) resolveFieldValues(ctx context.Context, x *access, in []fieldValueIn) ([]*store.IssueFieldValue, error) {
+func (a *API) resolveFieldValues(ctx context.Context, x *access, in []fieldValueIn) ([]*model.IssueFieldValue, error) {
 	org := x.org()
 	if org == 0 || len(in) == 0 {
 		return nil, nil
@@ -50,14 +50,14 @@ func (a *API) resolveFieldValues(ctx context.Context, x *access, in []fieldValue
 	if err != nil {
 		return nil, err
 	}
-	byField := map[int64]*store.IssueFieldValue{}
+	byField := map[int64]*model.IssueFieldValue{}
 	var order []int64
 	for _, v := range in {
 		f := fields[*v.FieldID]
 		if f == nil {
 			return nil, invalidField("field_id", *v.FieldID)
 		}
-		val := &store.IssueFieldValue{Field: f}
+		val := &model.IssueFieldValue{Field: f}
 		if len(v.Value) == 0 || string(v.Value) == "null" {
 			return nil, model.Invalid("IssueFieldValue", "value", "missing_field")
 		}
@@ -101,7 +101,7 @@ func (a *API) resolveFieldValues(ctx context.Context, x *access, in []fieldValue
 		}
 		byField[f.ID] = val
 	}
-	out := make([]*store.IssueFieldValue, 0, len(order))
+	out := make([]*model.IssueFieldValue, 0, len(order))
 	for _, id := range order {
 		out = append(out, byField[id])
 	}
@@ -110,7 +110,7 @@ func (a *API) resolveFieldValues(ctx context.Context, x *access, in []fieldValue
 
 // writeFieldValues sets values on an issue (after removing all others when
 // replace) and records the change.
-func writeFieldValues(ctx context.Context, tx store.Q, x *access, is *store.Issue, actor int64, values []*store.IssueFieldValue, replace bool) error {
+func writeFieldValues(ctx context.Context, tx store.Q, x *access, is *model.Issue, actor int64, values []*model.IssueFieldValue, replace bool) error {
 	if replace {
 		if err := tx.ClearIssueFieldValues(ctx, is.ID); err != nil {
 			return err
@@ -134,7 +134,7 @@ func writeFieldValues(ctx context.Context, tx store.Q, x *access, is *store.Issu
 
 // fieldValues lists an issue's values the caller may see: fields visible
 // to organization members only are shown to them alone.
-func (a *API) fieldValues(r *http.Request, x *access, is *store.Issue) ([]wire.IssueFieldValue, error) {
+func (a *API) fieldValues(r *http.Request, x *access, is *model.Issue) ([]wire.IssueFieldValue, error) {
 	ctx := r.Context()
 	out := []wire.IssueFieldValue{}
 	if x.org() == 0 {
@@ -213,7 +213,7 @@ func (a *API) writeValues(w http.ResponseWriter, r *http.Request, replace bool) 
 	if err != nil {
 		return err
 	}
-	var is *store.Issue
+	var is *model.Issue
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		var err error
 		if is, err = a.issue(r, tx, x); err != nil {

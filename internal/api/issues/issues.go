@@ -191,7 +191,7 @@ func (m *milestoneIn) UnmarshalJSON(b []byte) error {
 
 // resolveMilestone finds the milestone a body names; unknown ones are
 // GitHub's 422.
-func resolveMilestone(ctx context.Context, q store.Q, repoID int64, m milestoneIn) (*store.Milestone, error) {
+func resolveMilestone(ctx context.Context, q store.Q, repoID int64, m milestoneIn) (*model.Milestone, error) {
 	if !m.Set || m.Null {
 		return nil, nil
 	}
@@ -241,10 +241,10 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	actor := x.c.UserID()
-	var milestone *store.Milestone
+	var milestone *model.Milestone
 	var assignees []*model.Account
 	var labelNames []string
-	var fields []*store.IssueFieldValue
+	var fields []*model.IssueFieldValue
 	if x.triage() {
 		q := a.d.Store.R()
 		if milestone, err = resolveMilestone(ctx, q, x.repo.ID, in.Milestone); err != nil {
@@ -265,7 +265,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	is := &store.Issue{RepoID: x.repo.ID, Title: in.Title.V, Body: in.Body, UserID: actor}
+	is := &model.Issue{RepoID: x.repo.ID, Title: in.Title.V, Body: in.Body, UserID: actor}
 	if milestone != nil {
 		is.MilestoneID = milestone.ID
 	}
@@ -277,7 +277,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		if milestone != nil {
-			if err := event(ctx, tx, x, is, store.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: milestone.Title}, nil); err != nil {
+			if err := event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: milestone.Title}, nil); err != nil {
 				return err
 			}
 		}
@@ -304,7 +304,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 }
 
 // noteBody records what a new or edited body mentions and references.
-func (a *API) noteBody(ctx context.Context, tx store.Q, x *access, is *store.Issue, actor int64, body *string) error {
+func (a *API) noteBody(ctx context.Context, tx store.Q, x *access, is *model.Issue, actor int64, body *string) error {
 	text := ""
 	if body != nil {
 		text = *body
@@ -398,10 +398,10 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	var milestone *store.Milestone
+	var milestone *model.Milestone
 	var assignees []*model.Account
 	var labelNames []string
-	var fields []*store.IssueFieldValue
+	var fields []*model.IssueFieldValue
 	setMilestone, setAssigneeList, setLabelList := false, false, false
 	if x.triage() {
 		q := a.d.Store.R()
@@ -486,7 +486,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		if after.Title != before.Title {
-			if err := event(ctx, tx, x, &after, store.IssueEvent{ActorID: actor, Event: "renamed", RenameFrom: before.Title, RenameTo: after.Title}, nil); err != nil {
+			if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "renamed", RenameFrom: before.Title, RenameTo: after.Title}, nil); err != nil {
 				return err
 			}
 		}
@@ -501,7 +501,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		if after.State != before.State {
-			ev := store.IssueEvent{ActorID: actor, Event: "closed", StateReason: after.StateReason}
+			ev := model.IssueEvent{ActorID: actor, Event: "closed", StateReason: after.StateReason}
 			if after.State == "open" {
 				ev.Event = "reopened"
 			}
@@ -515,12 +515,12 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 				if err != nil {
 					return err
 				}
-				if err := event(ctx, tx, x, &after, store.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: old.Title}, nil); err != nil {
+				if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: old.Title}, nil); err != nil {
 					return err
 				}
 			}
 			if milestone != nil {
-				if err := event(ctx, tx, x, &after, store.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: milestone.Title}, nil); err != nil {
+				if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: milestone.Title}, nil); err != nil {
 					return err
 				}
 			}
@@ -627,7 +627,7 @@ func (a *API) lock(w http.ResponseWriter, r *http.Request) error {
 		if err := tx.UpdateIssue(ctx, before, &after); err != nil {
 			return err
 		}
-		return event(ctx, tx, x, &after, store.IssueEvent{ActorID: actor, Event: "locked", LockReason: reason},
+		return event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "locked", LockReason: reason},
 			map[string]any{"lock_reason": reason})
 	})
 	if err != nil {
@@ -656,7 +656,7 @@ func (a *API) unlock(w http.ResponseWriter, r *http.Request) error {
 		if err := tx.UpdateIssue(ctx, before, &after); err != nil {
 			return err
 		}
-		return event(ctx, tx, x, &after, store.IssueEvent{ActorID: x.c.UserID(), Event: "unlocked"}, nil)
+		return event(ctx, tx, x, &after, model.IssueEvent{ActorID: x.c.UserID(), Event: "unlocked"}, nil)
 	})
 	if err != nil {
 		return err

@@ -21,7 +21,7 @@ const defaultColor = "ededed"
 
 var colorRE = regexp.MustCompile(`^[0-9a-fA-F]{6}$`)
 
-func labelPayload(l *store.Label) map[string]any {
+func labelPayload(l *model.Label) map[string]any {
 	return map[string]any{"label_id": l.ID, "name": l.Name, "color": l.Color}
 }
 
@@ -49,7 +49,7 @@ func errColor(c string) error {
 var errLabelExists = model.Invalid("Label", "name", "already_exists")
 
 // label loads the {name} label of the repository.
-func (a *API) labelByName(r *http.Request, x *access) (*store.Label, error) {
+func (a *API) labelByName(r *http.Request, x *access) (*model.Label, error) {
 	return a.d.Store.R().LabelByName(r.Context(), x.repo.ID, r.PathValue("name"))
 }
 
@@ -86,7 +86,7 @@ func (a *API) createLabel(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	l := &store.Label{RepoID: x.repo.ID, Color: defaultColor}
+	l := &model.Label{RepoID: x.repo.ID, Color: defaultColor}
 	if in.Name != nil {
 		l.Name = strings.TrimSpace(*in.Name)
 	}
@@ -146,7 +146,7 @@ func (a *API) updateLabel(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	var l *store.Label
+	var l *model.Label
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		var err error
 		if l, err = tx.LabelByName(ctx, x.repo.ID, r.PathValue("name")); err != nil {
@@ -296,7 +296,7 @@ func (a *API) changeLabels(w http.ResponseWriter, r *http.Request, replace bool)
 	}
 	ctx := r.Context()
 	actor := x.c.UserID()
-	var is *store.Issue
+	var is *model.Issue
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		var err error
 		if is, err = a.issue(r, tx, x); err != nil {
@@ -380,7 +380,7 @@ func (a *API) removeLabel(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	var is *store.Issue
+	var is *model.Issue
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		var err error
 		if is, err = a.issue(r, tx, x); err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // milestone loads the {milestone_number} milestone of the repository.
-func (a *API) milestone(r *http.Request, x *access) (*store.Milestone, error) {
+func (a *API) milestone(r *http.Request, x *access) (*model.Milestone, error) {
 	n, err := pathInt(r, "milestone_number")
 	if err != nil {
 		return nil, err
@@ -21,7 +21,7 @@ func (a *API) milestone(r *http.Request, x *access) (*store.Milestone, error) {
 	return a.d.Store.R().MilestoneByNumber(r.Context(), x.repo.ID, n)
 }
 
-func milestonePayload(m *store.Milestone, action string) map[string]any {
+func milestonePayload(m *model.Milestone, action string) map[string]any {
 	return map[string]any{"action": action, "milestone_id": m.ID, "number": m.Number, "title": m.Title}
 }
 
@@ -58,7 +58,7 @@ type milestoneBody struct {
 }
 
 // apply validates the body's fields and sets them on m.
-func (in *milestoneBody) apply(m *store.Milestone, now time.Time) error {
+func (in *milestoneBody) apply(m *model.Milestone, now time.Time) error {
 	if in.Title.Set {
 		t := strings.TrimSpace(in.Title.Value)
 		if in.Title.Null || t == "" {
@@ -114,7 +114,7 @@ func (a *API) createMilestone(w http.ResponseWriter, r *http.Request) error {
 		return model.Invalid("Milestone", "title", "missing_field")
 	}
 	ctx := r.Context()
-	m := &store.Milestone{RepoID: x.repo.ID, State: "open", CreatorID: x.c.UserID()}
+	m := &model.Milestone{RepoID: x.repo.ID, State: "open", CreatorID: x.c.UserID()}
 	if err := in.apply(m, a.d.Store.Now()); err != nil {
 		return err
 	}
@@ -223,7 +223,7 @@ func (a *API) deleteMilestone(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		for _, is := range list {
-			if err := event(ctx, tx, x, is, store.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: m.Title}, nil); err != nil {
+			if err := event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: m.Title}, nil); err != nil {
 				return err
 			}
 		}

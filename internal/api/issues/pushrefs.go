@@ -88,7 +88,7 @@ func (a *API) referenceCommits(ctx context.Context, repo *model.Repo, actorID in
 				continue // no such issue: nothing to reference
 			}
 			commit := r.commit
-			e := &store.IssueEvent{RepoID: repo.ID, IssueID: target.ID, ActorID: actorID, Event: "referenced", CommitID: &commit}
+			e := &model.IssueEvent{RepoID: repo.ID, IssueID: target.ID, ActorID: actorID, Event: "referenced", CommitID: &commit}
 			if err := tx.AddIssueEvent(ctx, e, orgID, map[string]any{"number": target.Number, "commit_id": commit}); err != nil {
 				return err
 			}

@@ -11,7 +11,7 @@ import (
 
 // validContent reports whether c is one of GitHub's reaction types.
 func validContent(c string) bool {
-	for _, v := range store.ReactionContents {
+	for _, v := range model.ReactionContents {
 		if v == c {
 			return true
 		}
@@ -113,7 +113,7 @@ func (a *API) createReaction(w http.ResponseWriter, r *http.Request, find subjec
 	}
 	ctx := r.Context()
 	actor := x.c.UserID()
-	var re *store.Reaction
+	var re *model.Reaction
 	created := false
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		s, err := find(r, tx, x)

@@ -229,16 +229,16 @@ func TestIssueFieldValues(t *testing.T) {
 	w := newWorld(t)
 	e := w.e
 	org := &model.Account{Login: "acme", DefaultRepoPermission: "read", MembersCanCreateRepos: true, MembersCanCreatePublicRepos: true}
-	text := &store.IssueField{Name: "Notes", DataType: "text", Visibility: "all"}
-	number := &store.IssueField{Name: "Estimate", DataType: "number", Visibility: "all"}
-	date := &store.IssueField{Name: "Due", DataType: "date"}
-	sel := &store.IssueField{Name: "Priority", DataType: "single_select", Visibility: "all",
-		Options: []*store.IssueFieldOption{{Name: "High", Color: "red", Priority: 1}, {Name: "Low", Color: "gray", Priority: 2}}}
+	text := &model.IssueField{Name: "Notes", DataType: "text", Visibility: "all"}
+	number := &model.IssueField{Name: "Estimate", DataType: "number", Visibility: "all"}
+	date := &model.IssueField{Name: "Due", DataType: "date"}
+	sel := &model.IssueField{Name: "Priority", DataType: "single_select", Visibility: "all",
+		Options: []*model.IssueFieldOption{{Name: "High", Color: "red", Priority: 1}, {Name: "Low", Color: "gray", Priority: 2}}}
 	if err := e.Store.Tx(ctx, func(tx store.Q) error {
 		if err := tx.CreateOrg(ctx, org, w.hubot.ID); err != nil {
 			return err
 		}
-		for _, f := range []*store.IssueField{text, number, date, sel} {
+		for _, f := range []*model.IssueField{text, number, date, sel} {
 			f.OrgID = org.ID
 			if err := tx.CreateIssueField(ctx, f); err != nil {
 				return err

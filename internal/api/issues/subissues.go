@@ -19,7 +19,7 @@ const (
 
 // renderAcross converts issues that may live in other repositories of the
 // owner, leaving out those the caller may not see.
-func (a *API) renderAcross(r *http.Request, x *access, list []*store.Issue) (*issueList, error) {
+func (a *API) renderAcross(r *http.Request, x *access, list []*model.Issue) (*issueList, error) {
 	ctx := r.Context()
 	st := a.d.Store.R()
 	if err := st.IssueDetails(ctx, list, false); err != nil {
@@ -53,7 +53,7 @@ func (a *API) renderAcross(r *http.Request, x *access, list []*store.Issue) (*is
 // otherIssue loads an issue by id for a relation with an issue of x: it
 // must exist, be visible to the caller, and — sameOwner — belong to the
 // same owner. It returns the issue with its repository's access.
-func (a *API) otherIssue(r *http.Request, tx store.Q, x *access, id int64, sameOwner bool) (*store.Issue, *access, error) {
+func (a *API) otherIssue(r *http.Request, tx store.Q, x *access, id int64, sameOwner bool) (*model.Issue, *access, error) {
 	ctx := r.Context()
 	is, err := tx.IssueByID(ctx, id)
 	if err != nil {
@@ -139,8 +139,8 @@ func (in subIssueBody) id() (int64, error) {
 	return *in.SubIssueID, nil
 }
 
-func subEvent(ctx context.Context, tx store.Q, x *access, is *store.Issue, actor int64, name string, other *store.Issue) error {
-	return event(ctx, tx, x, is, store.IssueEvent{ActorID: actor, Event: name, SubjectID: other.ID}, map[string]any{"other_issue_id": other.ID})
+func subEvent(ctx context.Context, tx store.Q, x *access, is *model.Issue, actor int64, name string, other *model.Issue) error {
+	return event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: name, SubjectID: other.ID}, map[string]any{"other_issue_id": other.ID})
 }
 
 // POST /repos/{owner}/{repo}/issues/{issue_number}/sub_issues: triage

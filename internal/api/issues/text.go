@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -62,7 +63,7 @@ func references(body string) []issueRef {
 // references, once per referencing issue (source). Only issues of
 // repositories that exist are recorded; who may see the reference is
 // decided when the timeline is read.
-func crossReference(ctx context.Context, tx store.Q, x *access, source *store.Issue, actor int64, body string) error {
+func crossReference(ctx context.Context, tx store.Q, x *access, source *model.Issue, actor int64, body string) error {
 	for _, ref := range references(body) {
 		repoID, orgID := x.repo.ID, x.org()
 		if ref.owner != "" {
@@ -86,7 +87,7 @@ func crossReference(ctx context.Context, tx store.Q, x *access, source *store.Is
 		if seen {
 			continue
 		}
-		e := &store.IssueEvent{RepoID: repoID, IssueID: target.ID, ActorID: actor, Event: "cross-referenced", SubjectID: source.ID}
+		e := &model.IssueEvent{RepoID: repoID, IssueID: target.ID, ActorID: actor, Event: "cross-referenced", SubjectID: source.ID}
 		if err := tx.AddIssueEvent(ctx, e, orgID, map[string]any{"number": target.Number, "source_issue_id": source.ID}); err != nil {
 			return err
 		}

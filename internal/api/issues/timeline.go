@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
@@ -46,7 +47,7 @@ func (a *API) timeline(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	srcList := make([]*store.Issue, 0, len(sources))
+	srcList := make([]*model.Issue, 0, len(sources))
 	for _, s := range sources {
 		srcList = append(srcList, s)
 	}

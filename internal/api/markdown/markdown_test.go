@@ -51,7 +51,7 @@ func TestRender(t *testing.T) {
 		pull bool
 	}{{hello.GetID(), false}, {hello.GetID(), true}} {
 		err := e.Store.Tx(ctx, func(tx store.Q) error {
-			return tx.CreateIssue(ctx, &store.Issue{RepoID: n.repo, Title: "t", UserID: mona.ID, IsPull: n.pull})
+			return tx.CreateIssue(ctx, &model.Issue{RepoID: n.repo, Title: "t", UserID: mona.ID, IsPull: n.pull})
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -84,7 +84,7 @@ func TestRender(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		return tx.CreateIssue(ctx, &store.Issue{RepoID: v.Repo.ID, Title: "t", UserID: mona.ID})
+		return tx.CreateIssue(ctx, &model.Issue{RepoID: v.Repo.ID, Title: "t", UserID: mona.ID})
 	}); err != nil {
 		t.Fatal(err)
 	}

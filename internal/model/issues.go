@@ -1,13 +1,9 @@
-package store
+package model
 
-import (
-	"time"
+import "time"
 
-	"github.com/hubd/hubd/internal/model"
-)
-
-// The domain types of the Issues category. They are plain data like those
-// of internal/model (no JSON tags); the wire package converts them.
+// The domain types of the Issues category: plain data (no JSON tags, no
+// SQL); internal/store stores them and internal/wire converts them.
 
 // Issue is an issue or, when IsPull, the issue half of a pull request: both
 // share one number sequence per repository and one row.
@@ -17,10 +13,10 @@ type Issue struct {
 	IsPull       bool
 	Title        string
 	Body         *string
-	UserID       int64          // 0 when the author's account is gone
-	User         *model.Account // slim: id, login, type, site_admin
-	State        string         // open, closed
-	StateReason  *string        // completed, not_planned, duplicate, reopened
+	UserID       int64    // 0 when the author's account is gone
+	User         *Account // slim: id, login, type, site_admin
+	State        string   // open, closed
+	StateReason  *string  // completed, not_planned, duplicate, reopened
 	DuplicateOf  int64
 	Locked       bool
 	LockReason   *string
@@ -43,9 +39,9 @@ type Issue struct {
 
 	// Loaded by IssueDetails for the issues of a response.
 	Labels        []*Label
-	Assignees     []*model.Account
+	Assignees     []*Account
 	Milestone     *Milestone
-	ClosedBy      *model.Account
+	ClosedBy      *Account
 	Rollup        ReactionRollup
 	SubSummary    SubIssuesSummary
 	DepSummary    DependencySummary
@@ -83,7 +79,7 @@ type Milestone struct {
 	State        string
 	DueOn        *time.Time
 	CreatorID    int64
-	Creator      *model.Account // slim
+	Creator      *Account // slim
 	OpenIssues   int
 	ClosedIssues int
 	CreatedAt    time.Time
@@ -98,11 +94,11 @@ type IssueComment struct {
 	IssueID     int64
 	IssueNumber int64
 	UserID      int64
-	User        *model.Account // slim
+	User        *Account // slim
 	Body        string
 	Reactions   int
 	PinnedAt    *time.Time
-	PinnedBy    *model.Account // slim
+	PinnedBy    *Account // slim
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	Association string
@@ -118,7 +114,7 @@ type ReactionRollup map[string]int
 // Reaction is one user's reaction to an issue or comment.
 type Reaction struct {
 	ID        int64
-	User      *model.Account // slim
+	User      *Account // slim
 	Content   string
 	CreatedAt time.Time
 }
@@ -140,15 +136,15 @@ type IssueEvent struct {
 	RepoID      int64
 	IssueID     int64
 	ActorID     int64
-	Actor       *model.Account // slim
+	Actor       *Account // slim
 	Event       string
 	CommitID    *string
 	LabelName   string
 	LabelColor  string
 	AssigneeID  int64
-	Assignee    *model.Account // slim
+	Assignee    *Account // slim
 	AssignerID  int64
-	Assigner    *model.Account // slim
+	Assigner    *Account // slim
 	Milestone   string
 	RenameFrom  string
 	RenameTo    string
