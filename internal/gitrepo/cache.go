@@ -171,6 +171,15 @@ type fileStamp struct {
 	mtime time.Time
 }
 
+// racy reports whether a file changed so recently that another change in
+// the same clock tick would leave its stamp alone (filesystems with
+// one-second times; an inode reused for a same-sized file): git's
+// "racily clean" rule. Such a file is read but not remembered.
+func (s fileStamp) racy() bool { return time.Since(s.mtime) < racyWindow }
+
+// racyWindow is wider than the coarsest file-time granularity in use.
+const racyWindow = 2 * time.Second
+
 func stampOf(fi os.FileInfo) fileStamp {
 	s := fileStamp{size: fi.Size(), mtime: fi.ModTime()}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
@@ -194,6 +203,11 @@ func (p *packedRefs) lookup(dir, name string) (string, bool) {
 		refs, err := parsePackedRefs(path)
 		if err != nil {
 			return "", false
+		}
+		if st.racy() {
+			p.refs = nil // read again next time
+			oid, ok := refs[name]
+			return oid, ok
 		}
 		p.refs, p.stamp = refs, st
 	}
@@ -258,6 +272,9 @@ func (l *looseRefs) read(path string) (string, error) {
 	}
 	if int64(len(data)) != st.size {
 		return "", errNotPlain // changed while read: let git decide
+	}
+	if st.racy() {
+		return string(data), nil
 	}
 	l.mu.Lock()
 	if l.m == nil || len(l.m) > 4096 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -131,5 +132,41 @@ func TestObjectCache(t *testing.T) {
 	}
 	if c.size > 1000 || c.order.Len() != len(c.m) {
 		t.Fatalf("cache over its bound: %d bytes, %d/%d entries", c.size, c.order.Len(), len(c.m))
+	}
+}
+
+// A ref file changed in place within one clock tick keeps its inode, size
+// and (on coarse filesystems) mtime: a file that recent is never remembered,
+// so the second version is read.
+func TestLooseRefsRacilyClean(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "main")
+	tick := time.Now().Truncate(time.Second)
+	write := func(content string) {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, tick, tick); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var l looseRefs
+	write(strings.Repeat("a", 40) + "\n")
+	if got, err := l.read(path); err != nil || got[0] != 'a' {
+		t.Fatalf("first read %q %v", got, err)
+	}
+	write(strings.Repeat("b", 40) + "\n") // same inode, size and mtime
+	if got, err := l.read(path); err != nil || got[0] != 'b' {
+		t.Fatalf("second read %q %v: a racily clean file was remembered", got, err)
+	}
+	// An old file is remembered (one stat per read).
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.read(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := l.m[path]; !ok {
+		t.Fatal("a settled file was not remembered")
 	}
 }
