@@ -88,7 +88,12 @@ func (c *cli) command(args ...string) *exec.Cmd {
 // run executes a command to its end: stdout, stderr and the exit code.
 func (c *cli) run(args ...string) (string, string, int) {
 	c.t.Helper()
-	cmd := c.command(args...)
+	return runCmd(c.t, c.command(args...), args)
+}
+
+// runCmd runs a prepared hubd command to its end.
+func runCmd(t *testing.T, cmd *exec.Cmd, args []string) (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -99,7 +104,7 @@ func (c *cli) run(args ...string) (string, string, int) {
 	case errors.As(err, &ee):
 		return out.String(), errb.String(), ee.ExitCode()
 	}
-	c.t.Fatalf("hubd %v: %v", args, err)
+	t.Fatalf("hubd %v: %v", args, err)
 	return "", "", -1
 }
 
@@ -334,18 +339,7 @@ func runIn(t *testing.T, dir string, args ...string) (string, string, int) {
 	cmd := c.command("nope") // the environment, without flags
 	cmd.Args = append([]string{os.Args[0]}, args...)
 	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return out.String(), errb.String(), 0
-	case errors.As(err, &ee):
-		return out.String(), errb.String(), ee.ExitCode()
-	}
-	t.Fatalf("hubd %v: %v", args, err)
-	return "", "", -1
+	return runCmd(t, cmd, args)
 }
 
 // entries lists a directory's names.
