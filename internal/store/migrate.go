@@ -406,6 +406,45 @@ CREATE TABLE org_settings (
   deploy_keys_enabled_for_repositories BOOLEAN NOT NULL DEFAULT TRUE
 );
 `,
+	// 6: commit statuses, per repository and commit; the newest of each
+	// context makes the combined status. description and target_url are
+	// null when not given, as GitHub answers them.
+	`
+CREATE TABLE commit_statuses (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  sha TEXT NOT NULL,
+  state TEXT NOT NULL,
+  context TEXT NOT NULL,
+  description TEXT,
+  target_url TEXT,
+  creator_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX commit_statuses_sha ON commit_statuses (repo_id, sha, id);
+CREATE INDEX commit_statuses_context ON commit_statuses (repo_id, sha, context, id);
+`,
+	// 7: commit comments, on a commit or on a line of its diff (path with
+	// position, the diff line, and line, the file line); reactions counts
+	// the rows of reactions with subject_type 'commit_comment'.
+	`
+CREATE TABLE commit_comments (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  commit_id TEXT NOT NULL,
+  user_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  body TEXT NOT NULL,
+  path TEXT,
+  position BIGINT,
+  line BIGINT,
+  reactions BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX commit_comments_repo ON commit_comments (repo_id, id);
+CREATE INDEX commit_comments_commit ON commit_comments (repo_id, commit_id, id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
