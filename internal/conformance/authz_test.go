@@ -177,10 +177,12 @@ func TestAuthorizationMatrix(t *testing.T) {
 // scope make on a public repository they have no role in: opening an
 // issue, commenting, reacting. Every other write there needs a role.
 var anyoneMay = map[string]bool{
-	"issues/create":                      true,
-	"issues/create-comment":              true,
-	"reactions/create-for-issue":         true,
-	"reactions/create-for-issue-comment": true,
+	"issues/create":                       true,
+	"issues/create-comment":               true,
+	"reactions/create-for-issue":          true,
+	"reactions/create-for-issue-comment":  true,
+	"repos/create-commit-comment":         true,
+	"reactions/create-for-commit-comment": true,
 }
 
 func boolInt(b bool) int {

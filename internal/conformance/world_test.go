@@ -60,6 +60,7 @@ type repoFix struct {
 	issue3ID                   int64
 	commentID                  int64
 	reactionID, commentReact   int64
+	commitComment, commitReact int64
 	eventID                    int64
 	label, branch, tag         string
 	milestone                  int
@@ -158,6 +159,9 @@ func (w *world) makeRepo(owner, name string, private bool) {
 	f.commit = ref["object"].(map[string]any)["sha"].(string)
 	cm := e.Must(200, "GET", base+"/git/commits/"+f.commit, tok, nil).Map(t)
 	f.tree = cm["tree"].(map[string]any)["sha"].(string)
+	f.commitComment = int64(num(e.Must(201, "POST", base+"/commits/"+f.commit+"/comments", tok, map[string]any{"body": text("commit comment")}).Map(t)["id"]))
+	f.commitReact = int64(num(e.Must(201, "POST", fmt.Sprintf("%s/comments/%d/reactions", base, f.commitComment), tok,
+		map[string]any{"content": "eyes"}).Map(t)["id"]))
 	f.blob = e.Must(200, "GET", base+"/contents/README.md", tok, nil).Map(t)["sha"].(string)
 	f.branch = map[bool]string{false: "feature", true: marker + "-branch"}[private]
 	e.Must(201, "POST", base+"/git/refs", tok, map[string]any{"ref": "refs/heads/" + f.branch, "sha": f.commit})
@@ -210,8 +214,14 @@ func (w *world) fill(rt *rest.Route, name string, tg target) string {
 	case "issue_number":
 		return strconv.Itoa(f.issue)
 	case "comment_id":
+		if strings.HasPrefix(rt.Pattern, "/repos/{owner}/{repo}/comments/") { // commit comments
+			return strconv.FormatInt(f.commitComment, 10)
+		}
 		return strconv.FormatInt(f.commentID, 10)
 	case "reaction_id":
+		if strings.HasPrefix(rt.Pattern, "/repos/{owner}/{repo}/comments/") {
+			return strconv.FormatInt(f.commitReact, 10)
+		}
 		if strings.Contains(rt.Pattern, "/comments/") {
 			return strconv.FormatInt(f.commentReact, 10)
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/admin"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
+	"github.com/hubd/hubd/internal/api/commitcomments"
 	"github.com/hubd/hubd/internal/api/commits"
 	"github.com/hubd/hubd/internal/api/contents"
 	"github.com/hubd/hubd/internal/api/gitdb"
@@ -16,6 +17,7 @@ import (
 	"github.com/hubd/hubd/internal/api/metrics"
 	"github.com/hubd/hubd/internal/api/orgs"
 	"github.com/hubd/hubd/internal/api/repos"
+	"github.com/hubd/hubd/internal/api/statuses"
 	"github.com/hubd/hubd/internal/api/users"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/ratelimit"
@@ -70,7 +72,9 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		gitdb.New(d).Routes(),
 		contents.New(d).Routes(),
 		commits.New(d).Routes(),
+		commitcomments.New(d).Routes(),
 		metrics.New(d).Routes(),
+		statuses.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

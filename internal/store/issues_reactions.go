@@ -14,8 +14,11 @@ const (
 )
 
 func subjectTable(subject string) string {
-	if subject == ReactComment {
+	switch subject {
+	case ReactComment:
 		return "issue_comments"
+	case ReactCommitComment:
+		return "commit_comments"
 	}
 	return "issues"
 }
