@@ -107,7 +107,7 @@ func (d *Deps) redirect(r *http.Request, owner, name string) error {
 }
 
 // ErrArchived is GitHub's 403 for a change to an archived repository.
-var ErrArchived = model.Forbidden("Repository was archived so is read-only.")
+var ErrArchived = model.ErrArchived
 
 // WritableRepo is Repo for operations that change what a repository holds
 // (content, refs, issues, labels, topics): an archived repository is

@@ -54,7 +54,7 @@ func (a Access) org() int64 {
 // writable refuses changes to archived repositories.
 func (a Access) writable() error {
 	if a.Repo.Archived {
-		return model.Forbidden("Repository was archived so is read-only.")
+		return model.ErrArchived
 	}
 	return nil
 }

@@ -72,3 +72,6 @@ type Moved struct {
 }
 
 func (e *Moved) Error() string { return "moved to " + e.Location }
+
+// ErrArchived is GitHub's 403 for a change to an archived repository.
+var ErrArchived = Forbidden("Repository was archived so is read-only.")

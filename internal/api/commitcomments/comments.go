@@ -44,6 +44,21 @@ func commentID(r *http.Request) (int64, error) {
 	return v, nil
 }
 
+// openComment starts the handlers of /comments/{comment_id}...: open (or
+// openWrite) and the comment id.
+func (a *API) openComment(r *http.Request, write bool) (commitcomments.Access, int64, error) {
+	open := a.open
+	if write {
+		open = a.openWrite
+	}
+	x, err := open(r)
+	if err != nil {
+		return x, 0, err
+	}
+	id, err := commentID(r)
+	return x, id, err
+}
+
 func (a *API) writer(r *http.Request) *wire.IssueWriter {
 	return a.d.URLs.NewIssueWriter(wire.Bodies(rest.From(r).Media.Param))
 }
@@ -83,11 +98,7 @@ func (a *API) listForCommit(w http.ResponseWriter, r *http.Request) error {
 
 // GET /repos/{owner}/{repo}/comments/{comment_id}
 func (a *API) get(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.open(r)
-	if err != nil {
-		return err
-	}
-	id, err := commentID(r)
+	x, id, err := a.openComment(r, false)
 	if err != nil {
 		return err
 	}
@@ -125,11 +136,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 
 // PATCH /repos/{owner}/{repo}/comments/{comment_id}
 func (a *API) update(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.openWrite(r)
-	if err != nil {
-		return err
-	}
-	id, err := commentID(r)
+	x, id, err := a.openComment(r, true)
 	if err != nil {
 		return err
 	}
@@ -148,11 +155,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE /repos/{owner}/{repo}/comments/{comment_id}
 func (a *API) delete(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.openWrite(r)
-	if err != nil {
-		return err
-	}
-	id, err := commentID(r)
+	x, id, err := a.openComment(r, true)
 	if err != nil {
 		return err
 	}

@@ -11,11 +11,7 @@ import (
 
 // GET /repos/{owner}/{repo}/comments/{comment_id}/reactions
 func (a *API) listReactions(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.open(r)
-	if err != nil {
-		return err
-	}
-	id, err := commentID(r)
+	x, id, err := a.openComment(r, false)
 	if err != nil {
 		return err
 	}
@@ -36,11 +32,7 @@ func (a *API) listReactions(w http.ResponseWriter, r *http.Request) error {
 // POST /repos/{owner}/{repo}/comments/{comment_id}/reactions: 201 for a
 // new reaction, 200 when the caller had already reacted so.
 func (a *API) createReaction(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.openWrite(r)
-	if err != nil {
-		return err
-	}
-	id, err := commentID(r)
+	x, id, err := a.openComment(r, true)
 	if err != nil {
 		return err
 	}
@@ -63,11 +55,7 @@ func (a *API) createReaction(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE /repos/{owner}/{repo}/comments/{comment_id}/reactions/{reaction_id}
 func (a *API) deleteReaction(w http.ResponseWriter, r *http.Request) error {
-	x, err := a.openWrite(r)
-	if err != nil {
-		return err
-	}
-	id, err := commentID(r)
+	x, id, err := a.openComment(r, true)
 	if err != nil {
 		return err
 	}

@@ -4,44 +4,34 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/authz"
-	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/reactions"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 )
 
-// validContent reports whether c is one of GitHub's reaction types.
-func validContent(c string) bool {
-	for _, v := range model.ReactionContents {
-		if v == c {
-			return true
-		}
-	}
-	return false
-}
+// subjectFunc finds what a reaction route reacts to: an issue or a comment.
+type subjectFunc func(*http.Request, store.Q, *access) (reactions.Subject, error)
 
-// subject is what a reaction route reacts to: an issue or a comment.
-type subject struct {
-	kind string // store.ReactIssue or store.ReactComment
-	id   int64
-}
-
-func (a *API) issueSubject(r *http.Request, q store.Q, x *access) (subject, error) {
+func (a *API) issueSubject(r *http.Request, q store.Q, x *access) (reactions.Subject, error) {
 	is, err := a.issue(r, q, x)
 	if err != nil {
-		return subject{}, err
+		return reactions.Subject{}, err
 	}
-	return subject{store.ReactIssue, is.ID}, nil
+	return reactions.Subject{Kind: store.ReactIssue, ID: is.ID}, nil
 }
 
-func (a *API) commentSubject(r *http.Request, q store.Q, x *access) (subject, error) {
+func (a *API) commentSubject(r *http.Request, q store.Q, x *access) (reactions.Subject, error) {
 	c, err := a.comment(r, q, x)
 	if err != nil {
-		return subject{}, err
+		return reactions.Subject{}, err
 	}
-	return subject{store.ReactComment, c.ID}, nil
+	return reactions.Subject{Kind: store.ReactComment, ID: c.ID}, nil
 }
 
-type subjectFunc func(*http.Request, store.Q, *access) (subject, error)
+// target is the reactions service's view of the route's subject.
+func (a *API) target(r *http.Request, x *access, find subjectFunc) reactions.Target {
+	return reactions.Target{RepoID: x.repo.ID, OrgID: x.org(), Find: func(q store.Q) (reactions.Subject, error) { return find(r, q, x) }}
+}
 
 // GET /repos/{owner}/{repo}/issues/{issue_number}/reactions
 func (a *API) listIssueReactions(w http.ResponseWriter, r *http.Request) error {
@@ -58,16 +48,8 @@ func (a *API) listReactions(w http.ResponseWriter, r *http.Request, find subject
 	if err != nil {
 		return err
 	}
-	s, err := find(r, a.d.Store.R(), x)
-	if err != nil {
-		return err
-	}
-	content := r.URL.Query().Get("content")
-	if content != "" && !validContent(content) {
-		return &model.ValidationError{Errors: []model.FieldError{{Resource: "Reaction", Field: "content", Code: "invalid", Value: content}}}
-	}
 	p := rest.ParsePage(r)
-	list, total, err := a.d.Store.R().ListReactions(r.Context(), s.kind, s.id, content, p.Limit(), p.Offset())
+	list, total, err := reactions.List(r.Context(), a.d.Store, a.target(r, x, find), r.URL.Query().Get("content"), p.Limit(), p.Offset())
 	if err != nil {
 		return err
 	}
@@ -105,27 +87,7 @@ func (a *API) createReaction(w http.ResponseWriter, r *http.Request, find subjec
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	if in.Content == nil {
-		return model.Invalid("Reaction", "content", "missing_field")
-	}
-	if !validContent(*in.Content) {
-		return &model.ValidationError{Errors: []model.FieldError{{Resource: "Reaction", Field: "content", Code: "invalid", Value: *in.Content}}}
-	}
-	ctx := r.Context()
-	actor := x.c.UserID()
-	var re *model.Reaction
-	created := false
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		s, err := find(r, tx, x)
-		if err != nil {
-			return err
-		}
-		if re, created, err = tx.AddReaction(ctx, x.repo.ID, s.kind, s.id, actor, *in.Content); err != nil || !created {
-			return err
-		}
-		return tx.AppendEvent(ctx, "reaction.created", actor, x.repo.ID, x.org(), map[string]any{
-			"reaction_id": re.ID, "subject_type": s.kind, "subject_id": s.id, "content": re.Content})
-	})
+	re, created, err := reactions.Add(r.Context(), a.d.Store, a.target(r, x, find), x.c.UserID(), in.Content)
 	if err != nil {
 		return err
 	}
@@ -159,27 +121,7 @@ func (a *API) deleteReaction(w http.ResponseWriter, r *http.Request, find subjec
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	actor := x.c.UserID()
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		s, err := find(r, tx, x)
-		if err != nil {
-			return err
-		}
-		re, err := tx.ReactionByID(ctx, s.kind, s.id, id)
-		if err != nil {
-			return err
-		}
-		if re.User == nil || re.User.ID != actor {
-			return model.Forbidden("You can only delete your own reactions.")
-		}
-		if err := tx.DeleteReaction(ctx, s.kind, s.id, id); err != nil {
-			return err
-		}
-		return tx.AppendEvent(ctx, "reaction.deleted", actor, x.repo.ID, x.org(), map[string]any{
-			"reaction_id": id, "subject_type": s.kind, "subject_id": s.id, "content": re.Content})
-	})
-	if err != nil {
+	if err := reactions.Remove(r.Context(), a.d.Store, a.target(r, x, find), x.c.UserID(), id); err != nil {
 		return err
 	}
 	return rest.NoContent(w)
