@@ -112,6 +112,10 @@ func serve(args []string) error {
 	if err := bootstrap(ctx, st, *adminLogin); err != nil {
 		return err
 	}
+	// Background work (mergeability, forks, ...) runs beside the requests;
+	// jobs left from an earlier run are picked up here.
+	deps.Jobs.Start(2)
+	defer deps.Jobs.Stop()
 	fmt.Printf("hubd %s listening on %s\nAPI: %s/ and %s/api/v3/\n", version, ln.Addr(), *external, *external)
 	hs := srv.HTTPServer(to)
 	go func() {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/store"
@@ -22,6 +23,9 @@ type Deps struct {
 	Version string // hubd's version, reported by /meta
 	// Git holds the repositories' git storage (see GitRepo).
 	Git *gitrepo.Manager
+	// Jobs is the durable background queue: packages register the
+	// handlers of their job kinds in New; the program starts the workers.
+	Jobs *jobs.Queue
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
 	// PushHooks run after RecordPush recorded a push (outside its

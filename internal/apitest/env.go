@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v92/github"
 
@@ -54,6 +55,9 @@ type Options struct {
 	MaxBody  int64
 	MaxPush  int64 // largest git push pack (0: no limit)
 	NoVerify bool  // skip schema validation (only for raw-protocol tests)
+	// ManualJobs starts no job workers: the test runs queued jobs itself
+	// (Env.RunJobs), e.g. to see a pull request before its mergeability.
+	ManualJobs bool
 }
 
 // New starts an environment; it is torn down when the test ends.
@@ -90,8 +94,13 @@ func New(t testing.TB, opts ...Options) *Env {
 	}
 	e.HTTP.Config.Handler = h
 	e.HTTP.Start()
+	if !o.ManualJobs {
+		deps.Jobs.Poll = 50 * time.Millisecond
+		deps.Jobs.Start(2)
+	}
 	t.Cleanup(func() {
 		e.HTTP.Close()
+		deps.Jobs.Stop()
 		if deps.Metrics != nil {
 			deps.Metrics.Close()
 		}
@@ -324,4 +333,29 @@ func Query(path string, kv ...string) string {
 		q.Set(kv[i], kv[i+1])
 	}
 	return path + "?" + q.Encode()
+}
+
+// RunJobs runs every queued job that is due and waits until no job is
+// pending or running (those of the workers included), failing the test
+// after 30 seconds.
+func (e *Env) RunJobs() {
+	e.T.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if err := e.Deps.Jobs.Drain(ctx); err != nil {
+			e.T.Fatalf("apitest: jobs: %v", err)
+		}
+		counts, err := e.Store.R().JobCounts(ctx)
+		if err != nil {
+			e.T.Fatalf("apitest: jobs: %v", err)
+		}
+		if counts["pending"] == 0 && counts["running"] == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.T.Fatalf("apitest: jobs still queued after 30s: %v", counts)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -183,6 +183,8 @@ var anyoneMay = map[string]bool{
 	"reactions/create-for-issue-comment":  true,
 	"repos/create-commit-comment":         true,
 	"reactions/create-for-commit-comment": true,
+	"pulls/create":                        true,
+	"repos/create-fork":                   true,
 }
 
 func boolInt(b bool) int {

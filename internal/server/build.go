@@ -16,10 +16,12 @@ import (
 	"github.com/hubd/hubd/internal/api/meta"
 	"github.com/hubd/hubd/internal/api/metrics"
 	"github.com/hubd/hubd/internal/api/orgs"
+	pullsapi "github.com/hubd/hubd/internal/api/pulls"
 	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/api/statuses"
 	"github.com/hubd/hubd/internal/api/users"
 	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -57,6 +59,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Limiter: ratelimit.New(cfg.Limits),
 		Version: cfg.Version,
 		Tokens:  api.NewTokenCache(cfg.TokenTTL),
+		Jobs:    jobs.New(cfg.Store),
 	}
 	var s *Server // the catalogue reads the final route table on its first request
 	sets := [][]rest.Route{
@@ -75,6 +78,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		commitcomments.New(d).Routes(),
 		metrics.New(d).Routes(),
 		statuses.New(d).Routes(),
+		pullsapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -86,7 +87,11 @@ func (s *Service) Create(ctx context.Context, repo *model.Repo, perm authz.Permi
 		}
 		payload := map[string]any{"id": out.ID, "sha": commit, "state": string(st), "context": name,
 			"description": desc, "target_url": target}
-		return tx.AppendEvent(ctx, "status", actorID, repo.ID, orgID(repo), payload)
+		if err := tx.AppendEvent(ctx, "status", actorID, repo.ID, orgID(repo), payload); err != nil {
+			return err
+		}
+		// Pull requests whose head is this commit may change state.
+		return pulls.CommitStateChanged(ctx, tx, repo.ID, commit)
 	})
 	if err != nil {
 		return nil, err

@@ -445,6 +445,206 @@ CREATE TABLE commit_comments (
 CREATE INDEX commit_comments_repo ON commit_comments (repo_id, id);
 CREATE INDEX commit_comments_commit ON commit_comments (repo_id, commit_id, id);
 `,
+	// 8: the durable job queue (internal/jobs): background work of every
+	// kind (mergeability, forks, deliveries, ...). A pending job with a
+	// dedup_key is unique, so queueing the same work twice before it runs
+	// queues it once; a running job whose lease ran out is claimed again.
+	`
+CREATE TABLE jobs (
+  id {{id}},
+  kind TEXT NOT NULL,
+  dedup_key TEXT,
+  payload TEXT NOT NULL DEFAULT '{}',
+  state TEXT NOT NULL DEFAULT 'pending',
+  attempts BIGINT NOT NULL DEFAULT 0,
+  max_attempts BIGINT NOT NULL DEFAULT 5,
+  run_at BIGINT NOT NULL,
+  lease_until BIGINT NOT NULL DEFAULT 0,
+  worker TEXT NOT NULL DEFAULT '',
+  last_error TEXT NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX jobs_ready ON jobs (state, run_at, id);
+CREATE UNIQUE INDEX jobs_dedup ON jobs (dedup_key) WHERE state = 'pending';
+`,
+	// 9: pull requests: the pull half of an issue row (is_pull), with its
+	// head and base, the mergeability the background check found for the
+	// head and base it names, and the merge; required_contexts lists the
+	// status contexts (and check names) a base branch needs to be green
+	// before a merge.
+	`
+CREATE TABLE pulls (
+  issue_id BIGINT PRIMARY KEY REFERENCES issues(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  number BIGINT NOT NULL,
+  base_ref TEXT NOT NULL,
+  base_sha TEXT NOT NULL,
+  head_repo_id BIGINT REFERENCES repos(id) ON DELETE SET NULL,
+  head_owner_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  head_ref TEXT NOT NULL,
+  head_sha TEXT NOT NULL,
+  draft BOOLEAN NOT NULL DEFAULT FALSE,
+  maintainer_can_modify BOOLEAN NOT NULL DEFAULT FALSE,
+  merged_at BIGINT,
+  merged_by_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  merge_commit_sha TEXT,
+  mergeable BOOLEAN,
+  rebaseable BOOLEAN,
+  mergeable_state TEXT NOT NULL DEFAULT 'unknown',
+  checked_base_sha TEXT NOT NULL DEFAULT '',
+  checked_head_sha TEXT NOT NULL DEFAULT '',
+  commits BIGINT NOT NULL DEFAULT 0,
+  additions BIGINT NOT NULL DEFAULT 0,
+  deletions BIGINT NOT NULL DEFAULT 0,
+  changed_files BIGINT NOT NULL DEFAULT 0,
+  review_comments BIGINT NOT NULL DEFAULT 0,
+  UNIQUE (repo_id, number)
+);
+CREATE INDEX pulls_head ON pulls (head_repo_id, head_ref);
+CREATE INDEX pulls_base ON pulls (repo_id, base_ref);
+
+CREATE TABLE required_contexts (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  branch TEXT NOT NULL,
+  context TEXT NOT NULL,
+  PRIMARY KEY (repo_id, branch, context)
+);
+`,
+	// 10: pull request reviews, review comments and requested reviewers.
+	`
+CREATE TABLE pull_reviews (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  pull_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  user_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  body TEXT NOT NULL DEFAULT '',
+  state TEXT NOT NULL,
+  commit_id TEXT NOT NULL,
+  dismissal_message TEXT,
+  submitted_at BIGINT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX pull_reviews_pull ON pull_reviews (pull_id, id);
+
+CREATE TABLE pull_review_comments (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  pull_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  review_id BIGINT NOT NULL REFERENCES pull_reviews(id) ON DELETE CASCADE,
+  in_reply_to_id BIGINT,
+  user_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  body TEXT NOT NULL,
+  path TEXT NOT NULL,
+  commit_id TEXT NOT NULL,
+  original_commit_id TEXT NOT NULL,
+  diff_hunk TEXT NOT NULL DEFAULT '',
+  position BIGINT,
+  original_position BIGINT,
+  line BIGINT,
+  original_line BIGINT,
+  side TEXT,
+  start_line BIGINT,
+  original_start_line BIGINT,
+  start_side TEXT,
+  subject_type TEXT NOT NULL DEFAULT 'line',
+  reactions BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX pull_review_comments_pull ON pull_review_comments (pull_id, id);
+CREATE INDEX pull_review_comments_repo ON pull_review_comments (repo_id, id);
+CREATE INDEX pull_review_comments_review ON pull_review_comments (review_id, id);
+
+CREATE TABLE pull_review_requests (
+  id {{id}},
+  pull_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  reviewer_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  UNIQUE (pull_id, reviewer_id)
+);
+`,
+	// 11: checks: suites per pushed head and app, runs with output, and
+	// annotations (owned by the checks service; see internal/checks).
+	// app_id is 0 until hubd has GitHub Apps. A suite's status and
+	// conclusion are derived from its runs when they change and reset by a
+	// rerequest; images and actions are small JSON arrays shown whole.
+	`
+CREATE TABLE check_suites (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  head_sha TEXT NOT NULL,
+  head_branch TEXT,
+  app_id BIGINT NOT NULL DEFAULT 0,
+  status TEXT NOT NULL DEFAULT 'queued',
+  conclusion TEXT,
+  before_sha TEXT,
+  after_sha TEXT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (repo_id, head_sha, app_id)
+);
+
+CREATE TABLE check_runs (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  suite_id BIGINT NOT NULL REFERENCES check_suites(id) ON DELETE CASCADE,
+  head_sha TEXT NOT NULL,
+  app_id BIGINT NOT NULL DEFAULT 0,
+  name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  conclusion TEXT,
+  external_id TEXT,
+  details_url TEXT,
+  started_at BIGINT,
+  completed_at BIGINT,
+  output_title TEXT,
+  output_summary TEXT,
+  output_text TEXT,
+  annotations_count BIGINT NOT NULL DEFAULT 0,
+  images TEXT NOT NULL DEFAULT '[]',
+  actions TEXT NOT NULL DEFAULT '[]',
+  creator_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX check_runs_sha ON check_runs (repo_id, head_sha, name, id);
+CREATE INDEX check_runs_suite ON check_runs (suite_id, name, id);
+
+CREATE TABLE check_annotations (
+  id {{id}},
+  run_id BIGINT NOT NULL REFERENCES check_runs(id) ON DELETE CASCADE,
+  path TEXT NOT NULL,
+  start_line BIGINT NOT NULL,
+  end_line BIGINT NOT NULL,
+  start_column BIGINT,
+  end_column BIGINT,
+  annotation_level TEXT NOT NULL,
+  title TEXT,
+  message TEXT NOT NULL,
+  raw_details TEXT
+);
+CREATE INDEX check_annotations_run ON check_annotations (run_id, id);
+
+CREATE TABLE check_suite_preferences (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  app_id BIGINT NOT NULL,
+  auto_trigger BOOLEAN NOT NULL,
+  PRIMARY KEY (repo_id, app_id)
+);
+`,
+	// 12: forks: a repository's parent (the repository it was forked from)
+	// and source (the root of its network) (owned by the forks service).
+	// Forks are listed by parent and found by network (source) and owner;
+	// forks_count is counted through repos_parent rather than kept in a
+	// column, so deletes of any kind (accounts cascade) never leave it wrong.
+	`
+ALTER TABLE repos ADD COLUMN parent_id BIGINT REFERENCES repos(id) ON DELETE SET NULL;
+ALTER TABLE repos ADD COLUMN source_id BIGINT REFERENCES repos(id) ON DELETE SET NULL;
+CREATE INDEX repos_parent ON repos (parent_id, created_at);
+CREATE INDEX repos_source ON repos (source_id, owner_id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

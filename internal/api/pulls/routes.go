@@ -1,0 +1,89 @@
+// Package pulls is the REST adapter of pull requests: it parses requests,
+// calls the pull request service (internal/pulls) and writes GitHub's
+// shapes.
+package pulls
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/model"
+	svc "github.com/hubd/hubd/internal/pulls"
+	"github.com/hubd/hubd/internal/rest"
+)
+
+// API is the pull requests package.
+type API struct {
+	d   *api.Deps
+	svc *svc.Service
+}
+
+// New makes the package, its service and its push hook.
+func New(d *api.Deps) *API {
+	a := &API{d: d}
+	a.svc = svc.New(&svc.Service{
+		Store: d.Store, Git: d.Git, Jobs: d.Jobs,
+		RecordPush: func(ctx context.Context, repo *model.Repo, actorID int64, updates []svc.RefUpdate) error {
+			list := make([]api.RefUpdate, len(updates))
+			for i, u := range updates {
+				list[i] = api.RefUpdate{Ref: u.Ref, Old: u.Old, New: u.New}
+			}
+			return d.RecordPush(ctx, repo, actorID, list, false)
+		},
+		Identity: a.signature,
+	})
+	d.PushHooks = append(d.PushHooks, func(ctx context.Context, repo *model.Repo, _ int64, updates []api.RefUpdate) {
+		list := make([]svc.RefUpdate, len(updates))
+		for i, u := range updates {
+			list[i] = svc.RefUpdate{Ref: u.Ref, Old: u.Old, New: u.New}
+		}
+		a.svc.Pushed(ctx, repo, list)
+	})
+	return a
+}
+
+// Service is the pull request service (other packages add hooks to it).
+func (a *API) Service() *svc.Service { return a.svc }
+
+// signature is a user's commit identity (name or login, and public or
+// no-reply email); nil is the instance's, the committer of merges.
+func (a *API) signature(u *model.Account, when time.Time) gitrepo.Signature {
+	if u == nil {
+		return gitrepo.Signature{Name: "GitHub", Email: "noreply@" + strings.TrimPrefix(a.d.URLs.NoreplyDomain(), "users.noreply."), When: when}
+	}
+	name := u.Name
+	if name == "" {
+		name = u.Login
+	}
+	return gitrepo.Signature{Name: clean(name), Email: clean(a.d.URLs.CommitEmail(u)), When: when}
+}
+
+func clean(s string) string {
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		switch r {
+		case '<', '>', '\n', '\r', 0:
+			return -1
+		}
+		return r
+	}, s))
+}
+
+// Routes is the package's route table.
+func (a *API) Routes() []rest.Route {
+	read := []string{"repo"}
+	write := []string{"repo"}
+	return []rest.Route{
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls", OperationID: "pulls/list", Handler: a.list, Scopes: read},
+		{Method: "POST", Pattern: "/repos/{owner}/{repo}/pulls", OperationID: "pulls/create", Handler: a.create, Scopes: write},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}", OperationID: "pulls/get", Handler: a.get, Scopes: read},
+		{Method: "PATCH", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}", OperationID: "pulls/update", Handler: a.update, Scopes: write},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/commits", OperationID: "pulls/list-commits", Handler: a.commits, Scopes: read},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/files", OperationID: "pulls/list-files", Handler: a.files, Scopes: read},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/merge", OperationID: "pulls/check-if-merged", Handler: a.checkMerged, Scopes: read},
+		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/merge", OperationID: "pulls/merge", Handler: a.merge, Scopes: write},
+		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/update-branch", OperationID: "pulls/update-branch", Handler: a.updateBranch, Scopes: write},
+	}
+}

@@ -1,0 +1,151 @@
+package jobs_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hubd/hubd/internal/jobs"
+	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/store/storetest"
+)
+
+var ctx = context.Background()
+
+func counts(t *testing.T, s *store.Store) map[string]int {
+	t.Helper()
+	c, err := s.R().JobCounts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestQueue(t *testing.T) {
+	s := storetest.Open(t)
+	now := time.Unix(1_800_000_000, 0).UTC()
+	s.SetClock(func() time.Time { return now })
+
+	// Queued in a transaction that rolls back: no job.
+	q := jobs.New(s)
+	var ran []string
+	q.Handle("echo", func(_ context.Context, p []byte) error { ran = append(ran, string(p)); return nil })
+	s.Tx(ctx, func(tx store.Q) error {
+		jobs.Enqueue(ctx, tx, jobs.Job{Kind: "echo", Payload: "lost"})
+		return errors.New("roll back")
+	})
+	// The same key twice while pending: one job.
+	for range 2 {
+		if err := q.Enqueue(ctx, jobs.Job{Kind: "echo", Key: "k", Payload: "once"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := q.Enqueue(ctx, jobs.Job{Kind: "echo", Payload: "later", Delay: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+	if c := counts(t, s); c["pending"] != 2 {
+		t.Fatalf("pending %v", c)
+	}
+	if err := q.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(ran) != 1 || ran[0] != `"once"` {
+		t.Fatalf("ran %v", ran)
+	}
+	// The delayed one runs when due; done jobs are deleted.
+	now = now.Add(2 * time.Minute)
+	q.Drain(ctx)
+	if len(ran) != 2 || ran[1] != `"later"` || len(counts(t, s)) != 0 {
+		t.Fatalf("ran %v, left %v", ran, counts(t, s))
+	}
+}
+
+func TestRetryAndPermanent(t *testing.T) {
+	s := storetest.Open(t)
+	now := time.Unix(1_800_000_000, 0).UTC()
+	s.SetClock(func() time.Time { return now })
+	q := jobs.New(s)
+	var tries atomic.Int32
+	q.Handle("flaky", func(context.Context, []byte) error {
+		if tries.Add(1) < 3 {
+			return errors.New("not yet")
+		}
+		return nil
+	})
+	q.Handle("broken", func(context.Context, []byte) error { return jobs.Permanent(errors.New("never")) })
+	q.Handle("panics", func(context.Context, []byte) error { panic("boom") })
+	for _, k := range []string{"flaky", "broken", "panics"} {
+		q.Enqueue(ctx, jobs.Job{Kind: k})
+	}
+	q.Drain(ctx)
+	if tries.Load() != 1 {
+		t.Fatalf("first round tried %d", tries.Load())
+	}
+	// Retries wait for their backoff.
+	for range 3 {
+		now = now.Add(time.Hour)
+		q.Drain(ctx)
+	}
+	if tries.Load() != 3 {
+		t.Fatalf("tries %d", tries.Load())
+	}
+	if c := counts(t, s); c["failed"] != 2 || c["pending"] != 0 {
+		t.Fatalf("counts %v", c)
+	}
+}
+
+// A job claimed by a worker that died is claimed again when its lease runs
+// out; a restarted queue finds jobs queued before.
+func TestLeaseAndRestart(t *testing.T) {
+	s := storetest.Open(t)
+	now := time.Unix(1_800_000_000, 0).UTC()
+	s.SetClock(func() time.Time { return now })
+	q := jobs.New(s)
+	q.Enqueue(ctx, jobs.Job{Kind: "work", Key: "w"})
+	// A dead worker: claims, never finishes.
+	j, err := s.ClaimJob(ctx, "dead", time.Minute, []string{"work"})
+	if err != nil || j == nil {
+		t.Fatalf("claim: %v %v", j, err)
+	}
+	// While it holds the lease, the same key may be queued again.
+	q.Enqueue(ctx, jobs.Job{Kind: "work", Key: "w"})
+	q2 := jobs.New(s) // a new process
+	n := 0
+	q2.Handle("work", func(context.Context, []byte) error { n++; return nil })
+	q2.Drain(ctx)
+	if n != 1 {
+		t.Fatalf("before the lease ran out: %d runs", n)
+	}
+	now = now.Add(2 * time.Minute)
+	q2.Drain(ctx)
+	if n != 2 || len(counts(t, s)) != 0 {
+		t.Fatalf("after the lease: %d runs, left %v", n, counts(t, s))
+	}
+	// The dead worker's late completion changes nothing.
+	if err := s.CompleteJob(ctx, j.ID, "dead"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Workers started with Start run what is queued and stop cleanly.
+func TestWorkers(t *testing.T) {
+	s := storetest.Open(t)
+	q := jobs.New(s)
+	q.Poll = 10 * time.Millisecond
+	done := make(chan struct{}, 10)
+	q.Handle("w", func(context.Context, []byte) error { done <- struct{}{}; return nil })
+	q.Start(2)
+	defer q.Stop()
+	for range 5 {
+		q.Enqueue(ctx, jobs.Job{Kind: "w"})
+	}
+	for range 5 {
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("workers did not run the jobs")
+		}
+	}
+}
