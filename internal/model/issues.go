@@ -47,6 +47,7 @@ type Issue struct {
 	DepSummary    DependencySummary
 	Parent        *IssueRef // the parent's repository and number
 	PinnedComment *IssueComment
+	MergedAt      *time.Time // a merged pull request's merge time
 }
 
 // IssueRef names an issue by repository and number (URLs of related issues).

@@ -6,6 +6,7 @@ import (
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/admin"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
+	checksapi "github.com/hubd/hubd/internal/api/checks"
 	"github.com/hubd/hubd/internal/api/commitcomments"
 	"github.com/hubd/hubd/internal/api/commits"
 	"github.com/hubd/hubd/internal/api/contents"
@@ -79,6 +80,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		metrics.New(d).Routes(),
 		statuses.New(d).Routes(),
 		pullsapi.New(d).Routes(),
+		checksapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

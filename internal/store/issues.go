@@ -318,6 +318,8 @@ type IssueQuery struct {
 	// Nothing is set when a filter names something that does not exist (an
 	// unknown user or milestone): the list is empty.
 	Nothing bool
+	// Pulls keeps only pull requests (GET /issues?pulls=true).
+	Pulls bool
 
 	Sort   string // created (default), updated, comments
 	Desc   bool
@@ -328,7 +330,7 @@ type IssueQuery struct {
 func (f *IssueQuery) simple() bool {
 	return f.Repos == nil && len(f.Labels) == 0 && f.MilestoneID == 0 && !f.MilestoneAny && !f.MilestoneNone &&
 		f.AssigneeID == 0 && !f.AssigneeAny && !f.AssigneeNone && f.CreatorID == 0 && f.MentionedID == 0 &&
-		f.Involves == 0 && f.Since == nil && !f.Nothing && (f.Sort == "" || f.Sort == "created")
+		f.Involves == 0 && f.Since == nil && !f.Nothing && !f.Pulls && (f.Sort == "" || f.Sort == "created")
 }
 
 func (f *IssueQuery) states() []string {
@@ -360,6 +362,9 @@ func (f *IssueQuery) where() (string, []any) {
 		conds, args = append(conds, strings.TrimPrefix(w, " WHERE "), "r.has_issues = ?"), append(a, true)
 	} else {
 		conds, args = append(conds, "i.repo_id = ?"), append(args, f.RepoID)
+	}
+	if f.Pulls {
+		conds, args = append(conds, "i.is_pull = ?"), append(args, true)
 	}
 	switch f.State {
 	case "closed":
@@ -615,7 +620,7 @@ func (q Q) IssueDetails(ctx context.Context, list []*model.Issue, closedBy bool)
 	}
 	byID := make(map[int64]*model.Issue, len(list))
 	ids := make([]int64, 0, len(list))
-	var milestones, reacted, parents, withSubs, withDeps, pinned, users []int64
+	var milestones, reacted, parents, withSubs, withDeps, pinned, users, closedPulls []int64
 	for _, is := range list {
 		if byID[is.ID] != nil {
 			continue
@@ -646,6 +651,19 @@ func (q Q) IssueDetails(ctx context.Context, list []*model.Issue, closedBy bool)
 		}
 		if closedBy && is.ClosedByID != 0 {
 			users = append(users, is.ClosedByID)
+		}
+		if is.IsPull && is.State == "closed" {
+			closedPulls = append(closedPulls, is.ID) // only those can be merged
+		}
+	}
+	if len(closedPulls) > 0 {
+		merged, err := q.linkPairs(ctx, `SELECT issue_id, merged_at FROM pulls WHERE merged_at IS NOT NULL AND issue_id IN (`, `)`, closedPulls)
+		if err != nil {
+			return err
+		}
+		for _, m := range merged {
+			t := fromUnix(m[1])
+			byID[m[0]].MergedAt = &t
 		}
 	}
 	labelPairs, err := q.linkPairs(ctx, `SELECT issue_id, label_id FROM issue_labels WHERE issue_id IN (`, `) ORDER BY issue_id`, ids)

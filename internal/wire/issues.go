@@ -359,7 +359,7 @@ func (w *IssueWriter) ToIssue(repo *model.Repo, is *model.Issue, withRepo *Acces
 	}
 	if is.IsPull {
 		p := repoURL + "/pulls/" + num
-		out.PullRequest = &IssuePullRequest{URL: p, HTMLURL: html, DiffURL: html + ".diff", PatchURL: html + ".patch"}
+		out.PullRequest = &IssuePullRequest{URL: p, HTMLURL: html, DiffURL: html + ".diff", PatchURL: html + ".patch", MergedAt: TimePtr(is.MergedAt)}
 	}
 	if s := is.SubSummary; s.Total > 0 {
 		out.SubIssuesSummary = SubIssuesSummary{Total: s.Total, Completed: s.Completed, PercentCompleted: s.Completed * 100 / s.Total}

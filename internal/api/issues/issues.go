@@ -831,6 +831,9 @@ func (a *API) listAcross(w http.ResponseWriter, r *http.Request, rq store.RepoQu
 	if t := q.Get("type"); t != "" && t != "none" {
 		f.Nothing = true
 	}
+	// pulls=true lists only pull requests; by default issues and pull
+	// requests come together, as every pull request is an issue.
+	f.Pulls = q.Get("pulls") == "true"
 	p := rest.ParsePage(r)
 	f.Limit, f.Offset = p.Limit(), p.Offset()
 	st := a.d.Store.R()

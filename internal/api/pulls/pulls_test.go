@@ -67,10 +67,20 @@ func TestOpenGetList(t *testing.T) {
 	if err != nil || len(list) != 3 || list[0].GetNumber() != 1 {
 		t.Fatalf("asc: %v %v", list, err)
 	}
-	// Issues list shows pull requests too, with the pull_request key.
+	// Issues list shows pull requests too, with the pull_request key;
+	// GET /issues?pulls=true only pull requests.
 	issues, _, err := f.gh.Issues.ListByRepo(ctx, "mona", "app", nil)
 	if err != nil || len(issues) != 4 {
 		t.Fatalf("issues: %d %v", len(issues), err)
+	}
+	var mine []map[string]any
+	f.e.Must(200, "GET", "/issues?filter=all&pulls=true", f.token, nil).JSON(t, &mine)
+	if len(mine) != 3 || mine[0]["pull_request"] == nil {
+		t.Fatalf("GET /issues?pulls=true: %d", len(mine))
+	}
+	f.e.Must(200, "GET", "/issues?filter=all", f.token, nil).JSON(t, &mine)
+	if len(mine) != 4 {
+		t.Fatalf("GET /issues: %d", len(mine))
 	}
 
 	// Files and commits of the pull request; diff and patch media types.
@@ -184,6 +194,9 @@ func TestMergeMethods(t *testing.T) {
 		got := f.get(t, n)
 		if !got.GetMerged() || got.GetState() != "closed" || got.GetMergedBy().GetLogin() != "mona" || got.GetMergeCommitSHA() != res.GetSHA() || got.MergedAt == nil {
 			t.Fatalf("%s: after merge %+v", method, got)
+		}
+		if is, _, err := f.gh.Issues.Get(ctx, "mona", "app", n); err != nil || is.PullRequestLinks.GetMergedAt().IsZero() {
+			t.Fatalf("issue half of a merged pull request: %+v %v", is.PullRequestLinks, err)
 		}
 		if merged, resp, err := f.gh.PullRequests.IsMerged(ctx, "mona", "app", n); err != nil || !merged {
 			t.Fatalf("is merged: %v %v", resp, err)
@@ -369,4 +382,36 @@ func TestRequiredContexts(t *testing.T) {
 		t.Fatalf("all green: %s", pr.GetMergeableState())
 	}
 	f.e.Must(200, "PUT", "/repos/mona/app/pulls/1/merge", f.token, nil)
+}
+
+// A check run counts like a status context: a required check keeps the pull
+// request blocked until it completes successfully.
+func TestRequiredCheckRun(t *testing.T) {
+	f := newFixture(t)
+	f.branch(t, "feature")
+	head := f.write(t, "feature", "a.txt", "one\n")
+	if err := f.e.Store.Tx(ctx, func(tx storeQ) error { return tx.SetRequiredContexts(ctx, f.repoID, "main", []string{"build"}) }); err != nil {
+		t.Fatal(err)
+	}
+	f.open(t, "feature", "checked")
+	run, _, err := f.gh.Checks.CreateCheckRun(ctx, "mona", "app", github.CreateCheckRunOptions{Name: "build", HeadSHA: head, Status: github.Ptr("in_progress")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr := f.get(t, 1); pr.GetMergeableState() != "blocked" {
+		t.Fatalf("build running: %s", pr.GetMergeableState())
+	}
+	if _, _, err := f.gh.Checks.UpdateCheckRun(ctx, "mona", "app", run.GetID(), github.UpdateCheckRunOptions{Name: "build", Conclusion: github.Ptr("failure")}); err != nil {
+		t.Fatal(err)
+	}
+	r := f.e.Do("PUT", "/repos/mona/app/pulls/1/merge", f.token, nil)
+	if r.StatusCode != 405 || !strings.Contains(string(r.Body), `Required status check \"build\" is failing.`) {
+		t.Fatalf("merge with a failing check: %d %s", r.StatusCode, r.Body)
+	}
+	if _, _, err := f.gh.Checks.UpdateCheckRun(ctx, "mona", "app", run.GetID(), github.UpdateCheckRunOptions{Name: "build", Conclusion: github.Ptr("success")}); err != nil {
+		t.Fatal(err)
+	}
+	if pr := f.get(t, 1); pr.GetMergeableState() != "clean" {
+		t.Fatalf("build passed: %s", pr.GetMergeableState())
+	}
 }

@@ -34,6 +34,17 @@ func New(d *api.Deps) *API {
 			return d.RecordPush(ctx, repo, actorID, list, false)
 		},
 		Identity: a.signature,
+		CheckStates: func(ctx context.Context, repoID int64, sha string) (map[string]string, error) {
+			runs, err := d.Store.R().LatestCheckRuns(ctx, repoID, sha)
+			if err != nil {
+				return nil, err
+			}
+			out := make(map[string]string, len(runs))
+			for _, r := range runs {
+				out[r.Name] = checkState(r)
+			}
+			return out, nil
+		},
 	})
 	d.PushHooks = append(d.PushHooks, func(ctx context.Context, repo *model.Repo, _ int64, updates []api.RefUpdate) {
 		list := make([]svc.RefUpdate, len(updates))
@@ -86,4 +97,17 @@ func (a *API) Routes() []rest.Route {
 		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/merge", OperationID: "pulls/merge", Handler: a.merge, Scopes: write},
 		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/update-branch", OperationID: "pulls/update-branch", Handler: a.updateBranch, Scopes: write},
 	}
+}
+
+// checkState is a check run as a merge gate sees it: success, neutral and
+// skipped pass; other conclusions fail; unfinished runs are pending.
+func checkState(r *model.CheckRun) string {
+	if r.Status != model.CheckCompleted || r.Conclusion == nil {
+		return "pending"
+	}
+	switch *r.Conclusion {
+	case "success", "neutral", "skipped":
+		return "success"
+	}
+	return "failure"
 }

@@ -1,0 +1,164 @@
+package pulls_test
+
+import (
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-github/v92/github"
+)
+
+// git runs the real git client in dir.
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=Mona", "-c", "user.email=mona@example.com", "-c", "init.defaultBranch=main"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// remote is mona/app's clone URL with mona's credentials.
+func (f *fixture) remote() string {
+	u, _ := url.Parse(f.e.URL + "/mona/app.git")
+	u.User = url.UserPassword("mona", f.token)
+	return u.String()
+}
+
+// lsRemote maps the refs git sees on the server to their commits.
+func lsRemote(t *testing.T, dir, remote string) map[string]string {
+	refs := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(git(t, dir, "ls-remote", remote)), "\n") {
+		sha, name, _ := strings.Cut(line, "\t")
+		refs[name] = sha
+	}
+	return refs
+}
+
+// The real git client pushes a branch, a pull request is opened from it,
+// a later push to the head moves refs/pull/1/head, which git fetches like
+// any ref; after the merge, git pulls the merged main.
+func TestGitClient(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	git(t, dir, "clone", "-q", f.remote(), "w")
+	w := filepath.Join(dir, "w")
+	git(t, w, "checkout", "-q", "-b", "topic")
+	os.WriteFile(filepath.Join(w, "topic.txt"), []byte("first\n"), 0o644)
+	git(t, w, "add", ".")
+	git(t, w, "commit", "-q", "-m", "topic: first")
+	git(t, w, "push", "-q", "origin", "topic")
+	first := strings.TrimSpace(git(t, w, "rev-parse", "HEAD"))
+
+	pr := f.open(t, "topic", "From git")
+	if refs := lsRemote(t, w, "origin"); refs["refs/pull/1/head"] != first {
+		t.Fatalf("refs/pull/1/head after open: %v", refs)
+	}
+	f.e.RunJobs()
+	if refs := lsRemote(t, w, "origin"); refs["refs/pull/1/merge"] == "" {
+		t.Fatalf("no refs/pull/1/merge: %v", refs)
+	}
+
+	os.WriteFile(filepath.Join(w, "topic.txt"), []byte("second\n"), 0o644)
+	git(t, w, "commit", "-q", "-am", "topic: second")
+	git(t, w, "push", "-q", "origin", "topic")
+	second := strings.TrimSpace(git(t, w, "rev-parse", "HEAD"))
+	f.e.RunJobs()
+	if refs := lsRemote(t, w, "origin"); refs["refs/pull/1/head"] != second {
+		t.Fatalf("refs/pull/1/head after the push: %v, want %s", refs, second)
+	}
+	got := f.get(t, pr.GetNumber())
+	if got.GetHead().GetSHA() != second || got.GetCommits() != 2 {
+		t.Fatalf("pull request after the push: head %s commits %d", got.GetHead().GetSHA(), got.GetCommits())
+	}
+	// A reviewer fetches the pull request by its ref, as `gh pr checkout` does.
+	git(t, w, "fetch", "-q", "origin", "pull/1/head:pr-1")
+	if sha := strings.TrimSpace(git(t, w, "rev-parse", "pr-1")); sha != second {
+		t.Fatalf("fetched pull/1/head = %s", sha)
+	}
+	res, _, err := f.gh.PullRequests.Merge(ctx, "mona", "app", 1, "", &github.PullRequestOptions{MergeMethod: "merge"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	git(t, w, "checkout", "-q", "main")
+	git(t, w, "pull", "-q", "origin", "main")
+	if sha := strings.TrimSpace(git(t, w, "rev-parse", "HEAD")); sha != res.GetSHA() {
+		t.Fatalf("pulled main %s, merge %s", sha, res.GetSHA())
+	}
+	if b, _ := os.ReadFile(filepath.Join(w, "topic.txt")); string(b) != "second\n" {
+		t.Fatalf("merged content %q", b)
+	}
+}
+
+// A merge racing a push to the base loses nothing: when the merge lands
+// first the push (made on the old base) is refused as non-fast-forward by
+// git; when the push lands while the merge is computed, the merge answers
+// 405 "Base branch was modified"; the base always holds whatever succeeded.
+func TestConcurrentMergeAndPush(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	git(t, dir, "clone", "-q", f.remote(), "w")
+	w := filepath.Join(dir, "w")
+	for round := range 6 {
+		b := "race-" + itoa(round)
+		f.branch(t, b)
+		f.write(t, b, b+".txt", b)
+		pr := f.open(t, b, "race "+b)
+		git(t, w, "pull", "-q", "--ff-only", "origin", "main")
+		os.WriteFile(filepath.Join(w, "push-"+itoa(round)+".txt"), []byte("pushed"), 0o644)
+		git(t, w, "add", ".")
+		git(t, w, "commit", "-q", "-m", "pushed in round "+itoa(round))
+		pushed := strings.TrimSpace(git(t, w, "rev-parse", "HEAD"))
+
+		var wg sync.WaitGroup
+		var pushErr error
+		var mergeStatus int
+		var mergeSHA string
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command("git", "push", "-q", "origin", "main")
+			cmd.Dir = w
+			cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+			_, pushErr = cmd.CombinedOutput()
+		}()
+		go func() {
+			defer wg.Done()
+			r := f.e.Do("PUT", "/repos/mona/app/pulls/"+itoa(pr.GetNumber())+"/merge", f.token, map[string]any{"merge_method": "squash"})
+			mergeStatus = r.StatusCode
+			if r.StatusCode == 200 {
+				mergeSHA, _ = r.Map(t)["sha"].(string)
+			}
+		}()
+		wg.Wait()
+		main := f.ref(t, "refs/heads/main")
+		g := f.e.Deps.Git.Open(f.repoID)
+		contains := func(sha string) bool {
+			ok, err := g.IsAncestor(ctx, sha, main)
+			return err == nil && ok
+		}
+		// Whatever succeeded is on main; what failed failed cleanly.
+		if pushErr == nil && !contains(pushed) {
+			t.Fatalf("round %d: the push succeeded but main %s lacks %s", round, main, pushed)
+		}
+		if mergeStatus == 200 && !contains(mergeSHA) {
+			t.Fatalf("round %d: the merge succeeded but main %s lacks %s", round, main, mergeSHA)
+		}
+		if mergeStatus != 200 && mergeStatus != 405 {
+			t.Fatalf("round %d: merge answered %d", round, mergeStatus)
+		}
+		if pushErr != nil {
+			if mergeStatus != 200 {
+				t.Fatalf("round %d: neither landed: push %v, merge %d", round, pushErr, mergeStatus)
+			}
+			git(t, w, "reset", "-q", "--hard", "HEAD~1") // the refused commit goes away
+		}
+	}
+}
