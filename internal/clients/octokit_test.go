@@ -38,3 +38,8 @@ func TestOctokitFoundation(t *testing.T) {
 	limited := apitest.New(t, apitest.Options{Limits: &ratelimit.Limits{Anonymous: 3, Authenticated: 5, Installation: 5, Search: 2, SearchAnon: 1, Window: time.Hour}})
 	runNode(t, "foundation.test.mjs", "HUBD_URL="+e.URL, "HUBD_TOKEN="+e.AdminToken, "HUBD_LIMITED_URL="+limited.URL)
 }
+
+func TestOctokitPulls(t *testing.T) {
+	e := apitest.New(t)
+	runNode(t, "pulls.test.mjs", "HUBD_URL="+e.URL, "HUBD_TOKEN="+e.AdminToken)
+}

@@ -177,14 +177,19 @@ func TestAuthorizationMatrix(t *testing.T) {
 // scope make on a public repository they have no role in: opening an
 // issue, commenting, reacting. Every other write there needs a role.
 var anyoneMay = map[string]bool{
-	"issues/create":                       true,
-	"issues/create-comment":               true,
-	"reactions/create-for-issue":          true,
-	"reactions/create-for-issue-comment":  true,
-	"repos/create-commit-comment":         true,
-	"reactions/create-for-commit-comment": true,
-	"pulls/create":                        true,
-	"repos/create-fork":                   true,
+	"issues/create":                                    true,
+	"issues/create-comment":                            true,
+	"reactions/create-for-issue":                       true,
+	"reactions/create-for-issue-comment":               true,
+	"repos/create-commit-comment":                      true,
+	"reactions/create-for-commit-comment":              true,
+	"pulls/create":                                     true,
+	"repos/create-fork":                                true,
+	"pulls/create-review":                              true,
+	"pulls/submit-review":                              true,
+	"pulls/create-review-comment":                      true,
+	"pulls/create-reply-for-review-comment":            true,
+	"reactions/create-for-pull-request-review-comment": true,
 }
 
 func boolInt(b bool) int {

@@ -63,3 +63,19 @@ const (
 	StateUnknown  = "unknown"
 	StateHasHooks = "has_hooks"
 )
+
+// MergeRequest is an asynchronous merge request and its outcome.
+type MergeRequest struct {
+	UUID            string
+	PullID, RepoID  int64
+	ActorID         int64
+	Method, Action  string
+	ExpectedHeadSHA string
+	CommitTitle     *string
+	CommitMessage   *string
+	Status          string // pending, merged, failed
+	Message         string
+	SHA             *string
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
+}

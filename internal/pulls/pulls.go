@@ -60,6 +60,7 @@ func New(s *Service) *Service {
 		s.Jobs.Handle(jobSync, s.runSync)
 		s.Jobs.Handle(jobCommitState, s.runCommitState)
 		s.Jobs.Handle(jobUpdateBranch, s.runUpdateBranch)
+		s.Jobs.Handle(jobMergeAsync, s.runMergeAsync)
 	}
 	return s
 }
@@ -350,8 +351,12 @@ func (s *Service) convertIssue(ctx context.Context, tx store.Q, repo *model.Repo
 func pullHead(n int64) string  { return "refs/pull/" + itoa(n) + "/head" }
 func pullMerge(n int64) string { return "refs/pull/" + itoa(n) + "/merge" }
 
-func syncJob(issueID int64) jobs.Job {
-	return jobs.Job{Kind: jobSync, Key: "pull-sync:" + itoa(issueID), Payload: map[string]int64{"issue_id": issueID}}
+func syncJob(issueID int64) jobs.Job { return syncJobBy(issueID, 0) }
+
+// syncJobBy is the sync of a pull request after actorID pushed (while one
+// is pending, later pushes join it: its actor stays the first pusher's).
+func syncJobBy(issueID, actorID int64) jobs.Job {
+	return jobs.Job{Kind: jobSync, Key: "pull-sync:" + itoa(issueID), Payload: map[string]int64{"issue_id": issueID, "actor_id": actorID}}
 }
 
 // payload is the domain event payload of a pull request action.

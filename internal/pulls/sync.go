@@ -25,7 +25,7 @@ const maxRebaseCheck = 100
 
 // Pushed queues a sync of every open pull request whose head or base is a
 // branch a push changed (push hook).
-func (s *Service) Pushed(ctx context.Context, repo *model.Repo, updates []RefUpdate) {
+func (s *Service) Pushed(ctx context.Context, repo *model.Repo, actorID int64, updates []RefUpdate) {
 	err := s.Store.Tx(ctx, func(tx store.Q) error {
 		for _, u := range updates {
 			branch, ok := strings.CutPrefix(u.Ref, "refs/heads/")
@@ -37,7 +37,7 @@ func (s *Service) Pushed(ctx context.Context, repo *model.Repo, updates []RefUpd
 				return err
 			}
 			for _, p := range list {
-				if err := jobs.Enqueue(ctx, tx, syncJob(p.IssueID)); err != nil {
+				if err := jobs.Enqueue(ctx, tx, syncJobBy(p.IssueID, actorID)); err != nil {
 					return err
 				}
 			}
@@ -112,15 +112,17 @@ func (s *Service) repo(ctx context.Context, id int64) (*model.Repo, error) {
 func (s *Service) runSync(ctx context.Context, payload []byte) error {
 	var in struct {
 		IssueID int64 `json:"issue_id"`
+		ActorID int64 `json:"actor_id"`
 	}
 	if err := json.Unmarshal(payload, &in); err != nil {
 		return jobs.Permanent(err)
 	}
-	return ignoreGone(s.Sync(ctx, in.IssueID))
+	return ignoreGone(s.Sync(ctx, in.IssueID, in.ActorID))
 }
 
-// Sync brings one pull request up to date (see the file comment).
-func (s *Service) Sync(ctx context.Context, issueID int64) error {
+// Sync brings one pull request up to date (see the file comment); actorID
+// is who pushed (the actor of the events it records).
+func (s *Service) Sync(ctx context.Context, issueID, actorID int64) error {
 	p, err := s.Store.R().PullByIssueID(ctx, issueID)
 	if err != nil {
 		return err
@@ -151,26 +153,40 @@ func (s *Service) Sync(ctx context.Context, issueID int64) error {
 		}
 		headMoved := headSHA != p.HeadSHA
 		before := p.HeadSHA
+		// A head that no longer contains the old one was force-pushed.
+		forced := false
+		if headMoved {
+			ok, err := g.IsAncestor(ctx, before, headSHA)
+			forced = err == nil && !ok
+		}
+		moved := false
 		err = s.Store.Tx(ctx, func(tx store.Q) error {
-			if err := tx.SetPullHead(ctx, p.IssueID, headSHA, baseSHA, counts); err != nil {
-				return err
+			var err error
+			if moved, err = tx.SetPullHead(ctx, p.IssueID, p.HeadSHA, p.BaseSHA, headSHA, baseSHA, counts); err != nil || !moved {
+				return err // !moved: another synchronisation recorded it
 			}
 			if !headMoved {
 				return nil
 			}
+			if forced {
+				e := &model.IssueEvent{RepoID: repo.ID, IssueID: p.IssueID, ActorID: actorID, Event: "head_ref_force_pushed", CommitID: &headSHA}
+				if err := tx.AddIssueEvent(ctx, e, orgID(repo), map[string]any{"number": p.Number, "before": before, "after": headSHA}); err != nil {
+					return err
+				}
+			}
 			pl := s.payload(p, "synchronize")
 			pl["before"], pl["after"] = before, headSHA
-			return tx.AppendEvent(ctx, "pull_request.synchronize", 0, repo.ID, orgID(repo), pl)
+			return tx.AppendEvent(ctx, "pull_request.synchronize", actorID, repo.ID, orgID(repo), pl)
 		})
-		if err != nil {
+		if err != nil || !moved {
 			return err
 		}
 		p.HeadSHA, p.BaseSHA = headSHA, baseSHA
-		if headMoved {
-			for _, h := range s.HeadMoved {
-				if err := h(ctx, repo, p); err != nil {
-					return err
-				}
+		// Review comment positions follow the diff, which a moved base
+		// (merge base) changes as much as a moved head.
+		for _, h := range s.HeadMoved {
+			if err := h(ctx, repo, p); err != nil {
+				return err
 			}
 		}
 	}

@@ -15,6 +15,9 @@ const (
 	Any
 	// Nullable lets the subschema also take null.
 	Nullable
+	// Optional drops the subschema's required properties (the handler
+	// checks which ones a request needs).
+	Optional
 )
 
 // overrides is the one list of places where GitHub's description is
@@ -42,6 +45,9 @@ var overrides = []struct {
 		"null clears an organization's display name; the schema says string only."},
 	{"orgs/update", "properties/secret_scanning_push_protection_custom_link", Nullable,
 		"null clears the custom link; the schema says string only."},
+	{"pulls/create-review-comment", "", Optional,
+		"A reply (in_reply_to) needs only body: GitHub accepts {body, in_reply_to} and go-github's CreateCommentInReplyTo sends " +
+			"exactly that, but the description requires commit_id and path always. The service asks for path when there is no in_reply_to."},
 }
 
 func skipped(operationID string) bool {
@@ -69,6 +75,8 @@ func applyOverrides(operationID string, root *Schema) error {
 		switch o.Fix {
 		case Any:
 			*sub = Schema{frag: sub.frag, any: true, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
+		case Optional:
+			sub.required = nil
 		case Nullable:
 			if !sub.nullable {
 				sub.nullable = true

@@ -17,6 +17,7 @@ import (
 	"github.com/hubd/hubd/internal/api/meta"
 	"github.com/hubd/hubd/internal/api/metrics"
 	"github.com/hubd/hubd/internal/api/orgs"
+	pullreviewsapi "github.com/hubd/hubd/internal/api/pullreviews"
 	pullsapi "github.com/hubd/hubd/internal/api/pulls"
 	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/api/statuses"
@@ -63,6 +64,11 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Jobs:    jobs.New(cfg.Store),
 	}
 	var s *Server // the catalogue reads the final route table on its first request
+	// Reviews follow pull requests: comments move when a head moves, and
+	// pull request objects show requested reviewers.
+	pullsAPI, reviewsAPI := pullsapi.New(d), pullreviewsapi.New(d)
+	pullsAPI.Service().HeadMoved = append(pullsAPI.Service().HeadMoved, reviewsAPI.Service().HeadMoved)
+	pullsAPI.Service().ReviewersOf = d.Store.R().RequestedReviewers
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -79,7 +85,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		commitcomments.New(d).Routes(),
 		metrics.New(d).Routes(),
 		statuses.New(d).Routes(),
-		pullsapi.New(d).Routes(),
+		pullsAPI.Routes(),
+		reviewsAPI.Routes(),
 		checksapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}

@@ -19,6 +19,8 @@ func subjectTable(subject string) string {
 		return "issue_comments"
 	case ReactCommitComment:
 		return "commit_comments"
+	case ReactPullReviewComment:
+		return "pull_review_comments"
 	}
 	return "issues"
 }

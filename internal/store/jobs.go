@@ -40,8 +40,8 @@ func (q Q) EnqueueJob(ctx context.Context, j *model.Job) (bool, error) {
 	return n > 0, err
 }
 
-// ClaimJob takes the oldest ready job of one of kinds (pending and due, or
-// running with an expired lease) for worker until now+lease; nil when there
+// ClaimJob takes the oldest ready job of one of kinds (pending and due and
+// no job with its key running, or running with an expired lease) for worker until now+lease; nil when there
 // is none. On PostgreSQL concurrent claimers skip each other's rows; SQLite
 // has one writer, so the statement is atomic by itself.
 func (s *Store) ClaimJob(ctx context.Context, worker string, lease time.Duration, kinds []string) (*model.Job, error) {
@@ -56,14 +56,18 @@ func (s *Store) ClaimJob(ctx context.Context, worker string, lease time.Duration
 			in += ", ?"
 		}
 	}
-	pick := `SELECT id FROM jobs WHERE kind IN (` + in + `) AND ((state = 'pending' AND run_at <= ?) OR (state = 'running' AND lease_until < ?)) ORDER BY run_at, id LIMIT 1`
+	// Jobs with one key run one at a time: a pending job waits while
+	// another with its key runs under a live lease.
+	pick := `SELECT id FROM jobs j WHERE kind IN (` + in + `) AND ((state = 'pending' AND run_at <= ?
+ AND (dedup_key IS NULL OR NOT EXISTS (SELECT 1 FROM jobs r WHERE r.dedup_key = j.dedup_key AND r.state = 'running' AND r.lease_until >= ?)))
+ OR (state = 'running' AND lease_until < ?)) ORDER BY run_at, id LIMIT 1`
 	if s.pg {
 		pick += ` FOR UPDATE SKIP LOCKED`
 	}
 	for _, k := range kinds {
 		args = append(args, k)
 	}
-	args = append(args, now, now)
+	args = append(args, now, now, now)
 	j := &model.Job{}
 	var key sql.NullString
 	var payload string

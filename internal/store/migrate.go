@@ -527,6 +527,7 @@ CREATE TABLE pull_reviews (
   updated_at BIGINT NOT NULL
 );
 CREATE INDEX pull_reviews_pull ON pull_reviews (pull_id, id);
+CREATE UNIQUE INDEX pull_reviews_one_pending ON pull_reviews (pull_id, user_id) WHERE state = 'PENDING';
 
 CREATE TABLE pull_review_comments (
   id {{id}},
@@ -644,6 +645,52 @@ ALTER TABLE repos ADD COLUMN parent_id BIGINT REFERENCES repos(id) ON DELETE SET
 ALTER TABLE repos ADD COLUMN source_id BIGINT REFERENCES repos(id) ON DELETE SET NULL;
 CREATE INDEX repos_parent ON repos (parent_id, created_at);
 CREATE INDEX repos_source ON repos (source_id, owner_id);
+`,
+	// 13: asynchronous merge requests (PUT .../merge-async): what was asked,
+	// and the outcome the background merge recorded, read by uuid.
+	`
+CREATE TABLE pull_merge_requests (
+  uuid TEXT PRIMARY KEY,
+  pull_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  actor_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  merge_method TEXT NOT NULL,
+  merge_action TEXT NOT NULL,
+  expected_head_sha TEXT NOT NULL,
+  commit_title TEXT,
+  commit_message TEXT,
+  status TEXT NOT NULL,
+  message TEXT NOT NULL DEFAULT '',
+  sha TEXT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX pull_merge_requests_pull ON pull_merge_requests (pull_id, status);
+`,
+	// 14: pull request stacks (owned by the stacks service,
+	// internal/pullstacks).
+	`
+CREATE TABLE pull_stacks (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  number BIGINT NOT NULL,
+  version BIGINT NOT NULL DEFAULT 1,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (repo_id, number)
+);
+
+CREATE TABLE pull_stack_members (
+  issue_id BIGINT PRIMARY KEY REFERENCES pulls(issue_id) ON DELETE CASCADE,
+  stack_id BIGINT NOT NULL REFERENCES pull_stacks(id) ON DELETE CASCADE,
+  pos INTEGER NOT NULL
+);
+CREATE INDEX pull_stack_members_stack ON pull_stack_members (stack_id, pos);
+
+CREATE TABLE pull_stack_counters (
+  repo_id BIGINT PRIMARY KEY REFERENCES repos(id) ON DELETE CASCADE,
+  last_number BIGINT NOT NULL
+);
 `,
 }
 

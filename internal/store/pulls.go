@@ -215,13 +215,19 @@ type PullCounts struct {
 }
 
 // SetPullHead records where the head and base branches are now and the
-// figures of the new range; the mergeability is unknown again until the
-// background check for these commits ran.
-func (q Q) SetPullHead(ctx context.Context, issueID int64, headSHA, baseSHA string, c PullCounts) error {
-	_, err := q.exec(ctx, `UPDATE pulls SET head_sha = ?, base_sha = ?, commits = ?, additions = ?, deletions = ?, changed_files = ?,
- mergeable = NULL, rebaseable = NULL, mergeable_state = 'unknown' WHERE issue_id = ?`,
-		headSHA, baseSHA, c.Commits, c.Additions, c.Deletions, c.ChangedFiles, issueID)
-	return err
+// figures of the new range, if they still are where the caller saw them
+// (oldHead, oldBase): two synchronisations of one pull request never both
+// record a move. The mergeability is unknown again until the background
+// check for these commits ran. It reports whether the row changed.
+func (q Q) SetPullHead(ctx context.Context, issueID int64, oldHead, oldBase, headSHA, baseSHA string, c PullCounts) (bool, error) {
+	res, err := q.exec(ctx, `UPDATE pulls SET head_sha = ?, base_sha = ?, commits = ?, additions = ?, deletions = ?, changed_files = ?,
+ mergeable = NULL, rebaseable = NULL, mergeable_state = 'unknown' WHERE issue_id = ? AND head_sha = ? AND base_sha = ?`,
+		headSHA, baseSHA, c.Commits, c.Additions, c.Deletions, c.ChangedFiles, issueID, oldHead, oldBase)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // SetPullBase retargets a pull request to another base branch.
@@ -330,4 +336,51 @@ func (q Q) MarkIssuePull(ctx context.Context, issueID int64) error {
 // SlimAccounts loads accounts for simple-user objects, keyed by id.
 func (q Q) SlimAccounts(ctx context.Context, ids []int64) (map[int64]*model.Account, error) {
 	return q.slimAccounts(ctx, ids)
+}
+
+const mergeRequestCols = `uuid, pull_id, repo_id, actor_id, merge_method, merge_action, expected_head_sha, commit_title,
+ commit_message, status, message, sha, created_at, updated_at`
+
+func scanMergeRequest(sc scanner) (*model.MergeRequest, error) {
+	m := &model.MergeRequest{}
+	var actor sql.NullInt64
+	var title, msg, sha sql.NullString
+	var created, updated int64
+	if err := sc.Scan(&m.UUID, &m.PullID, &m.RepoID, &actor, &m.Method, &m.Action, &m.ExpectedHeadSHA, &title, &msg,
+		&m.Status, &m.Message, &sha, &created, &updated); err != nil {
+		return nil, err
+	}
+	m.ActorID, m.CommitTitle, m.CommitMessage, m.SHA = actor.Int64, nullStr(title), nullStr(msg), nullStr(sha)
+	m.CreatedAt, m.UpdatedAt = fromUnix(created), fromUnix(updated)
+	return m, nil
+}
+
+// CreateMergeRequest records a new asynchronous merge request.
+func (q Q) CreateMergeRequest(ctx context.Context, m *model.MergeRequest) error {
+	now := q.Now()
+	m.CreatedAt, m.UpdatedAt = now, now
+	_, err := q.exec(ctx, `INSERT INTO pull_merge_requests (`+mergeRequestCols+`) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		m.UUID, m.PullID, m.RepoID, idOrNil(m.ActorID), m.Method, m.Action, m.ExpectedHeadSHA, strOrNil(m.CommitTitle),
+		strOrNil(m.CommitMessage), m.Status, m.Message, strOrNil(m.SHA), unix(now), unix(now))
+	return err
+}
+
+// MergeRequestByUUID is one asynchronous merge request of a pull request.
+func (q Q) MergeRequestByUUID(ctx context.Context, pullID int64, uuid string) (*model.MergeRequest, error) {
+	m, err := scanMergeRequest(q.row(ctx, `SELECT `+mergeRequestCols+` FROM pull_merge_requests WHERE uuid = ? AND pull_id = ?`, uuid, pullID))
+	return m, notFound(err)
+}
+
+// PendingMergeRequest is a pull request's merge request still waiting to
+// run (model.ErrNotFound when none).
+func (q Q) PendingMergeRequest(ctx context.Context, pullID int64) (*model.MergeRequest, error) {
+	m, err := scanMergeRequest(q.row(ctx, `SELECT `+mergeRequestCols+` FROM pull_merge_requests WHERE pull_id = ? AND status = 'pending' LIMIT 1`, pullID))
+	return m, notFound(err)
+}
+
+// FinishMergeRequest records the outcome of an asynchronous merge.
+func (q Q) FinishMergeRequest(ctx context.Context, uuid, status, message string, sha *string) error {
+	_, err := q.exec(ctx, `UPDATE pull_merge_requests SET status = ?, message = ?, sha = ?, updated_at = ? WHERE uuid = ?`,
+		status, message, strOrNil(sha), unix(q.Now()), uuid)
+	return err
 }

@@ -36,6 +36,7 @@ type page struct {
 	kind        string   // "" (the repository), "git" (its clone URL) or a kind below
 	rest        []string // the unescaped segments after kind
 	number      int64    // issues/{n}, pull/{n}, milestone/{n}
+	format      string   // pull/{n}.diff or .patch: "diff" or "patch"
 }
 
 // kinds are the pages under a repository and how many segments follow
@@ -90,7 +91,15 @@ func parse(escaped string) (page, bool) {
 	switch pg.kind {
 	case "issues", "pull", "milestone":
 		if len(pg.rest) == 1 {
-			n, err := strconv.ParseInt(pg.rest[0], 10, 64)
+			num := pg.rest[0]
+			if pg.kind == "pull" {
+				for _, f := range []string{"diff", "patch"} {
+					if v, ok := strings.CutSuffix(num, "."+f); ok {
+						num, pg.format = v, f
+					}
+				}
+			}
+			n, err := strconv.ParseInt(num, 10, 64)
 			if err != nil || n <= 0 {
 				return page{}, false
 			}
@@ -152,6 +161,9 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 		}
 		return x.issueList()
 	case "pull":
+		if pg.format != "" {
+			return x.pullText()
+		}
 		return x.issuePage()
 	case "milestone":
 		return x.milestonePage()

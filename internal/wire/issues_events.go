@@ -30,6 +30,9 @@ type IssueEvent struct {
 	ParentIssue           Maybe[IssueReference] `json:"parent_issue,omitzero"`
 	BlockedBy             Maybe[IssueReference] `json:"blocked_by,omitzero"`
 	Blocking              Maybe[IssueReference] `json:"blocking,omitzero"`
+	RequestedReviewer     *SimpleUser           `json:"requested_reviewer,omitempty"`
+	ReviewRequester       *SimpleUser           `json:"review_requester,omitempty"`
+	DismissedReview       *DismissedReview      `json:"dismissed_review,omitempty"`
 }
 
 // EventLabel is components/schemas/issue-event-label.
@@ -103,6 +106,13 @@ func (w *IssueWriter) ToIssueEvent(repo *model.Repo, e *model.IssueEvent, refs m
 		out.BlockedBy = ref
 	case "blocking_added", "blocking_removed":
 		out.Blocking = ref
+	case "review_requested", "review_request_removed":
+		// Stored in the assignee (reviewer) and assigner (requester) columns.
+		out.RequestedReviewer, out.ReviewRequester = w.User(e.Assignee), w.User(e.Assigner)
+	case "review_dismissed":
+		// The prior state and the message ride in the rename columns.
+		msg := e.RenameTo
+		out.DismissedReview = &DismissedReview{State: e.RenameFrom, ReviewID: e.SubjectID, DismissalMessage: &msg}
 	}
 	return out
 }

@@ -120,7 +120,7 @@ func (w *IssueWriter) ToPullSimple(rs PullRepos, p *model.Pull) PullSimple {
 	html := w.U.RepoHTMLURL(repo) + "/pull/" + num
 	issue := api + "/issues/" + num
 	out := PullSimple{
-		URL: self, ID: p.IssueID, NodeID: NodeID("PR_", p.IssueID), HTMLURL: html, DiffURL: html + ".diff",
+		URL: self, ID: p.IssueID, NodeID: NodeID("PR", p.IssueID), HTMLURL: html, DiffURL: html + ".diff",
 		PatchURL: html + ".patch", IssueURL: issue, CommitsURL: self + "/commits",
 		ReviewCommentsURL: self + "/comments", ReviewCommentURL: api + "/pulls/comments{/number}",
 		CommentsURL: issue + "/comments", StatusesURL: api + "/statuses/" + p.HeadSHA,

@@ -30,16 +30,22 @@ func (a *API) timeline(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var commentIDs, sourceIDs []int64
+	var commentIDs, sourceIDs, reviewIDs []int64
 	for _, e := range list {
 		switch e.Event {
 		case "commented":
 			commentIDs = append(commentIDs, e.SubjectID)
+		case "reviewed":
+			reviewIDs = append(reviewIDs, e.SubjectID)
 		case "cross-referenced":
 			sourceIDs = append(sourceIDs, e.SubjectID)
 		}
 	}
 	comments, err := st.CommentsByID(ctx, commentIDs)
+	if err != nil {
+		return err
+	}
+	reviews, err := st.PullReviewsByID(ctx, reviewIDs)
 	if err != nil {
 		return err
 	}
@@ -66,6 +72,11 @@ func (a *API) timeline(w http.ResponseWriter, r *http.Request) error {
 		case "commented":
 			if cm := comments[e.SubjectID]; cm != nil {
 				out = append(out, wr.ToTimelineComment(x.repo, cm))
+			}
+		case "reviewed":
+			// A review deleted since (pending ones never get a row) is left out.
+			if v := reviews[e.SubjectID]; v != nil {
+				out = append(out, wr.ToTimelineReview(x.repo, v))
 			}
 		case "cross-referenced":
 			src := sources[e.SubjectID]

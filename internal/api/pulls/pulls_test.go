@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-github/v92/github"
 
+	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/authz"
 )
 
@@ -413,5 +414,148 @@ func TestRequiredCheckRun(t *testing.T) {
 	}
 	if pr := f.get(t, 1); pr.GetMergeableState() != "clean" {
 		t.Fatalf("build passed: %s", pr.GetMergeableState())
+	}
+}
+
+func TestMergeAsync(t *testing.T) {
+	f := newFixture(t, apitest.Options{ManualJobs: true})
+	f.branch(t, "feature")
+	head := f.write(t, "feature", "a.txt", "one\n")
+	f.open(t, "feature", "async")
+	var res struct {
+		Status  string         `json:"status"`
+		Details map[string]any `json:"details"`
+	}
+	f.e.Must(202, "PUT", "/repos/mona/app/pulls/1/merge-async", f.token, map[string]any{"merge_method": "squash"}).JSON(t, &res)
+	uuid, _ := res.Details["uuid"].(string)
+	if res.Status != "pending" || len(uuid) != 36 || res.Details["expected_head_sha"] != head || res.Details["merge_method"] != "squash" {
+		t.Fatalf("accepted: %+v", res)
+	}
+	// A second request while the first waits answers the first, with 409.
+	f.e.Must(409, "PUT", "/repos/mona/app/pulls/1/merge-async", f.token, nil).JSON(t, &res)
+	if res.Details["uuid"] != uuid {
+		t.Fatalf("409 names %v, want %s", res.Details["uuid"], uuid)
+	}
+	f.e.Must(200, "GET", "/repos/mona/app/pulls/1/merge-async/"+uuid, f.token, nil).JSON(t, &res)
+	if res.Status != "pending" {
+		t.Fatalf("before the job: %+v", res)
+	}
+	f.e.RunJobs()
+	f.e.Must(200, "GET", "/repos/mona/app/pulls/1/merge-async/"+uuid, f.token, nil).JSON(t, &res)
+	main := f.ref(t, "refs/heads/main")
+	if res.Status != "merged" || res.Details["sha"] != main {
+		t.Fatalf("after the job: %+v (main %s)", res, main)
+	}
+	f.e.Must(200, "PUT", "/repos/mona/app/pulls/1/merge-async", f.token, nil).JSON(t, &res)
+	if res.Status != "merged" || res.Details["sha"] != main {
+		t.Fatalf("already merged: %+v", res)
+	}
+	f.e.Must(404, "GET", "/repos/mona/app/pulls/1/merge-async/00000000-0000-4000-8000-000000000000", f.token, nil)
+
+	// A merge that fails in the background (the head moved) is recorded.
+	f.branch(t, "two")
+	first := f.write(t, "two", "b.txt", "b\n")
+	f.open(t, "two", "moves")
+	f.e.Must(202, "PUT", "/repos/mona/app/pulls/2/merge-async", f.token, map[string]any{"sha": first}).JSON(t, &res)
+	uuid, _ = res.Details["uuid"].(string)
+	f.write(t, "two", "b.txt", "b2\n")
+	f.e.RunJobs()
+	f.e.Must(200, "GET", "/repos/mona/app/pulls/2/merge-async/"+uuid, f.token, nil).JSON(t, &res)
+	if res.Status != "failed" || !strings.Contains(res.Details["message"].(string), "Head branch was modified") {
+		t.Fatalf("failed merge: %+v", res)
+	}
+	closed := "closed"
+	f.gh.PullRequests.Edit(ctx, "mona", "app", 2, &github.PullRequest{State: &closed})
+	f.e.Must(400, "PUT", "/repos/mona/app/pulls/2/merge-async", f.token, nil).JSON(t, &res)
+	if res.Status != "failed" || res.Details["message"] != "Pull request is closed." {
+		t.Fatalf("closed: %+v", res)
+	}
+}
+
+// A draft is never mergeable_state clean and cannot be merged; an issue
+// becomes the issue half of a pull request through POST /pulls with issue.
+func TestDraftAndIssueConversion(t *testing.T) {
+	f := newFixture(t)
+	f.branch(t, "feature")
+	f.write(t, "feature", "a.txt", "one\n")
+	pr, _, err := f.gh.PullRequests.Create(ctx, "mona", "app", github.CreatePullRequest{Title: github.Ptr("wip"), Head: "feature", Base: "main", Draft: github.Ptr(true)})
+	if err != nil || !pr.GetDraft() {
+		t.Fatalf("draft: %+v %v", pr, err)
+	}
+	if got := f.get(t, 1); got.GetMergeableState() != "draft" || !got.GetMergeable() {
+		t.Fatalf("draft state %s mergeable %v", got.GetMergeableState(), got.Mergeable)
+	}
+	r := f.e.Do("PUT", "/repos/mona/app/pulls/1/merge", f.token, nil)
+	if r.StatusCode != 405 {
+		t.Fatalf("merge a draft: %d %s", r.StatusCode, r.Body)
+	}
+
+	issue, _, err := f.gh.Issues.Create(ctx, "mona", "app", github.CreateIssueRequest{Title: "Make b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.branch(t, "b")
+	f.write(t, "b", "b.txt", "b\n")
+	var got map[string]any
+	f.e.Must(201, "POST", "/repos/mona/app/pulls", f.token, map[string]any{"issue": issue.GetNumber(), "head": "b", "base": "main"}).JSON(t, &got)
+	if int(got["number"].(float64)) != issue.GetNumber() || got["title"] != "Make b" {
+		t.Fatalf("converted: number %v title %v", got["number"], got["title"])
+	}
+	again, _, _ := f.gh.Issues.Get(ctx, "mona", "app", issue.GetNumber())
+	if !again.IsPullRequest() {
+		t.Fatal("the issue did not become a pull request")
+	}
+	r = f.e.Do("POST", "/repos/mona/app/pulls", f.token, map[string]any{"issue": issue.GetNumber(), "head": "b", "base": "main"})
+	if r.StatusCode != 422 {
+		t.Fatalf("convert twice: %d %s", r.StatusCode, r.Body)
+	}
+	r = f.e.Do("POST", "/repos/mona/app/pulls", f.token, map[string]any{"issue": 99, "head": "feature", "base": "main"})
+	if r.StatusCode != 422 {
+		t.Fatalf("convert a missing issue: %d %s", r.StatusCode, r.Body)
+	}
+}
+
+// diff_url and patch_url are pages of their own.
+func TestDiffAndPatchPages(t *testing.T) {
+	f := newFixture(t)
+	f.branch(t, "feature")
+	f.write(t, "feature", "a.txt", "one\n")
+	pr := f.open(t, "feature", "pages")
+	for url, want := range map[string]string{pr.GetDiffURL(): "diff --git a/a.txt b/a.txt", pr.GetPatchURL(): "Subject: [PATCH] write a.txt"} {
+		r := f.e.Must(200, "GET", url, "", nil)
+		if !strings.Contains(string(r.Body), want) || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain") {
+			t.Errorf("%s: %s %.200s", url, r.Header.Get("Content-Type"), r.Body)
+		}
+	}
+	f.e.Must(200, "GET", pr.GetHTMLURL(), "", nil)
+	f.e.Must(404, "GET", strings.Replace(pr.GetDiffURL(), "/pull/1.diff", "/pull/7.diff", 1), "", nil)
+}
+
+// A push that rewrites the head records head_ref_force_pushed.
+func TestForcePush(t *testing.T) {
+	f := newFixture(t)
+	f.branch(t, "feature")
+	first := f.write(t, "feature", "a.txt", "one\n")
+	f.open(t, "feature", "rewritten")
+	f.e.RunJobs()
+	// Rewrite feature: a new commit on main's head, set with force.
+	other := f.write(t, "main", "z.txt", "z\n")
+	if _, _, err := f.gh.Git.UpdateRef(ctx, "mona", "app", "refs/heads/feature", github.UpdateRef{SHA: other, Force: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	f.branch(t, "tmp")
+	pr := f.get(t, 1)
+	if pr.GetHead().GetSHA() != other {
+		t.Fatalf("head %s, want %s (first %s)", pr.GetHead().GetSHA(), other, first)
+	}
+	events, _, _ := f.gh.Issues.ListIssueEvents(ctx, "mona", "app", 1, nil)
+	found := false
+	for _, e := range events {
+		if e.GetEvent() == "head_ref_force_pushed" && e.GetCommitID() == other {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("no head_ref_force_pushed event: %v", events)
 	}
 }

@@ -46,12 +46,12 @@ func New(d *api.Deps) *API {
 			return out, nil
 		},
 	})
-	d.PushHooks = append(d.PushHooks, func(ctx context.Context, repo *model.Repo, _ int64, updates []api.RefUpdate) {
+	d.PushHooks = append(d.PushHooks, func(ctx context.Context, repo *model.Repo, actorID int64, updates []api.RefUpdate) {
 		list := make([]svc.RefUpdate, len(updates))
 		for i, u := range updates {
 			list[i] = svc.RefUpdate{Ref: u.Ref, Old: u.Old, New: u.New}
 		}
-		a.svc.Pushed(ctx, repo, list)
+		a.svc.Pushed(ctx, repo, actorID, list)
 	})
 	return a
 }
@@ -95,6 +95,9 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/files", OperationID: "pulls/list-files", Handler: a.files, Scopes: read},
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/merge", OperationID: "pulls/check-if-merged", Handler: a.checkMerged, Scopes: read},
 		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/merge", OperationID: "pulls/merge", Handler: a.merge, Scopes: write},
+		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/merge-async", OperationID: "pulls/merge-async", Handler: a.mergeAsync, Scopes: write,
+			Note: "merge_action merge_queue answers 400: hubd has no merge queues; stacked pull requests do not exist."},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/merge-async/{uuid}", OperationID: "pulls/get-merge-async-result", Handler: a.mergeAsyncResult, Scopes: read},
 		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/update-branch", OperationID: "pulls/update-branch", Handler: a.updateBranch, Scopes: write},
 	}
 }
