@@ -101,6 +101,12 @@ type Repo struct {
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 	PushedAt   *time.Time
+
+	// Forks: ParentID is the repository this one was forked from and
+	// SourceID the root of its fork network (0 both for a repository that
+	// is not a fork); ForksCount counts its direct forks.
+	ParentID, SourceID int64
+	ForksCount         int
 }
 
 // FullName is owner/name.
@@ -122,9 +128,9 @@ type Event struct {
 }
 
 // OrgSettings are the organization settings of PATCH /orgs/{org} that
-// Account does not hold: hubd records and reports them (it has no
-// Pages, forks of private repositories or security products to apply them
-// to yet).
+// Account does not hold: hubd records and reports them, and applies
+// MembersCanForkPrivateRepos to forks (it has no Pages or security products
+// to apply the others to yet).
 type OrgSettings struct {
 	MembersCanCreatePages, MembersCanCreatePublicPages, MembersCanCreatePrivatePages bool
 	MembersCanForkPrivateRepos                                                       bool

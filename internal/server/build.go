@@ -10,6 +10,7 @@ import (
 	"github.com/hubd/hubd/internal/api/commitcomments"
 	"github.com/hubd/hubd/internal/api/commits"
 	"github.com/hubd/hubd/internal/api/contents"
+	forksapi "github.com/hubd/hubd/internal/api/forks"
 	"github.com/hubd/hubd/internal/api/gitdb"
 	"github.com/hubd/hubd/internal/api/issues"
 	"github.com/hubd/hubd/internal/api/licenses"
@@ -87,6 +88,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		statuses.New(d).Routes(),
 		pullsAPI.Routes(),
 		reviewsAPI.Routes(),
+		forksapi.New(d).Routes(),
 		checksapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}

@@ -15,7 +15,8 @@ const repoCols = `r.id, r.owner_id, r.name, r.description, r.homepage, r.visibil
  r.has_issues, r.has_projects, r.has_wiki, r.has_discussions, r.has_downloads, r.is_template, r.archived, r.disabled,
  r.allow_squash_merge, r.allow_merge_commit, r.allow_rebase_merge, r.allow_auto_merge, r.delete_branch_on_merge,
  r.allow_update_branch, r.allow_forking, r.web_commit_signoff_required, r.squash_merge_commit_title,
- r.squash_merge_commit_message, r.merge_commit_title, r.merge_commit_message, r.size, r.created_at, r.updated_at, r.pushed_at`
+ r.squash_merge_commit_message, r.merge_commit_title, r.merge_commit_message, r.size, r.created_at, r.updated_at, r.pushed_at,
+ COALESCE(r.parent_id, 0), COALESCE(r.source_id, 0), (SELECT COUNT(*) FROM repos rf WHERE rf.parent_id = r.id)`
 
 // repoSelect loads a repository, its owner (a) and the viewer's relation to
 // it: their active membership of the owning organization (m) and their direct
@@ -67,7 +68,8 @@ func scanRepoView(sc scanner) (*RepoView, error) {
 		&r.HasIssues, &r.HasProjects, &r.HasWiki, &r.HasDiscussions, &r.HasDownloads, &r.IsTemplate, &r.Archived, &r.Disabled,
 		&r.AllowSquashMerge, &r.AllowMergeCommit, &r.AllowRebaseMerge, &r.AllowAutoMerge, &r.DeleteBranchOnMerge,
 		&r.AllowUpdateBranch, &r.AllowForking, &r.WebCommitSignoffRequired, &r.SquashMergeCommitTitle,
-		&r.SquashMergeCommitMessage, &r.MergeCommitTitle, &r.MergeCommitMessage, &r.Size, &created, &updated, &pushed}
+		&r.SquashMergeCommitMessage, &r.MergeCommitTitle, &r.MergeCommitMessage, &r.Size, &created, &updated, &pushed,
+		&r.ParentID, &r.SourceID, &r.ForksCount}
 	if err := scanAccount(expand{sc: sc, pre: pre, post: []any{&role, &collab, &r.OpenIssues}}, r.Owner); err != nil {
 		return nil, err
 	}
@@ -165,14 +167,15 @@ func (q Q) CreateRepo(ctx context.Context, r *model.Repo) error {
  default_branch, topics, has_issues, has_projects, has_wiki, has_discussions, has_downloads, is_template, archived,
  disabled, allow_squash_merge, allow_merge_commit, allow_rebase_merge, allow_auto_merge, delete_branch_on_merge,
  allow_update_branch, allow_forking, web_commit_signoff_required, squash_merge_commit_title,
- squash_merge_commit_message, merge_commit_title, merge_commit_message, size, created_at, updated_at, pushed_at)
- VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+ squash_merge_commit_message, merge_commit_title, merge_commit_message, size, created_at, updated_at, pushed_at,
+ parent_id, source_id)
+ VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		r.OwnerID, r.Name, strings.ToLower(r.Name), r.Description, r.Homepage, string(r.Visibility),
 		r.DefaultBranch, strings.Join(r.Topics, ","), r.HasIssues, r.HasProjects, r.HasWiki, r.HasDiscussions,
 		r.HasDownloads, r.IsTemplate, r.Archived, r.Disabled, r.AllowSquashMerge, r.AllowMergeCommit,
 		r.AllowRebaseMerge, r.AllowAutoMerge, r.DeleteBranchOnMerge, r.AllowUpdateBranch, r.AllowForking,
 		r.WebCommitSignoffRequired, r.SquashMergeCommitTitle, r.SquashMergeCommitMessage, r.MergeCommitTitle,
-		r.MergeCommitMessage, r.Size, unix(now), unix(now), nullUnix(r.PushedAt))
+		r.MergeCommitMessage, r.Size, unix(now), unix(now), nullUnix(r.PushedAt), nullID(r.ParentID), nullID(r.SourceID))
 	if isUnique(err) {
 		return ErrDuplicate
 	}
@@ -222,8 +225,11 @@ func (q Q) UpdateRepo(ctx context.Context, r *model.Repo, oldName string) error 
 }
 
 // DeleteRepo removes a repository; its redirects and collaborators go with
-// it (foreign keys cascade).
+// it (foreign keys cascade), and its forks move up its fork network.
 func (q Q) DeleteRepo(ctx context.Context, id int64) error {
+	if err := q.detachForks(ctx, id); err != nil {
+		return err
+	}
 	res, err := q.exec(ctx, `DELETE FROM repos WHERE id = ?`, id)
 	if err != nil {
 		return err
@@ -255,7 +261,11 @@ type RepoQuery struct {
 	ViewerOwner             bool  // owned by the viewer
 	ViewerCollaborator      bool  // the viewer is a direct collaborator
 	ViewerOrgMember         bool  // the viewer has access as a member of the owning org
-	None                    bool  // admits nothing (e.g. forks, which hubd has none of yet)
+	None                    bool  // admits nothing
+	// Forks: ParentID keeps the direct forks of one repository; Forks
+	// keeps forks only and Sources repositories that are not forks.
+	ParentID       int64
+	Forks, Sources bool
 
 	Visibility    string     // "public", "private" (anything not public), or "" for both
 	UpdatedAfter  *time.Time // updated_at >= (GitHub's since)
@@ -295,6 +305,15 @@ func (f *RepoQuery) where() (string, []any) {
 	}
 	if f.OwnerID != 0 {
 		conds, args = append(conds, `r.owner_id = ?`), append(args, f.OwnerID)
+	}
+	if f.ParentID != 0 {
+		conds, args = append(conds, `r.parent_id = ?`), append(args, f.ParentID)
+	}
+	if f.Forks {
+		conds = append(conds, `r.parent_id IS NOT NULL`)
+	}
+	if f.Sources {
+		conds = append(conds, `r.parent_id IS NULL`)
 	}
 	var rel []string
 	if f.OwnedBy != 0 {

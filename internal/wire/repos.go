@@ -151,6 +151,8 @@ type FullRepository struct {
 	RepoDetails
 	*MergeSettings
 	Organization     *SimpleUser    `json:"organization,omitempty"`
+	Parent           *Repository    `json:"parent,omitempty"` // forks only: forked from
+	Source           *Repository    `json:"source,omitempty"` // forks only: the network's root
 	NetworkCount     int            `json:"network_count"`
 	SubscribersCount int            `json:"subscribers_count"`
 	CustomProperties map[string]any `json:"custom_properties"`
@@ -193,7 +195,7 @@ func (u URLs) ToRepoBase(r *model.Repo) RepoBase {
 	return RepoBase{
 		ID: r.ID, NodeID: NodeID("R", r.ID), Name: r.Name, FullName: r.FullName(),
 		Private: r.Private(), Owner: u.ToSimpleUser(r.Owner), HTMLURL: u.RepoHTMLURL(r),
-		Description: strPtr(r.Description), Fork: false, URL: b,
+		Description: strPtr(r.Description), Fork: r.ParentID != 0, URL: b,
 		ForksURL:         b + "/forks",
 		KeysURL:          b + "/keys{/key_id}",
 		CollaboratorsURL: b + "/collaborators{/collaborator}",

@@ -132,7 +132,9 @@ func (a *API) listForOrg(w http.ResponseWriter, r *http.Request) error {
 	case "public", "private":
 		f.Visibility = q.Get("type")
 	case "forks":
-		f.None = true // hubd has no forks yet; sources are every repository
+		f.Forks = true
+	case "sources":
+		f.Sources = true
 	case "member":
 		f.ViewerCollaborator, f.ViewerOrgMember = true, true
 	}

@@ -50,20 +50,68 @@ func (a *API) Routes() []rest.Route {
 	}
 }
 
-// counts are a repository's counters and detected facts: open issues come
-// with the row; stars, watchers and forks stay zero until those features
-// exist.
+// counts are a repository's counters and detected facts: open issues and
+// forks come with the row; stars and watchers stay zero until those
+// features exist.
 func (a *API) counts(r *model.Repo, f store.RepoFacts) wire.RepoCounts {
-	return wire.RepoCounts{OpenIssues: r.OpenIssues, Language: f.Language, License: licenses.SimpleByKey(a.d.URLs, f.License)}
+	return Counts(a.d, r, f)
+}
+
+// Counts are a repository's counters and detected facts (see counts).
+func Counts(d *api.Deps, r *model.Repo, f store.RepoFacts) wire.RepoCounts {
+	return wire.RepoCounts{OpenIssues: r.OpenIssues, Forks: r.ForksCount, Language: f.Language, License: licenses.SimpleByKey(d.URLs, f.License)}
 }
 
 func (a *API) full(r *http.Request, repo *model.Repo, perm authz.Permission) (wire.FullRepository, error) {
 	a.facts.backfill()
-	facts, err := a.d.Store.R().RepoFacts(r.Context(), []int64{repo.ID})
+	return Full(r.Context(), a.d, rest.Caller(r), repo, perm)
+}
+
+// Full is repo as GET /repos/{owner}/{repo} shows it to caller c, who has
+// perm on it: with its counters and detected facts, its network's size and,
+// for a fork, its parent and source (loaded here: lists never embed them).
+func Full(ctx context.Context, d *api.Deps, c *authz.Caller, repo *model.Repo, perm authz.Permission) (wire.FullRepository, error) {
+	q := d.Store.R()
+	ids := []int64{repo.ID}
+	var parent, source *store.RepoView
+	if repo.ParentID != 0 {
+		var err error
+		if parent, err = q.RepoByID(ctx, repo.ParentID, c.UserID()); err != nil {
+			return wire.FullRepository{}, err
+		}
+		ids = append(ids, parent.Repo.ID)
+		source = parent
+		if repo.SourceID != 0 && repo.SourceID != repo.ParentID {
+			if source, err = q.RepoByID(ctx, repo.SourceID, c.UserID()); err != nil {
+				return wire.FullRepository{}, err
+			}
+			ids = append(ids, source.Repo.ID)
+		}
+	}
+	facts, err := q.RepoFacts(ctx, ids)
 	if err != nil {
 		return wire.FullRepository{}, err
 	}
-	return a.d.URLs.ToFullRepository(repo, a.counts(repo, facts[repo.ID]), wire.Access{Perm: perm, Authenticated: rest.Caller(r).Authenticated()}), nil
+	root := repo.ID
+	if repo.ParentID != 0 && repo.SourceID != 0 {
+		root = repo.SourceID
+	}
+	network, err := q.NetworkCount(ctx, root)
+	if err != nil {
+		return wire.FullRepository{}, err
+	}
+	authn := c.Authenticated()
+	out := d.URLs.ToFullRepository(repo, Counts(d, repo, facts[repo.ID]), wire.Access{Perm: perm, Authenticated: authn})
+	out.NetworkCount = network
+	embed := func(v *store.RepoView) *wire.Repository {
+		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: authn}
+		r := d.URLs.ToRepository(v.Repo, Counts(d, v.Repo, facts[v.Repo.ID]), access)
+		return &r
+	}
+	if parent != nil {
+		out.Parent, out.Source = embed(parent), embed(source)
+	}
+	return out, nil
 }
 
 // writeFull answers a repository as GET /repos/{owner}/{repo} shows it.
@@ -285,6 +333,10 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 			e.custom("name", "name cannot be blank")
 		}
 		in.apply(repo, repo.Owner.IsOrg(), &e)
+		if before.ParentID != 0 {
+			// A fork keeps its network's visibility: GitHub ignores a change.
+			repo.Visibility = before.Visibility
+		}
 		if head != nil {
 			repo.DefaultBranch = head.branch
 		}
@@ -412,7 +464,31 @@ func (a *API) delete(w http.ResponseWriter, r *http.Request) error {
 		return api.NeedPermission(authz.Admin)
 	}
 	ctx := r.Context()
+	// A private repository takes its (private) forks with it, as on
+	// GitHub; a public one leaves its forks to the rest of the network.
+	gone := []int64{repo.ID}
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
+		if repo.Private() {
+			forks, err := tx.PrivateForks(ctx, repo.ID)
+			if err != nil {
+				return err
+			}
+			for _, id := range forks {
+				v, err := tx.RepoByID(ctx, id, 0)
+				if err != nil {
+					return err
+				}
+				if err := tx.DeleteRepo(ctx, id); err != nil {
+					return err
+				}
+				if err := tx.AppendEvent(ctx, "repository.deleted", c.UserID(), id, orgID(v.Repo.Owner), map[string]any{
+					"action": "deleted", "repository_id": id, "full_name": v.Repo.FullName(),
+				}); err != nil {
+					return err
+				}
+				gone = append(gone, id)
+			}
+		}
 		if err := tx.DeleteRepo(ctx, repo.ID); err != nil {
 			return err
 		}
@@ -423,10 +499,12 @@ func (a *API) delete(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// The row is gone; its git storage follows. Should removal fail, the
+	// The rows are gone; their git storage follows. Should removal fail, the
 	// directory is an orphan keyed by an id no row has (a sweep may take it).
-	if err := a.d.Git.Remove(repo.ID); err != nil {
-		slog.Warn("repository storage left behind", "repo_id", repo.ID, "err", err)
+	for _, id := range gone {
+		if err := a.d.Git.Remove(id); err != nil {
+			slog.Warn("repository storage left behind", "repo_id", id, "err", err)
+		}
 	}
 	return rest.NoContent(w)
 }
