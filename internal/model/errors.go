@@ -46,9 +46,18 @@ func Custom(resource, field, msg string) *ValidationError {
 type HTTPError struct {
 	Status  int
 	Message string
+	// Reasons are errors[] as plain strings (GitHub's "Validation Error
+	// Simple" shape), when set.
+	Reasons []string
 }
 
 func (e *HTTPError) Error() string { return fmt.Sprintf("%d %s", e.Status, e.Message) }
+
+// UnprocessableReasons is GitHub's 422 "Unprocessable Entity" with its
+// reasons as strings in errors[] (reviews answer so).
+func UnprocessableReasons(reasons ...string) error {
+	return &HTTPError{Status: 422, Message: "Unprocessable Entity", Reasons: reasons}
+}
 
 // Forbidden is a 403 with GitHub's message.
 func Forbidden(msg string) error { return &HTTPError{Status: 403, Message: msg} }

@@ -40,6 +40,7 @@ type Pull struct {
 	HeadRepo           *Repo // nil when deleted
 	HeadOwner          *Account
 	RequestedReviewers []*Account
+	Stack              *PullStackRef // nil when in no stack
 }
 
 // Merged reports whether the pull request was merged.

@@ -31,7 +31,7 @@ func stateOf(event *string) (string, error) {
 	case "COMMENT":
 		return model.ReviewCommented, nil
 	}
-	return "", unprocessable("Unexpected event: " + *event)
+	return "", reviewError("Unexpected event: " + *event)
 }
 
 // checkSubmit applies GitHub's rules to a review about to get state: no
@@ -42,13 +42,13 @@ func checkSubmit(a Access, p *model.Pull, state, body string, comments int) erro
 	own := p.Issue.UserID != 0 && p.Issue.UserID == a.UserID
 	switch {
 	case own && state == model.ReviewApproved:
-		return unprocessable("Can not approve your own pull request")
+		return reviewError("Can not approve your own pull request")
 	case own && state == model.ReviewChangesRequested:
-		return unprocessable("Can not request changes on your own pull request")
+		return reviewError("Can not request changes on your own pull request")
 	case state == model.ReviewChangesRequested && strings.TrimSpace(body) == "":
-		return unprocessable("Body is required when using REQUEST_CHANGES")
+		return reviewError("Body is required when using REQUEST_CHANGES")
 	case state == model.ReviewCommented && strings.TrimSpace(body) == "" && comments == 0:
-		return unprocessable("Body is required when using COMMENT")
+		return reviewError("Body is required when using COMMENT")
 	}
 	return checkBody(body)
 }
@@ -137,7 +137,7 @@ func (s *Service) CreateReview(ctx context.Context, a Access, number int64, in R
 		}
 		for _, ci := range in.Comments {
 			if ci.Body == nil || strings.TrimSpace(*ci.Body) == "" {
-				return nil, unprocessable("Pull request review thread body can't be blank")
+				return nil, reviewError("Pull request review thread body can't be blank")
 			}
 			if err := checkBody(*ci.Body); err != nil {
 				return nil, err
@@ -164,12 +164,12 @@ func (s *Service) CreateReview(ctx context.Context, a Access, number int64, in R
 				return err
 			}
 			if id != 0 {
-				return unprocessable("User can only have one pending review per pull request")
+				return reviewError("User can only have one pending review per pull request")
 			}
 		}
 		if err := tx.CreatePullReview(ctx, v); err != nil {
 			if errors.Is(err, store.ErrDuplicate) { // a concurrent pending review won
-				return unprocessable("User can only have one pending review per pull request")
+				return reviewError("User can only have one pending review per pull request")
 			}
 			return err
 		}
@@ -227,7 +227,7 @@ func (s *Service) SubmitReview(ctx context.Context, a Access, number, id int64, 
 		return nil, err
 	}
 	if event == nil || *event == "" {
-		return nil, unprocessable("Event is required to submit a review")
+		return nil, reviewError("Event is required to submit a review")
 	}
 	state, err := stateOf(event)
 	if err != nil {
@@ -249,7 +249,7 @@ func (s *Service) SubmitReview(ctx context.Context, a Access, number, id int64, 
 			return model.ErrNotFound
 		}
 		if v.State != model.ReviewPending {
-			return unprocessable("Can not submit a non-pending review")
+			return reviewError("Can not submit a non-pending review")
 		}
 		if body != nil {
 			v.Body = *body
@@ -281,7 +281,7 @@ func (s *Service) UpdateReview(ctx context.Context, a Access, number, id int64, 
 		return nil, err
 	}
 	if body == nil {
-		return nil, unprocessable("Body is required")
+		return nil, reviewError("Body is required")
 	}
 	if err := checkBody(*body); err != nil {
 		return nil, err
@@ -326,7 +326,7 @@ func (s *Service) DeletePendingReview(ctx context.Context, a Access, number, id 
 		return nil, model.Forbidden("Only the review's author can delete it.")
 	}
 	if v.State != model.ReviewPending {
-		return nil, unprocessable("Can not delete a non-pending pull request review")
+		return nil, reviewError("Can not delete a non-pending pull request review")
 	}
 	err = s.st.Tx(ctx, func(tx store.Q) error {
 		if err := tx.DeletePullReview(ctx, v.ID); err != nil {
@@ -347,14 +347,14 @@ func (s *Service) DismissReview(ctx context.Context, a Access, number, id int64,
 		return nil, model.Forbidden("Must have write access to Repository.")
 	}
 	if strings.TrimSpace(message) == "" {
-		return nil, unprocessable("Message is required to dismiss a review")
+		return nil, reviewError("Message is required to dismiss a review")
 	}
 	p, v, err := s.Review(ctx, a, number, id)
 	if err != nil {
 		return nil, err
 	}
 	if v.State != model.ReviewApproved && v.State != model.ReviewChangesRequested {
-		return nil, unprocessable("Can not dismiss a " + strings.ToLower(strings.ReplaceAll(v.State, "_", " ")) + " pull request review")
+		return nil, reviewError("Can not dismiss a " + strings.ToLower(strings.ReplaceAll(v.State, "_", " ")) + " pull request review")
 	}
 	err = s.st.Tx(ctx, func(tx store.Q) error {
 		prior := v.State
@@ -379,3 +379,7 @@ func (s *Service) DismissReview(ctx context.Context, a Access, number, id int64,
 	}
 	return s.st.R().PullReviewByID(ctx, p.IssueID, id)
 }
+
+// reviewError is a review operation's 422: GitHub's "Unprocessable Entity"
+// with the reason in errors[] (the operations' Validation Error Simple).
+func reviewError(reason string) error { return model.UnprocessableReasons(reason) }

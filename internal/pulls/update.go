@@ -216,7 +216,8 @@ func (s *Service) Update(ctx context.Context, repo *model.Repo, c Caller, number
 
 // Details loads what pull request objects show beside the rows: the head
 // repositories and owners and who merged, for every pull of a page in a
-// few queries. Requested reviewers come from ReviewersOf when set.
+// few queries, with their stacks. Requested reviewers come from
+// ReviewersOf when set.
 func (s *Service) Details(ctx context.Context, list []*model.Pull, viewerID int64) error {
 	var repoIDs, accountIDs []int64
 	for _, p := range list {
@@ -244,11 +245,18 @@ func (s *Service) Details(ctx context.Context, list []*model.Pull, viewerID int6
 		p.HeadOwner = accounts[p.HeadOwnerID]
 		p.MergedBy = accounts[p.MergedByID]
 	}
+	ids := make([]int64, len(list))
+	for i, p := range list {
+		ids[i] = p.IssueID
+	}
+	stacks, err := q.StacksOfPulls(ctx, ids)
+	if err != nil {
+		return err
+	}
+	for _, p := range list {
+		p.Stack = stacks[p.IssueID]
+	}
 	if s.ReviewersOf != nil {
-		ids := make([]int64, len(list))
-		for i, p := range list {
-			ids[i] = p.IssueID
-		}
 		byPull, err := s.ReviewersOf(ctx, ids)
 		if err != nil {
 			return err

@@ -59,10 +59,10 @@ const DefaultDocs = "https://docs.github.com/rest"
 
 // ErrorBody is GitHub's error JSON.
 type ErrorBody struct {
-	Message          string       `json:"message"`
-	Errors           []FieldError `json:"errors,omitempty"`
-	DocumentationURL string       `json:"documentation_url"`
-	Status           string       `json:"status"`
+	Message          string `json:"message"`
+	Errors           []any  `json:"errors,omitempty"` // FieldError values, or strings
+	DocumentationURL string `json:"documentation_url"`
+	Status           string `json:"status"`
 }
 
 // FieldError is one entry of errors[].
@@ -100,6 +100,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		status, body.Message = 404, "Not Found"
 	case errors.As(err, &he):
 		status, body.Message = he.Status, he.Message
+		for _, r := range he.Reasons {
+			body.Errors = append(body.Errors, r)
+		}
 	case errors.As(err, &ve):
 		status, body.Message = 422, ve.Message
 		if body.Message == "" {

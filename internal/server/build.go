@@ -20,6 +20,7 @@ import (
 	"github.com/hubd/hubd/internal/api/orgs"
 	pullreviewsapi "github.com/hubd/hubd/internal/api/pullreviews"
 	pullsapi "github.com/hubd/hubd/internal/api/pulls"
+	pullstacksapi "github.com/hubd/hubd/internal/api/pullstacks"
 	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/api/statuses"
 	"github.com/hubd/hubd/internal/api/users"
@@ -70,6 +71,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	pullsAPI, reviewsAPI := pullsapi.New(d), pullreviewsapi.New(d)
 	pullsAPI.Service().HeadMoved = append(pullsAPI.Service().HeadMoved, reviewsAPI.Service().HeadMoved)
 	pullsAPI.Service().ReviewersOf = d.Store.R().RequestedReviewers
+	reviewsAPI.RenderPull = pullsAPI.RenderSimple
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -90,6 +92,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		reviewsAPI.Routes(),
 		forksapi.New(d).Routes(),
 		checksapi.New(d).Routes(),
+		pullstacksapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -266,6 +266,15 @@ func (q Q) UpdateIssue(ctx context.Context, before, is *model.Issue) error {
 			d, d, is.RepoID); err != nil {
 			return err
 		}
+		if is.IsPull {
+			if _, err := q.exec(ctx, `UPDATE pulls SET state = ? WHERE issue_id = ?`, is.State, is.ID); err != nil {
+				return err
+			}
+			if _, err := q.exec(ctx, `UPDATE issue_counters SET open_pulls = open_pulls - ?, closed_pulls = closed_pulls + ? WHERE repo_id = ?`,
+				d, d, is.RepoID); err != nil {
+				return err
+			}
+		}
 	}
 	if before.State != is.State || before.MilestoneID != is.MilestoneID {
 		if err := q.countInMilestone(ctx, before.MilestoneID, before.State, -1); err != nil {

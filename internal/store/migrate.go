@@ -692,6 +692,20 @@ CREATE TABLE pull_stack_counters (
   last_number BIGINT NOT NULL
 );
 `,
+	// 15: a pull request's state, copied from its issue row (UpdateIssue
+	// keeps it), so that the pull request list walks one index in number
+	// order instead of sorting every open pull request through a join on
+	// each page; and the repository's open and closed pull requests counted
+	// beside its issues, so that the list's total costs no scan.
+	`
+ALTER TABLE pulls ADD COLUMN state TEXT NOT NULL DEFAULT 'open';
+UPDATE pulls SET state = (SELECT i.state FROM issues i WHERE i.id = pulls.issue_id);
+CREATE INDEX pulls_state_number ON pulls (repo_id, state, number);
+ALTER TABLE issue_counters ADD COLUMN open_pulls BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE issue_counters ADD COLUMN closed_pulls BIGINT NOT NULL DEFAULT 0;
+UPDATE issue_counters SET open_pulls = (SELECT COUNT(*) FROM pulls p WHERE p.repo_id = issue_counters.repo_id AND p.state = 'open'),
+ closed_pulls = (SELECT COUNT(*) FROM pulls p WHERE p.repo_id = issue_counters.repo_id AND p.state = 'closed');
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -76,9 +76,20 @@ func (q Q) CreatePull(ctx context.Context, p *model.Pull) error {
 	if p.MergeableState == "" {
 		p.MergeableState = model.StateUnknown
 	}
-	_, err := q.exec(ctx, `INSERT INTO pulls (issue_id, repo_id, number, base_ref, base_sha, head_repo_id, head_owner_id, head_ref, head_sha,
- draft, maintainer_can_modify, mergeable_state, commits, additions, deletions, changed_files) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		p.IssueID, p.RepoID, p.Number, p.BaseRef, p.BaseSHA, idOrNil(p.HeadRepoID), idOrNil(p.HeadOwnerID), p.HeadRef, p.HeadSHA,
+	state := p.Issue.State
+	if state == "" {
+		state = "open"
+	}
+	col := "open_pulls"
+	if state == "closed" {
+		col = "closed_pulls"
+	}
+	if _, err := q.exec(ctx, `UPDATE issue_counters SET `+col+` = `+col+` + 1 WHERE repo_id = ?`, p.RepoID); err != nil {
+		return err
+	}
+	_, err := q.exec(ctx, `INSERT INTO pulls (issue_id, repo_id, number, state, base_ref, base_sha, head_repo_id, head_owner_id, head_ref, head_sha,
+ draft, maintainer_can_modify, mergeable_state, commits, additions, deletions, changed_files) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		p.IssueID, p.RepoID, p.Number, state, p.BaseRef, p.BaseSHA, idOrNil(p.HeadRepoID), idOrNil(p.HeadOwnerID), p.HeadRef, p.HeadSHA,
 		p.Draft, p.MaintainerCanModify, p.MergeableState, p.Commits, p.Additions, p.Deletions, p.ChangedFiles)
 	return err
 }
@@ -128,13 +139,15 @@ type PullQuery struct {
 	Offset      int
 }
 
-// ListPulls is a page of pull requests and how many match.
+// ListPulls is a page of pull requests and how many match. The default
+// list (by number) walks pulls_state_number: page and count come from one
+// index, and only the page's rows are joined to their issues.
 func (q Q) ListPulls(ctx context.Context, f PullQuery) ([]*model.Pull, int, error) {
 	where := []string{"p.repo_id = ?"}
 	args := []any{f.RepoID}
 	switch f.State {
 	case "open", "closed":
-		where = append(where, "i.state = ?")
+		where = append(where, "p.state = ?")
 		args = append(args, f.State)
 	}
 	if f.HeadRepoID != 0 {
@@ -156,30 +169,78 @@ func (q Q) ListPulls(ctx context.Context, f PullQuery) ([]*model.Pull, int, erro
 	if f.Desc {
 		dir = " DESC"
 	}
-	order := "i.number" + dir
+	order := "p.number" + dir
+	join := false // the filter or order needs the issue rows
 	switch f.Sort {
 	case "updated":
-		order = "i.updated_at" + dir + ", i.number" + dir
+		order, join = "i.updated_at"+dir+", p.number"+dir, true
 	case "popularity":
-		order = "i.comments" + dir + ", i.number" + dir
+		order, join = "i.comments"+dir+", p.number"+dir, true
 	case "long-running":
 		// Open for more than a month and active within the last one, by age.
-		now := q.Now()
-		month := now.Add(-30 * 24 * time.Hour).Unix()
+		month := q.Now().Add(-30 * 24 * time.Hour).Unix()
 		where = append(where, "i.created_at < ?", "i.updated_at >= ?")
 		args = append(args, month, month)
-		order = "i.created_at" + dir + ", i.number" + dir
+		order, join = "i.created_at"+dir+", p.number"+dir, true
 	}
 	cond := strings.Join(where, " AND ")
+	from := ` FROM pulls p`
+	if join {
+		from = ` FROM pulls p JOIN issues i ON i.id = p.issue_id`
+	}
 	var total int
-	if err := q.row(ctx, `SELECT COUNT(*) FROM pulls p JOIN issues i ON i.id = p.issue_id WHERE `+cond, args...).Scan(&total); err != nil {
+	filtered := f.HeadRepoID != 0 || f.HeadOwnerID != 0 || f.HeadRef != "" || f.BaseRef != ""
+	if !filtered && !join {
+		// Only the repository and the state: the counters know.
+		var open, closed int
+		err := q.row(ctx, `SELECT open_pulls, closed_pulls FROM issue_counters WHERE repo_id = ?`, f.RepoID).Scan(&open, &closed)
+		if err != nil && err != sql.ErrNoRows {
+			return nil, 0, err
+		}
+		switch f.State {
+		case "open":
+			total = open
+		case "closed":
+			total = closed
+		default:
+			total = open + closed
+		}
+	} else if err := q.row(ctx, `SELECT COUNT(*)`+from+` WHERE `+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
 	if total <= f.Offset {
 		return []*model.Pull{}, total, nil
 	}
-	list, err := q.pulls(ctx, pullSelect+` WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
-	return list, total, err
+	// The page's ids first (from the index alone when it can), then their
+	// rows.
+	rows, err := q.query(ctx, `SELECT p.issue_id`+from+` WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, f.Limit, f.Offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, 0, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	byID, err := q.PullsByIssueID(ctx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	list := make([]*model.Pull, 0, len(ids))
+	for _, id := range ids {
+		if p := byID[id]; p != nil {
+			list = append(list, p)
+		}
+	}
+	return list, total, nil
 }
 
 // OpenPullExists reports the number of an open pull request from the head
@@ -330,7 +391,7 @@ func (q Q) SetRequiredContexts(ctx context.Context, repoID int64, branch string,
 // MarkIssuePull turns an issue row into the issue half of a pull request.
 func (q Q) MarkIssuePull(ctx context.Context, issueID int64) error {
 	_, err := q.exec(ctx, `UPDATE issues SET is_pull = TRUE, updated_at = ? WHERE id = ?`, unix(q.Now()), issueID)
-	return err
+	return err // the pulls row, created next, copies the issue's state
 }
 
 // SlimAccounts loads accounts for simple-user objects, keyed by id.

@@ -1,6 +1,9 @@
 package wire
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"strconv"
 
 	"github.com/hubd/hubd/internal/model"
@@ -25,11 +28,11 @@ type PullLinks struct {
 
 // PullBranch is a pull request's head or base.
 type PullBranch struct {
-	Label string      `json:"label"`
-	Ref   string      `json:"ref"`
-	Repo  *Repository `json:"repo"`
-	SHA   string      `json:"sha"`
-	User  *SimpleUser `json:"user"`
+	Label string          `json:"label"`
+	Ref   string          `json:"ref"`
+	Repo  json.RawMessage `json:"repo"` // a repository object, encoded once per response
+	SHA   string          `json:"sha"`
+	User  *SimpleUser     `json:"user"`
 }
 
 // PullSimple is components/schemas/pull-request-simple (list items).
@@ -52,24 +55,25 @@ type PullSimple struct {
 	Title             string      `json:"title"`
 	User              *SimpleUser `json:"user"`
 	Body
-	Labels             []Label      `json:"labels"`
-	Milestone          *Milestone   `json:"milestone"`
-	ActiveLockReason   *string      `json:"active_lock_reason"`
-	CreatedAt          string       `json:"created_at"`
-	UpdatedAt          string       `json:"updated_at"`
-	ClosedAt           *string      `json:"closed_at"`
-	MergedAt           *string      `json:"merged_at"`
-	MergeCommitSHA     *string      `json:"merge_commit_sha"`
-	Assignee           *SimpleUser  `json:"assignee"`
-	Assignees          []SimpleUser `json:"assignees"`
-	RequestedReviewers []SimpleUser `json:"requested_reviewers"`
-	RequestedTeams     []any        `json:"requested_teams"`
-	Head               PullBranch   `json:"head"`
-	Base               PullBranch   `json:"base"`
-	Links              PullLinks    `json:"_links"`
-	AuthorAssociation  string       `json:"author_association"`
-	AutoMerge          *struct{}    `json:"auto_merge"`
-	Draft              bool         `json:"draft"`
+	Labels             []Label       `json:"labels"`
+	Milestone          *Milestone    `json:"milestone"`
+	ActiveLockReason   *string       `json:"active_lock_reason"`
+	CreatedAt          string        `json:"created_at"`
+	UpdatedAt          string        `json:"updated_at"`
+	ClosedAt           *string       `json:"closed_at"`
+	MergedAt           *string       `json:"merged_at"`
+	MergeCommitSHA     *string       `json:"merge_commit_sha"`
+	Assignee           *SimpleUser   `json:"assignee"`
+	Assignees          []SimpleUser  `json:"assignees"`
+	RequestedReviewers []SimpleUser  `json:"requested_reviewers"`
+	RequestedTeams     []any         `json:"requested_teams"`
+	Head               PullBranch    `json:"head"`
+	Base               PullBranch    `json:"base"`
+	Links              PullLinks     `json:"_links"`
+	AuthorAssociation  string        `json:"author_association"`
+	AutoMerge          *struct{}     `json:"auto_merge"`
+	Draft              bool          `json:"draft"`
+	Stack              *PullStackRef `json:"stack"`
 }
 
 // Pull is components/schemas/pull-request (one pull request).
@@ -107,11 +111,37 @@ type PullRepos struct {
 	Base       *model.Repo
 	BaseAccess Access
 	HeadAccess func(*model.Repo) Access
+
+	// encoded holds each repository object of the response once: every
+	// pull request of a list repeats the base (and mostly a few heads),
+	// and those objects are most of a list's bytes.
+	encoded map[int64]json.RawMessage
+}
+
+var null = json.RawMessage("null")
+
+// repoJSON is the encoded repository object of r with access v.
+func (rs *PullRepos) repoJSON(u URLs, r *model.Repo, v Access) json.RawMessage {
+	if b, ok := rs.encoded[r.ID]; ok {
+		return b
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(u.ToRepository(r, RepoCounts{}, v)); err != nil {
+		return null // a repository object always encodes
+	}
+	b := json.RawMessage(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	if rs.encoded == nil {
+		rs.encoded = map[int64]json.RawMessage{}
+	}
+	rs.encoded[r.ID] = b
+	return b
 }
 
 // ToPullSimple converts a pull request whose issue details and pull
 // details were loaded.
-func (w *IssueWriter) ToPullSimple(rs PullRepos, p *model.Pull) PullSimple {
+func (w *IssueWriter) ToPullSimple(rs *PullRepos, p *model.Pull) PullSimple {
 	repo := rs.Base
 	is := p.Issue
 	num := strconv.FormatInt(p.Number, 10)
@@ -129,7 +159,7 @@ func (w *IssueWriter) ToPullSimple(rs PullRepos, p *model.Pull) PullSimple {
 		CreatedAt: Time(is.CreatedAt), UpdatedAt: Time(is.UpdatedAt), ClosedAt: TimePtr(is.ClosedAt),
 		MergedAt: TimePtr(p.MergedAt), MergeCommitSHA: p.MergeCommitSHA, Assignees: w.userList(is.Assignees),
 		RequestedReviewers: w.userList(p.RequestedReviewers), RequestedTeams: []any{},
-		AuthorAssociation: is.Association, Draft: p.Draft,
+		AuthorAssociation: is.Association, Draft: p.Draft, Stack: ToPullStackRef(p.Stack),
 	}
 	if !is.Locked {
 		out.ActiveLockReason = nil
@@ -140,20 +170,19 @@ func (w *IssueWriter) ToPullSimple(rs PullRepos, p *model.Pull) PullSimple {
 	if is.Milestone != nil {
 		out.Milestone = w.ToMilestone(repo, is.Milestone)
 	}
-	base := w.U.ToRepository(repo, RepoCounts{}, rs.BaseAccess)
-	out.Base = PullBranch{Label: repo.Owner.Login + ":" + p.BaseRef, Ref: p.BaseRef, Repo: &base, SHA: p.BaseSHA, User: w.User(repo.Owner)}
+	out.Base = PullBranch{Label: repo.Owner.Login + ":" + p.BaseRef, Ref: p.BaseRef, Repo: rs.repoJSON(w.U, repo, rs.BaseAccess),
+		SHA: p.BaseSHA, User: w.User(repo.Owner)}
 	login := ""
 	if p.HeadOwner != nil {
 		login = p.HeadOwner.Login
 	}
-	out.Head = PullBranch{Label: login + ":" + p.HeadRef, Ref: p.HeadRef, SHA: p.HeadSHA, User: w.User(p.HeadOwner)}
-	if p.HeadRepo != nil {
-		if p.HeadRepo.ID == repo.ID {
-			out.Head.Repo = &base
-		} else {
-			h := w.U.ToRepository(p.HeadRepo, RepoCounts{}, rs.HeadAccess(p.HeadRepo))
-			out.Head.Repo = &h
-		}
+	out.Head = PullBranch{Label: login + ":" + p.HeadRef, Ref: p.HeadRef, Repo: null, SHA: p.HeadSHA, User: w.User(p.HeadOwner)}
+	switch {
+	case p.HeadRepo == nil: // deleted: null
+	case p.HeadRepo.ID == repo.ID:
+		out.Head.Repo = rs.repoJSON(w.U, repo, rs.BaseAccess)
+	default:
+		out.Head.Repo = rs.repoJSON(w.U, p.HeadRepo, rs.HeadAccess(p.HeadRepo))
 	}
 	out.Links = PullLinks{Self: Link{self}, HTML: Link{html}, Issue: Link{issue}, Comments: Link{issue + "/comments"},
 		ReviewComments: Link{self + "/comments"}, ReviewComment: Link{api + "/pulls/comments{/number}"},
@@ -162,10 +191,49 @@ func (w *IssueWriter) ToPullSimple(rs PullRepos, p *model.Pull) PullSimple {
 }
 
 // ToPull converts one pull request with its merge and review figures.
-func (w *IssueWriter) ToPull(rs PullRepos, p *model.Pull) Pull {
+func (w *IssueWriter) ToPull(rs *PullRepos, p *model.Pull) Pull {
 	out := Pull{PullSimple: w.ToPullSimple(rs, p), Merged: p.Merged(), Mergeable: p.Mergeable, Rebaseable: p.Rebaseable,
 		MergeableState: p.MergeableState, MergedBy: w.User(p.MergedBy), Comments: p.Issue.Comments,
 		ReviewComments: p.ReviewComments, MaintainerCanModify: p.MaintainerCanModify, Commits: p.Commits,
 		Additions: p.Additions, Deletions: p.Deletions, ChangedFiles: p.ChangedFiles}
 	return out
+}
+
+// repoMarker stands in for a branch's repository while a list item is
+// encoded: the real (already encoded) object is spliced in after, so the
+// encoder neither re-encodes nor re-validates the largest part of a list.
+// User text cannot produce it: quotes inside strings are escaped.
+var repoMarker = []byte(`"repo":-1`)
+
+// AppendPulls appends the JSON array of list to dst.
+func AppendPulls(dst []byte, list []PullSimple) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	marker := json.RawMessage("-1")
+	dst = append(dst, '[')
+	for i := range list {
+		it := list[i]
+		repos := [2]json.RawMessage{it.Head.Repo, it.Base.Repo} // field order: head, then base
+		it.Head.Repo, it.Base.Repo = marker, marker
+		buf.Reset()
+		if err := enc.Encode(&it); err != nil {
+			return dst, err
+		}
+		b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		for _, r := range repos {
+			k := bytes.Index(b, repoMarker)
+			if k < 0 {
+				return dst, errors.New("wire: pull request without its repository marker")
+			}
+			dst = append(dst, b[:k+len(`"repo":`)]...)
+			dst = append(dst, r...)
+			b = b[k+len(repoMarker):]
+		}
+		dst = append(dst, b...)
+	}
+	return append(dst, ']'), nil
 }

@@ -45,9 +45,9 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/commits/{commit_sha}/comments", OperationID: "repos/list-comments-for-commit", Handler: a.listForCommit, Scopes: read},
 		{Method: "POST", Pattern: "/repos/{owner}/{repo}/commits/{commit_sha}/comments", OperationID: "repos/create-commit-comment", Handler: a.create, Scopes: write, Note: positionNote},
 
-		{Method: "GET", Pattern: "/repos/{owner}/{repo}/comments/{comment_id}/reactions", OperationID: "reactions/list-for-commit-comment", Handler: a.listReactions, Scopes: read},
-		{Method: "POST", Pattern: "/repos/{owner}/{repo}/comments/{comment_id}/reactions", OperationID: "reactions/create-for-commit-comment", Handler: a.createReaction, Scopes: write},
-		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}/comments/{comment_id}/reactions/{reaction_id}", OperationID: "reactions/delete-for-commit-comment", Handler: a.deleteReaction, Scopes: write},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/comments/{comment_id}/reactions", OperationID: "reactions/list-for-commit-comment", Handler: a.reactions().List, Scopes: read},
+		{Method: "POST", Pattern: "/repos/{owner}/{repo}/comments/{comment_id}/reactions", OperationID: "reactions/create-for-commit-comment", Handler: a.reactions().Create, Scopes: write},
+		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}/comments/{comment_id}/reactions/{reaction_id}", OperationID: "reactions/delete-for-commit-comment", Handler: a.reactions().Delete, Scopes: write},
 	}
 }
 

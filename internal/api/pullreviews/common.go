@@ -102,36 +102,8 @@ func since(r *http.Request) (*time.Time, error) {
 	return nil, &model.ValidationError{Errors: []model.FieldError{{Resource: "PullRequestReviewComment", Field: "since", Code: "invalid", Value: s}}}
 }
 
-// pullSimple is the pull-request-simple object of a pull request, with
-// everything it embeds loaded.
+// pullSimple is the pull-request-simple object of a pull request, as the
+// pull requests package renders it (RenderPull, set by the server).
 func (a *API) pullSimple(r *http.Request, x pullreviews.Access, p *model.Pull) (wire.PullSimple, error) {
-	ctx := r.Context()
-	q := a.d.Store.R()
-	if err := q.IssueDetails(ctx, []*model.Issue{p.Issue}, false); err != nil {
-		return wire.PullSimple{}, err
-	}
-	rr, err := q.RequestedReviewers(ctx, []int64{p.IssueID})
-	if err != nil {
-		return wire.PullSimple{}, err
-	}
-	p.RequestedReviewers = rr[p.IssueID]
-	if p.HeadOwnerID != 0 {
-		if p.HeadOwner, err = q.AccountByID(ctx, p.HeadOwnerID); err != nil {
-			return wire.PullSimple{}, err
-		}
-	}
-	c := rest.Caller(r)
-	switch {
-	case p.HeadRepoID == x.Repo.ID:
-		p.HeadRepo = x.Repo
-	case p.HeadRepoID != 0:
-		v, err := q.RepoByID(ctx, p.HeadRepoID, c.UserID())
-		if err != nil {
-			return wire.PullSimple{}, err
-		}
-		p.HeadRepo = v.Repo
-	}
-	rs := wire.PullRepos{Base: x.Repo, BaseAccess: wire.Access{Perm: x.Perm, Authenticated: c.Authenticated()},
-		HeadAccess: func(*model.Repo) wire.Access { return wire.Access{Perm: authz.Read, Authenticated: c.Authenticated()} }}
-	return a.writer(r).ToPullSimple(rs, p), nil
+	return a.RenderPull(r, x.Repo, x.Perm, p)
 }

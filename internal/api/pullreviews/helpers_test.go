@@ -127,6 +127,11 @@ func status(err error) int {
 func message(err error) string {
 	var er *github.ErrorResponse
 	if errors.As(err, &er) {
+		// Review operations answer "Unprocessable Entity" with the
+		// reason as a string in errors[].
+		if er.Message == "Unprocessable Entity" && len(er.Errors) == 1 {
+			return er.Errors[0].Message
+		}
 		return er.Message
 	}
 	return ""

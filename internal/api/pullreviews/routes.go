@@ -6,15 +6,23 @@
 package pullreviews
 
 import (
+	"net/http"
+
 	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/pullreviews"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/wire"
 )
 
 // API serves the review routes.
 type API struct {
 	d   *api.Deps
 	svc *pullreviews.Service
+	// RenderPull is the pull-request-simple object of a pull request (the
+	// pull requests package's; request-reviewers answers it).
+	RenderPull func(r *http.Request, repo *model.Repo, perm authz.Permission, p *model.Pull) (wire.PullSimple, error)
 }
 
 // New makes the package.
@@ -65,8 +73,8 @@ func (a *API) Routes() []rest.Route {
 		{Method: "POST", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/comments", OperationID: "pulls/create-review-comment", Handler: a.createComment, Scopes: write, Note: commentNote},
 		{Method: "POST", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies", OperationID: "pulls/create-reply-for-review-comment", Handler: a.reply, Scopes: write},
 
-		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions", OperationID: "reactions/list-for-pull-request-review-comment", Handler: a.listReactions, Scopes: read},
-		{Method: "POST", Pattern: "/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions", OperationID: "reactions/create-for-pull-request-review-comment", Handler: a.createReaction, Scopes: write},
-		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions/{reaction_id}", OperationID: "reactions/delete-for-pull-request-comment", Handler: a.deleteReaction, Scopes: write},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions", OperationID: "reactions/list-for-pull-request-review-comment", Handler: a.reactions().List, Scopes: read},
+		{Method: "POST", Pattern: "/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions", OperationID: "reactions/create-for-pull-request-review-comment", Handler: a.reactions().Create, Scopes: write},
+		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions/{reaction_id}", OperationID: "reactions/delete-for-pull-request-comment", Handler: a.reactions().Delete, Scopes: write},
 	}
 }

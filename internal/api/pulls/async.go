@@ -5,7 +5,6 @@ import (
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
-	svc "github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/rest"
 )
 
@@ -71,13 +70,7 @@ func (a *API) mergeAsync(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	mi := svc.MergeInput{CommitTitle: in.CommitTitle, CommitMessage: in.CommitMessage}
-	if in.SHA != nil {
-		mi.SHA = *in.SHA
-	}
-	if in.MergeMethod != nil {
-		mi.Method = *in.MergeMethod
-	}
+	mi := in.input()
 	action := ""
 	if in.MergeAction != nil {
 		action = *in.MergeAction

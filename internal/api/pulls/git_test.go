@@ -162,3 +162,66 @@ func TestConcurrentMergeAndPush(t *testing.T) {
 		}
 	}
 }
+
+// A pull request from a fork: the fork's owner pushes a branch with git,
+// opens the pull request as owner:branch, pushes again (refs/pull/1/head
+// follows in the base repository) and the base's owner merges it.
+func TestPullFromFork(t *testing.T) {
+	f := newFixture(t)
+	octo, octoTok := f.user(t, "octo", 0)
+	fork, resp, err := octo.Repositories.CreateFork(ctx, "mona", "app", nil)
+	if err != nil && (resp == nil || resp.StatusCode != 202) {
+		t.Fatalf("fork: %v", err)
+	}
+	f.e.RunJobs()
+	dir := t.TempDir()
+	u, _ := url.Parse(f.e.URL + "/octo/app.git")
+	u.User = url.UserPassword("octo", octoTok)
+	git(t, dir, "clone", "-q", u.String(), "w")
+	w := filepath.Join(dir, "w")
+	git(t, w, "checkout", "-q", "-b", "idea")
+	os.WriteFile(filepath.Join(w, "idea.txt"), []byte("an idea\n"), 0o644)
+	git(t, w, "add", ".")
+	git(t, w, "commit", "-q", "-m", "An idea")
+	git(t, w, "push", "-q", "origin", "idea")
+	first := strings.TrimSpace(git(t, w, "rev-parse", "HEAD"))
+
+	pr, _, err := octo.PullRequests.Create(ctx, "mona", "app", github.CreatePullRequest{Title: github.Ptr("From my fork"), Head: "octo:idea", Base: "main"})
+	if err != nil {
+		t.Fatalf("open from the fork: %v", err)
+	}
+	if pr.GetHead().GetRepo().GetFullName() != fork.GetFullName() || pr.GetHead().GetLabel() != "octo:idea" || pr.GetHead().GetSHA() != first ||
+		pr.GetBase().GetRepo().GetFullName() != "mona/app" || !pr.GetMaintainerCanModify() {
+		t.Fatalf("pull request from a fork: %+v", pr)
+	}
+	if f.ref(t, "refs/pull/1/head") != first {
+		t.Fatal("refs/pull/1/head does not hold the fork's commit")
+	}
+	os.WriteFile(filepath.Join(w, "idea.txt"), []byte("a better idea\n"), 0o644)
+	git(t, w, "commit", "-q", "-am", "Better")
+	git(t, w, "push", "-q", "origin", "idea")
+	second := strings.TrimSpace(git(t, w, "rev-parse", "HEAD"))
+	got := f.get(t, 1)
+	if got.GetHead().GetSHA() != second || f.ref(t, "refs/pull/1/head") != second || !got.GetMergeable() {
+		t.Fatalf("after a push to the fork: head %s mergeable %v", got.GetHead().GetSHA(), got.Mergeable)
+	}
+	// The fork's owner may not merge into mona/app; mona may.
+	r := f.e.Do("PUT", "/repos/mona/app/pulls/1/merge", octoTok, nil)
+	if r.StatusCode != 403 {
+		t.Fatalf("fork owner merging: %d %s", r.StatusCode, r.Body)
+	}
+	res, _, err := f.gh.PullRequests.Merge(ctx, "mona", "app", 1, "", &github.PullRequestOptions{MergeMethod: "merge"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, _ := f.gh.Git.GetCommit(ctx, "mona", "app", res.GetSHA())
+	if len(c.Parents) != 2 || c.Parents[1].GetSHA() != second || !strings.HasPrefix(c.GetMessage(), "Merge pull request #1 from octo/idea") {
+		t.Fatalf("merge of a fork's pull request: %+v", c)
+	}
+	// A head owner without a fork is refused.
+	f.user(t, "nofork", 0)
+	r = f.e.Do("POST", "/repos/mona/app/pulls", f.token, map[string]any{"title": "x", "head": "nofork:idea", "base": "main"})
+	if r.StatusCode != 422 {
+		t.Fatalf("head owner without a fork: %d %s", r.StatusCode, r.Body)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
@@ -60,11 +61,11 @@ func number(r *http.Request) (int64, error) {
 
 // render converts pull requests of repo for the caller: issue details and
 // pull details are loaded for the whole list at once.
-func (a *API) render(r *http.Request, repo *model.Repo, perm authz.Permission, list []*model.Pull) (*wire.IssueWriter, wire.PullRepos, error) {
+func (a *API) render(r *http.Request, repo *model.Repo, perm authz.Permission, list []*model.Pull) (*wire.IssueWriter, *wire.PullRepos, error) {
 	ctx := r.Context()
 	c := rest.Caller(r)
 	q := a.d.Store.R()
-	rs := wire.PullRepos{Base: repo, BaseAccess: wire.Access{Perm: perm, Authenticated: c.Authenticated()}}
+	rs := &wire.PullRepos{Base: repo, BaseAccess: wire.Access{Perm: perm, Authenticated: c.Authenticated()}}
 	wr := a.d.URLs.NewIssueWriter(wire.Bodies(rest.From(r).Media.Param))
 	if len(list) == 0 {
 		return wr, rs, nil
@@ -74,10 +75,10 @@ func (a *API) render(r *http.Request, repo *model.Repo, perm authz.Permission, l
 		issues[i] = p.Issue
 	}
 	if err := q.IssueDetails(ctx, issues, false); err != nil {
-		return nil, wire.PullRepos{}, err
+		return nil, nil, err
 	}
 	if err := a.svc.Details(ctx, list, c.UserID()); err != nil {
-		return nil, wire.PullRepos{}, err
+		return nil, nil, err
 	}
 	heads := map[int64]*store.RepoView{}
 	var ids []int64
@@ -89,7 +90,7 @@ func (a *API) render(r *http.Request, repo *model.Repo, perm authz.Permission, l
 	if len(ids) > 0 {
 		var err error
 		if heads, err = q.ReposByID(ctx, ids, c.UserID()); err != nil {
-			return nil, wire.PullRepos{}, err
+			return nil, nil, err
 		}
 	}
 	rs.HeadAccess = func(h *model.Repo) wire.Access {
@@ -99,6 +100,16 @@ func (a *API) render(r *http.Request, repo *model.Repo, perm authz.Permission, l
 		return wire.Access{Authenticated: c.Authenticated()}
 	}
 	return wr, rs, nil
+}
+
+// RenderSimple is the pull-request-simple object of p for the request's
+// caller, who has perm on repo.
+func (a *API) RenderSimple(r *http.Request, repo *model.Repo, perm authz.Permission, p *model.Pull) (wire.PullSimple, error) {
+	wr, rs, err := a.render(r, repo, perm, []*model.Pull{p})
+	if err != nil {
+		return wire.PullSimple{}, err
+	}
+	return wr.ToPullSimple(rs, p), nil
 }
 
 // respond answers with one pull request as it is now.
@@ -251,8 +262,26 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) error {
 		out = append(out, wr.ToPullSimple(rs, p))
 	}
 	rest.SetLink(w, r, a.d.URLs.API, pg, total)
-	return rest.JSON(w, http.StatusOK, out)
+	bp := listBuffers.Get().(*[]byte)
+	b, err := wire.AppendPulls((*bp)[:0], out)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write(b)
+	if cap(b) <= 8<<20 {
+		*bp = b
+		listBuffers.Put(bp)
+	}
+	return err
 }
+
+// listBuffers are the byte buffers of list answers (a page of pull
+// requests is about half a megabyte).
+var listBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 1<<20); return &b }}
 
 // updateBody distinguishes an absent body from a null one.
 type updateBody struct {
@@ -332,6 +361,17 @@ type mergeBody struct {
 	MergeMethod   *string `json:"merge_method"`
 }
 
+func (in mergeBody) input() svc.MergeInput {
+	mi := svc.MergeInput{CommitTitle: in.CommitTitle, CommitMessage: in.CommitMessage}
+	if in.SHA != nil {
+		mi.SHA = *in.SHA
+	}
+	if in.MergeMethod != nil {
+		mi.Method = *in.MergeMethod
+	}
+	return mi
+}
+
 // PUT /repos/{owner}/{repo}/pulls/{pull_number}/merge
 func (a *API) merge(w http.ResponseWriter, r *http.Request) error {
 	repo, perm, err := a.d.WritableRepo(r, authz.Write)
@@ -346,14 +386,7 @@ func (a *API) merge(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	mi := svc.MergeInput{CommitTitle: in.CommitTitle, CommitMessage: in.CommitMessage}
-	if in.SHA != nil {
-		mi.SHA = *in.SHA
-	}
-	if in.MergeMethod != nil {
-		mi.Method = *in.MergeMethod
-	}
-	res, err := a.svc.Merge(r.Context(), repo, a.caller(r, perm), n, mi)
+	res, err := a.svc.Merge(r.Context(), repo, a.caller(r, perm), n, in.input())
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,9 @@ func New(d *api.Deps) *API {
 			return d.RecordPush(ctx, repo, actorID, list, false)
 		},
 		Identity: a.signature,
+		NetworkRepo: func(ctx context.Context, repoID, ownerID int64) (*model.Repo, error) {
+			return d.Store.R().NetworkRepoOwnedBy(ctx, repoID, ownerID)
+		},
 		CheckStates: func(ctx context.Context, repoID int64, sha string) (map[string]string, error) {
 			runs, err := d.Store.R().LatestCheckRuns(ctx, repoID, sha)
 			if err != nil {
