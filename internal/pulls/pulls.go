@@ -277,6 +277,10 @@ func (s *Service) Create(ctx context.Context, repo *model.Repo, c Caller, in Cre
 	if err != nil {
 		return nil, err
 	}
+	commits, err := s.newCommits(ctx, g, baseSHA, "", h.sha)
+	if err != nil {
+		return nil, err
+	}
 	// A maintainer may edit the head of a fork's pull request unless the
 	// author says no (the default on GitHub is yes for user-owned forks).
 	mcm := false
@@ -307,6 +311,9 @@ func (s *Service) Create(ctx context.Context, repo *model.Repo, c Caller, in Cre
 			return err
 		}
 		if err := tx.AppendEvent(ctx, "pull_request.opened", c.UserID, repo.ID, orgID(repo), s.payload(p, "opened")); err != nil {
+			return err
+		}
+		if err := recordCommitted(ctx, tx, repo, p, c.UserID, commits); err != nil {
 			return err
 		}
 		return jobs.Enqueue(ctx, tx, syncJob(p.IssueID))

@@ -155,9 +155,13 @@ func (s *Service) Sync(ctx context.Context, issueID, actorID int64) error {
 		before := p.HeadSHA
 		// A head that no longer contains the old one was force-pushed.
 		forced := false
+		var gained []string
 		if headMoved {
 			ok, err := g.IsAncestor(ctx, before, headSHA)
 			forced = err == nil && !ok
+			if gained, err = s.newCommits(ctx, g, baseSHA, before, headSHA); err != nil {
+				return err
+			}
 		}
 		moved := false
 		err = s.Store.Tx(ctx, func(tx store.Q) error {
@@ -167,6 +171,9 @@ func (s *Service) Sync(ctx context.Context, issueID, actorID int64) error {
 			}
 			if !headMoved {
 				return nil
+			}
+			if err := recordCommitted(ctx, tx, repo, p, actorID, gained); err != nil {
+				return err
 			}
 			if forced {
 				e := &model.IssueEvent{RepoID: repo.ID, IssueID: p.IssueID, ActorID: actorID, Event: "head_ref_force_pushed", CommitID: &headSHA}
@@ -367,4 +374,37 @@ func (s *Service) systemSignature() gitrepo.Signature {
 		return s.Identity(nil, now)
 	}
 	return gitrepo.Signature{Name: "GitHub", Email: "noreply@localhost", When: now}
+}
+
+// maxTimelineCommits bounds the "committed" entries one open or push adds
+// (GitHub lists at most 250 commits of a pull request).
+const maxTimelineCommits = 250
+
+// newCommits are the commits head brings over the base and over old (""
+// on open), oldest first: the "committed" entries of the timeline.
+func (s *Service) newCommits(ctx context.Context, g *gitrepo.Repo, baseSHA, old, head string) ([]string, error) {
+	mb, err := g.MergeBase(ctx, baseSHA, head)
+	if errors.Is(err, gitrepo.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	exclude := []string{mb}
+	if old != "" && gitrepo.ValidOID(old) {
+		exclude = append(exclude, old)
+	}
+	ids, _, err := g.RevList(ctx, gitrepo.LogOptions{Include: []string{head}, Exclude: exclude, Reverse: true, Max: maxTimelineCommits})
+	return ids, err
+}
+
+// recordCommitted adds a timeline "committed" entry per commit.
+func recordCommitted(ctx context.Context, tx store.Q, repo *model.Repo, p *model.Pull, actorID int64, ids []string) error {
+	for _, id := range ids {
+		e := &model.IssueEvent{RepoID: repo.ID, IssueID: p.IssueID, ActorID: actorID, Event: "committed", CommitID: &id}
+		if err := tx.AddIssueEvent(ctx, e, orgID(repo), map[string]any{"number": p.Number}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

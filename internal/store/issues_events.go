@@ -17,7 +17,7 @@ import (
 // endpoints leave commented and cross-referenced rows out, as GitHub's do.
 
 // TimelineOnly lists the events only the timeline shows.
-var TimelineOnly = []string{"commented", "cross-referenced", "reviewed"}
+var TimelineOnly = []string{"commented", "cross-referenced", "reviewed", "committed"}
 
 var eventSelect = `SELECT e.id, e.repo_id, e.issue_id, e.actor_id, e.event, e.commit_id, e.label_name, e.label_color,
  e.assignee_id, e.assigner_id, e.milestone_title, e.rename_from, e.rename_to, e.lock_reason, e.state_reason,
@@ -136,8 +136,12 @@ func (q Q) ListIssueEvents(ctx context.Context, f EventQuery) ([]*model.IssueEve
 // IssueEventByID finds a repository's issue event (timeline-only kinds are
 // not found, as on GitHub).
 func (q Q) IssueEventByID(ctx context.Context, repoID, id int64) (*model.IssueEvent, error) {
-	e, err := scanEvent(q.row(ctx, eventSelect+` WHERE e.id = ? AND e.repo_id = ? AND e.event NOT IN (?, ?, ?)`,
-		id, repoID, TimelineOnly[0], TimelineOnly[1], TimelineOnly[2]))
+	args := []any{id, repoID}
+	for _, t := range TimelineOnly {
+		args = append(args, t)
+	}
+	e, err := scanEvent(q.row(ctx, eventSelect+` WHERE e.id = ? AND e.repo_id = ? AND e.event NOT IN (`+
+		strings.TrimSuffix(strings.Repeat("?, ", len(TimelineOnly)), ", ")+`)`, args...))
 	return e, notFound(err)
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/hubd/hubd/internal/gitrepo"
+
 	"github.com/hubd/hubd/internal/model"
 )
 
@@ -236,4 +238,16 @@ func AppendPulls(dst []byte, list []PullSimple) ([]byte, error) {
 		dst = append(dst, b...)
 	}
 	return append(dst, ']'), nil
+}
+
+// TimelineCommitted is a "committed" entry of a pull request's timeline:
+// a commit the pull request gained, as the git commit object.
+type TimelineCommitted struct {
+	Event string `json:"event"`
+	GitCommit
+}
+
+// ToTimelineCommitted converts a commit of a pull request's timeline.
+func (u URLs) ToTimelineCommitted(r *model.Repo, c *gitrepo.Commit) TimelineCommitted {
+	return TimelineCommitted{Event: "committed", GitCommit: u.ToGitCommit(r, c)}
 }

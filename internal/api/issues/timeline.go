@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -31,8 +32,13 @@ func (a *API) timeline(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var commentIDs, sourceIDs, reviewIDs []int64
+	var commitIDs []string
 	for _, e := range list {
 		switch e.Event {
+		case "committed":
+			if e.CommitID != nil {
+				commitIDs = append(commitIDs, *e.CommitID)
+			}
 		case "commented":
 			commentIDs = append(commentIDs, e.SubjectID)
 		case "reviewed":
@@ -64,11 +70,29 @@ func (a *API) timeline(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// A pull request's commits come from git, through the repository's
+	// long-lived cat-file process, all at once.
+	commits := map[string]*gitrepo.Commit{}
+	if len(commitIDs) > 0 {
+		if g := a.d.Git.Open(x.repo.ID); g.Exists() {
+			list, err := g.Commits(ctx, commitIDs)
+			if err != nil {
+				return err
+			}
+			for _, cm := range list {
+				commits[cm.OID] = cm
+			}
+		}
+	}
 	c := rest.Caller(r)
 	wr := a.writer(r)
 	out := make([]any, 0, len(list))
 	for _, e := range list {
 		switch e.Event {
+		case "committed":
+			if e.CommitID != nil && commits[*e.CommitID] != nil {
+				out = append(out, a.d.URLs.ToTimelineCommitted(x.repo, commits[*e.CommitID]))
+			}
 		case "commented":
 			if cm := comments[e.SubjectID]; cm != nil {
 				out = append(out, wr.ToTimelineComment(x.repo, cm))

@@ -23,6 +23,9 @@ func TestReviewLifecycle(t *testing.T) {
 	if _, _, err := w.mg.PullRequests.GetReview(ctx, "mona", "app", 1, pending.GetID()); status(err) != 404 {
 		t.Fatalf("mona sees eve's pending review: %v", err)
 	}
+	if got, _, err := w.eg.PullRequests.GetReview(ctx, "mona", "app", 1, pending.GetID()); err != nil || got.GetState() != "PENDING" || got.GetID() != pending.GetID() {
+		t.Fatalf("eve reads her pending review: %+v %v", got, err)
+	}
 	if list, _, _ := w.mg.PullRequests.ListReviews(ctx, "mona", "app", 1, nil); len(list) != 0 {
 		t.Fatalf("mona lists %d reviews, want 0", len(list))
 	}

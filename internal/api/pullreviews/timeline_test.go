@@ -33,7 +33,8 @@ func TestTimelineAndEvents(t *testing.T) {
 	for _, e := range tl {
 		kinds = append(kinds, e["event"].(string))
 	}
-	want := []string{"review_requested", "reviewed", "review_dismissed", "review_requested", "review_request_removed"}
+	// The pull request's commit comes first (opening it records it).
+	want := []string{"committed", "review_requested", "reviewed", "review_dismissed", "review_requested", "review_request_removed"}
 	if len(kinds) != len(want) {
 		t.Fatalf("timeline %v, want %v", kinds, want)
 	}
@@ -42,6 +43,7 @@ func TestTimelineAndEvents(t *testing.T) {
 			t.Fatalf("timeline %v, want %v", kinds, want)
 		}
 	}
+	tl = tl[1:] // past the commit
 	if rr := tl[0]["requested_reviewer"].(map[string]any); rr["login"] != "rita" || tl[0]["review_requester"].(map[string]any)["login"] != "mona" {
 		t.Fatalf("review_requested: %+v", tl[0])
 	}

@@ -559,3 +559,70 @@ func TestForcePush(t *testing.T) {
 		t.Fatalf("no head_ref_force_pushed event: %v", events)
 	}
 }
+
+// delete_branch_on_merge deletes a merged pull request's head branch (with
+// a head_ref_deleted event), but never one another open pull request uses.
+func TestDeleteBranchOnMerge(t *testing.T) {
+	f := newFixture(t)
+	if _, _, err := f.gh.Repositories.Edit(ctx, "mona", "app", &github.Repository{DeleteBranchOnMerge: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	f.branch(t, "feature")
+	f.write(t, "feature", "a.txt", "one\n")
+	f.branch(t, "dev")
+	f.open(t, "feature", "to main")
+	if _, _, err := f.gh.PullRequests.Create(ctx, "mona", "app", github.CreatePullRequest{Title: github.Ptr("to dev"), Head: "feature", Base: "dev"}); err != nil {
+		t.Fatal(err)
+	}
+	f.e.Must(200, "PUT", "/repos/mona/app/pulls/1/merge", f.token, nil)
+	if _, err := f.e.Deps.Git.Open(f.repoID).ResolveRef(ctx, "refs/heads/feature"); err != nil {
+		t.Fatalf("feature deleted while #2 still uses it: %v", err)
+	}
+	f.e.Must(200, "PUT", "/repos/mona/app/pulls/2/merge", f.token, nil)
+	if _, err := f.e.Deps.Git.Open(f.repoID).ResolveRef(ctx, "refs/heads/feature"); err == nil {
+		t.Fatal("feature survived the last merge")
+	}
+	events, _, _ := f.gh.Issues.ListIssueEvents(ctx, "mona", "app", 2, nil)
+	found := false
+	for _, e := range events {
+		found = found || e.GetEvent() == "head_ref_deleted"
+	}
+	if !found {
+		t.Fatal("no head_ref_deleted event")
+	}
+	// The merged pull requests keep their head commit under refs/pull.
+	if pr := f.get(t, 2); f.ref(t, "refs/pull/2/head") != pr.GetHead().GetSHA() {
+		t.Fatal("refs/pull/2/head lost")
+	}
+}
+
+// A pull request's timeline lists its commits as "committed" entries (on
+// open and for each push); the events list leaves them out.
+func TestTimelineCommits(t *testing.T) {
+	f := newFixture(t)
+	f.branch(t, "feature")
+	first := f.write(t, "feature", "a.txt", "one\n")
+	f.open(t, "feature", "commits")
+	second := f.write(t, "feature", "a.txt", "two\n")
+	f.e.RunJobs()
+	var timeline []map[string]any
+	f.e.Must(200, "GET", "/repos/mona/app/issues/1/timeline", f.token, nil).JSON(t, &timeline)
+	var shas []string
+	for _, e := range timeline {
+		if e["event"] == "committed" {
+			shas = append(shas, e["sha"].(string))
+			if e["message"] == "" || e["tree"] == nil || e["html_url"] == nil {
+				t.Errorf("committed entry %v", e)
+			}
+		}
+	}
+	if len(shas) != 2 || shas[0] != first || shas[1] != second {
+		t.Fatalf("committed entries %v, want %s %s", shas, first, second)
+	}
+	events, _, _ := f.gh.Issues.ListIssueEvents(ctx, "mona", "app", 1, nil)
+	for _, e := range events {
+		if e.GetEvent() == "committed" {
+			t.Fatal("the events list shows committed entries")
+		}
+	}
+}
