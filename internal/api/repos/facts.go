@@ -2,80 +2,82 @@ package repos
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/licenses"
+	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
 
 // detector finds a repository's license and top language after a push, in
-// the background: the classifier and `git ls-tree -r` take far longer than
-// a request should, and repository objects (lists above all) then read two
-// stored strings. Pushes to one repository that arrive while its detection
-// runs are folded into one more run, so a burst costs at most two.
+// the background (a "repos.facts" job per repository, deduplicated while
+// pending and run one at a time per repository): the classifier and
+// `git ls-tree -r` take far longer than a request should, and repository
+// objects (lists above all) then read two stored strings. Pushes that
+// arrive while a detection runs queue one more run, so a burst costs at
+// most two.
 type detector struct {
-	d *api.Deps
-
-	mu      sync.Mutex
-	running map[int64]bool // a goroutine is detecting this repository
-	again   map[int64]bool // a push came meanwhile: detect once more
-
+	d          *api.Deps
 	backfilled sync.Once
 }
 
 // detectTimeout bounds one detection (a huge tree on a slow disk).
 const detectTimeout = 2 * time.Minute
 
+const jobFacts = "repos.facts"
+
 func newDetector(d *api.Deps) *detector {
-	return &detector{d: d, running: map[int64]bool{}, again: map[int64]bool{}}
-}
-
-// pushed is the push hook: it schedules a detection and returns at once.
-func (t *detector) pushed(_ context.Context, repo *model.Repo, _ int64, _ []api.RefUpdate) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.running[repo.ID] {
-		t.again[repo.ID] = true
-		return
+	t := &detector{d: d}
+	if d.Jobs != nil {
+		d.Jobs.Handle(jobFacts, t.runJob)
 	}
-	t.running[repo.ID] = true
-	go t.run(repo.ID)
+	return t
 }
 
-func (t *detector) run(id int64) {
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
-		if err := t.detect(ctx, id); err != nil && !errors.Is(err, model.ErrNotFound) {
-			slog.Warn("license and language detection failed", "repo_id", id, "err", err)
-		}
-		cancel()
-		t.mu.Lock()
-		if !t.again[id] {
-			delete(t.running, id)
-			t.mu.Unlock()
-			return
-		}
-		delete(t.again, id)
-		t.mu.Unlock()
+func factsJob(id int64) jobs.Job {
+	return jobs.Job{Kind: jobFacts, Key: "facts:" + strconv.FormatInt(id, 10), Payload: map[string]int64{"repo_id": id}}
+}
+
+// pushed is the push hook: it queues a detection and returns at once.
+func (t *detector) pushed(ctx context.Context, repo *model.Repo, _ int64, _ []api.RefUpdate) {
+	if err := t.d.Jobs.Enqueue(context.WithoutCancel(ctx), factsJob(repo.ID)); err != nil {
+		slog.Warn("queue license and language detection", "repo_id", repo.ID, "err", err)
 	}
 }
 
-// backfill detects, once per process and in the background, the facts of
-// repositories that have git storage but no facts yet (pushed before hubd
-// detected them, or while a detection failed). It starts on the first
+func (t *detector) runJob(ctx context.Context, payload []byte) error {
+	var in struct {
+		RepoID int64 `json:"repo_id"`
+	}
+	if err := json.Unmarshal(payload, &in); err != nil {
+		return jobs.Permanent(err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, detectTimeout)
+	defer cancel()
+	if err := t.detect(ctx, in.RepoID); err != nil && !errors.Is(err, model.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// backfill queues, once per process and in the background, the detection
+// of repositories that have git storage but no facts yet (pushed before
+// hubd detected them, or while a detection failed). It starts on the first
 // repository read rather than at start-up, so that only a serving process
-// pays for it; repositories are done one at a time.
+// pays for it.
 func (t *detector) backfill() {
 	t.backfilled.Do(func() {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
+			defer cancel()
 			ids, err := t.d.Store.R().ReposWithoutFacts(ctx)
-			cancel()
 			if err != nil {
 				slog.Warn("license and language backfill failed", "err", err)
 				return
@@ -84,12 +86,9 @@ func (t *detector) backfill() {
 				if !t.d.Git.Open(id).Exists() {
 					continue // never pushed: nothing to detect
 				}
-				t.mu.Lock()
-				busy := t.running[id]
-				t.running[id] = true
-				t.mu.Unlock()
-				if !busy {
-					t.run(id)
+				if err := t.d.Jobs.Enqueue(ctx, factsJob(id)); err != nil {
+					slog.Warn("license and language backfill failed", "err", err)
+					return
 				}
 			}
 		}()
