@@ -10,6 +10,8 @@ import (
 
 	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/jobs"
+	pullsvc "github.com/hubd/hubd/internal/pulls"
 )
 
 func TestOpenGetList(t *testing.T) {
@@ -624,5 +626,28 @@ func TestTimelineCommits(t *testing.T) {
 		if e.GetEvent() == "committed" {
 			t.Fatal("the events list shows committed entries")
 		}
+	}
+}
+
+// A mergeability check queued before a restart runs after it: the queue is
+// rows in the database, and a new process (a new queue and service on the
+// same store and git storage) picks the job up.
+func TestMergeabilitySurvivesRestart(t *testing.T) {
+	f := newFixture(t, apitest.Options{ManualJobs: true})
+	f.branch(t, "feature")
+	f.write(t, "feature", "a.txt", "one\n")
+	f.open(t, "feature", "before the restart")
+	counts, err := f.e.Store.R().JobCounts(ctx)
+	if err != nil || counts["pending"] == 0 {
+		t.Fatalf("queued jobs %v %v", counts, err)
+	}
+	q := jobs.New(f.e.Store)
+	pullsvc.New(&pullsvc.Service{Store: f.e.Store, Git: f.e.Deps.Git, Jobs: q})
+	if err := q.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pr, _, err := f.gh.PullRequests.Get(ctx, "mona", "app", 1)
+	if err != nil || !pr.GetMergeable() || pr.GetMergeableState() != "clean" {
+		t.Fatalf("after the restart: %v %s %v", pr.Mergeable, pr.GetMergeableState(), err)
 	}
 }
