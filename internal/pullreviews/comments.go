@@ -2,6 +2,7 @@ package pullreviews
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -32,16 +33,51 @@ func i64(n int) *int64 {
 
 func str(s string) *string { return &s }
 
-// place finds where a new comment sits in d: GitHub's 422s for a path or
+// placeError is a comment that has no place in the diff. GitHub words it
+// two ways: the review comment endpoint as a Validation Failed entry on the
+// field ("pull_request_review_thread.line must be part of the diff"), the
+// review endpoints as a reason ("Pull request review thread line must be
+// part of the diff").
+type placeError struct{ field, tail string }
+
+func placeErr(field, tail string) error { return &placeError{field, tail} }
+
+func (e *placeError) Error() string { return e.reason() }
+
+// reason is the field in words, then what is wrong with it.
+func (e *placeError) reason() string {
+	words := strings.NewReplacer("pull_request_review_thread.", "pull request review thread ", "_", " ").Replace(e.field)
+	return strings.ToUpper(words[:1]) + words[1:] + " " + e.tail
+}
+
+// asFieldError is the review comment endpoint's form of a placeError.
+func asFieldError(err error) error {
+	var pe *placeError
+	if errors.As(err, &pe) {
+		return model.Custom("PullRequestReviewComment", pe.field, pe.field+" "+pe.tail)
+	}
+	return err
+}
+
+// asReason is the review endpoints' form of a placeError.
+func asReason(err error) error {
+	var pe *placeError
+	if errors.As(err, &pe) {
+		return model.UnprocessableReasons(pe.reason())
+	}
+	return err
+}
+
+// place finds where a new comment sits in d: a placeError for a path or
 // line that is not part of the diff.
 func place(d *diff, in CommentInput) (*model.PullReviewComment, error) {
 	if in.Path == nil || *in.Path == "" {
-		return nil, unprocessable("Path is required")
+		return nil, placeErr("path", "is required")
 	}
 	c := &model.PullReviewComment{Path: *in.Path, CommitID: d.head, OriginalCommitID: d.head, SubjectType: "line"}
 	fp := d.files[c.Path]
 	if fp == nil {
-		return nil, unprocessable("Path could not be resolved")
+		return nil, placeErr("path", "could not be resolved")
 	}
 	if in.SubjectType != nil && *in.SubjectType == "file" {
 		c.SubjectType, c.DiffHunk = "file", fp.firstHunk()
@@ -55,15 +91,15 @@ func place(d *diff, in CommentInput) (*model.PullReviewComment, error) {
 			side = *in.Side
 		}
 		if e = fp.find(side, int(*in.Line)); e == nil {
-			return nil, unprocessable("Pull request review thread line must be part of the diff")
+			return nil, placeErr("pull_request_review_thread.line", "must be part of the diff")
 		}
 	case in.Position != nil:
 		if e = fp.at(int(*in.Position)); e == nil {
-			return nil, unprocessable("Position could not be resolved")
+			return nil, placeErr("position", "could not be resolved")
 		}
 		side, _ = sideOf(e)
 	default:
-		return nil, unprocessable("Pull request review thread line must be part of the diff")
+		return nil, placeErr("pull_request_review_thread.line", "must be part of the diff")
 	}
 	line := lineOn(e, side)
 	c.Position, c.OriginalPosition = i64(e.pos), i64(e.pos)
@@ -77,11 +113,11 @@ func place(d *diff, in CommentInput) (*model.PullReviewComment, error) {
 		s := fp.find(ss, int(*in.StartLine))
 		switch {
 		case s == nil:
-			return nil, unprocessable("Pull request review thread start line must be part of the diff")
+			return nil, placeErr("pull_request_review_thread.start_line", "must be part of the diff")
 		case s.header != e.header:
-			return nil, unprocessable("Pull request review thread start line must be part of the same hunk as the line.")
+			return nil, placeErr("pull_request_review_thread.start_line", "must be part of the same hunk as the line.")
 		case s.pos >= e.pos:
-			return nil, unprocessable("Pull request review thread start line must precede the end line.")
+			return nil, placeErr("pull_request_review_thread.start_line", "must precede the end line.")
 		}
 		c.StartLine, c.OriginalStartLine, c.StartSide = in.StartLine, in.StartLine, str(ss)
 	}
@@ -185,7 +221,7 @@ func (s *Service) CreateComment(ctx context.Context, a Access, number int64, in 
 			return nil, err
 		}
 		if c, err = place(d, in); err != nil {
-			return nil, err
+			return nil, asFieldError(err)
 		}
 		if head != p.HeadSHA {
 			// Made on an older commit: where is it at the head?

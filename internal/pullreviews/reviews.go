@@ -7,6 +7,7 @@ import (
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -144,7 +145,7 @@ func (s *Service) CreateReview(ctx context.Context, a Access, number int64, in R
 			}
 			c, err := place(d, ci)
 			if err != nil {
-				return nil, err
+				return nil, asReason(err)
 			}
 			c.Body = *ci.Body
 			comments = append(comments, c)
@@ -211,6 +212,10 @@ func (s *Service) submitted(ctx context.Context, tx store.Q, a Access, p *model.
 		}
 	}
 	if err := tx.AppendEvent(ctx, "pull_request_review.submitted", a.UserID, a.Repo.ID, a.org(), reviewEvent(p, v, "submitted")); err != nil {
+		return err
+	}
+	// An approval or a change request can change what a merge needs.
+	if err := pulls.CommitStateChanged(ctx, tx, a.Repo.ID, p.HeadSHA); err != nil {
 		return err
 	}
 	for _, c := range comments {
@@ -372,7 +377,10 @@ func (s *Service) DismissReview(ctx context.Context, a Access, number, id int64,
 		}
 		ev := reviewEvent(p, v, "dismissed")
 		ev["dismissal_message"] = message
-		return tx.AppendEvent(ctx, "pull_request_review.dismissed", a.UserID, a.Repo.ID, a.org(), ev)
+		if err := tx.AppendEvent(ctx, "pull_request_review.dismissed", a.UserID, a.Repo.ID, a.org(), ev); err != nil {
+			return err
+		}
+		return pulls.CommitStateChanged(ctx, tx, a.Repo.ID, p.HeadSHA)
 	})
 	if err != nil {
 		return nil, err

@@ -87,18 +87,10 @@ func (s *Service) Merge(ctx context.Context, repo *model.Repo, c Caller, number 
 	if err != nil {
 		return nil, err
 	}
-	required, err := s.Store.R().RequiredContexts(ctx, repo.ID, p.BaseRef)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range required {
-		switch states[r] {
-		case "success":
-		case "":
-			return nil, notAllowed("Required status check \"" + r + "\" is expected.")
-		default:
-			return nil, notAllowed("Required status check \"" + r + "\" is " + failingWord(states[r]) + ".")
-		}
+	gated := *p
+	gated.HeadSHA = headSHA // judge the head being merged
+	if _, err := s.Protection.MergeGate(ctx, repo, &gated, c.Perm, states); err != nil {
+		return nil, err // GitHub's 405 refusal, or a real error
 	}
 	now := s.Store.Now()
 	committer := s.systemSignature()
@@ -190,13 +182,6 @@ func (s *Service) Merge(ctx context.Context, repo *model.Repo, c Caller, number 
 		}
 	}
 	return &MergeResult{SHA: newSHA, Message: "Pull Request successfully merged"}, nil
-}
-
-func failingWord(state string) string {
-	if state == "pending" {
-		return "expected" // still running: GitHub words it as expected
-	}
-	return "failing"
 }
 
 // deleteHead deletes a merged pull request's head branch (unless another

@@ -16,6 +16,7 @@ import (
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/protection"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -39,6 +40,9 @@ type Service struct {
 	// Identity is the commit identity of a user (nil: the instance's, the
 	// committer of every merge as GitHub's web-flow identity is).
 	Identity func(u *model.Account, when time.Time) gitrepo.Signature
+	// Protection is branch protection: the merge gate (required reviews
+	// and contexts, strict, admins) and stale approvals.
+	Protection *protection.Service
 	// ReviewersOf are the requested reviewers of pull requests (by issue
 	// id), nil until reviews exist.
 	ReviewersOf func(ctx context.Context, issueIDs []int64) (map[int64][]*model.Account, error)
@@ -56,6 +60,10 @@ const (
 
 // New makes the service and registers its jobs.
 func New(s *Service) *Service {
+	if s.Protection == nil {
+		s.Protection = protection.New(s.Store, s.Git)
+	}
+	s.HeadMoved = append(s.HeadMoved, s.Protection.HeadMoved)
 	if s.Jobs != nil {
 		s.Jobs.Handle(jobSync, s.runSync)
 		s.Jobs.Handle(jobCommitState, s.runCommitState)

@@ -306,9 +306,10 @@ func (s *Service) rangeCommits(ctx context.Context, g *gitrepo.Repo, base, head 
 }
 
 // mergeState is GitHub's mergeable_state of a pull request that merges
-// cleanly (or dirty when it does not): draft; blocked while a required
-// status context or check is missing or not successful; unstable while
-// another one is failing or pending; clean otherwise.
+// cleanly (or dirty when it does not): draft; then what branch protection
+// says (blocked while required reviews or contexts are missing, behind
+// when strict and the base moved on, unstable while another status or
+// check is failing or pending, clean otherwise).
 func (s *Service) mergeState(ctx context.Context, repo *model.Repo, p *model.Pull, mergeable bool) (string, error) {
 	if !mergeable {
 		return model.StateDirty, nil
@@ -320,21 +321,7 @@ func (s *Service) mergeState(ctx context.Context, repo *model.Repo, p *model.Pul
 	if err != nil {
 		return "", err
 	}
-	required, err := s.Store.R().RequiredContexts(ctx, repo.ID, p.BaseRef)
-	if err != nil {
-		return "", err
-	}
-	for _, c := range required {
-		if states[c] != "success" {
-			return model.StateBlocked, nil
-		}
-	}
-	for _, st := range states {
-		if st != "success" {
-			return model.StateUnstable, nil
-		}
-	}
-	return model.StateClean, nil
+	return s.Protection.MergeState(ctx, repo, p, states)
 }
 
 // commitStates are the newest status of each context and the newest check

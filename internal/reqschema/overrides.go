@@ -45,6 +45,9 @@ var overrides = []struct {
 		"null clears an organization's display name; the schema says string only."},
 	{"orgs/update", "properties/secret_scanning_push_protection_custom_link", Nullable,
 		"null clears the custom link; the schema says string only."},
+	{"repos/update-branch-protection", "properties/required_status_checks", Optional,
+		"go-github sends required_status_checks with checks and without contexts (GitHub takes either); the description requires " +
+			"strict and contexts. The handler takes strict as false when absent."},
 	{"pulls/create-review-comment", "", Optional,
 		"A reply (in_reply_to) needs only body: GitHub accepts {body, in_reply_to} and go-github's CreateCommentInReplyTo sends " +
 			"exactly that, but the description requires commit_id and path always. The service asks for path when there is no in_reply_to."},

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
@@ -18,6 +19,7 @@ import (
 	"github.com/hubd/hubd/internal/api/meta"
 	"github.com/hubd/hubd/internal/api/metrics"
 	"github.com/hubd/hubd/internal/api/orgs"
+	protectionapi "github.com/hubd/hubd/internal/api/protection"
 	pullreviewsapi "github.com/hubd/hubd/internal/api/pullreviews"
 	pullsapi "github.com/hubd/hubd/internal/api/pulls"
 	pullstacksapi "github.com/hubd/hubd/internal/api/pullstacks"
@@ -26,6 +28,7 @@ import (
 	"github.com/hubd/hubd/internal/api/users"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/jobs"
+	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -72,6 +75,22 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	pullsAPI.Service().HeadMoved = append(pullsAPI.Service().HeadMoved, reviewsAPI.Service().HeadMoved)
 	pullsAPI.Service().ReviewersOf = d.Store.R().RequestedReviewers
 	reviewsAPI.RenderPull = pullsAPI.RenderSimple
+	// A protection change re-evaluates the pull requests into the branch.
+	protAPI := protectionapi.New(d)
+	protAPI.Service().Changed = func(ctx context.Context, tx store.Q, repoID int64, branch string) error {
+		list, err := tx.OpenPullsTouching(ctx, repoID, branch)
+		if err != nil {
+			return err
+		}
+		for _, p := range list {
+			if p.RepoID == repoID && p.BaseRef == branch {
+				if err := pulls.CommitStateChanged(ctx, tx, repoID, p.HeadSHA); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -93,6 +112,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		forksapi.New(d).Routes(),
 		checksapi.New(d).Routes(),
 		pullstacksapi.New(d).Routes(),
+		protAPI.Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -706,6 +706,26 @@ ALTER TABLE issue_counters ADD COLUMN closed_pulls BIGINT NOT NULL DEFAULT 0;
 UPDATE issue_counters SET open_pulls = (SELECT COUNT(*) FROM pulls p WHERE p.repo_id = issue_counters.repo_id AND p.state = 'open'),
  closed_pulls = (SELECT COUNT(*) FROM pulls p WHERE p.repo_id = issue_counters.repo_id AND p.state = 'closed');
 `,
+	// 16: branch protection (owned by internal/protection): one row per
+	// protected branch (exact name); its required contexts stay in
+	// required_contexts, which merges read.
+	`
+CREATE TABLE branch_protections (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  branch TEXT NOT NULL,
+  status_checks BOOLEAN NOT NULL DEFAULT FALSE,
+  strict BOOLEAN NOT NULL DEFAULT FALSE,
+  enforce_admins BOOLEAN NOT NULL DEFAULT FALSE,
+  reviews BOOLEAN NOT NULL DEFAULT FALSE,
+  required_approvals INTEGER NOT NULL DEFAULT 0,
+  dismiss_stale_reviews BOOLEAN NOT NULL DEFAULT FALSE,
+  allow_force_pushes BOOLEAN NOT NULL DEFAULT FALSE,
+  allow_deletions BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (repo_id, branch)
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

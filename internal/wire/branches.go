@@ -56,29 +56,27 @@ func (u URLs) BranchAPIURL(r *model.Repo, name string) string {
 	return u.RepoAPIURL(r) + "/branches/" + escapePath(name)
 }
 
-// unprotected is the protection object of a branch without protection
-// (every branch, until hubd has branch protection).
+// unprotected is the protection object of a branch without protection.
 func unprotected() BranchProtection {
 	return BranchProtection{RequiredStatusChecks: RequiredStatusChecks{
 		EnforcementLevel: "off", Contexts: []string{}, Checks: []StatusCheck{},
 	}}
 }
 
-// ToShortBranch converts a branch of a list; like ToBranch, it shows the
-// branch as GitHub shows an unprotected one.
-func (u URLs) ToShortBranch(r *model.Repo, name, sha string) ShortBranch {
+// ToShortBranch converts a branch of a list with its protection (nil:
+// unprotected).
+func (u URLs) ToShortBranch(r *model.Repo, name, sha string, p *model.BranchProtection) ShortBranch {
 	return ShortBranch{Name: name, Commit: SHAURL{SHA: sha, URL: u.CommitAPIURL(r, sha)},
-		Protection: unprotected(), ProtectionURL: u.BranchAPIURL(r, name) + "/protection"}
+		Protected: p != nil, Protection: ToBranchProtectionSummary(p), ProtectionURL: u.BranchAPIURL(r, name) + "/protection"}
 }
 
-// ToBranch converts a single branch with its head commit. hubd has no
-// branch protection yet, so every branch shows as GitHub shows an
-// unprotected one.
-func (u URLs) ToBranch(r *model.Repo, name string, head Commit) BranchWithProtection {
+// ToBranch converts a single branch with its head commit and protection
+// (nil: unprotected).
+func (u URLs) ToBranch(r *model.Repo, name string, head Commit, p *model.BranchProtection) BranchWithProtection {
 	self := u.BranchAPIURL(r, name)
 	return BranchWithProtection{
 		Name: name, Commit: head,
 		Links:     BranchLinks{HTML: u.RepoHTMLURL(r) + "/tree/" + escapePath(name), Self: self},
-		Protected: false, Protection: unprotected(), ProtectionURL: self + "/protection",
+		Protected: p != nil, Protection: ToBranchProtectionSummary(p), ProtectionURL: self + "/protection",
 	}
 }

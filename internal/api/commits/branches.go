@@ -19,25 +19,51 @@ import (
 
 var errNoBranch = &model.HTTPError{Status: http.StatusNotFound, Message: "Branch not found"}
 
-// GET /repos/{owner}/{repo}/branches: by name; hubd has no branch
-// protection, so protected=true lists nothing.
+// GET /repos/{owner}/{repo}/branches: by name, with their protection;
+// protected=true or false keeps only the protected or unprotected ones.
 func (a *API) listBranches(w http.ResponseWriter, r *http.Request) error {
 	repo, _, err := a.d.Repo(r, authz.Read)
 	if err != nil {
 		return err
 	}
 	p := rest.ParsePage(r)
+	ctx := r.Context()
 	var heads []gitrepo.Ref
-	if g, ok := a.gitFor(repo); ok && r.URL.Query().Get("protected") != "true" {
-		if heads, err = g.Refs(r.Context(), "refs/heads/"); err != nil {
+	if g, ok := a.gitFor(repo); ok {
+		if heads, err = g.Refs(ctx, "refs/heads/"); err != nil {
 			return err
 		}
 	}
+	if f := r.URL.Query().Get("protected"); f == "true" || f == "false" {
+		names, err := a.d.Store.R().ProtectedBranchNames(ctx, repo.ID)
+		if err != nil {
+			return err
+		}
+		protected := make(map[string]bool, len(names))
+		for _, n := range names {
+			protected[n] = true
+		}
+		kept := heads[:0]
+		for _, h := range heads {
+			if protected[strings.TrimPrefix(h.Name, "refs/heads/")] == (f == "true") {
+				kept = append(kept, h)
+			}
+		}
+		heads = kept
+	}
 	sort.Slice(heads, func(i, j int) bool { return heads[i].Name < heads[j].Name })
 	lo, hi := min(p.Offset(), len(heads)), min(p.Offset()+p.Limit(), len(heads))
-	out := make([]wire.ShortBranch, 0, hi-lo)
+	names := make([]string, 0, hi-lo)
 	for _, h := range heads[lo:hi] {
-		out = append(out, a.d.URLs.ToShortBranch(repo, strings.TrimPrefix(h.Name, "refs/heads/"), h.OID))
+		names = append(names, strings.TrimPrefix(h.Name, "refs/heads/"))
+	}
+	prot, err := a.d.Store.R().BranchProtections(ctx, repo.ID, names)
+	if err != nil {
+		return err
+	}
+	out := make([]wire.ShortBranch, 0, hi-lo)
+	for i, h := range heads[lo:hi] {
+		out = append(out, a.d.URLs.ToShortBranch(repo, names[i], h.OID, prot[names[i]]))
 	}
 	rest.SetLink(w, r, a.d.URLs.API, p, len(heads))
 	return rest.JSON(w, http.StatusOK, out)
@@ -97,7 +123,11 @@ func (a *API) branch(ctx context.Context, repo *model.Repo, g *gitrepo.Repo, nam
 	if err != nil {
 		return wire.BranchWithProtection{}, err
 	}
-	return a.d.URLs.ToBranch(repo, name, commits[0]), nil
+	p, err := a.d.Store.R().BranchProtection(ctx, repo.ID, name)
+	if err != nil {
+		return wire.BranchWithProtection{}, err
+	}
+	return a.d.URLs.ToBranch(repo, name, commits[0], p), nil
 }
 
 type renameBody struct {
@@ -172,7 +202,14 @@ func (a *API) renameBranch(w http.ResponseWriter, r *http.Request) error {
 	}
 	c := rest.Caller(r)
 	after := *repo
-	if err := a.d.Store.Tx(ctx, func(tx store.Q) error { return tx.RecordBranchRename(ctx, repo.ID, old, newName) }); err != nil {
+	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.RecordBranchRename(ctx, repo.ID, old, newName); err != nil {
+			return err
+		}
+		_, err := tx.RenameBranchProtection(ctx, repo.ID, old, newName) // protection follows the branch
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	if isDefault {

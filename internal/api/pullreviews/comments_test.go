@@ -49,13 +49,13 @@ func TestReviewComments(t *testing.T) {
 		msg  string
 	}{
 		{"line outside the diff", w.eg, github.CreatePullRequestCommentRequest{Body: "x", CommitID: w.head, Path: "a.txt", Line: github.Ptr(1)}, 422,
-			"Pull request review thread line must be part of the diff"},
+			"pull_request_review_thread.line must be part of the diff"},
 		{"left line outside the diff", w.eg, github.CreatePullRequestCommentRequest{Body: "x", CommitID: w.head, Path: "a.txt", Line: github.Ptr(11), Side: github.Ptr("LEFT")}, 422,
-			"Pull request review thread line must be part of the diff"},
+			"pull_request_review_thread.line must be part of the diff"},
 		{"path outside the diff", w.eg, github.CreatePullRequestCommentRequest{Body: "x", CommitID: w.head, Path: "README.md", Line: github.Ptr(1)}, 422, ""},
 		{"position on the header", w.eg, github.CreatePullRequestCommentRequest{Body: "x", CommitID: w.head, Path: "a.txt", Position: github.Ptr(0)}, 422, ""},
 		{"start after line", w.eg, github.CreatePullRequestCommentRequest{Body: "x", CommitID: w.head, Path: "a.txt", StartLine: github.Ptr(6), Line: github.Ptr(5)}, 422,
-			"Pull request review thread start line must precede the end line."},
+			"pull_request_review_thread.start_line must precede the end line."},
 		{"blank body", w.eg, github.CreatePullRequestCommentRequest{Body: " ", CommitID: w.head, Path: "a.txt", Line: github.Ptr(5)}, 422, ""},
 		{"unknown reply", w.eg, github.CreatePullRequestCommentRequest{Body: "x", CommitID: w.head, Path: "a.txt", InReplyTo: github.Ptr(int64(99999))}, 404, ""},
 		{"anonymous", w.anon, github.CreatePullRequestCommentRequest{Body: "x", CommitID: w.head, Path: "a.txt", Line: github.Ptr(5)}, 401, ""},

@@ -129,7 +129,9 @@ func message(err error) string {
 	if errors.As(err, &er) {
 		// Review operations answer "Unprocessable Entity" with the
 		// reason as a string in errors[].
-		if er.Message == "Unprocessable Entity" && len(er.Errors) == 1 {
+		// and the review comment endpoint names the field in a Validation
+		// Failed entry.
+		if (er.Message == "Unprocessable Entity" || er.Message == "Validation Failed") && len(er.Errors) == 1 && er.Errors[0].Message != "" {
 			return er.Errors[0].Message
 		}
 		return er.Message

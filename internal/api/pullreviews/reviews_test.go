@@ -232,3 +232,20 @@ func TestReviewErrors(t *testing.T) {
 		t.Fatalf("archived: %v", err)
 	}
 }
+
+// A review whose comment has no place in the diff is refused whole, with
+// GitHub's reason in errors[] (the review endpoints' Validation Error
+// Simple), and nothing is stored.
+func TestReviewCommentOutsideTheDiff(t *testing.T) {
+	w := newWorld(t)
+	var body map[string]any
+	w.e.Must(422, "POST", "/repos/mona/app/pulls/1/reviews", w.eveT, map[string]any{"event": "COMMENT", "body": "see",
+		"comments": []map[string]any{{"path": "a.txt", "line": 1, "body": "here"}}}).JSON(t, &body)
+	errs, _ := body["errors"].([]any)
+	if body["message"] != "Unprocessable Entity" || len(errs) != 1 || errs[0] != "Pull request review thread line must be part of the diff" {
+		t.Fatalf("answer %v", body)
+	}
+	if list, _, _ := w.mg.PullRequests.ListReviews(ctx, "mona", "app", 1, nil); len(list) != 0 {
+		t.Fatalf("%d reviews stored", len(list))
+	}
+}

@@ -651,3 +651,47 @@ func TestMergeabilitySurvivesRestart(t *testing.T) {
 		t.Fatalf("after the restart: %v %s %v", pr.Mergeable, pr.GetMergeableState(), err)
 	}
 }
+
+// Branch protection set through the API gates merges: a required approval
+// and a strict required context (behind until the head contains the base).
+func TestProtectedBase(t *testing.T) {
+	f := newFixture(t)
+	f.branch(t, "feature")
+	head := f.write(t, "feature", "a.txt", "one\n")
+	_, _, err := f.gh.Repositories.UpdateBranchProtection(ctx, "mona", "app", "main", &github.ProtectionRequest{
+		RequiredStatusChecks:       &github.RequiredStatusChecks{Strict: true, Contexts: &[]string{"ci"}},
+		RequiredPullRequestReviews: &github.PullRequestReviewsEnforcementRequest{RequiredApprovingReviewCount: 1},
+		EnforceAdmins:              true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _, err := f.gh.Repositories.GetBranch(ctx, "mona", "app", "main", 0); err != nil || !b.GetProtected() {
+		t.Fatalf("main not shown protected: %v", err)
+	}
+	f.open(t, "feature", "protected")
+	f.e.Must(201, "POST", "/repos/mona/app/statuses/"+head, f.token, map[string]any{"state": "success", "context": "ci"})
+	if pr := f.get(t, 1); pr.GetMergeableState() != "blocked" {
+		t.Fatalf("without approval: %s", pr.GetMergeableState())
+	}
+	r := f.e.Do("PUT", "/repos/mona/app/pulls/1/merge", f.token, nil)
+	if r.StatusCode != 405 || !strings.Contains(string(r.Body), "approving review is required") {
+		t.Fatalf("merge without approval: %d %s", r.StatusCode, r.Body)
+	}
+	reviewer, _ := f.user(t, "rita", authz.Write)
+	if _, _, err := reviewer.PullRequests.CreateReview(ctx, "mona", "app", 1, &github.PullRequestReviewRequest{Event: github.Ptr("APPROVE")}); err != nil {
+		t.Fatal(err)
+	}
+	if pr := f.get(t, 1); pr.GetMergeableState() != "clean" {
+		t.Fatalf("approved and green: %s", pr.GetMergeableState())
+	}
+	// The base moves on: strict makes the pull request behind.
+	f.write(t, "main", "b.txt", "b\n")
+	if pr := f.get(t, 1); pr.GetMergeableState() != "behind" {
+		t.Fatalf("base moved: %s", pr.GetMergeableState())
+	}
+	r = f.e.Do("PUT", "/repos/mona/app/pulls/1/merge", f.token, nil)
+	if r.StatusCode != 405 {
+		t.Fatalf("merge while behind: %d %s", r.StatusCode, r.Body)
+	}
+}

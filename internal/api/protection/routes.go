@@ -1,0 +1,72 @@
+// Package protection is the REST adapter of branch protection (docs:
+// branches/branch-protection) over the protection service: it resolves the
+// repository with the caller's permission (admin for everything), decodes,
+// calls the service and converts.
+package protection
+
+import (
+	"github.com/hubd/hubd/internal/api"
+	svc "github.com/hubd/hubd/internal/protection"
+	"github.com/hubd/hubd/internal/rest"
+)
+
+// API serves the branch protection routes.
+type API struct {
+	d   *api.Deps
+	svc *svc.Service
+}
+
+// New makes the package.
+func New(d *api.Deps) *API {
+	s := svc.New(d.Store, d.Git)
+	s.Jobs = d.Jobs
+	return &API{d: d, svc: s}
+}
+
+// Service is the protection service (the pulls service calls its
+// MergeGate and HeadMoved).
+func (a *API) Service() *svc.Service { return a.svc }
+
+// enforced says what hubd does with a protection, on every route.
+const enforced = "Protection is per exact branch name (no wildcard patterns) and is enforced on pull request merges only: " +
+	"required status checks and check runs by name (strict: the head must contain the base), required approving reviews " +
+	"(latest review per user with write access; a change request by one blocks), dismissal of stale approvals when the head moves, " +
+	"and enforce_admins (otherwise admins bypass). Git pushes to a protected branch (direct, forced, deletions) are not blocked, " +
+	"and allow_force_pushes/allow_deletions are only stored. Refused with 422 naming the field: restrictions other than null, " +
+	"checks with an app_id other than -1, require_code_owner_reviews, require_last_push_approval, dismissal_restrictions and " +
+	"bypass_pull_request_allowances with entries, required_linear_history, required_conversation_resolution, block_creations, " +
+	"lock_branch and allow_fork_syncing set to true."
+
+const noRestrictions = "hubd has no push restrictions (they need teams and apps): a protected branch answers 404 " +
+	"\"Push restrictions not enabled\", and DELETE has nothing to remove."
+
+// Routes is the package's route table.
+func (a *API) Routes() []rest.Route {
+	scopes := []string{"repo"}
+	p := "/repos/{owner}/{repo}/branches/{branch}/protection"
+	return []rest.Route{
+		{Method: "GET", Pattern: p, OperationID: "repos/get-branch-protection", Handler: a.get, Scopes: scopes, Note: enforced},
+		{Method: "PUT", Pattern: p, OperationID: "repos/update-branch-protection", Handler: a.update, Scopes: scopes, Note: enforced},
+		{Method: "DELETE", Pattern: p, OperationID: "repos/delete-branch-protection", Handler: a.remove, Scopes: scopes, Note: enforced},
+
+		{Method: "GET", Pattern: p + "/required_status_checks", OperationID: "repos/get-status-checks-protection", Handler: a.getChecks, Scopes: scopes, Note: enforced},
+		{Method: "PATCH", Pattern: p + "/required_status_checks", OperationID: "repos/update-status-check-protection", Handler: a.updateChecks, Scopes: scopes, Note: enforced},
+		{Method: "DELETE", Pattern: p + "/required_status_checks", OperationID: "repos/remove-status-check-protection", Handler: a.removeChecks, Scopes: scopes, Note: enforced},
+
+		{Method: "GET", Pattern: p + "/required_status_checks/contexts", OperationID: "repos/get-all-status-check-contexts", Handler: a.contexts(""), Scopes: scopes, Note: enforced},
+		{Method: "POST", Pattern: p + "/required_status_checks/contexts", OperationID: "repos/add-status-check-contexts", Handler: a.contexts("add"), Scopes: scopes, Note: enforced},
+		{Method: "PUT", Pattern: p + "/required_status_checks/contexts", OperationID: "repos/set-status-check-contexts", Handler: a.contexts("set"), Scopes: scopes, Note: enforced},
+		{Method: "DELETE", Pattern: p + "/required_status_checks/contexts", OperationID: "repos/remove-status-check-contexts", Handler: a.contexts("remove"), Scopes: scopes, Note: enforced},
+
+		{Method: "GET", Pattern: p + "/enforce_admins", OperationID: "repos/get-admin-branch-protection", Handler: a.getAdmins, Scopes: scopes, Note: enforced},
+		{Method: "POST", Pattern: p + "/enforce_admins", OperationID: "repos/set-admin-branch-protection", Handler: a.setAdmins(true), Scopes: scopes, Note: enforced},
+		{Method: "DELETE", Pattern: p + "/enforce_admins", OperationID: "repos/delete-admin-branch-protection", Handler: a.setAdmins(false), Scopes: scopes, Note: enforced},
+
+		{Method: "GET", Pattern: p + "/required_pull_request_reviews", OperationID: "repos/get-pull-request-review-protection", Handler: a.getReviews, Scopes: scopes, Note: enforced},
+		{Method: "PATCH", Pattern: p + "/required_pull_request_reviews", OperationID: "repos/update-pull-request-review-protection", Handler: a.updateReviews, Scopes: scopes, Note: enforced},
+		{Method: "DELETE", Pattern: p + "/required_pull_request_reviews", OperationID: "repos/delete-pull-request-review-protection", Handler: a.removeReviews, Scopes: scopes, Note: enforced},
+
+		{Method: "GET", Pattern: p + "/restrictions", OperationID: "repos/get-access-restrictions", Handler: a.getRestrictions, Scopes: scopes, Note: noRestrictions},
+		{Method: "DELETE", Pattern: p + "/restrictions", OperationID: "repos/delete-access-restrictions", Handler: a.removeRestrictions, Scopes: scopes, Note: noRestrictions},
+	}
+}

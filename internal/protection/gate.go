@@ -1,0 +1,242 @@
+package protection
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Mergeable states MergeGate answers (the draft and dirty ones are the
+// caller's).
+const (
+	StateClean    = "clean"
+	StateBlocked  = "blocked"
+	StateBehind   = "behind"
+	StateUnstable = "unstable"
+)
+
+func notAllowed(msg string) error { return &model.HTTPError{Status: 405, Message: msg} }
+
+// MergeGate is what branch protection says about merging pull into its
+// base now, for a pull request that merges cleanly and is not a draft:
+// the mergeable_state (the same for every caller) and the 405 a merge by a
+// caller with actorPerm gets (nil when it may merge). states are the newest
+// state of each status context and check name on the head ("success",
+// "pending" or "failure"). Administrators pass unless enforce_admins.
+//
+// A base branch without protection still needs the contexts a direct
+// SetRequiredContexts wrote, for everyone (hubd's behaviour before
+// protection existed).
+func (s *Service) MergeGate(ctx context.Context, repo *model.Repo, pull *model.Pull, actorPerm authz.Permission, states map[string]string) (string, error) {
+	q := s.Store.R()
+	p, err := q.BranchProtection(ctx, repo.ID, pull.BaseRef)
+	if err != nil {
+		return "", err
+	}
+	if p == nil {
+		required, err := q.RequiredContexts(ctx, repo.ID, pull.BaseRef)
+		if err != nil {
+			return "", err
+		}
+		p = &model.BranchProtection{StatusChecks: len(required) > 0, RequiredContexts: required, EnforceAdmins: true}
+	}
+	var refusals []error
+	if p.Reviews && p.RequiredApprovals > 0 {
+		if err := s.reviewRefusal(ctx, repo, pull, p.RequiredApprovals); err != nil {
+			refusals = append(refusals, err)
+		}
+	}
+	if p.StatusChecks {
+		if err := checksRefusal(p.RequiredContexts, states); err != nil {
+			refusals = append(refusals, err)
+		}
+	}
+	state := StateClean
+	if len(refusals) > 0 {
+		state = StateBlocked
+	}
+	if p.StatusChecks && p.Strict {
+		behind, err := s.behind(ctx, repo, pull)
+		if err != nil {
+			return "", err
+		}
+		if behind {
+			refusals = append(refusals, notAllowed("Head branch is out of date. Review and try the merge again."))
+			if state == StateClean {
+				state = StateBehind
+			}
+		}
+	}
+	if state == StateClean {
+		for _, st := range states {
+			if st != "success" {
+				state = StateUnstable
+				break
+			}
+		}
+	}
+	if len(refusals) == 0 || (actorPerm >= authz.Admin && !p.EnforceAdmins) {
+		return state, nil
+	}
+	return state, refusals[0]
+}
+
+// MergeState is MergeGate's mergeable_state alone (the same for every
+// caller), for the background state computation: errors are real errors.
+func (s *Service) MergeState(ctx context.Context, repo *model.Repo, pull *model.Pull, states map[string]string) (string, error) {
+	st, err := s.MergeGate(ctx, repo, pull, authz.None, states)
+	var he *model.HTTPError
+	if errors.As(err, &he) && he.Status == 405 {
+		return st, nil
+	}
+	return st, err
+}
+
+// reviewRefusal counts each user's latest deciding review: a change
+// request by someone with write access blocks; approvals count from users
+// with write access other than the author.
+func (s *Service) reviewRefusal(ctx context.Context, repo *model.Repo, pull *model.Pull, need int) error {
+	verdicts, err := s.Store.R().ReviewVerdicts(ctx, pull.IssueID)
+	if err != nil {
+		return err
+	}
+	approvals := 0
+	for _, v := range verdicts {
+		if v.State == model.ReviewDismissed || (pull.Issue != nil && v.UserID == pull.Issue.UserID) {
+			continue
+		}
+		perm, err := s.userPerm(ctx, repo, v.UserID)
+		if err != nil {
+			return err
+		}
+		if perm < authz.Write {
+			continue
+		}
+		if v.State == model.ReviewChangesRequested {
+			return notAllowed("Changes have been requested.")
+		}
+		approvals++
+	}
+	if approvals >= need {
+		return nil
+	}
+	if need == 1 {
+		return notAllowed("At least 1 approving review is required by reviewers with write access.")
+	}
+	return notAllowed("At least " + strconv.Itoa(need) + " approving reviews are required by reviewers with write access.")
+}
+
+// userPerm is a user's own permission on repo (no token limits).
+func (s *Service) userPerm(ctx context.Context, repo *model.Repo, userID int64) (authz.Permission, error) {
+	q := s.Store.R()
+	u, err := q.AccountByID(ctx, userID)
+	if errors.Is(err, model.ErrNotFound) {
+		return authz.None, nil
+	}
+	if err != nil {
+		return authz.None, err
+	}
+	v, err := q.RepoByID(ctx, repo.ID, userID)
+	if err != nil {
+		return authz.None, err
+	}
+	return authz.RepoPermission(&authz.Caller{User: u}, v.Repo, v.Facts), nil
+}
+
+// checksRefusal is GitHub's 405 for required contexts that are not green.
+func checksRefusal(required []string, states map[string]string) error {
+	var missing, failing []string
+	for _, c := range required {
+		switch states[c] {
+		case "success":
+		case "", "pending":
+			missing = append(missing, c)
+		default:
+			failing = append(failing, c)
+		}
+	}
+	bad := len(missing) + len(failing)
+	switch {
+	case bad == 0:
+		return nil
+	case bad == 1 && len(failing) == 1:
+		return notAllowed("Required status check \"" + failing[0] + "\" is failing.")
+	case bad == 1:
+		return notAllowed("Required status check \"" + missing[0] + "\" is expected.")
+	case len(failing) > 0:
+		return notAllowed(strconv.Itoa(bad) + " of " + strconv.Itoa(len(required)) + " required status checks are failing.")
+	}
+	return notAllowed(strconv.Itoa(bad) + " of " + strconv.Itoa(len(required)) + " required status checks are expected.")
+}
+
+// behind reports whether the base branch has commits the head lacks.
+func (s *Service) behind(ctx context.Context, repo *model.Repo, pull *model.Pull) (bool, error) {
+	g := s.Git.Open(repo.ID)
+	base, err := g.ResolveRef(ctx, "refs/heads/"+pull.BaseRef)
+	if errors.Is(err, gitrepo.ErrNotFound) {
+		base, err = pull.BaseSHA, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if base == "" || pull.HeadSHA == "" {
+		return false, nil
+	}
+	ok, err := g.IsAncestor(ctx, base, pull.HeadSHA)
+	return !ok, err
+}
+
+// HeadMoved dismisses the approvals made on an earlier head of pull when
+// its base branch dismisses stale reviews (the pulls service calls it
+// after a head or base moved; a moved base leaves approvals alone, as they
+// name the head commit they approved).
+func (s *Service) HeadMoved(ctx context.Context, repo *model.Repo, pull *model.Pull) error {
+	p, err := s.Store.R().BranchProtection(ctx, repo.ID, pull.BaseRef)
+	if err != nil || p == nil || !p.Reviews || !p.DismissStaleReviews {
+		return err
+	}
+	org := int64(0)
+	if repo.Owner != nil && repo.Owner.IsOrg() {
+		org = repo.Owner.ID
+	}
+	actor := int64(0)
+	if pull.Issue != nil {
+		actor = pull.Issue.UserID
+	}
+	return s.Store.Tx(ctx, func(tx store.Q) error {
+		ids, err := tx.StaleApprovals(ctx, pull.IssueID, pull.HeadSHA)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			v, err := tx.PullReviewByID(ctx, pull.IssueID, id)
+			if err != nil {
+				return err
+			}
+			v.State = model.ReviewDismissed
+			if err := tx.UpdatePullReview(ctx, v); err != nil {
+				return err
+			}
+			// The same timeline entry and event as a dismissal by hand.
+			// The hook does not say who pushed: the author stands in (the
+			// timeline needs an actor), who usually pushes the head.
+			e := &model.IssueEvent{RepoID: repo.ID, IssueID: pull.IssueID, ActorID: actor, Event: "review_dismissed", SubjectID: id,
+				RenameFrom: strings.ToLower(model.ReviewApproved)}
+			if err := tx.AddIssueEvent(ctx, e, org, map[string]any{"review_id": id, "state": model.ReviewApproved}); err != nil {
+				return err
+			}
+			ev := map[string]any{"action": "dismissed", "pull_request_id": pull.IssueID, "number": pull.Number,
+				"review_id": id, "state": model.ReviewDismissed}
+			if err := tx.AppendEvent(ctx, "pull_request_review.dismissed", actor, repo.ID, org, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
