@@ -55,7 +55,6 @@ var (
 	errNoBranch       = &model.HTTPError{Status: 404, Message: "Branch not found"}
 	errNoStatusChecks = &model.HTTPError{Status: 404, Message: "Required status checks not enabled"}
 	errNoReviews      = &model.HTTPError{Status: 404, Message: "Required pull request reviews not enabled"}
-	errNoRestrictions = &model.HTTPError{Status: 404, Message: "Push restrictions not enabled"}
 )
 
 // MaxApprovals is the most approving reviews a branch may require.
@@ -497,20 +496,5 @@ func (s *Service) RemoveReviews(ctx context.Context, repo *model.Repo, perm auth
 		p.Reviews, p.RequiredApprovals, p.DismissStaleReviews = false, 0, false
 		return nil
 	})
-	return err
-}
-
-// Restrictions: hubd has no push restrictions, so a protected branch
-// answers GitHub's 404 for a branch without them.
-func (s *Service) Restrictions(ctx context.Context, repo *model.Repo, perm authz.Permission, branch string) error {
-	if _, err := s.Get(ctx, repo, perm, branch); err != nil {
-		return err
-	}
-	return errNoRestrictions
-}
-
-// RemoveRestrictions has nothing to remove on a protected branch.
-func (s *Service) RemoveRestrictions(ctx context.Context, repo *model.Repo, perm authz.Permission, branch string) error {
-	_, err := s.Get(ctx, repo, perm, branch)
 	return err
 }

@@ -52,7 +52,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/issues/{issue_number}/lock", OperationID: "issues/lock", Handler: a.lock, Scopes: write},
 		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}/issues/{issue_number}/lock", OperationID: "issues/unlock", Handler: a.unlock, Scopes: write},
 		{Method: "GET", Pattern: "/issues", OperationID: "issues/list", Handler: a.listAll, Scopes: read,
-			Note: "The collab, orgs, owned and pulls parameters are not honoured."},
+			Note: "The collab, orgs and owned parameters are not honoured (pulls=true lists pull requests only)."},
 		{Method: "GET", Pattern: "/user/issues", OperationID: "issues/list-for-authenticated-user", Handler: a.listForUser, Scopes: read},
 		{Method: "GET", Pattern: "/orgs/{org}/issues", OperationID: "issues/list-for-org", Handler: a.listForOrg, Scopes: read},
 

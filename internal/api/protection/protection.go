@@ -273,24 +273,3 @@ func (a *API) removeReviews(w http.ResponseWriter, r *http.Request) error {
 	}
 	return rest.NoContent(w)
 }
-
-// GET .../protection/restrictions
-func (a *API) getRestrictions(w http.ResponseWriter, r *http.Request) error {
-	repo, perm, branch, err := a.repo(r)
-	if err != nil {
-		return err
-	}
-	return a.svc.Restrictions(r.Context(), repo, perm, branch)
-}
-
-// DELETE .../protection/restrictions
-func (a *API) removeRestrictions(w http.ResponseWriter, r *http.Request) error {
-	repo, perm, branch, err := a.repo(r)
-	if err != nil {
-		return err
-	}
-	if err := a.svc.RemoveRestrictions(r.Context(), repo, perm, branch); err != nil {
-		return err
-	}
-	return rest.NoContent(w)
-}

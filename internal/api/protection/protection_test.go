@@ -153,13 +153,6 @@ func TestProtectionLifecycle(t *testing.T) {
 		t.Fatalf("after removing checks: %+v %v", got, err)
 	}
 
-	// Restrictions are never set.
-	r := f.e.Must(404, "GET", protectionPath("app", "main")+"/restrictions", f.token, nil)
-	if !strings.Contains(string(r.Body), "Push restrictions not enabled") {
-		t.Fatalf("restrictions: %s", r.Body)
-	}
-	f.e.Must(204, "DELETE", protectionPath("app", "main")+"/restrictions", f.token, nil)
-
 	// Removing the protection.
 	if _, err := gh.Repositories.RemoveBranchProtection(ctx, "mona", "app", "main"); err != nil {
 		t.Fatal(err)
@@ -257,8 +250,6 @@ func TestProtectionNotProtected(t *testing.T) {
 		{"GET", "/required_pull_request_reviews", nil},
 		{"PATCH", "/required_pull_request_reviews", map[string]any{"required_approving_review_count": 1}},
 		{"DELETE", "/required_pull_request_reviews", nil},
-		{"GET", "/restrictions", nil},
-		{"DELETE", "/restrictions", nil},
 	} {
 		t.Run(tc.method+tc.sub, func(t *testing.T) {
 			r := f.e.Do(tc.method, base+tc.sub, f.token, tc.body)

@@ -37,9 +37,6 @@ const enforced = "Protection is per exact branch name (no wildcard patterns) and
 	"bypass_pull_request_allowances with entries, required_linear_history, required_conversation_resolution, block_creations, " +
 	"lock_branch and allow_fork_syncing set to true."
 
-const noRestrictions = "hubd has no push restrictions (they need teams and apps): a protected branch answers 404 " +
-	"\"Push restrictions not enabled\", and DELETE has nothing to remove."
-
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
 	scopes := []string{"repo"}
@@ -65,8 +62,5 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: p + "/required_pull_request_reviews", OperationID: "repos/get-pull-request-review-protection", Handler: a.getReviews, Scopes: scopes, Note: enforced},
 		{Method: "PATCH", Pattern: p + "/required_pull_request_reviews", OperationID: "repos/update-pull-request-review-protection", Handler: a.updateReviews, Scopes: scopes, Note: enforced},
 		{Method: "DELETE", Pattern: p + "/required_pull_request_reviews", OperationID: "repos/delete-pull-request-review-protection", Handler: a.removeReviews, Scopes: scopes, Note: enforced},
-
-		{Method: "GET", Pattern: p + "/restrictions", OperationID: "repos/get-access-restrictions", Handler: a.getRestrictions, Scopes: scopes, Note: noRestrictions},
-		{Method: "DELETE", Pattern: p + "/restrictions", OperationID: "repos/delete-access-restrictions", Handler: a.removeRestrictions, Scopes: scopes, Note: noRestrictions},
 	}
 }

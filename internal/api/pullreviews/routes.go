@@ -43,8 +43,8 @@ var (
 const teamsNote = "Teams do not exist yet: teams answers [] and a team_reviewers entry is refused with 422 (as GitHub refuses an unknown team)."
 
 // reasonNote says how review 422s differ from GitHub's.
-const reasonNote = "GitHub's 422 reasons (e.g. \"Pull request review thread line must be part of the diff\") come as the message, " +
-	"not as GitHub's errors[] of strings, which the error renderer cannot write yet."
+const reasonNote = "An unknown commit_id and an oversized body answer 422 with the reason as the message, not in errors[] as GitHub may; " +
+	"the other refusals have GitHub's shape."
 
 // commentNote adds what review comments lack.
 const commentNote = reasonNote + " LEFT-side comments are not followed through a moved base; comments on a renamed file become outdated."
