@@ -39,7 +39,21 @@ func (s *Service) runUpdateBranch(ctx context.Context, payload []byte) error {
 		return ignoreGone(err)
 	}
 	g := s.Git.Open(repo.ID)
-	tree, err := g.MergeTree(ctx, in.HeadSHA, in.BaseSHA)
+	hg := s.Git.Open(head.ID)
+	if head.ID != repo.ID {
+		// The merge is made where the head lives: bring the base's
+		// commits over first.
+		ref := "refs/hubd/update-branch/" + itoa(p.Number)
+		if err := g.SetRef(ctx, ref, in.BaseSHA); err != nil {
+			return err
+		}
+		defer g.RemoveRef(context.WithoutCancel(ctx), ref)
+		if _, err := hg.Git(ctx, nil, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--",
+			s.Git.Path(repo.ID), ref); err != nil {
+			return err
+		}
+	}
+	tree, err := hg.MergeTree(ctx, in.HeadSHA, in.BaseSHA)
 	if err != nil {
 		return jobs.Permanent(err)
 	}
@@ -47,18 +61,6 @@ func (s *Service) runUpdateBranch(ctx context.Context, payload []byte) error {
 	c := &gitrepo.Commit{Tree: tree, Parents: []string{in.HeadSHA, in.BaseSHA}, Author: s.identity(ctx, in.ActorID, now),
 		Committer: s.systemSignature(),
 		Message:   "Merge branch '" + p.BaseRef + "' into " + p.HeadRef + "\n"}
-	hg := s.Git.Open(head.ID)
-	if head.ID != repo.ID {
-		// The merge's objects live in the base repository: bring them over.
-		if err := g.SetRef(ctx, "refs/hubd/update-branch/"+itoa(p.Number), in.BaseSHA); err != nil {
-			return err
-		}
-		defer g.RemoveRef(context.WithoutCancel(ctx), "refs/hubd/update-branch/"+itoa(p.Number))
-		if _, err := hg.Git(ctx, nil, "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--no-auto-gc", "--",
-			s.Git.Path(repo.ID), "refs/hubd/update-branch/"+itoa(p.Number)); err != nil {
-			return err
-		}
-	}
 	oid, err := hg.WriteObject(ctx, "commit", gitrepo.EncodeCommit(c))
 	if err != nil {
 		return err

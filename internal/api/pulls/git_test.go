@@ -205,6 +205,28 @@ func TestPullFromFork(t *testing.T) {
 	if got.GetHead().GetSHA() != second || f.ref(t, "refs/pull/1/head") != second || !got.GetMergeable() {
 		t.Fatalf("after a push to the fork: head %s mergeable %v", got.GetHead().GetSHA(), got.Mergeable)
 	}
+	// The base moves on; mona (a maintainer, allowed to modify the head)
+	// updates the fork's branch: the merge commit is made in the fork, whole
+	// (git fetches it with its tree).
+	f.write(t, "main", "base.txt", "base moved\n")
+	if r := f.e.Do("PUT", "/repos/mona/app/pulls/1/update-branch", f.token, nil); r.StatusCode != 202 {
+		t.Fatalf("update-branch of a fork's pull request: %d %s", r.StatusCode, r.Body)
+	}
+	f.e.RunJobs()
+	git(t, w, "pull", "-q", "--ff-only", "origin", "idea")
+	merged := strings.TrimSpace(git(t, w, "rev-parse", "HEAD"))
+	if parents := strings.Fields(git(t, w, "log", "-1", "--format=%P")); len(parents) != 2 || parents[0] != second {
+		t.Fatalf("fork head after update-branch: %v", parents)
+	}
+	if _, err := os.Stat(filepath.Join(w, "base.txt")); err != nil {
+		t.Fatalf("the update did not bring the base's file: %v", err)
+	}
+	git(t, w, "fsck", "--no-progress")
+	if got := f.get(t, 1); got.GetHead().GetSHA() != merged {
+		t.Fatalf("pull request head %s, fork %s", got.GetHead().GetSHA(), merged)
+	}
+	second = merged
+
 	// The fork's owner may not merge into mona/app; mona may.
 	r := f.e.Do("PUT", "/repos/mona/app/pulls/1/merge", octoTok, nil)
 	if r.StatusCode != 403 {
