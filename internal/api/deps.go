@@ -31,6 +31,10 @@ type Deps struct {
 	// PushHooks run after RecordPush recorded a push (outside its
 	// transaction), e.g. the issues package's "referenced" events.
 	PushHooks []func(ctx context.Context, repo *model.Repo, actorID int64, updates []RefUpdate)
+	// Guards refuse a user's interaction with a repository (kind: issue,
+	// comment, review, reaction, pull, draft_pull) that its owner blocked or
+	// limited; installed by internal/api/blocks and internal/api/interactions.
+	Guards []func(ctx context.Context, repo *model.Repo, userID int64, kind string) error
 	// Metrics (installed by internal/api/metrics; nil counts nothing)
 	// counts clones and page views, and drops a repository's statistics
 	// when a push changes its history.
@@ -40,4 +44,15 @@ type Deps struct {
 		Viewed(r *http.Request, repoID int64, path, title string)
 		Close()
 	}
+}
+
+// MayParticipate runs the guards: nil, or the refusal of the first that
+// refuses (blocks are installed before interaction limits).
+func (d *Deps) MayParticipate(ctx context.Context, repo *model.Repo, userID int64, kind string) error {
+	for _, g := range d.Guards {
+		if err := g(ctx, repo, userID, kind); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -26,6 +26,9 @@ type Reactions[X any] struct {
 	// Open finds the comment of {comment_id} and the caller's access; write
 	// asks for what reacting needs.
 	Open func(r *http.Request, write bool) (X, int64, error)
+	// Repo is the repository of an opened comment (blocks and interaction
+	// limits guard new reactions).
+	Repo func(X) *model.Repo
 }
 
 func (h Reactions[X]) writer(r *http.Request) *wire.IssueWriter {
@@ -57,6 +60,9 @@ func (h Reactions[X]) List(w http.ResponseWriter, r *http.Request) error {
 func (h Reactions[X]) Create(w http.ResponseWriter, r *http.Request) error {
 	x, id, err := h.Open(r, true)
 	if err != nil {
+		return err
+	}
+	if err := h.D.MayParticipate(r.Context(), h.Repo(x), rest.Caller(r).UserID(), "reaction"); err != nil {
 		return err
 	}
 	var in struct {

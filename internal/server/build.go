@@ -6,13 +6,16 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/admin"
+	blocksapi "github.com/hubd/hubd/internal/api/blocks"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
 	checksapi "github.com/hubd/hubd/internal/api/checks"
+	collaboratorsapi "github.com/hubd/hubd/internal/api/collaborators"
 	"github.com/hubd/hubd/internal/api/commitcomments"
 	"github.com/hubd/hubd/internal/api/commits"
 	"github.com/hubd/hubd/internal/api/contents"
 	forksapi "github.com/hubd/hubd/internal/api/forks"
 	"github.com/hubd/hubd/internal/api/gitdb"
+	interactionsapi "github.com/hubd/hubd/internal/api/interactions"
 	"github.com/hubd/hubd/internal/api/issues"
 	"github.com/hubd/hubd/internal/api/licenses"
 	markdownapi "github.com/hubd/hubd/internal/api/markdown"
@@ -113,6 +116,9 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		checksapi.New(d).Routes(),
 		pullstacksapi.New(d).Routes(),
 		protAPI.Routes(),
+		blocksapi.New(d).Routes(),
+		collaboratorsapi.New(d).Routes(),
+		interactionsapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

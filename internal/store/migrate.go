@@ -726,6 +726,69 @@ CREATE TABLE branch_protections (
   PRIMARY KEY (repo_id, branch)
 );
 `,
+	// 17: repository invitations (owned by internal/collaborators): one
+	// open invitation per repository and invitee; accepting turns it into a
+	// repo_collaborators row. An invitation expires 7 days after
+	// created_at (computed when read, nothing sweeps them).
+	`
+CREATE TABLE repo_invitations (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  invitee_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  inviter_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  permission TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  UNIQUE (repo_id, invitee_id)
+);
+CREATE INDEX repo_invitations_invitee ON repo_invitations (invitee_id, id);
+`,
+	// 18: interaction limits (owned by internal/interactions): one row per
+	// repository (repo_id) or owning account (account_id); rows outlive
+	// their expires_at and readers compare it with the clock. Pull request
+	// creation caps per repository or organization, and the users a
+	// repository lets past its cap.
+	`
+CREATE TABLE interaction_limits (
+  id {{id}},
+  origin TEXT NOT NULL,
+  repo_id BIGINT REFERENCES repos(id) ON DELETE CASCADE,
+  account_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE,
+  limit_kind TEXT NOT NULL,
+  expiry TEXT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  creator_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX interaction_limits_repo ON interaction_limits (repo_id);
+CREATE UNIQUE INDEX interaction_limits_account ON interaction_limits (account_id);
+
+CREATE TABLE pull_creation_caps (
+  id {{id}},
+  repo_id BIGINT REFERENCES repos(id) ON DELETE CASCADE,
+  account_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE,
+  enabled BOOLEAN NOT NULL,
+  max_open BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX pull_creation_caps_repo ON pull_creation_caps (repo_id);
+CREATE UNIQUE INDEX pull_creation_caps_account ON pull_creation_caps (account_id);
+
+CREATE TABLE pull_cap_bypass (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (repo_id, user_id)
+);
+`,
+	// 19: blocked users (owned by internal/blocks).
+	`
+CREATE TABLE user_blocks (
+  blocker_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  blocked_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (blocker_id, blocked_id)
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -115,6 +115,9 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := a.d.MayParticipate(r.Context(), x.Repo, x.UserID, "comment"); err != nil {
+		return err
+	}
 	var in struct {
 		Body     *string `json:"body"`
 		Path     *string `json:"path"`

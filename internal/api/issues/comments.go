@@ -114,6 +114,9 @@ func (a *API) createComment(w http.ResponseWriter, r *http.Request) error {
 	if err := x.participate(r); err != nil {
 		return err
 	}
+	if err := a.d.MayParticipate(r.Context(), x.repo, x.c.UserID(), "comment"); err != nil {
+		return err
+	}
 	var in commentBody
 	if err := rest.Decode(r, &in); err != nil {
 		return err

@@ -229,6 +229,9 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	if err := x.participate(r); err != nil {
 		return err
 	}
+	if err := a.d.MayParticipate(r.Context(), x.repo, x.c.UserID(), "issue"); err != nil {
+		return err
+	}
 	var in createBody
 	if err := rest.Decode(r, &in); err != nil {
 		return err

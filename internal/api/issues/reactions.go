@@ -81,6 +81,9 @@ func (a *API) createReaction(w http.ResponseWriter, r *http.Request, find subjec
 	if err := x.participate(r); err != nil {
 		return err
 	}
+	if err := a.d.MayParticipate(r.Context(), x.repo, x.c.UserID(), "reaction"); err != nil {
+		return err
+	}
 	var in struct {
 		Content *string `json:"content"`
 	}

@@ -78,6 +78,9 @@ func (a *API) createComment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := a.d.MayParticipate(r.Context(), x.Repo, x.UserID, "comment"); err != nil {
+		return err
+	}
 	var in commentBody
 	if err := rest.Decode(r, &in); err != nil {
 		return err
@@ -95,6 +98,9 @@ func (a *API) createComment(w http.ResponseWriter, r *http.Request) error {
 func (a *API) reply(w http.ResponseWriter, r *http.Request) error {
 	x, n, err := a.openPull(r, true)
 	if err != nil {
+		return err
+	}
+	if err := a.d.MayParticipate(r.Context(), x.Repo, x.UserID, "comment"); err != nil {
 		return err
 	}
 	id, err := pathID(r, "comment_id")

@@ -54,6 +54,9 @@ func (a *API) createReview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := a.d.MayParticipate(r.Context(), x.Repo, x.UserID, "review"); err != nil {
+		return err
+	}
 	var in struct {
 		CommitID *string       `json:"commit_id"`
 		Body     *string       `json:"body"`

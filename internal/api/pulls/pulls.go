@@ -145,6 +145,13 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
+	kind := "pull"
+	if in.Draft != nil && *in.Draft {
+		kind = "draft_pull"
+	}
+	if err := a.d.MayParticipate(r.Context(), repo, rest.Caller(r).UserID(), kind); err != nil {
+		return err
+	}
 	if in.Title != nil && len([]rune(*in.Title)) > 256 {
 		return model.Custom("PullRequest", "title", "title is too long (maximum is 256 characters)")
 	}
