@@ -8,6 +8,10 @@ type RepoFacts struct {
 	OrgRole    model.OrgRole // "" when not an active member of the owning org
 	Collab     Permission    // direct collaborator permission, None when not one
 	OrgDefault Permission    // the owning organization's base permission
+	// Team is the highest grant of any team the user belongs to in the
+	// owning organization, grants of parent teams included (they flow down
+	// to child teams); None when there is none.
+	Team Permission
 }
 
 // RepoPermission computes the caller's effective permission on a repository:
@@ -53,7 +57,7 @@ func userRepoPermission(c *Caller, r *model.Repo, f RepoFacts) Permission {
 	case model.RoleAdmin:
 		return Admin
 	case model.RoleMember:
-		p = max(p, f.OrgDefault)
+		p = max(p, f.OrgDefault, f.Team)
 		if r.Visibility == model.Internal {
 			p = max(p, Read)
 		}

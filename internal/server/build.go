@@ -22,12 +22,14 @@ import (
 	"github.com/hubd/hubd/internal/api/meta"
 	"github.com/hubd/hubd/internal/api/metrics"
 	"github.com/hubd/hubd/internal/api/orgs"
+	outsideapi "github.com/hubd/hubd/internal/api/outside"
 	protectionapi "github.com/hubd/hubd/internal/api/protection"
 	pullreviewsapi "github.com/hubd/hubd/internal/api/pullreviews"
 	pullsapi "github.com/hubd/hubd/internal/api/pulls"
 	pullstacksapi "github.com/hubd/hubd/internal/api/pullstacks"
 	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/api/statuses"
+	teamsapi "github.com/hubd/hubd/internal/api/teams"
 	"github.com/hubd/hubd/internal/api/users"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/jobs"
@@ -119,6 +121,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		blocksapi.New(d).Routes(),
 		collaboratorsapi.New(d).Routes(),
 		interactionsapi.New(d).Routes(),
+		outsideapi.New(d).Routes(),
+		teamsapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -789,6 +789,43 @@ CREATE TABLE user_blocks (
   PRIMARY KEY (blocker_id, blocked_id)
 );
 `,
+	// 20: teams (owned by internal/teams).
+	`
+CREATE TABLE teams (
+  id {{id}},
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  slug TEXT NOT NULL,
+  description TEXT,
+  privacy TEXT NOT NULL,
+  notification_setting TEXT NOT NULL,
+  parent_id BIGINT REFERENCES teams(id) ON DELETE CASCADE,
+  permission TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX teams_org_slug ON teams (org_id, slug);
+CREATE INDEX teams_parent ON teams (parent_id);
+
+CREATE TABLE team_members (
+  team_id BIGINT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  role TEXT NOT NULL,
+  state TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (team_id, user_id)
+);
+CREATE INDEX team_members_user ON team_members (user_id);
+
+CREATE TABLE team_repos (
+  team_id BIGINT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  permission INTEGER NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (team_id, repo_id)
+);
+CREATE INDEX team_repos_repo ON team_repos (repo_id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -73,7 +73,9 @@ func (q Q) RemoveMembership(ctx context.Context, orgID, userID int64) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return model.ErrNotFound
 	}
-	return nil
+	// Team memberships go with the organization membership (a user invited
+	// again later does not get old teams back).
+	return q.RemoveOrgTeamMemberships(ctx, orgID, userID)
 }
 
 // CountActiveAdmins counts an organization's active owners (the last one may

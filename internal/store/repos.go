@@ -22,11 +22,32 @@ const repoCols = `r.id, r.owner_id, r.name, r.description, r.homepage, r.visibil
 // it: their active membership of the owning organization (m) and their direct
 // collaborator permission (c). The two viewer ids are its first arguments.
 const repoSelect = `SELECT ` + repoCols + `, ` + accountCols + `, COALESCE(m.role, ''), COALESCE(c.permission, ''),
- COALESCE(ic.open_issues, 0)
+ COALESCE(ic.open_issues, 0), COALESCE(` + teamGrant + `, 0)
  FROM repos r JOIN accounts a ON a.id = r.owner_id
  LEFT JOIN issue_counters ic ON ic.repo_id = r.id
  LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
  LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?`
+
+// teamGrant is the viewer's highest team permission (an authz.Permission)
+// on r: grants of every team they belong to and of those teams' ancestors,
+// which flow down to child teams. It keys on m.user_id, so it is NULL unless
+// the viewer is an active member of the owning org (a team membership stays
+// pending until the org invitation is accepted, see store/teams.go).
+// Ancestors are followed up to TeamMaxDepth levels
+// (internal/teams refuses deeper nesting), which keeps this one bounded join
+// that SQLite and PostgreSQL run alike.
+const teamGrant = `(SELECT MAX(tr.permission) FROM team_members tm
+ JOIN teams t0 ON t0.id = tm.team_id
+ LEFT JOIN teams t1 ON t1.id = t0.parent_id
+ LEFT JOIN teams t2 ON t2.id = t1.parent_id
+ LEFT JOIN teams t3 ON t3.id = t2.parent_id
+ LEFT JOIN teams t4 ON t4.id = t3.parent_id
+ JOIN team_repos tr ON tr.repo_id = r.id AND tr.team_id IN (t0.id, t1.id, t2.id, t3.id, t4.id)
+ WHERE tm.user_id = m.user_id)`
+
+// TeamMaxDepth is how many levels of teams teamGrant follows (a team and
+// four ancestors).
+const TeamMaxDepth = 5
 
 // RepoView is a repository with what authz needs to know about the viewer.
 type RepoView struct {
@@ -62,7 +83,7 @@ func (e expand) Scan(dest ...any) error {
 func scanRepoView(sc scanner) (*RepoView, error) {
 	r := &model.Repo{Owner: &model.Account{}}
 	var vis, topics, role, collab string
-	var created, updated int64
+	var created, updated, team int64
 	var pushed sql.NullInt64
 	pre := []any{&r.ID, &r.OwnerID, &r.Name, &r.Description, &r.Homepage, &vis, &r.DefaultBranch, &topics,
 		&r.HasIssues, &r.HasProjects, &r.HasWiki, &r.HasDiscussions, &r.HasDownloads, &r.IsTemplate, &r.Archived, &r.Disabled,
@@ -70,7 +91,7 @@ func scanRepoView(sc scanner) (*RepoView, error) {
 		&r.AllowUpdateBranch, &r.AllowForking, &r.WebCommitSignoffRequired, &r.SquashMergeCommitTitle,
 		&r.SquashMergeCommitMessage, &r.MergeCommitTitle, &r.MergeCommitMessage, &r.Size, &created, &updated, &pushed,
 		&r.ParentID, &r.SourceID, &r.ForksCount}
-	if err := scanAccount(expand{sc: sc, pre: pre, post: []any{&role, &collab, &r.OpenIssues}}, r.Owner); err != nil {
+	if err := scanAccount(expand{sc: sc, pre: pre, post: []any{&role, &collab, &r.OpenIssues, &team}}, r.Owner); err != nil {
 		return nil, err
 	}
 	r.Visibility = model.Visibility(vis)
@@ -79,6 +100,9 @@ func scanRepoView(sc scanner) (*RepoView, error) {
 	v := &RepoView{Repo: r}
 	v.Facts.OrgRole = model.OrgRole(role)
 	v.Facts.Collab, _ = authz.ParsePermission(collab)
+	if team > int64(authz.None) && team <= int64(authz.Admin) {
+		v.Facts.Team = authz.Permission(team)
+	}
 	if r.Owner.IsOrg() {
 		v.Facts.OrgDefault, _ = authz.ParsePermission(r.Owner.DefaultRepoPermission)
 	}
@@ -279,8 +303,8 @@ type RepoQuery struct {
 
 // orgAccess is the condition for access through organization membership; it
 // mirrors authz: admins see everything, members what the base permission
-// gives them and every internal repository.
-const orgAccess = `(m.role = 'admin' OR (m.role = 'member' AND (a.default_repo_permission <> 'none' OR r.visibility = 'internal')))`
+// gives them, every internal repository and what their teams were granted.
+const orgAccess = `(m.role = 'admin' OR (m.role = 'member' AND (a.default_repo_permission <> 'none' OR r.visibility = 'internal' OR ` + teamGrant + ` IS NOT NULL)))`
 
 func (f *RepoQuery) where() (string, []any) {
 	v := f.Viewer

@@ -1,0 +1,71 @@
+// Package teams is the REST adapter of organization teams: it parses
+// requests, calls the teams service and writes GitHub's shapes.
+package teams
+
+import (
+	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/rest"
+	svc "github.com/hubd/hubd/internal/teams"
+)
+
+// API is the teams package.
+type API struct {
+	d   *api.Deps
+	svc *svc.Service
+}
+
+// New makes the package.
+func New(d *api.Deps) *API { return &API{d: d, svc: svc.New(d.Store)} }
+
+// Classic scopes of the route table.
+var (
+	readOrg  = []string{"admin:org", "read:org", "write:org"}
+	writeOrg = []string{"admin:org", "write:org"}
+	repoOrg  = []string{"admin:org", "repo"}
+)
+
+// customRoles is the limit of team grants: the five built-in levels only.
+const customRoles = "Custom repository role names are not supported: pull, triage, push, maintain and admin are."
+
+// Routes is the package's route table.
+func (a *API) Routes() []rest.Route {
+	const t, l = "/orgs/{org}/teams/{team_slug}", "/teams/{team_id}"
+	return []rest.Route{
+		{Method: "GET", Pattern: "/orgs/{org}/teams", OperationID: "teams/list", Handler: a.list, Scopes: readOrg},
+		{Method: "POST", Pattern: "/orgs/{org}/teams", OperationID: "teams/create", Handler: a.create, Scopes: writeOrg,
+			Note: "LDAP mapping (ldap_dn) is not supported."},
+		{Method: "GET", Pattern: t, OperationID: "teams/get-by-name", Handler: a.get, Scopes: readOrg},
+		{Method: "PATCH", Pattern: t, OperationID: "teams/update-in-org", Handler: a.update, Scopes: writeOrg},
+		{Method: "DELETE", Pattern: t, OperationID: "teams/delete-in-org", Handler: a.delete, Scopes: writeOrg},
+
+		{Method: "GET", Pattern: t + "/members", OperationID: "teams/list-members-in-org", Handler: a.members, Scopes: readOrg},
+		{Method: "GET", Pattern: t + "/memberships/{username}", OperationID: "teams/get-membership-for-user-in-org", Handler: a.getMembership, Scopes: readOrg},
+		{Method: "PUT", Pattern: t + "/memberships/{username}", OperationID: "teams/add-or-update-membership-for-user-in-org", Handler: a.setMembership, Scopes: writeOrg},
+		{Method: "DELETE", Pattern: t + "/memberships/{username}", OperationID: "teams/remove-membership-for-user-in-org", Handler: a.removeMembership, Scopes: writeOrg},
+
+		{Method: "GET", Pattern: t + "/repos", OperationID: "teams/list-repos-in-org", Handler: a.repos, Scopes: readOrg},
+		{Method: "GET", Pattern: t + "/repos/{owner}/{repo}", OperationID: "teams/check-permissions-for-repo-in-org", Handler: a.checkRepo, Scopes: readOrg},
+		{Method: "PUT", Pattern: t + "/repos/{owner}/{repo}", OperationID: "teams/add-or-update-repo-permissions-in-org", Handler: a.addRepo, Scopes: repoOrg,
+			Note: customRoles},
+		{Method: "DELETE", Pattern: t + "/repos/{owner}/{repo}", OperationID: "teams/remove-repo-in-org", Handler: a.removeRepo, Scopes: repoOrg},
+
+		{Method: "GET", Pattern: t + "/teams", OperationID: "teams/list-child-in-org", Handler: a.children, Scopes: readOrg},
+
+		// The legacy routes find the team by id and behave alike.
+		{Method: "GET", Pattern: l, OperationID: "teams/get-legacy", Handler: a.get, Scopes: readOrg},
+		{Method: "PATCH", Pattern: l, OperationID: "teams/update-legacy", Handler: a.update, Scopes: writeOrg},
+		{Method: "DELETE", Pattern: l, OperationID: "teams/delete-legacy", Handler: a.delete, Scopes: writeOrg},
+		{Method: "GET", Pattern: l + "/members", OperationID: "teams/list-members-legacy", Handler: a.members, Scopes: readOrg},
+		{Method: "GET", Pattern: l + "/memberships/{username}", OperationID: "teams/get-membership-for-user-legacy", Handler: a.getMembership, Scopes: readOrg},
+		{Method: "PUT", Pattern: l + "/memberships/{username}", OperationID: "teams/add-or-update-membership-for-user-legacy", Handler: a.setMembership, Scopes: writeOrg},
+		{Method: "DELETE", Pattern: l + "/memberships/{username}", OperationID: "teams/remove-membership-for-user-legacy", Handler: a.removeMembership, Scopes: writeOrg},
+		{Method: "GET", Pattern: l + "/repos", OperationID: "teams/list-repos-legacy", Handler: a.repos, Scopes: readOrg},
+		{Method: "GET", Pattern: l + "/repos/{owner}/{repo}", OperationID: "teams/check-permissions-for-repo-legacy", Handler: a.checkRepo, Scopes: readOrg},
+		{Method: "PUT", Pattern: l + "/repos/{owner}/{repo}", OperationID: "teams/add-or-update-repo-permissions-legacy", Handler: a.addRepo, Scopes: repoOrg,
+			Note: customRoles},
+		{Method: "DELETE", Pattern: l + "/repos/{owner}/{repo}", OperationID: "teams/remove-repo-legacy", Handler: a.removeRepo, Scopes: repoOrg},
+		{Method: "GET", Pattern: l + "/teams", OperationID: "teams/list-child-legacy", Handler: a.children, Scopes: readOrg},
+
+		{Method: "GET", Pattern: "/user/teams", OperationID: "teams/list-for-authenticated-user", Handler: a.listForUser, Scopes: []string{"read:org", "repo", "user"}},
+	}
+}
