@@ -81,6 +81,12 @@ func checkBody(r *http.Request, rt *rest.Route) (*heldBody, error) {
 		return nil, model.BadRequest("Problems parsing JSON")
 	}
 	trimmed := bytes.TrimSpace(data)
+	if !body.Required && string(trimmed) == "null" {
+		// An optional body sent as null is no body (go-github sends null
+		// for nil options, and GitHub takes it).
+		r.Body = io.NopCloser(bytes.NewReader(nil))
+		return nil, nil
+	}
 	if len(trimmed) == 0 {
 		if !body.Required {
 			return nil, nil

@@ -29,6 +29,9 @@ func TestLegacyRoutes(t *testing.T) {
 	w.e.Must(200, "GET", base+"/repos", w.maxTok, nil)
 	w.e.Must(204, "GET", base+"/repos/octo/vault", w.maxTok, nil)
 	w.e.Must(200, "GET", base+"/members", w.maxTok, nil)
+	if m := w.e.Must(200, "GET", base+"/memberships/max", w.maxTok, nil).Map(t); m["state"] != "active" {
+		t.Fatalf("legacy membership: %v", m)
+	}
 	w.e.Must(200, "GET", base+"/teams", w.maxTok, nil)
 	w.e.Must(404, "GET", base, w.zedTok, nil)
 	w.e.Must(404, "GET", "/teams/999999", w.olgaTok, nil)

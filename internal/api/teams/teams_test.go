@@ -211,7 +211,9 @@ func TestCreateValidation(t *testing.T) {
 func TestMemberships(t *testing.T) {
 	w := newWorld(t)
 	w.team(t, w.olga, github.CreateTeamRequest{Name: "ops", Privacy: github.Ptr("closed")})
-	m, _, err := w.olga.Teams.AddTeamMembershipBySlug(ctx, "octo", "ops", "mia", member)
+	// nil options: go-github sends the body null, which GitHub takes as
+	// no body (the default role, member).
+	m, _, err := w.olga.Teams.AddTeamMembershipBySlug(ctx, "octo", "ops", "mia", nil)
 	if err != nil || m.GetRole() != "member" || m.GetState() != "active" {
 		t.Fatalf("add %+v %v", m, err)
 	}
