@@ -170,7 +170,7 @@ func (a *API) change(r *http.Request, in *fileBody) (fileChange, error) {
 	}
 	c := rest.Caller(r)
 	now := time.Now().UTC().Truncate(time.Second)
-	committer := a.callerSignature(c, now)
+	committer := a.d.Signature(c.User, now)
 	if in.Committer != nil {
 		var err error
 		if committer, err = in.Committer.signature(now); err != nil {
@@ -214,33 +214,7 @@ func (p *person) signature(now time.Time) (gitrepo.Signature, error) {
 		}
 		when = t
 	}
-	return gitrepo.Signature{Name: identityText(*p.Name), Email: identityText(*p.Email), When: when}, nil
-}
-
-// identityText drops what would break a commit's author line.
-func identityText(s string) string {
-	return strings.TrimSpace(strings.Map(func(r rune) rune {
-		switch r {
-		case '<', '>', '\n', '\r', 0:
-			return -1
-		}
-		return r
-	}, s))
-}
-
-// callerSignature is the default committer: the user's name (or login) and
-// public email, or a no-reply address of this instance when they have none.
-// Installation tokens act for no user: their commits are the instance's.
-func (a *API) callerSignature(c *authz.Caller, when time.Time) gitrepo.Signature {
-	u := c.User
-	if u == nil {
-		return gitrepo.Signature{Name: "GitHub", Email: "noreply@" + strings.TrimPrefix(a.d.URLs.NoreplyDomain(), "users.noreply."), When: when}
-	}
-	name := u.Name
-	if name == "" {
-		name = u.Login
-	}
-	return gitrepo.Signature{Name: identityText(name), Email: identityText(a.d.URLs.CommitEmail(u)), When: when}
+	return gitrepo.Signature{Name: api.IdentityText(*p.Name), Email: api.IdentityText(*p.Email), When: when}, nil
 }
 
 // fileResult is what a committed change answers.

@@ -5,11 +5,8 @@ package pulls
 
 import (
 	"context"
-	"strings"
-	"time"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
 	svc "github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/rest"
@@ -33,7 +30,7 @@ func New(d *api.Deps) *API {
 			}
 			return d.RecordPush(ctx, repo, actorID, list, false)
 		},
-		Identity: a.signature,
+		Identity: d.Signature,
 		NetworkRepo: func(ctx context.Context, repoID, ownerID int64) (*model.Repo, error) {
 			return d.Store.R().NetworkRepoOwnedBy(ctx, repoID, ownerID)
 		},
@@ -61,29 +58,6 @@ func New(d *api.Deps) *API {
 
 // Service is the pull request service (other packages add hooks to it).
 func (a *API) Service() *svc.Service { return a.svc }
-
-// signature is a user's commit identity (name or login, and public or
-// no-reply email); nil is the instance's, the committer of merges.
-func (a *API) signature(u *model.Account, when time.Time) gitrepo.Signature {
-	if u == nil {
-		return gitrepo.Signature{Name: "GitHub", Email: "noreply@" + strings.TrimPrefix(a.d.URLs.NoreplyDomain(), "users.noreply."), When: when}
-	}
-	name := u.Name
-	if name == "" {
-		name = u.Login
-	}
-	return gitrepo.Signature{Name: clean(name), Email: clean(a.d.URLs.CommitEmail(u)), When: when}
-}
-
-func clean(s string) string {
-	return strings.TrimSpace(strings.Map(func(r rune) rune {
-		switch r {
-		case '<', '>', '\n', '\r', 0:
-			return -1
-		}
-		return r
-	}, s))
-}
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
