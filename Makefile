@@ -1,4 +1,4 @@
-.PHONY: test run build generate deps bench readme
+.PHONY: test run build generate deps bench readme graphql-schema
 
 # The whole suite on SQLite and PostgreSQL (installs and starts what it needs).
 test:
@@ -25,3 +25,7 @@ bench:
 # Rewrites the catalogue counts in README.md from the route table.
 readme:
 	go run ./internal/catalogue/cmd/readme -readme README.md
+
+# Prunes GitHub's GraphQL schema to what hubd resolves (internal/graphql/keep.txt).
+graphql-schema: deps
+	go run ./internal/graphql/schemagen

@@ -32,6 +32,7 @@ import (
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
 	"github.com/hubd/hubd/internal/api/users"
 	"github.com/hubd/hubd/internal/gitrepo"
+	graphqlapi "github.com/hubd/hubd/internal/graphql"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/ratelimit"
@@ -123,6 +124,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		interactionsapi.New(d).Routes(),
 		outsideapi.New(d).Routes(),
 		teamsapi.New(d).Routes(),
+		graphqlapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -199,6 +199,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.git.ServeHTTP(w, r)
 		return
 	}
+	if r.URL.Path == "/api/graphql" {
+		// GitHub Enterprise's GraphQL endpoint (gh sends its queries here).
+		info.Prefix = "/api/v3"
+		r.URL.Path, r.URL.RawPath = "/graphql", ""
+	}
 	if p, ok := strings.CutPrefix(r.URL.Path, "/api/v3"); ok && (p == "" || p[0] == '/') {
 		info.Prefix = "/api/v3"
 		if p == "" {

@@ -177,6 +177,10 @@ func (u URLs) RepoHTMLURL(r *model.Repo) string {
 	return u.Web + "/" + r.Owner.Login + "/" + r.Name
 }
 
+// SSHURL is the repository's ssh remote as GitHub writes it (hubd serves
+// no ssh: the address only completes the shape).
+func (u URLs) SSHURL(r *model.Repo) string { return "git@" + u.host() + ":" + r.FullName() + ".git" }
+
 // CloneURL is the smart-HTTP clone URL, <web>/<owner>/<repo>.git.
 func (u URLs) CloneURL(r *model.Repo) string { return u.RepoHTMLURL(r) + ".git" }
 
@@ -247,7 +251,7 @@ func (u URLs) ToRepoDetails(r *model.Repo, c RepoCounts, perm authz.Permission, 
 	d := RepoDetails{
 		CreatedAt: &created, UpdatedAt: &updated, PushedAt: TimePtr(r.PushedAt),
 		GitURL:   "git://" + u.host() + "/" + r.FullName() + ".git",
-		SSHURL:   "git@" + u.host() + ":" + r.FullName() + ".git",
+		SSHURL:   u.SSHURL(r),
 		CloneURL: u.CloneURL(r), SvnURL: u.RepoHTMLURL(r),
 		Homepage: strPtr(r.Homepage), Size: r.Size, Language: strPtr(c.Language), License: c.License,
 		StargazersCount: c.Stargazers, WatchersCount: c.Stargazers,

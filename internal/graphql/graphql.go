@@ -1,0 +1,113 @@
+// Package graphql serves GitHub's GraphQL API at /api/graphql (and
+// /graphql): GitHub's own schema pruned to what hubd resolves
+// (schema.graphql, generated from keep.txt by `make graphql-schema`),
+// executed by internal/graphql/engine with batched resolvers over the same
+// store, permission rule and services as the REST API.
+package graphql
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+
+	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/graphql/engine"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rest"
+)
+
+//go:embed schema.graphql
+var schemaSource string
+
+// API is the GraphQL transport.
+type API struct {
+	d      *api.Deps
+	schema *engine.Schema
+}
+
+// New loads the schema and registers the resolvers.
+func New(d *api.Deps) *API {
+	s, err := engine.New(schemaSource)
+	if err != nil {
+		panic("graphql: the embedded schema does not load: " + err.Error())
+	}
+	a := &API{d: d, schema: s}
+	s.TypeOf = typeOf
+	a.register()
+	return a
+}
+
+// Schema is the executable schema (tests read it).
+func (a *API) Schema() *engine.Schema { return a.schema }
+
+// Routes serves POST /graphql; the server maps GitHub Enterprise's
+// /api/graphql onto it.
+func (a *API) Routes() []rest.Route {
+	return []rest.Route{
+		{Method: "POST", Pattern: "/graphql", OperationID: "graphql", Handler: a.serve, Extension: true, Resource: "graphql"},
+	}
+}
+
+// request is what resolvers know of the request they serve.
+type request struct {
+	caller *authz.Caller
+	r      *http.Request
+}
+
+type reqKey struct{}
+
+func from(ctx context.Context) *request {
+	if rq, ok := ctx.Value(reqKey{}).(*request); ok {
+		return rq
+	}
+	return &request{caller: &authz.Caller{}}
+}
+
+// maxBody bounds a GraphQL document with its variables.
+const maxBody = 1 << 20
+
+func (a *API) serve(w http.ResponseWriter, r *http.Request) error {
+	c := rest.Caller(r)
+	if !c.Authenticated() {
+		// GitHub's GraphQL API has no anonymous access.
+		return &model.HTTPError{Status: http.StatusUnauthorized, Message: "This endpoint requires you to be authenticated."}
+	}
+	var req engine.Request
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.UseNumber()
+	if err := dec.Decode(&req); err != nil {
+		return model.BadRequest("Problems parsing JSON")
+	}
+	if req.Query == "" {
+		return writeJSON(w, &engine.Response{Errors: []*engine.RespError{{Message: "A query attribute must be specified and must be a string."}}})
+	}
+	p, bad := a.schema.Prepare(&req)
+	if bad != nil {
+		return writeJSON(w, bad)
+	}
+	ctx := context.WithValue(r.Context(), reqKey{}, &request{caller: c, r: r})
+	return writeJSON(w, a.schema.Execute(ctx, p))
+}
+
+func writeJSON(w http.ResponseWriter, resp *engine.Response) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(resp); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func init() {
+	engine.InternalError = func(ctx context.Context, err error) {
+		slog.Error("graphql", "err", err)
+	}
+}
