@@ -54,8 +54,14 @@ func typeOf(v any) string {
 		return "Ref"
 	case *rateObj:
 		return "RateLimit"
-	case queryRoot:
-		return "Query"
+	case *issueObj:
+		return "Issue"
+	case *labelObj:
+		return "Label"
+	case *milestoneObj:
+		return "Milestone"
+	case *commentObj:
+		return "IssueComment"
 	}
 	return ""
 }
@@ -73,6 +79,7 @@ func (a *API) register() {
 	a.registerQuery()
 	a.registerAccounts()
 	a.registerRepository()
+	a.registerIssues()
 }
 
 func (a *API) registerQuery() {
@@ -254,7 +261,7 @@ func decodeNodeID(s string) (prefix string, id int64, ok bool) {
 // Ids of one kind load in one query.
 func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 	out := make([]any, len(ids))
-	var repoIDs []int64
+	var repoIDs, issueIDs []int64
 	for i, s := range ids {
 		prefix, id, ok := decodeNodeID(s)
 		if !ok {
@@ -274,6 +281,21 @@ func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 			}
 		case "R":
 			repoIDs = append(repoIDs, id)
+		case "I":
+			issueIDs = append(issueIDs, id)
+		}
+	}
+	issueAt := map[int64]*model.Issue{}
+	if len(issueIDs) > 0 {
+		list, err := a.d.Store.R().IssuesByID(ctx, issueIDs)
+		if err != nil {
+			return nil, err
+		}
+		for _, is := range list {
+			if !is.IsPull {
+				issueAt[is.ID] = is
+				repoIDs = append(repoIDs, is.RepoID)
+			}
 		}
 	}
 	if len(repoIDs) > 0 {
@@ -282,8 +304,12 @@ func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 			return nil, err
 		}
 		for i, s := range ids {
-			if prefix, id, ok := decodeNodeID(s); ok && prefix == "R" && repos[id] != nil {
+			prefix, id, ok := decodeNodeID(s)
+			switch {
+			case ok && prefix == "R" && repos[id] != nil:
 				out[i] = repos[id]
+			case ok && prefix == "I" && issueAt[id] != nil && repos[issueAt[id].RepoID] != nil:
+				out[i] = &issueObj{is: issueAt[id], repo: repos[issueAt[id].RepoID]}
 			}
 		}
 	}
@@ -359,8 +385,30 @@ func (a *API) registerAccounts() {
 	a.field("User", "isViewer", func(ctx context.Context, p any, _ map[string]any) (any, error) {
 		return from(ctx).caller.UserID() == p.(*model.Account).ID, nil
 	})
-	a.field("Organization", "description", func(ctx context.Context, p any, _ map[string]any) (any, error) {
-		return strPtr(p.(*model.Account).Description), nil
+	a.full("Organization", "description", func(acc *model.Account) any { return strPtr(acc.Description) })
+}
+
+// full registers a field read from the whole account: accounts that came
+// slim (issue authors, assignees) are loaded for the batch in one query.
+func (a *API) full(typ, name string, f func(acc *model.Account) any) {
+	a.schema.Resolve(typ, name, func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		ids := make([]int64, 0, len(b.Parents))
+		for _, p := range b.Parents {
+			ids = append(ids, p.(*model.Account).ID)
+		}
+		accs, err := a.d.Store.R().AccountsByID(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			acc := accs[p.(*model.Account).ID]
+			if acc == nil {
+				acc = p.(*model.Account)
+			}
+			out[i] = f(acc)
+		}
+		return out, nil
 	})
 }
 

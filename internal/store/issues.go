@@ -327,8 +327,9 @@ type IssueQuery struct {
 	// Nothing is set when a filter names something that does not exist (an
 	// unknown user or milestone): the list is empty.
 	Nothing bool
-	// Pulls keeps only pull requests (GET /issues?pulls=true).
-	Pulls bool
+	// Pulls keeps only pull requests (GET /issues?pulls=true); NoPulls
+	// only issues (GraphQL's Repository.issues).
+	Pulls, NoPulls bool
 
 	Sort   string // created (default), updated, comments
 	Desc   bool
@@ -339,7 +340,7 @@ type IssueQuery struct {
 func (f *IssueQuery) simple() bool {
 	return f.Repos == nil && len(f.Labels) == 0 && f.MilestoneID == 0 && !f.MilestoneAny && !f.MilestoneNone &&
 		f.AssigneeID == 0 && !f.AssigneeAny && !f.AssigneeNone && f.CreatorID == 0 && f.MentionedID == 0 &&
-		f.Involves == 0 && f.Since == nil && !f.Nothing && !f.Pulls && (f.Sort == "" || f.Sort == "created")
+		f.Involves == 0 && f.Since == nil && !f.Nothing && !f.Pulls && !f.NoPulls && (f.Sort == "" || f.Sort == "created")
 }
 
 func (f *IssueQuery) states() []string {
@@ -374,6 +375,9 @@ func (f *IssueQuery) where() (string, []any) {
 	}
 	if f.Pulls {
 		conds, args = append(conds, "i.is_pull = ?"), append(args, true)
+	}
+	if f.NoPulls {
+		conds, args = append(conds, "i.is_pull = ?"), append(args, false)
 	}
 	switch f.State {
 	case "closed":

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // PostgreSQL driver "pgx"
@@ -26,6 +27,9 @@ import (
 // Store is the database. Reads go to a pool; on SQLite writes go through a
 // single connection so that writers queue in Go instead of failing busy.
 type Store struct {
+	// reads counts the queries run (tests bound a request's query count
+	// with it; see Reads).
+	reads atomic.Int64
 	read  *sql.DB
 	write *sql.DB
 	pg    bool
@@ -249,6 +253,10 @@ func (s *Store) rebind(q string) string {
 // Q runs queries on a pool or inside a transaction. Statements are prepared
 // once per pool and connection and reused (SQLite spends most of a simple
 // query parsing it otherwise).
+// Reads is how many queries the store has run so far: tests take the
+// difference around a request to bound its number of queries.
+func (s *Store) Reads() int64 { return s.reads.Load() }
+
 type Q struct {
 	s  *Store
 	db *sql.DB
@@ -299,6 +307,7 @@ func (q Q) exec(ctx context.Context, query string, args ...any) (sql.Result, err
 }
 
 func (q Q) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	q.s.reads.Add(1)
 	st, err := q.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -308,6 +317,7 @@ func (q Q) query(ctx context.Context, query string, args ...any) (*sql.Rows, err
 
 // row runs a one-row query; a preparation error surfaces from Scan.
 func (q Q) row(ctx context.Context, query string, args ...any) rowScanner {
+	q.s.reads.Add(1)
 	st, err := q.stmt(ctx, query)
 	if err != nil {
 		return errRow{err}

@@ -111,6 +111,49 @@ func Each(f func(ctx context.Context, parent any, args map[string]any) (any, err
 	}
 }
 
+// EachBatch is Each for functions that also read the batch (the field's
+// selection).
+func EachBatch(f func(ctx context.Context, parent any, b *Batch) (any, error)) Resolver {
+	return func(ctx context.Context, b *Batch) ([]any, error) {
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			v, err := f(ctx, p, b)
+			if err != nil {
+				var e *Error
+				if ok := asError(err, &e); ok {
+					out[i] = e
+					continue
+				}
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	}
+}
+
+// SelectsItems reports whether a connection field's selection asks for
+// its items (nodes, edges or pageInfo) rather than only totalCount; a
+// fragment spread counts as asking.
+func SelectsItems(ss ast.SelectionSet) bool {
+	for _, sel := range ss {
+		switch s := sel.(type) {
+		case *ast.Field:
+			switch s.Name {
+			case "nodes", "edges", "pageInfo":
+				return true
+			}
+		case *ast.InlineFragment:
+			if SelectsItems(s.SelectionSet) {
+				return true
+			}
+		case *ast.FragmentSpread:
+			return true
+		}
+	}
+	return false
+}
+
 func asError(err error, target **Error) bool {
 	e, ok := err.(*Error)
 	if ok {

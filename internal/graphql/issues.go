@@ -1,0 +1,534 @@
+package graphql
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/graphql/engine"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/wire"
+)
+
+// issueObj is an issue of a repository the viewer sees.
+type issueObj struct {
+	is   *model.Issue
+	repo *repoObj
+}
+
+type labelObj struct {
+	l    *model.Label
+	repo *repoObj
+}
+
+type milestoneObj struct {
+	m    *model.Milestone
+	repo *repoObj
+}
+
+type commentObj struct {
+	c     *model.IssueComment
+	issue *issueObj
+}
+
+func (a *API) issueURL(o *issueObj) string {
+	return a.d.URLs.RepoHTMLURL(o.repo.v.Repo) + "/issues/" + strconv.FormatInt(o.is.Number, 10)
+}
+
+// details loads labels, assignees, milestones and authors of every issue
+// in the batch that does not have them yet, in one query per kind.
+func (a *API) details(ctx context.Context, parents []any) error {
+	var todo []*model.Issue
+	seen := map[*model.Issue]bool{}
+	for _, p := range parents {
+		is := p.(*issueObj).is
+		if is.Labels == nil && !seen[is] {
+			seen[is] = true
+			todo = append(todo, is)
+		}
+	}
+	return a.d.Store.R().IssueDetails(ctx, todo, false)
+}
+
+// issueStates reads [IssueState!] into the store's state filter.
+func issueStates(v any) string {
+	list := asList(v)
+	open, closed := false, false
+	for _, s := range list {
+		switch s {
+		case "OPEN":
+			open = true
+		case "CLOSED":
+			closed = true
+		}
+	}
+	switch {
+	case open && !closed:
+		return "open"
+	case closed && !open:
+		return "closed"
+	}
+	return "all"
+}
+
+// asList reads a list argument; a single value is a list of one (GraphQL's
+// input coercion: `$states: [IssueState!] = OPEN`).
+func asList(v any) []any {
+	switch t := v.(type) {
+	case nil:
+		return nil
+	case []any:
+		return t
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice {
+		out := make([]any, rv.Len())
+		for i := range out {
+			out[i] = rv.Index(i).Interface()
+		}
+		return out
+	}
+	return []any{v}
+}
+
+func stringList(v any) []string {
+	list := asList(v)
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		if str, ok := s.(string); ok {
+			out = append(out, str)
+		}
+	}
+	return out
+}
+
+// issueQuery turns Repository.issues' arguments into the store's filter;
+// names of users or milestones that do not exist select nothing.
+func (a *API) issueQuery(ctx context.Context, repo *model.Repo, args map[string]any) (store.IssueQuery, error) {
+	f := store.IssueQuery{RepoID: repo.ID, NoPulls: true, State: issueStates(args["states"]), Labels: stringList(args["labels"])}
+	if o, ok := args["orderBy"].(map[string]any); ok {
+		switch o["field"] {
+		case "UPDATED_AT":
+			f.Sort = "updated"
+		case "COMMENTS":
+			f.Sort = "comments"
+		default:
+			f.Sort = "created"
+		}
+		f.Desc = o["direction"] == "DESC"
+	}
+	fb, _ := args["filterBy"].(map[string]any)
+	if fb == nil {
+		return f, nil
+	}
+	if _, ok := fb["states"]; ok && fb["states"] != nil {
+		f.State = issueStates(fb["states"])
+	}
+	f.Labels = append(f.Labels, stringList(fb["labels"])...)
+	user := func(key string) (int64, bool, error) {
+		login, _ := fb[key].(string)
+		if login == "" {
+			return 0, false, nil
+		}
+		acc, err := a.d.Store.R().AccountByLogin(ctx, login)
+		if errors.Is(err, model.ErrNotFound) {
+			f.Nothing = true
+			return 0, false, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		return acc.ID, true, nil
+	}
+	switch v, _ := fb["assignee"].(string); v {
+	case "":
+	case "*":
+		f.AssigneeAny = true
+	default:
+		id, _, err := user("assignee")
+		if err != nil {
+			return f, err
+		}
+		f.AssigneeID = id
+	}
+	id, _, err := user("createdBy")
+	if err != nil {
+		return f, err
+	}
+	f.CreatorID = id
+	if id, _, err = user("mentioned"); err != nil {
+		return f, err
+	}
+	f.MentionedID = id
+	if s, ok := fb["since"].(string); ok && s != "" {
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			return f, engine.Errorf("INVALID_ARGUMENTS", "Argument 'since' on InputObject 'IssueFilters' has an invalid value (%q). Expected type 'DateTime'.", s)
+		}
+		f.Since = &t
+	}
+	if v, _ := fb["viewerSubscribed"].(bool); v {
+		f.Involves = from(ctx).caller.UserID()
+		if f.Involves == 0 {
+			f.Nothing = true
+		}
+	}
+	milestone, _ := fb["milestone"].(string)
+	if n, _ := fb["milestoneNumber"].(string); n != "" {
+		milestone = n
+	}
+	switch milestone {
+	case "":
+	case "*":
+		f.MilestoneAny = true
+	case "none":
+		f.MilestoneNone = true
+	default:
+		n, err := strconv.ParseInt(milestone, 10, 64)
+		if err != nil {
+			f.Nothing = true
+			break
+		}
+		m, err := a.d.Store.R().MilestoneByNumber(ctx, repo.ID, n)
+		if errors.Is(err, model.ErrNotFound) {
+			f.Nothing = true
+			break
+		}
+		if err != nil {
+			return f, err
+		}
+		f.MilestoneID = m.ID
+	}
+	return f, nil
+}
+
+func (a *API) registerIssues() {
+	a.connectionTypes("IssueConnection", "IssueEdge")
+	a.connectionTypes("LabelConnection", "LabelEdge")
+	a.connectionTypes("UserConnection", "UserEdge")
+	a.connectionTypes("IssueCommentConnection", "IssueCommentEdge")
+	a.registerPageInfo()
+
+	a.schema.Resolve("Repository", "issues", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
+		o, args := p.(*repoObj), b.Args
+		w, err := pageWindow(args, "issues", engine.SelectsItems(b.Field.SelectionSet))
+		if err != nil {
+			return nil, err
+		}
+		f, err := a.issueQuery(ctx, o.v.Repo, args)
+		if err != nil {
+			return nil, err
+		}
+		q := a.d.Store.R()
+		total := -1
+		if w.needTotal {
+			f.Limit, f.Offset = 1, 0
+			if _, total, err = q.ListIssueIDs(ctx, f); err != nil {
+				return nil, err
+			}
+		}
+		start, end := w.bounds(total)
+		c := &connection{offset: start}
+		if end <= start {
+			f.Limit, f.Offset = 1, 0
+			_, c.total, err = q.ListIssueIDs(ctx, f)
+			return c, err
+		}
+		f.Limit, f.Offset = end-start, start
+		list, n, err := q.ListIssues(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		c.total = n
+		for _, is := range list {
+			c.nodes = append(c.nodes, &issueObj{is: is, repo: o})
+		}
+		return c, nil
+	}))
+	a.field("Repository", "issue", func(ctx context.Context, p any, args map[string]any) (any, error) {
+		o := p.(*repoObj)
+		n, _ := intArg(args, "number")
+		is, err := a.d.Store.R().IssueByNumber(ctx, o.v.Repo.ID, int64(n))
+		if errors.Is(err, model.ErrNotFound) || (err == nil && is.IsPull) {
+			return nil, notFound("Could not resolve to an Issue with the number of %d.", n)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &issueObj{is: is, repo: o}, nil
+	})
+	a.schema.Resolve("Repository", "labels", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
+		o, args := p.(*repoObj), b.Args
+		// A repository's labels are few: filter and order them here.
+		list, _, err := a.d.Store.R().ListLabels(ctx, o.v.Repo.ID, 10000, 0)
+		if err != nil {
+			return nil, err
+		}
+		if s, _ := args["query"].(string); s != "" {
+			kept := list[:0]
+			for _, l := range list {
+				if strings.Contains(strings.ToLower(l.Name), strings.ToLower(s)) ||
+					(l.Description != nil && strings.Contains(strings.ToLower(*l.Description), strings.ToLower(s))) {
+					kept = append(kept, l)
+				}
+			}
+			list = kept
+		}
+		if ob, ok := args["orderBy"].(map[string]any); ok {
+			desc := ob["direction"] == "DESC"
+			by := func(i, j int) bool { return strings.ToLower(list[i].Name) < strings.ToLower(list[j].Name) }
+			if ob["field"] == "CREATED_AT" {
+				by = func(i, j int) bool {
+					return list[i].CreatedAt.Before(list[j].CreatedAt) || list[i].CreatedAt.Equal(list[j].CreatedAt) && list[i].ID < list[j].ID
+				}
+			}
+			sort.SliceStable(list, func(i, j int) bool {
+				if desc {
+					return by(j, i)
+				}
+				return by(i, j)
+			})
+		}
+		objs := make([]*labelObj, len(list))
+		for i, l := range list {
+			objs[i] = &labelObj{l: l, repo: o}
+		}
+		return slicePage(objs, b, "labels")
+	}))
+	a.field("Repository", "label", func(ctx context.Context, p any, args map[string]any) (any, error) {
+		o := p.(*repoObj)
+		name, _ := args["name"].(string)
+		l, err := a.d.Store.R().LabelByName(ctx, o.v.Repo.ID, name)
+		if errors.Is(err, model.ErrNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &labelObj{l: l, repo: o}, nil
+	})
+
+	is := func(name string, f func(o *issueObj) any) {
+		a.field("Issue", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*issueObj)), nil })
+	}
+	is("id", func(o *issueObj) any { return wire.NodeID("I", o.is.ID) })
+	is("databaseId", func(o *issueObj) any { return o.is.ID })
+	is("number", func(o *issueObj) any { return o.is.Number })
+	is("title", func(o *issueObj) any { return o.is.Title })
+	is("body", func(o *issueObj) any {
+		if o.is.Body == nil {
+			return ""
+		}
+		return *o.is.Body
+	})
+	is("url", func(o *issueObj) any { return a.issueURL(o) })
+	is("resourcePath", func(o *issueObj) any {
+		return "/" + o.repo.v.Repo.FullName() + "/issues/" + strconv.FormatInt(o.is.Number, 10)
+	})
+	is("state", func(o *issueObj) any { return strings.ToUpper(o.is.State) })
+	a.field("Issue", "stateReason", func(_ context.Context, p any, args map[string]any) (any, error) {
+		o := p.(*issueObj)
+		if o.is.StateReason == nil {
+			return nil, nil
+		}
+		r := strings.ToUpper(*o.is.StateReason)
+		if dup, _ := args["enableDuplicate"].(bool); r == "DUPLICATE" && !dup {
+			r = "NOT_PLANNED"
+		}
+		return r, nil
+	})
+	is("closed", func(o *issueObj) any { return o.is.State == "closed" })
+	is("closedAt", func(o *issueObj) any { return o.is.ClosedAt })
+	is("createdAt", func(o *issueObj) any { return o.is.CreatedAt })
+	is("updatedAt", func(o *issueObj) any { return o.is.UpdatedAt })
+	is("locked", func(o *issueObj) any { return o.is.Locked })
+	is("activeLockReason", func(o *issueObj) any {
+		if o.is.LockReason == nil || !o.is.Locked {
+			return nil
+		}
+		return strings.ToUpper(strings.ReplaceAll(*o.is.LockReason, "-", "_"))
+	})
+	a.schema.Resolve("Issue", "authorAssociation", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		if err := a.details(ctx, b.Parents); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			out[i] = "NONE"
+			if as := p.(*issueObj).is.Association; as != "" {
+				out[i] = as
+			}
+		}
+		return out, nil
+	})
+	is("repository", func(o *issueObj) any { return o.repo })
+	is("viewerCanLabel", func(o *issueObj) any { return o.repo.perm >= authz.Triage })
+	a.field("Issue", "viewerCanClose", func(ctx context.Context, p any, _ map[string]any) (any, error) {
+		o := p.(*issueObj)
+		return o.repo.perm >= authz.Triage || (o.is.UserID != 0 && o.is.UserID == from(ctx).caller.UserID()), nil
+	})
+	a.field("Issue", "viewerCanReopen", func(ctx context.Context, p any, _ map[string]any) (any, error) {
+		o := p.(*issueObj)
+		return o.repo.perm >= authz.Triage || (o.is.UserID != 0 && o.is.UserID == from(ctx).caller.UserID()), nil
+	})
+	a.schema.Resolve("Issue", "author", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		// Authors come slim with the issue rows.
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			if u := p.(*issueObj).is.User; u != nil {
+				out[i] = u
+			}
+		}
+		return out, nil
+	})
+	a.schema.Resolve("Issue", "labels", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		if err := a.details(ctx, b.Parents); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			o := p.(*issueObj)
+			list := make([]*labelObj, len(o.is.Labels))
+			for j, l := range o.is.Labels {
+				list[j] = &labelObj{l: l, repo: o.repo}
+			}
+			c, err := slicePage(list, b, "labels")
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	})
+	a.schema.Resolve("Issue", "assignees", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		if err := a.details(ctx, b.Parents); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			c, err := slicePage(p.(*issueObj).is.Assignees, b, "assignees")
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	})
+	a.schema.Resolve("Issue", "milestone", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		if err := a.details(ctx, b.Parents); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			o := p.(*issueObj)
+			if o.is.Milestone != nil {
+				out[i] = &milestoneObj{m: o.is.Milestone, repo: o.repo}
+			}
+		}
+		return out, nil
+	})
+	a.schema.Resolve("Issue", "comments", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
+		o, args := p.(*issueObj), b.Args
+		w, err := pageWindow(args, "comments", engine.SelectsItems(b.Field.SelectionSet))
+		if err != nil {
+			return nil, err
+		}
+		total := o.is.Comments
+		start, end := w.bounds(total)
+		start, end = min(start, total), min(end, total)
+		c := &connection{offset: start, total: total}
+		if end <= start {
+			return c, nil
+		}
+		f := store.CommentQuery{RepoID: o.repo.v.Repo.ID, IssueID: o.is.ID, Limit: end - start, Offset: start}
+		if ob, ok := args["orderBy"].(map[string]any); ok && ob["field"] == "UPDATED_AT" {
+			f.Sort = "updated"
+			f.Desc = ob["direction"] == "DESC"
+		}
+		list, n, err := a.d.Store.R().ListComments(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		c.total = n
+		for _, cm := range list {
+			c.nodes = append(c.nodes, &commentObj{c: cm, issue: o})
+		}
+		return c, nil
+	}))
+
+	la := func(name string, f func(o *labelObj) any) {
+		a.field("Label", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*labelObj)), nil })
+	}
+	la("id", func(o *labelObj) any { return wire.NodeID("LA", o.l.ID) })
+	la("name", func(o *labelObj) any { return o.l.Name })
+	la("color", func(o *labelObj) any { return o.l.Color })
+	la("description", func(o *labelObj) any { return o.l.Description })
+	la("isDefault", func(o *labelObj) any { return o.l.Default })
+	la("createdAt", func(o *labelObj) any { return o.l.CreatedAt })
+	la("updatedAt", func(o *labelObj) any { return o.l.UpdatedAt })
+	la("url", func(o *labelObj) any {
+		return a.d.URLs.RepoHTMLURL(o.repo.v.Repo) + "/labels/" + pathEscape(o.l.Name)
+	})
+	la("resourcePath", func(o *labelObj) any { return "/" + o.repo.v.Repo.FullName() + "/labels/" + pathEscape(o.l.Name) })
+	la("repository", func(o *labelObj) any { return o.repo })
+
+	mi := func(name string, f func(o *milestoneObj) any) {
+		a.field("Milestone", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*milestoneObj)), nil })
+	}
+	mi("id", func(o *milestoneObj) any { return wire.NodeID("MI", o.m.ID) })
+	mi("number", func(o *milestoneObj) any { return o.m.Number })
+	mi("title", func(o *milestoneObj) any { return o.m.Title })
+	mi("description", func(o *milestoneObj) any { return o.m.Description })
+	mi("dueOn", func(o *milestoneObj) any { return o.m.DueOn })
+	mi("state", func(o *milestoneObj) any { return strings.ToUpper(o.m.State) })
+	mi("closed", func(o *milestoneObj) any { return o.m.State == "closed" })
+	mi("closedAt", func(o *milestoneObj) any { return o.m.ClosedAt })
+	mi("createdAt", func(o *milestoneObj) any { return o.m.CreatedAt })
+	mi("updatedAt", func(o *milestoneObj) any { return o.m.UpdatedAt })
+	mi("url", func(o *milestoneObj) any {
+		return a.d.URLs.RepoHTMLURL(o.repo.v.Repo) + "/milestone/" + strconv.FormatInt(o.m.Number, 10)
+	})
+	mi("resourcePath", func(o *milestoneObj) any {
+		return "/" + o.repo.v.Repo.FullName() + "/milestone/" + strconv.FormatInt(o.m.Number, 10)
+	})
+	mi("repository", func(o *milestoneObj) any { return o.repo })
+
+	co := func(name string, f func(o *commentObj) any) {
+		a.field("IssueComment", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*commentObj)), nil })
+	}
+	co("id", func(o *commentObj) any { return wire.NodeID("IC", o.c.ID) })
+	co("databaseId", func(o *commentObj) any { return o.c.ID })
+	co("body", func(o *commentObj) any { return o.c.Body })
+	co("createdAt", func(o *commentObj) any { return o.c.CreatedAt })
+	co("updatedAt", func(o *commentObj) any { return o.c.UpdatedAt })
+	co("author", func(o *commentObj) any {
+		if o.c.User == nil {
+			return nil
+		}
+		return o.c.User
+	})
+	co("authorAssociation", func(o *commentObj) any {
+		if o.c.Association == "" {
+			return "NONE"
+		}
+		return o.c.Association
+	})
+	co("url", func(o *commentObj) any {
+		return a.issueURL(o.issue) + "#issuecomment-" + strconv.FormatInt(o.c.ID, 10)
+	})
+	co("issue", func(o *commentObj) any { return o.issue })
+	co("repository", func(o *commentObj) any { return o.issue.repo })
+	a.field("IssueComment", "viewerDidAuthor", func(ctx context.Context, p any, _ map[string]any) (any, error) {
+		o := p.(*commentObj)
+		return o.c.UserID != 0 && o.c.UserID == from(ctx).caller.UserID(), nil
+	})
+}
+
+// pathEscape escapes a label name for a URL path.
+func pathEscape(s string) string { return url.PathEscape(s) }
