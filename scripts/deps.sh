@@ -19,6 +19,21 @@ fi
 # Go modules.
 go mod download
 
+# The GitHub CLI, built from its Go module (the suite runs the real gh against
+# hubd: internal/clients/ghcli). The binary lives outside the repository; the
+# module directory is read-only, so go build runs there with -C and writes
+# the binary to the cache. Built once; delete the directory to rebuild.
+gh_version=2.100.0
+gh_bin="${XDG_CACHE_HOME:-$HOME/.cache}/hubd/gh-v$gh_version/gh"
+if [ ! -x "$gh_bin" ]; then
+  gh_dir=$(cd / && GOFLAGS=-mod=mod go mod download -json "github.com/cli/cli/v2@v$gh_version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  mkdir -p "$(dirname "$gh_bin")"
+  GOWORK=off GOFLAGS=-mod=mod go build -C "$gh_dir" -trimpath \
+    -ldflags "-X github.com/cli/cli/v2/internal/build.Version=$gh_version" \
+    -o "$gh_bin.tmp" ./cmd/gh
+  mv "$gh_bin.tmp" "$gh_bin"
+fi
+
 # Debian's headless chromium, for the catalogue page's browser test (the test
 # fails without it; a browser is never downloaded).
 if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then

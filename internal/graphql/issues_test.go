@@ -36,7 +36,7 @@ query IssueList($owner: String!, $repo: String!, $limit: Int, $endCursor: String
 func seedIssues(t *testing.T, w *world, n int) {
 	t.Helper()
 	gh := w.e.GitHub(w.monaTok)
-	if _, _, err := gh.Issues.CreateLabel(ctx, "mona", "app", github.CreateIssueLabelRequest{Name: "kind: bug", Color: github.Ptr("d73a4a")}); err != nil {
+	if _, _, err := gh.Issues.CreateLabel(ctx, "mona", "app", github.CreateIssueLabelRequest{Name: "kind: bug", Color: github.Ptr("d73a4a"), Description: github.Ptr("Something is wrong")}); err != nil {
 		t.Fatal(err)
 	}
 	ms, _, err := gh.Issues.CreateMilestone(ctx, "mona", "app", github.CreateMilestoneRequest{Title: "v1"})
@@ -82,6 +82,7 @@ func TestIssueList(t *testing.T) {
 	}
 	six := nodes[1].(map[string]any)
 	if dig(six, "labels", "totalCount").(json.Number).String() != "1" || dig(six, "labels", "nodes").([]any)[0].(map[string]any)["name"] != "kind: bug" ||
+		dig(six, "labels", "nodes").([]any)[0].(map[string]any)["description"] != "Something is wrong" ||
 		dig(six, "assignees", "nodes").([]any)[0].(map[string]any)["login"] != "mona" || dig(six, "milestone", "title") != "v1" ||
 		dig(six, "author", "login") != "mona" || dig(six, "state") != "OPEN" || dig(six, "url") != w.e.URL+"/mona/app/issues/6" {
 		t.Fatalf("issue 6: %s", r.Raw)

@@ -716,6 +716,12 @@ func (ex *execution) complete(t *ast.Type, v any, f *ast.Field, subs []ast.Selec
 		return l
 	}
 	d := ex.s.AST.Types[t.NamedType]
+	if d.Kind == ast.Scalar || d.Kind == ast.Enum {
+		// Optional values come as pointers (*string descriptions).
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
+			v = rv.Elem().Interface()
+		}
+	}
 	switch d.Kind {
 	case ast.Scalar:
 		out, err := serializeScalar(d.Name, v)
