@@ -39,7 +39,23 @@ type commentObj struct {
 }
 
 func (a *API) issueURL(o *issueObj) string {
-	return a.d.URLs.RepoHTMLURL(o.repo.v.Repo) + "/issues/" + strconv.FormatInt(o.is.Number, 10)
+	return a.d.URLs.RepoHTMLURL(o.repo.v.Repo) + issuePath(o)
+}
+
+// issuePath is /issues/N, or /pull/N for a pull request.
+func issuePath(o *issueObj) string {
+	if o.is.IsPull {
+		return "/pull/" + strconv.FormatInt(o.is.Number, 10)
+	}
+	return "/issues/" + strconv.FormatInt(o.is.Number, 10)
+}
+
+// asIssue is the issue half of an Issue or a PullRequest parent.
+func asIssue(p any) *issueObj {
+	if pr, ok := p.(*pullObj); ok {
+		return pr.iss
+	}
+	return p.(*issueObj)
 }
 
 // details loads labels, assignees, milestones and authors of every issue
@@ -48,7 +64,7 @@ func (a *API) details(ctx context.Context, parents []any) error {
 	var todo []*model.Issue
 	seen := map[*model.Issue]bool{}
 	for _, p := range parents {
-		is := p.(*issueObj).is
+		is := asIssue(p).is
 		if is.Labels == nil && !seen[is] {
 			seen[is] = true
 			todo = append(todo, is)
@@ -314,153 +330,26 @@ func (a *API) registerIssues() {
 		return &labelObj{l: l, repo: o}, nil
 	})
 
-	is := func(name string, f func(o *issueObj) any) {
-		a.field("Issue", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*issueObj)), nil })
+	for _, typ := range []string{"Issue", "PullRequest"} {
+		a.registerIssueLike(typ)
 	}
-	is("id", func(o *issueObj) any { return wire.NodeID("I", o.is.ID) })
-	is("databaseId", func(o *issueObj) any { return o.is.ID })
-	is("number", func(o *issueObj) any { return o.is.Number })
-	is("title", func(o *issueObj) any { return o.is.Title })
-	is("body", func(o *issueObj) any {
-		if o.is.Body == nil {
-			return ""
-		}
-		return *o.is.Body
+	a.registerSubIssues()
+
+	a.field("IssueComment", "isMinimized", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		return false, nil // hubd cannot minimize comments
 	})
-	is("url", func(o *issueObj) any { return a.issueURL(o) })
-	is("resourcePath", func(o *issueObj) any {
-		return "/" + o.repo.v.Repo.FullName() + "/issues/" + strconv.FormatInt(o.is.Number, 10)
+	a.field("IssueComment", "minimizedReason", func(_ context.Context, p any, _ map[string]any) (any, error) { return nil, nil })
+	a.field("IssueComment", "includesCreatedEdit", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		return false, nil // hubd keeps no edit history of comments
 	})
-	is("state", func(o *issueObj) any { return strings.ToUpper(o.is.State) })
-	a.field("Issue", "stateReason", func(_ context.Context, p any, args map[string]any) (any, error) {
-		o := p.(*issueObj)
-		if o.is.StateReason == nil {
-			return nil, nil
-		}
-		r := strings.ToUpper(*o.is.StateReason)
-		if dup, _ := args["enableDuplicate"].(bool); r == "DUPLICATE" && !dup {
-			r = "NOT_PLANNED"
-		}
-		return r, nil
+	a.field("Issue", "issueType", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		return nil, nil // hubd has no issue types
 	})
-	is("closed", func(o *issueObj) any { return o.is.State == "closed" })
-	is("closedAt", func(o *issueObj) any { return o.is.ClosedAt })
-	is("createdAt", func(o *issueObj) any { return o.is.CreatedAt })
-	is("updatedAt", func(o *issueObj) any { return o.is.UpdatedAt })
-	is("locked", func(o *issueObj) any { return o.is.Locked })
-	is("activeLockReason", func(o *issueObj) any {
-		if o.is.LockReason == nil || !o.is.Locked {
-			return nil
-		}
-		return strings.ToUpper(strings.ReplaceAll(*o.is.LockReason, "-", "_"))
-	})
-	a.schema.Resolve("Issue", "authorAssociation", func(ctx context.Context, b *engine.Batch) ([]any, error) {
-		if err := a.details(ctx, b.Parents); err != nil {
-			return nil, err
-		}
-		out := make([]any, len(b.Parents))
-		for i, p := range b.Parents {
-			out[i] = "NONE"
-			if as := p.(*issueObj).is.Association; as != "" {
-				out[i] = as
-			}
-		}
-		return out, nil
-	})
-	is("repository", func(o *issueObj) any { return o.repo })
-	is("viewerCanLabel", func(o *issueObj) any { return o.repo.perm >= authz.Triage })
-	a.field("Issue", "viewerCanClose", func(ctx context.Context, p any, _ map[string]any) (any, error) {
-		o := p.(*issueObj)
-		return o.repo.perm >= authz.Triage || (o.is.UserID != 0 && o.is.UserID == from(ctx).caller.UserID()), nil
-	})
-	a.field("Issue", "viewerCanReopen", func(ctx context.Context, p any, _ map[string]any) (any, error) {
-		o := p.(*issueObj)
-		return o.repo.perm >= authz.Triage || (o.is.UserID != 0 && o.is.UserID == from(ctx).caller.UserID()), nil
-	})
-	a.schema.Resolve("Issue", "author", func(ctx context.Context, b *engine.Batch) ([]any, error) {
-		// Authors come slim with the issue rows.
-		out := make([]any, len(b.Parents))
-		for i, p := range b.Parents {
-			if u := p.(*issueObj).is.User; u != nil {
-				out[i] = u
-			}
-		}
-		return out, nil
-	})
-	a.schema.Resolve("Issue", "labels", func(ctx context.Context, b *engine.Batch) ([]any, error) {
-		if err := a.details(ctx, b.Parents); err != nil {
-			return nil, err
-		}
-		out := make([]any, len(b.Parents))
-		for i, p := range b.Parents {
-			o := p.(*issueObj)
-			list := make([]*labelObj, len(o.is.Labels))
-			for j, l := range o.is.Labels {
-				list[j] = &labelObj{l: l, repo: o.repo}
-			}
-			c, err := slicePage(list, b, "labels")
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
-	})
-	a.schema.Resolve("Issue", "assignees", func(ctx context.Context, b *engine.Batch) ([]any, error) {
-		if err := a.details(ctx, b.Parents); err != nil {
-			return nil, err
-		}
-		out := make([]any, len(b.Parents))
-		for i, p := range b.Parents {
-			c, err := slicePage(p.(*issueObj).is.Assignees, b, "assignees")
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
-	})
-	a.schema.Resolve("Issue", "milestone", func(ctx context.Context, b *engine.Batch) ([]any, error) {
-		if err := a.details(ctx, b.Parents); err != nil {
-			return nil, err
-		}
-		out := make([]any, len(b.Parents))
-		for i, p := range b.Parents {
-			o := p.(*issueObj)
-			if o.is.Milestone != nil {
-				out[i] = &milestoneObj{m: o.is.Milestone, repo: o.repo}
-			}
-		}
-		return out, nil
-	})
-	a.schema.Resolve("Issue", "comments", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
-		o, args := p.(*issueObj), b.Args
-		w, err := pageWindow(args, "comments", engine.SelectsItems(b.Field.SelectionSet))
-		if err != nil {
-			return nil, err
-		}
-		total := o.is.Comments
-		start, end := w.bounds(total)
-		start, end = min(start, total), min(end, total)
-		c := &connection{offset: start, total: total}
-		if end <= start {
-			return c, nil
-		}
-		f := store.CommentQuery{RepoID: o.repo.v.Repo.ID, IssueID: o.is.ID, Limit: end - start, Offset: start}
-		if ob, ok := args["orderBy"].(map[string]any); ok && ob["field"] == "UPDATED_AT" {
-			f.Sort = "updated"
-			f.Desc = ob["direction"] == "DESC"
-		}
-		list, n, err := a.d.Store.R().ListComments(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		c.total = n
-		for _, cm := range list {
-			c.nodes = append(c.nodes, &commentObj{c: cm, issue: o})
-		}
-		return c, nil
-	}))
+	for _, f := range []string{"id", "name", "description", "color"} {
+		a.field("IssueType", f, func(_ context.Context, p any, _ map[string]any) (any, error) {
+			return nil, errors.New("graphql: hubd has no issue types")
+		})
+	}
 
 	la := func(name string, f func(o *labelObj) any) {
 		a.field("Label", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*labelObj)), nil })
@@ -528,6 +417,272 @@ func (a *API) registerIssues() {
 		o := p.(*commentObj)
 		return o.c.UserID != 0 && o.c.UserID == from(ctx).caller.UserID(), nil
 	})
+}
+
+type subSummary struct{ total, completed int }
+
+func (a *API) registerSubIssues() {
+	a.schema.Resolve("Issue", "parent", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		var ids []int64
+		for _, p := range b.Parents {
+			if id := asIssue(p).is.ParentID; id != 0 {
+				ids = append(ids, id)
+			}
+		}
+		out := make([]any, len(b.Parents))
+		objs, err := a.issuesByID(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i, p := range b.Parents {
+			if o := objs[asIssue(p).is.ParentID]; o != nil {
+				out[i] = o
+			}
+		}
+		return out, nil
+	})
+	a.schema.Resolve("Issue", "subIssues", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
+		o := asIssue(p)
+		w, err := pageWindow(b.Args, "subIssues", engine.SelectsItems(b.Field.SelectionSet))
+		if err != nil {
+			return nil, err
+		}
+		total := o.is.SubIssues
+		start, end := w.bounds(total)
+		start, end = min(start, total), min(end, total)
+		c := &connection{offset: start, total: total}
+		if end <= start {
+			return c, nil
+		}
+		list, n, err := a.d.Store.R().ListSubIssues(ctx, o.is.ID, end-start, start)
+		if err != nil {
+			return nil, err
+		}
+		c.total = n
+		ids := make([]int64, len(list))
+		for i, is := range list {
+			ids[i] = is.RepoID
+		}
+		repos, err := a.reposByID(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, is := range list {
+			// Sub-issues in repositories the viewer may not see are left
+			// out of the page (the count still includes them).
+			if r := repos[is.RepoID]; r != nil {
+				c.nodes = append(c.nodes, &issueObj{is: is, repo: r})
+			}
+		}
+		return c, nil
+	}))
+	a.schema.Resolve("Issue", "subIssuesSummary", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		if err := a.details(ctx, b.Parents); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			s := asIssue(p).is.SubSummary
+			out[i] = &subSummary{total: s.Total, completed: s.Completed}
+		}
+		return out, nil
+	})
+	a.field("SubIssuesSummary", "total", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*subSummary).total, nil })
+	a.field("SubIssuesSummary", "completed", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		return p.(*subSummary).completed, nil
+	})
+	a.field("SubIssuesSummary", "percentCompleted", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		s := p.(*subSummary)
+		if s.total == 0 {
+			return 0, nil
+		}
+		return s.completed * 100 / s.total, nil
+	})
+}
+
+// issuesByID loads issues (not pull requests) the viewer may see, by id.
+func (a *API) issuesByID(ctx context.Context, ids []int64) (map[int64]*issueObj, error) {
+	out := map[int64]*issueObj{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, err := a.d.Store.R().IssuesByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	repoIDs := make([]int64, len(list))
+	for i, is := range list {
+		repoIDs[i] = is.RepoID
+	}
+	repos, err := a.reposByID(ctx, repoIDs)
+	if err != nil {
+		return nil, err
+	}
+	for _, is := range list {
+		if r := repos[is.RepoID]; r != nil && !is.IsPull {
+			out[is.ID] = &issueObj{is: is, repo: r}
+		}
+	}
+	return out, nil
+}
+
+// registerIssueLike registers the fields issues and pull requests share
+// (a pull request is the pull half of an issue row).
+func (a *API) registerIssueLike(typ string) {
+	is := func(name string, f func(o *issueObj) any) {
+		a.field(typ, name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(asIssue(p)), nil })
+	}
+	if typ == "Issue" {
+		is("id", func(o *issueObj) any { return wire.NodeID("I", o.is.ID) })
+		is("databaseId", func(o *issueObj) any { return o.is.ID })
+	}
+	is("number", func(o *issueObj) any { return o.is.Number })
+	is("title", func(o *issueObj) any { return o.is.Title })
+	is("body", func(o *issueObj) any {
+		if o.is.Body == nil {
+			return ""
+		}
+		return *o.is.Body
+	})
+	is("url", func(o *issueObj) any { return a.issueURL(o) })
+	is("resourcePath", func(o *issueObj) any {
+		return "/" + o.repo.v.Repo.FullName() + issuePath(o)
+	})
+	if typ == "Issue" {
+		is("state", func(o *issueObj) any { return strings.ToUpper(o.is.State) })
+	}
+	if typ == "Issue" {
+		a.field(typ, "stateReason", func(_ context.Context, p any, args map[string]any) (any, error) {
+			o := asIssue(p)
+			if o.is.StateReason == nil {
+				return nil, nil
+			}
+			r := strings.ToUpper(*o.is.StateReason)
+			if dup, _ := args["enableDuplicate"].(bool); r == "DUPLICATE" && !dup {
+				r = "NOT_PLANNED"
+			}
+			return r, nil
+		})
+	}
+	is("closed", func(o *issueObj) any { return o.is.State == "closed" })
+	is("closedAt", func(o *issueObj) any { return o.is.ClosedAt })
+	is("createdAt", func(o *issueObj) any { return o.is.CreatedAt })
+	is("updatedAt", func(o *issueObj) any { return o.is.UpdatedAt })
+	is("locked", func(o *issueObj) any { return o.is.Locked })
+	is("activeLockReason", func(o *issueObj) any {
+		if o.is.LockReason == nil || !o.is.Locked {
+			return nil
+		}
+		return strings.ToUpper(strings.ReplaceAll(*o.is.LockReason, "-", "_"))
+	})
+	a.schema.Resolve(typ, "authorAssociation", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		if err := a.details(ctx, b.Parents); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			out[i] = "NONE"
+			if as := asIssue(p).is.Association; as != "" {
+				out[i] = as
+			}
+		}
+		return out, nil
+	})
+	is("repository", func(o *issueObj) any { return o.repo })
+	is("viewerCanLabel", func(o *issueObj) any { return o.repo.perm >= authz.Triage })
+	a.field(typ, "viewerCanClose", func(ctx context.Context, p any, _ map[string]any) (any, error) {
+		o := asIssue(p)
+		return o.repo.perm >= authz.Triage || (o.is.UserID != 0 && o.is.UserID == from(ctx).caller.UserID()), nil
+	})
+	a.field(typ, "viewerCanReopen", func(ctx context.Context, p any, _ map[string]any) (any, error) {
+		o := asIssue(p)
+		return o.repo.perm >= authz.Triage || (o.is.UserID != 0 && o.is.UserID == from(ctx).caller.UserID()), nil
+	})
+	a.schema.Resolve(typ, "author", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		// Authors come slim with the issue rows.
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			if u := asIssue(p).is.User; u != nil {
+				out[i] = u
+			}
+		}
+		return out, nil
+	})
+	a.schema.Resolve(typ, "labels", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		if err := a.details(ctx, b.Parents); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			o := asIssue(p)
+			list := make([]*labelObj, len(o.is.Labels))
+			for j, l := range o.is.Labels {
+				list[j] = &labelObj{l: l, repo: o.repo}
+			}
+			c, err := slicePage(list, b, "labels")
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	})
+	a.schema.Resolve(typ, "assignees", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		if err := a.details(ctx, b.Parents); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			c, err := slicePage(asIssue(p).is.Assignees, b, "assignees")
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	})
+	a.schema.Resolve(typ, "milestone", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		if err := a.details(ctx, b.Parents); err != nil {
+			return nil, err
+		}
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			o := asIssue(p)
+			if o.is.Milestone != nil {
+				out[i] = &milestoneObj{m: o.is.Milestone, repo: o.repo}
+			}
+		}
+		return out, nil
+	})
+	a.schema.Resolve(typ, "comments", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
+		o, args := asIssue(p), b.Args
+		w, err := pageWindow(args, "comments", engine.SelectsItems(b.Field.SelectionSet))
+		if err != nil {
+			return nil, err
+		}
+		total := o.is.Comments
+		start, end := w.bounds(total)
+		start, end = min(start, total), min(end, total)
+		c := &connection{offset: start, total: total}
+		if end <= start {
+			return c, nil
+		}
+		f := store.CommentQuery{RepoID: o.repo.v.Repo.ID, IssueID: o.is.ID, Limit: end - start, Offset: start}
+		if ob, ok := args["orderBy"].(map[string]any); ok && ob["field"] == "UPDATED_AT" {
+			f.Sort = "updated"
+			f.Desc = ob["direction"] == "DESC"
+		}
+		list, n, err := a.d.Store.R().ListComments(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		c.total = n
+		for _, cm := range list {
+			c.nodes = append(c.nodes, &commentObj{c: cm, issue: o})
+		}
+		return c, nil
+	}))
+
 }
 
 // pathEscape escapes a label name for a URL path.

@@ -62,6 +62,10 @@ func typeOf(v any) string {
 		return "Milestone"
 	case *commentObj:
 		return "IssueComment"
+	case *pullObj:
+		return "PullRequest"
+	case *reactionGroup:
+		return "ReactionGroup"
 	}
 	return ""
 }
@@ -80,6 +84,8 @@ func (a *API) register() {
 	a.registerAccounts()
 	a.registerRepository()
 	a.registerIssues()
+	a.registerPulls()
+	a.registerReactions()
 }
 
 func (a *API) registerQuery() {

@@ -133,10 +133,13 @@ type PullQuery struct {
 	HeadOwnerID int64  // without HeadRepoID: only heads of this owner
 	HeadRef     string
 	BaseRef     string
-	Sort        string // created, updated, popularity, long-running
-	Desc        bool
-	Limit       int
-	Offset      int
+	// Merged, with State "closed": "merged" keeps merged pull requests,
+	// "unmerged" the others (GraphQL's MERGED and CLOSED states).
+	Merged string
+	Sort   string // created, updated, popularity, long-running
+	Desc   bool
+	Limit  int
+	Offset int
 }
 
 // ListPulls is a page of pull requests and how many match. The default
@@ -165,6 +168,12 @@ func (q Q) ListPulls(ctx context.Context, f PullQuery) ([]*model.Pull, int, erro
 		where = append(where, "p.base_ref = ?")
 		args = append(args, f.BaseRef)
 	}
+	switch f.Merged {
+	case "merged":
+		where = append(where, "p.merged_at IS NOT NULL")
+	case "unmerged":
+		where = append(where, "p.merged_at IS NULL")
+	}
 	dir := " ASC"
 	if f.Desc {
 		dir = " DESC"
@@ -189,7 +198,7 @@ func (q Q) ListPulls(ctx context.Context, f PullQuery) ([]*model.Pull, int, erro
 		from = ` FROM pulls p JOIN issues i ON i.id = p.issue_id`
 	}
 	var total int
-	filtered := f.HeadRepoID != 0 || f.HeadOwnerID != 0 || f.HeadRef != "" || f.BaseRef != ""
+	filtered := f.HeadRepoID != 0 || f.HeadOwnerID != 0 || f.HeadRef != "" || f.BaseRef != "" || f.Merged != ""
 	if !filtered && !join {
 		// Only the repository and the state: the counters know.
 		var open, closed int
