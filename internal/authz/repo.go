@@ -12,6 +12,12 @@ type RepoFacts struct {
 	// owning organization, grants of parent teams included (they flow down
 	// to child teams); None when there is none.
 	Team Permission
+	// OrgRoles is the highest base role of the organization roles the user
+	// holds in the owning organization (all_repo_write, a custom role with
+	// a base role, ...), assigned to them or to a team they are in or
+	// below: that level on every repository of the organization. None when
+	// there is none.
+	OrgRoles Permission
 }
 
 // RepoPermission computes the caller's effective permission on a repository:
@@ -57,7 +63,7 @@ func userRepoPermission(c *Caller, r *model.Repo, f RepoFacts) Permission {
 	case model.RoleAdmin:
 		return Admin
 	case model.RoleMember:
-		p = max(p, f.OrgDefault, f.Team)
+		p = max(p, f.OrgDefault, f.Team, f.OrgRoles)
 		if r.Visibility == model.Internal {
 			p = max(p, Read)
 		}
@@ -67,3 +73,24 @@ func userRepoPermission(c *Caller, r *model.Repo, f RepoFacts) Permission {
 
 // CanSee reports whether the caller may know the repository exists.
 func CanSee(p Permission) bool { return p >= Read }
+
+// NamedGrant is a custom repository role a user holds on a repository
+// (directly or through a team): its name and its base level, the level
+// checks give it.
+type NamedGrant struct {
+	Name string
+	Perm Permission
+}
+
+// RoleName is GitHub's role_name of a user whose effective permission is
+// p: the highest role after every source of grants. A custom role counts
+// when its base level is p (it gives p and more); otherwise it is the
+// level's name (read, triage, write, maintain, admin; "none" for none).
+func RoleName(p Permission, custom []NamedGrant) string {
+	for _, g := range custom {
+		if g.Perm == p && p > None {
+			return g.Name
+		}
+	}
+	return p.String()
+}

@@ -8,9 +8,11 @@ package collaborators
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/roles"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -60,10 +62,13 @@ func (a Access) mayManage() error {
 	return nil
 }
 
-// Collaborator is a user with their effective permission on a repository.
+// Collaborator is a user with their effective permission on a repository
+// and GitHub's role_name for it (a custom repository role's name when one
+// gives the permission).
 type Collaborator struct {
-	User *model.Account
-	Perm authz.Permission
+	User     *model.Account
+	Perm     authz.Permission
+	RoleName string
 }
 
 // userPermission is authz's decision for user on repo from the store's
@@ -127,23 +132,32 @@ func (s *Service) List(ctx context.Context, a Access, aff model.CollaboratorAffi
 			return nil, 0, model.Forbidden("Must be an organization member to view repository collaborators.")
 		}
 	}
-	ml := memberLevel(a.Repo)
 	base := authz.None
 	if !a.Repo.Private() {
 		base = authz.Read
 	}
-	rows, total, err := s.st.R().ListCollaborators(ctx, store.CollaboratorQuery{Repo: a.Repo, Affiliation: aff,
-		MembersHaveAccess: ml > authz.None, MemberLevel: ml, BaseLevel: base, Level: level, Limit: limit, Offset: offset})
+	q := s.st.R()
+	rows, total, err := q.ListCollaborators(ctx, store.CollaboratorQuery{Repo: a.Repo, Affiliation: aff,
+		MemberLevel: memberLevel(a.Repo), BaseLevel: base, Level: level, Limit: limit, Offset: offset})
+	if err != nil {
+		return nil, 0, err
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.User.ID
+	}
+	custom, err := q.CustomRoleGrants(ctx, a.Repo, ids)
 	if err != nil {
 		return nil, 0, err
 	}
 	out := make([]Collaborator, len(rows))
 	for i, r := range rows {
-		f := authz.RepoFacts{OrgRole: r.OrgRole, Collab: r.Collab}
+		f := authz.RepoFacts{OrgRole: r.OrgRole, Collab: r.Collab, Team: r.Team, OrgRoles: r.OrgRoles}
 		if r.OrgRole != "" {
 			f.OrgDefault, _ = authz.ParsePermission(a.Repo.Owner.DefaultRepoPermission)
 		}
-		out[i] = Collaborator{User: r.User, Perm: userPermission(a.Repo, r.User, f)}
+		p := userPermission(a.Repo, r.User, f)
+		out[i] = Collaborator{User: r.User, Perm: p, RoleName: authz.RoleName(p, custom[r.User.ID])}
 	}
 	return out, total, nil
 }
@@ -171,10 +185,11 @@ func (s *Service) facts(ctx context.Context, q store.Q, repo *model.Repo, userID
 
 // listed reports whether a user is one of the repository's collaborators
 // in the sense of the "all" list: the owner, a direct grant, an org admin
-// or a member the organization gives access to.
+// or a member the organization gives access to (its base permission, their
+// teams or their organization roles).
 func listed(repo *model.Repo, userID int64, f authz.RepoFacts) bool {
 	return repo.OwnerID == userID || f.Collab > authz.None || f.OrgRole == model.RoleAdmin ||
-		(f.OrgRole == model.RoleMember && memberLevel(repo) > authz.None)
+		(f.OrgRole == model.RoleMember && (memberLevel(repo) > authz.None || f.Team > authz.None || f.OrgRoles > authz.None))
 }
 
 // Check reports whether login is a collaborator (model.ErrNotFound when
@@ -212,23 +227,45 @@ func (s *Service) Permission(ctx context.Context, a Access, login string) (*Coll
 	if err != nil {
 		return nil, err
 	}
-	return &Collaborator{User: u, Perm: userPermission(a.Repo, u, f)}, nil
+	custom, err := q.CustomRoleGrants(ctx, a.Repo, []int64{u.ID})
+	if err != nil {
+		return nil, err
+	}
+	p := userPermission(a.Repo, u, f)
+	return &Collaborator{User: u, Perm: p, RoleName: authz.RoleName(p, custom[u.ID])}, nil
 }
 
-// parseGrant reads the permission of PUT .../collaborators/{username}:
-// GitHub's names (pull, triage, push, maintain, admin; read and write are
-// accepted too), push by default. Custom role names do not exist in hubd.
-func parseGrant(s *string) (authz.Permission, error) {
-	if s == nil || *s == "" {
-		return authz.Write, nil
+// grant reads the permission of PUT .../collaborators/{username}: GitHub's
+// names (pull, triage, push, maintain, admin; read and write are accepted
+// too), push by default, or on an organization's repository the name of
+// one of its custom repository roles.
+func (s *Service) grant(ctx context.Context, q store.Q, a Access, name *string) (roles.Grant, error) {
+	if name == nil || *name == "" {
+		return roles.Grant{Perm: authz.Write}, nil
 	}
-	p, ok := authz.ParsePermission(*s)
-	if !ok || p == authz.None {
-		return authz.None, &model.ValidationError{Errors: []model.FieldError{{Resource: "Repository", Field: "permission",
-			Code: "invalid", Value: *s}}}
+	if p, ok := authz.ParsePermission(*name); ok && p != authz.None {
+		return roles.Grant{Perm: p}, nil
 	}
-	return p, nil
+	g, err := roles.CustomGrant(ctx, q, a.org(), *name)
+	if errors.Is(err, model.ErrNotFound) {
+		return roles.Grant{}, &model.ValidationError{Errors: []model.FieldError{{Resource: "Repository", Field: "permission",
+			Code: "invalid", Value: *name}}}
+	}
+	return g, err
 }
+
+// MaxInvitationsPerDay is how many invitations a repository may send in 24
+// hours (organization members are granted without one, so they do not
+// count).
+const MaxInvitationsPerDay = 50
+
+// errInvitationCap is GitHub's refusal of the 51st invitation of a day.
+var errInvitationCap = model.Custom("RepositoryInvitation", "invitee",
+	"You are limited to sending 50 invitations to a repository per 24 hour period.")
+
+// errInviteeBlocked refuses inviting a user the repository's owner (the
+// user, or the owning organization) has blocked.
+var errInviteeBlocked = model.Custom("RepositoryInvitation", "invitee", "The user is blocked by the owner of this repository.")
 
 // AddResult is what PUT did: Invitation is set when an invitation was
 // created (or renewed), nil when the user got (or kept) a direct grant.
@@ -243,11 +280,12 @@ func (s *Service) Add(ctx context.Context, a Access, login string, permission *s
 	if err := a.mayManage(); err != nil {
 		return nil, err
 	}
-	perm, err := parseGrant(permission)
+	q := s.st.R()
+	g, err := s.grant(ctx, q, a, permission)
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.user(ctx, s.st.R(), login)
+	u, err := s.user(ctx, q, login)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +297,7 @@ func (s *Service) Add(ctx context.Context, a Access, login string, permission *s
 	}
 	res := &AddResult{}
 	err = s.st.Tx(ctx, func(tx store.Q) error {
-		current, err := tx.Collaborator(ctx, a.Repo.ID, u.ID)
+		current, currentRole, err := tx.CollaboratorGrant(ctx, a.Repo.ID, u.ID)
 		if err != nil {
 			return err
 		}
@@ -271,13 +309,20 @@ func (s *Service) Add(ctx context.Context, a Access, login string, permission *s
 			}
 			member = err == nil && m.State == "active"
 		}
+		if member {
+			// With a base permission in place, a member's grant must
+			// not be below it.
+			if base, _ := authz.ParsePermission(a.Repo.Owner.DefaultRepoPermission); g.Perm < base {
+				return model.Unprocessable("Cannot assign " + u.Login + " permission of " + g.Name())
+			}
+		}
 		if current > authz.None || member {
 			// A collaborator's permission changes; an org member is
 			// granted at once, without an invitation.
-			if current == perm {
+			if current == g.Perm && currentRole == g.RoleID {
 				return nil
 			}
-			if err := tx.SetCollaborator(ctx, a.Repo.ID, u.ID, perm); err != nil {
+			if err := tx.SetCollaboratorRole(ctx, a.Repo.ID, u.ID, g.Perm, g.RoleID); err != nil {
 				return err
 			}
 			action := "added"
@@ -285,28 +330,43 @@ func (s *Service) Add(ctx context.Context, a Access, login string, permission *s
 				action = "edited"
 			}
 			return tx.AppendEvent(ctx, "member", a.UserID, a.Repo.ID, a.org(), map[string]any{
-				"action": action, "member": u.ID, "permission": perm.String(), "previous": current.String()})
+				"action": action, "member": u.ID, "permission": g.Perm.String(), "role_name": g.Name(), "previous": current.String()})
+		}
+		if blocked, err := tx.IsBlocked(ctx, a.Repo.OwnerID, u.ID); err != nil {
+			return err
+		} else if blocked {
+			return errInviteeBlocked
+		}
+		sent, err := tx.InvitationsSentSince(ctx, a.Repo.ID, tx.Now().Add(-24*time.Hour))
+		if err != nil {
+			return err
+		}
+		if sent >= MaxInvitationsPerDay {
+			return errInvitationCap
+		}
+		if err := tx.RecordInvitationSent(ctx, a.Repo.ID); err != nil {
+			return err
 		}
 		inv, err := tx.RepoInvitationFor(ctx, a.Repo.ID, u.ID)
 		switch {
 		case errors.Is(err, model.ErrNotFound):
-			inv = &model.RepoInvitation{RepoID: a.Repo.ID, InviteeID: u.ID, InviterID: a.UserID, Permission: perm.String()}
+			inv = &model.RepoInvitation{RepoID: a.Repo.ID, InviteeID: u.ID, InviterID: a.UserID, Permission: g.Perm.String(), RoleID: g.RoleID}
 			if err := tx.CreateRepoInvitation(ctx, inv); err != nil {
 				return err
 			}
 			if err := tx.AppendEvent(ctx, "repository_invitation", a.UserID, a.Repo.ID, a.org(), map[string]any{
-				"action": "created", "invitation": inv.ID, "invitee": u.ID, "permission": inv.Permission}); err != nil {
+				"action": "created", "invitation": inv.ID, "invitee": u.ID, "permission": inv.Permission, "role_name": g.Name()}); err != nil {
 				return err
 			}
 		case err != nil:
 			return err
 		default:
 			// Inviting again renews the open invitation.
-			if err := tx.RenewRepoInvitation(ctx, inv.ID, perm.String(), true, a.UserID); err != nil {
+			if err := tx.RenewRepoInvitation(ctx, inv.ID, g.Perm.String(), g.RoleID, true, a.UserID); err != nil {
 				return err
 			}
 			if err := tx.AppendEvent(ctx, "repository_invitation", a.UserID, a.Repo.ID, a.org(), map[string]any{
-				"action": "edited", "invitation": inv.ID, "invitee": u.ID, "permission": perm.String()}); err != nil {
+				"action": "edited", "invitation": inv.ID, "invitee": u.ID, "permission": g.Perm.String(), "role_name": g.Name()}); err != nil {
 				return err
 			}
 		}
@@ -425,8 +485,8 @@ func (s *Service) UpdateInvitation(ctx context.Context, a Access, id int64, perm
 		if err != nil {
 			return err
 		}
-		if permissions != nil && perm.String() != inv.Permission {
-			if err := tx.RenewRepoInvitation(ctx, inv.ID, perm.String(), false, 0); err != nil {
+		if permissions != nil && (perm.String() != inv.Permission || inv.RoleID != 0) {
+			if err := tx.RenewRepoInvitation(ctx, inv.ID, perm.String(), 0, false, 0); err != nil {
 				return err
 			}
 			if err := tx.AppendEvent(ctx, "repository_invitation", a.UserID, a.Repo.ID, a.org(), map[string]any{
@@ -539,7 +599,7 @@ func (s *Service) Accept(ctx context.Context, userID, id int64) error {
 		if err != nil {
 			return err
 		}
-		if err := tx.SetCollaborator(ctx, inv.RepoID, userID, perm); err != nil {
+		if err := tx.SetCollaboratorRole(ctx, inv.RepoID, userID, perm, inv.RoleID); err != nil {
 			return err
 		}
 		if err := tx.DeleteRepoInvitation(ctx, inv.ID); err != nil {

@@ -11,8 +11,9 @@ type RepoInvitation struct {
 	ID         int64
 	RepoID     int64
 	InviteeID  int64
-	InviterID  int64 // 0 when the inviter's account is gone
-	Permission string
+	InviterID  int64  // 0 when the inviter's account is gone
+	Permission string // the level; a custom role's base level when RoleID is set
+	RoleID     int64  // a custom repository role of the owning organization, 0 for none
 	CreatedAt  time.Time
 	Expired    bool // CreatedAt is more than InvitationTTL ago
 

@@ -151,7 +151,8 @@ type IssueEvent struct {
 	RenameTo    string
 	LockReason  *string
 	StateReason *string
-	SubjectID   int64 // the other issue of sub-issue, dependency and reference events
+	SubjectID   int64 // the other issue of sub-issue, dependency and reference events; the team of a team review request
+	Team        *Team // a team review request's team, when the viewer may see it (loaded for responses)
 	CreatedAt   time.Time
 }
 

@@ -40,6 +40,7 @@ type Pull struct {
 	HeadRepo           *Repo // nil when deleted
 	HeadOwner          *Account
 	RequestedReviewers []*Account
+	RequestedTeams     []*Team       // those the viewer may see
 	Stack              *PullStackRef // nil when in no stack
 }
 

@@ -9,21 +9,31 @@ import (
 	"github.com/hubd/hubd/internal/store"
 )
 
-// RequestedReviewers are the users whose review is requested on a pull
-// request, in the order they were requested.
-func (s *Service) RequestedReviewers(ctx context.Context, a Access, number int64) ([]*model.Account, error) {
+// RequestedReviewers are the users and the teams whose review is
+// requested on a pull request, each in the order they were requested
+// (secret teams only when the caller may see them).
+func (s *Service) RequestedReviewers(ctx context.Context, a Access, number int64) ([]*model.Account, []*model.Team, error) {
 	p, err := s.Pull(ctx, a, number)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	m, err := s.st.R().RequestedReviewers(ctx, []int64{p.IssueID})
+	q := s.st.R()
+	users, err := q.RequestedReviewers(ctx, []int64{p.IssueID})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if m[p.IssueID] == nil {
-		return []*model.Account{}, nil
+	teams, err := q.RequestedTeams(ctx, []int64{p.IssueID}, a.UserID)
+	if err != nil {
+		return nil, nil, err
 	}
-	return m[p.IssueID], nil
+	u, t := users[p.IssueID], teams[p.IssueID]
+	if u == nil {
+		u = []*model.Account{}
+	}
+	if t == nil {
+		t = []*model.Team{}
+	}
+	return u, t, nil
 }
 
 // mayRequest: triage access or the pull request's author.
@@ -34,18 +44,25 @@ func (a Access) mayRequest(p *model.Pull) error {
 	return model.Forbidden("Must have triage access to Repository.")
 }
 
-// notCollaborators is GitHub's 422 for a reviewer (or a team: hubd has no
-// teams yet) that may not be asked.
+// notCollaborators is GitHub's 422 for a user who may not be asked.
 func notCollaborators(repo *model.Repo) error {
 	return unprocessable("Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the " +
 		repo.FullName() + " repository.")
 }
 
+// teamsNotCollaborators is GitHub's 422 for a team that may not be asked:
+// unknown, hidden from the requester, without access to the repository,
+// or named on a user's repository (which has no teams).
+func teamsNotCollaborators(repo *model.Repo) error {
+	return unprocessable("Reviews may only be requested from collaborators. One or more of the teams you specified is not a collaborator of the " +
+		repo.FullName() + " repository.")
+}
+
 // reviewers resolves logins to users who may review (collaborators, as
 // assignees must be).
-func (s *Service) reviewers(ctx context.Context, a Access, p *model.Pull, logins, teams []string) ([]*model.Account, error) {
-	if len(teams) > 0 {
-		return nil, notCollaborators(a.Repo)
+func (s *Service) reviewers(ctx context.Context, a Access, p *model.Pull, logins []string) ([]*model.Account, error) {
+	if len(logins) == 0 {
+		return nil, nil
 	}
 	found, err := s.st.R().AssignableByLogin(ctx, a.Repo.ID, logins)
 	if err != nil {
@@ -69,14 +86,46 @@ func (s *Service) reviewers(ctx context.Context, a Access, p *model.Pull, logins
 	return out, nil
 }
 
-// RequestReviewers asks users for their review; each new request appends a
-// review_requested issue event (the reviewer in assignee_id, the requester
-// in assigner_id: the issue_events row needs no new columns).
+// reviewTeams resolves slugs to teams of the repository's organization
+// the requester may see; a team asked (not one withdrawn) must also have
+// access to the repository, itself or through a parent team.
+func (s *Service) reviewTeams(ctx context.Context, a Access, slugs []string, add bool) ([]*model.Team, error) {
+	if len(slugs) == 0 {
+		return nil, nil
+	}
+	org := a.org()
+	if org == 0 {
+		return nil, teamsNotCollaborators(a.Repo)
+	}
+	found, err := s.st.R().ReviewTeamsBySlug(ctx, org, a.Repo.ID, a.UserID, slugs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*model.Team, 0, len(slugs))
+	seen := map[int64]bool{}
+	for _, slug := range slugs {
+		rt := found[strings.ToLower(slug)]
+		if rt == nil || !rt.Visible || (add && !rt.Access) {
+			return nil, teamsNotCollaborators(a.Repo)
+		}
+		if !seen[rt.Team.ID] {
+			seen[rt.Team.ID] = true
+			out = append(out, rt.Team)
+		}
+	}
+	return out, nil
+}
+
+// RequestReviewers asks users and teams for their review; each new request
+// appends a review_requested issue event (the requester in assigner_id,
+// the user in assignee_id or the team in subject_id: the issue_events row
+// needs no new columns). Asking again changes nothing.
 func (s *Service) RequestReviewers(ctx context.Context, a Access, number int64, logins, teams []string) (*model.Pull, error) {
 	return s.changeRequests(ctx, a, number, logins, teams, true)
 }
 
-// RemoveRequestedReviewers withdraws review requests.
+// RemoveRequestedReviewers withdraws review requests of users and teams;
+// each request withdrawn appends a review_request_removed issue event.
 func (s *Service) RemoveRequestedReviewers(ctx context.Context, a Access, number int64, logins, teams []string) (*model.Pull, error) {
 	return s.changeRequests(ctx, a, number, logins, teams, false)
 }
@@ -92,38 +141,61 @@ func (s *Service) changeRequests(ctx context.Context, a Access, number int64, lo
 	if err := a.mayRequest(p); err != nil {
 		return nil, err
 	}
-	users, err := s.reviewers(ctx, a, p, logins, teams)
+	users, err := s.reviewers(ctx, a, p, logins)
 	if err != nil {
 		return nil, err
 	}
+	teamList, err := s.reviewTeams(ctx, a, teams, add)
+	if err != nil {
+		return nil, err
+	}
+	event := "review_requested"
+	if !add {
+		event = "review_request_removed"
+	}
 	err = s.st.Tx(ctx, func(tx store.Q) error {
 		touched := false
-		for _, u := range users {
-			var changed bool
-			var err error
-			event := "review_requested"
-			if add {
-				changed, err = tx.AddReviewRequest(ctx, p.IssueID, u.ID)
-			} else {
-				event = "review_request_removed"
-				changed, err = tx.RemoveReviewRequest(ctx, p.IssueID, u.ID)
-			}
-			if err != nil {
-				return err
-			}
-			if !changed {
-				continue
-			}
+		// record appends the event of one changed request; the first also
+		// touches the pull request.
+		record := func(e *model.IssueEvent, details map[string]any) error {
 			if !touched {
 				if err := tx.TouchIssue(ctx, p.Issue); err != nil {
 					return err
 				}
 				touched = true
 			}
-			e := &model.IssueEvent{RepoID: a.Repo.ID, IssueID: p.IssueID, ActorID: a.UserID, Event: event,
-				AssigneeID: u.ID, AssignerID: a.UserID}
-			if err := tx.AddIssueEvent(ctx, e, a.org(), map[string]any{"requested_reviewer_id": u.ID, "number": p.Number}); err != nil {
+			e.RepoID, e.IssueID, e.ActorID, e.Event, e.AssignerID = a.Repo.ID, p.IssueID, a.UserID, event, a.UserID
+			details["number"] = p.Number
+			return tx.AddIssueEvent(ctx, e, a.org(), details)
+		}
+		for _, u := range users {
+			change := tx.RemoveReviewRequest
+			if add {
+				change = tx.AddReviewRequest
+			}
+			changed, err := change(ctx, p.IssueID, u.ID)
+			if err != nil {
 				return err
+			}
+			if changed {
+				if err := record(&model.IssueEvent{AssigneeID: u.ID}, map[string]any{"requested_reviewer_id": u.ID}); err != nil {
+					return err
+				}
+			}
+		}
+		for _, t := range teamList {
+			change := tx.RemoveTeamReviewRequest
+			if add {
+				change = tx.AddTeamReviewRequest
+			}
+			changed, err := change(ctx, p.IssueID, t.ID)
+			if err != nil {
+				return err
+			}
+			if changed {
+				if err := record(&model.IssueEvent{SubjectID: t.ID}, map[string]any{"requested_team_id": t.ID}); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

@@ -192,10 +192,17 @@ func (s *Service) CreateReview(ctx context.Context, a Access, number int64, in R
 }
 
 // submitted is what submitting a review does besides its state: the
-// reviewer's request is answered, the comments count and become public.
+// reviewer's request is answered, and so are those of the requested teams
+// the reviewer belongs to (unless they wrote the pull request); the
+// comments count and become public.
 func (s *Service) submitted(ctx context.Context, tx store.Q, a Access, p *model.Pull, v *model.PullReview, comments []*model.PullReviewComment) error {
 	if _, err := tx.RemoveReviewRequest(ctx, p.IssueID, v.UserID); err != nil {
 		return err
+	}
+	if v.UserID != p.Issue.UserID {
+		if _, err := tx.AnswerTeamReviewRequests(ctx, p.IssueID, v.UserID); err != nil {
+			return err
+		}
 	}
 	if err := tx.TouchIssue(ctx, p.Issue); err != nil {
 		return err

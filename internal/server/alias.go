@@ -32,6 +32,9 @@ var idPrefixes = []struct{ id, named string }{
 // the caller may see the resource is decided by the route, as for the
 // named path.
 func (s *Server) unalias(r *http.Request) bool {
+	if s.teamAlias(r) {
+		return true
+	}
 	for _, p := range idPrefixes {
 		rest, ok := strings.CutPrefix(r.URL.Path, p.id)
 		if !ok {
@@ -61,6 +64,35 @@ func (s *Server) unalias(r *http.Request) bool {
 		return true
 	}
 	return false
+}
+
+// teamAlias rewrites /organizations/{org_id}/team/{team_id}/... (the path
+// go-github's *ByID team methods use, which GitHub serves) to the legacy
+// /teams/{team_id}/... when that team belongs to that organization.
+func (s *Server) teamAlias(r *http.Request) bool {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/organizations/")
+	if !ok {
+		return false
+	}
+	parts := strings.SplitN(rest, "/", 4)
+	if len(parts) < 3 || parts[1] != "team" {
+		return false
+	}
+	orgID, err1 := strconv.ParseInt(parts[0], 10, 64)
+	teamID, err2 := strconv.ParseInt(parts[2], 10, 64)
+	if err1 != nil || err2 != nil || strconv.FormatInt(teamID, 10) != parts[2] {
+		return false
+	}
+	t, err := s.deps.Store.R().TeamByID(r.Context(), teamID)
+	if err != nil || t.OrgID != orgID {
+		return false
+	}
+	r.URL.Path = "/teams/" + parts[2]
+	if len(parts) == 4 {
+		r.URL.Path += "/" + parts[3]
+	}
+	r.URL.RawPath = ""
+	return true
 }
 
 // namedPrefix is "/repos/{owner}/{repo}", "/orgs/{org}" or

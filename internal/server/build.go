@@ -28,6 +28,7 @@ import (
 	pullsapi "github.com/hubd/hubd/internal/api/pulls"
 	pullstacksapi "github.com/hubd/hubd/internal/api/pullstacks"
 	"github.com/hubd/hubd/internal/api/repos"
+	rolesapi "github.com/hubd/hubd/internal/api/roles"
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
 	"github.com/hubd/hubd/internal/api/users"
@@ -124,6 +125,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		interactionsapi.New(d).Routes(),
 		outsideapi.New(d).Routes(),
 		teamsapi.New(d).Routes(),
+		rolesapi.New(d).Routes(),
 		graphqlapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}

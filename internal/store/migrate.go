@@ -826,6 +826,134 @@ CREATE TABLE team_repos (
 );
 CREATE INDEX team_repos_repo ON team_repos (repo_id);
 `,
+	// 21: organization roles and custom repository roles (owned by
+	// internal/roles), and the log of sent repository invitations (owned by
+	// internal/collaborators). Predefined organization roles live in Go
+	// (roles.Predefined), so assignments carry no foreign key to org_roles;
+	// an assignment's permission is its role's base level (an
+	// authz.Permission, 0 for none), kept in step when a role changes, as
+	// team_repos.permission and repo_collaborators.permission are for a
+	// custom repository role's grants (role_id).
+	`
+CREATE TABLE org_roles (
+  id {{id}},
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  lower_name TEXT NOT NULL,
+  description TEXT,
+  base_role TEXT NOT NULL DEFAULT '',
+  permissions TEXT NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX org_roles_org_name ON org_roles (org_id, lower_name);
+
+CREATE TABLE org_role_assignments (
+  id {{id}},
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  role_id BIGINT NOT NULL,
+  user_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE,
+  team_id BIGINT REFERENCES teams(id) ON DELETE CASCADE,
+  permission INTEGER NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX org_role_assignments_user ON org_role_assignments (org_id, role_id, user_id);
+CREATE UNIQUE INDEX org_role_assignments_team ON org_role_assignments (org_id, role_id, team_id);
+CREATE INDEX org_role_assignments_holder ON org_role_assignments (org_id, user_id);
+CREATE INDEX org_role_assignments_team_id ON org_role_assignments (team_id);
+
+CREATE TABLE custom_repo_roles (
+  id {{id}},
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  lower_name TEXT NOT NULL,
+  description TEXT,
+  base_role TEXT NOT NULL,
+  permissions TEXT NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX custom_repo_roles_org_name ON custom_repo_roles (org_id, lower_name);
+
+ALTER TABLE repo_collaborators ADD COLUMN role_id BIGINT REFERENCES custom_repo_roles(id) ON DELETE SET NULL;
+ALTER TABLE team_repos ADD COLUMN role_id BIGINT REFERENCES custom_repo_roles(id) ON DELETE SET NULL;
+ALTER TABLE repo_invitations ADD COLUMN role_id BIGINT REFERENCES custom_repo_roles(id) ON DELETE SET NULL;
+
+CREATE TABLE repo_invitation_sends (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX repo_invitation_sends_repo ON repo_invitation_sends (repo_id, created_at);
+`,
+	// 22: organization invitations (owned by internal/orgmembers): a
+	// pending membership is an open invitation (by account, or by email
+	// for someone who may have no account yet), with the teams the invitee
+	// joins on accepting. Rows stay after they are accepted or cancelled
+	// (the invitation rate limit counts them, cancelling an accepted one is
+	// refused); one is expired 7 days after created_at (computed when read).
+	// org_former_members keeps the role of removed members for "reinstate".
+	// Pending org_members rows and the team memberships of their users
+	// become invitations.
+	`
+CREATE TABLE org_invitations (
+  id {{id}},
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  invitee_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE,
+  email TEXT,
+  role TEXT NOT NULL,
+  reinstate_role TEXT,
+  inviter_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  source TEXT NOT NULL DEFAULT 'member',
+  created_at BIGINT NOT NULL,
+  accepted_at BIGINT,
+  cancelled_at BIGINT
+);
+CREATE INDEX org_invitations_org ON org_invitations (org_id, id);
+CREATE INDEX org_invitations_invitee ON org_invitations (invitee_id, org_id);
+CREATE INDEX org_invitations_email ON org_invitations (LOWER(email));
+
+CREATE TABLE org_invitation_teams (
+  invitation_id BIGINT NOT NULL REFERENCES org_invitations(id) ON DELETE CASCADE,
+  team_id BIGINT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  role TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (invitation_id, team_id)
+);
+CREATE INDEX org_invitation_teams_team ON org_invitation_teams (team_id, invitation_id);
+
+CREATE TABLE org_former_members (
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  role TEXT NOT NULL,
+  removed_at BIGINT NOT NULL,
+  PRIMARY KEY (org_id, user_id)
+);
+
+INSERT INTO org_invitations (org_id, invitee_id, role, source, created_at)
+ SELECT org_id, user_id, CASE WHEN role = 'admin' THEN 'admin' ELSE 'direct_member' END, 'member', created_at
+ FROM org_members WHERE state = 'pending';
+INSERT INTO org_invitation_teams (invitation_id, team_id, role, created_at)
+ SELECT i.id, tm.team_id, tm.role, tm.created_at FROM team_members tm
+ JOIN teams t ON t.id = tm.team_id
+ JOIN org_members m ON m.org_id = t.org_id AND m.user_id = tm.user_id AND m.state = 'pending'
+ JOIN org_invitations i ON i.org_id = t.org_id AND i.invitee_id = tm.user_id;
+DELETE FROM team_members WHERE EXISTS (SELECT 1 FROM teams t JOIN org_members m ON m.org_id = t.org_id
+ AND m.state = 'pending' WHERE t.id = team_members.team_id AND m.user_id = team_members.user_id);
+DELETE FROM org_members WHERE state = 'pending';
+`,
+	// 23: team review requests of pull requests (owned by
+	// internal/pullreviews): a team asked to review; deleting the team or
+	// the pull request drops its requests.
+	`
+CREATE TABLE pull_review_team_requests (
+  id {{id}},
+  pull_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  team_id BIGINT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  UNIQUE (pull_id, team_id)
+);
+CREATE INDEX pull_review_team_requests_team ON pull_review_team_requests (team_id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

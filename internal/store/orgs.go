@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 
 	"github.com/hubd/hubd/internal/model"
 )
 
-// Membership states.
+// Membership states: org_members holds active members; a pending
+// membership is an open invitation (org_invitations.go).
 const (
 	StateActive  = "active"
 	StatePending = "pending"
@@ -43,38 +46,111 @@ func (q Q) OrgByLogin(ctx context.Context, login string) (*model.Account, error)
 	return a, nil
 }
 
-// SetMembership adds a member or changes their role and state.
+// SetMembership adds an active member or changes their role; for a
+// pending membership it invites the user (an invitation without inviter,
+// or the role of their pending one changes). A user who becomes active
+// accepts their open invitations: its teams become their team memberships.
 func (q Q) SetMembership(ctx context.Context, m *model.Membership) error {
-	m.CreatedAt = q.Now()
+	if m.State == StatePending {
+		return q.setPendingMembership(ctx, m)
+	}
+	if err := q.upsertMember(ctx, m); err != nil {
+		return err
+	}
+	_, err := q.acceptOrgInvitations(ctx, m.OrgID, m.UserID)
+	return err
+}
+
+func (q Q) upsertMember(ctx context.Context, m *model.Membership) error {
+	m.CreatedAt, m.State = q.Now(), StateActive
 	_, err := q.exec(ctx, `INSERT INTO org_members (org_id, user_id, role, state, created_at) VALUES (?,?,?,?,?)
  ON CONFLICT (org_id, user_id) DO UPDATE SET role = excluded.role, state = excluded.state`,
 		m.OrgID, m.UserID, string(m.Role), m.State, unix(m.CreatedAt))
 	return err
 }
 
-// Membership finds a user's membership of an organization (active or
-// pending).
+// setPendingMembership invites a user; an active member stops being one
+// (with their team memberships) until they accept.
+func (q Q) setPendingMembership(ctx context.Context, m *model.Membership) error {
+	res, err := q.exec(ctx, `DELETE FROM org_members WHERE org_id = ? AND user_id = ?`, m.OrgID, m.UserID)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		if err := q.RemoveOrgTeamMemberships(ctx, m.OrgID, m.UserID); err != nil {
+			return err
+		}
+	}
+	role := model.InviteDirectMember
+	if m.Role == model.RoleAdmin {
+		role = model.InviteAdmin
+	}
+	inv, err := q.PendingOrgInvitation(ctx, m.OrgID, m.UserID)
+	switch {
+	case errors.Is(err, model.ErrNotFound):
+		inv = &model.OrgInvitation{OrgID: m.OrgID, InviteeID: m.UserID, Role: role}
+		if err := q.CreateOrgInvitation(ctx, inv); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	default:
+		if err := q.SetOrgInvitationRole(ctx, inv.ID, role, ""); err != nil {
+			return err
+		}
+	}
+	m.CreatedAt = inv.CreatedAt
+	return nil
+}
+
+// Membership finds a user's membership of an organization: active, or
+// pending while an invitation for them is (its role is the one accepting
+// gives).
 func (q Q) Membership(ctx context.Context, orgID, userID int64) (*model.Membership, error) {
 	m := &model.Membership{OrgID: orgID, UserID: userID}
 	var created int64
 	err := q.row(ctx, `SELECT role, state, created_at FROM org_members WHERE org_id = ? AND user_id = ?`, orgID, userID).
 		Scan(&m.Role, &m.State, &created)
 	m.CreatedAt = fromUnix(created)
-	return m, notFound(err)
+	if !errors.Is(err, sql.ErrNoRows) {
+		return m, err
+	}
+	inv, err := q.PendingOrgInvitation(ctx, orgID, userID)
+	if err != nil {
+		return nil, err
+	}
+	m.Role, m.State, m.CreatedAt = inv.MemberRole(), StatePending, inv.CreatedAt
+	return m, nil
 }
 
-// RemoveMembership deletes a membership or pending invitation;
-// model.ErrNotFound when there was none.
+// RemoveMembership removes an active member (their team memberships go
+// with it, and their role is kept for a later "reinstate" invitation) or
+// cancels the user's pending invitation; model.ErrNotFound when there was
+// neither.
 func (q Q) RemoveMembership(ctx context.Context, orgID, userID int64) error {
-	res, err := q.exec(ctx, `DELETE FROM org_members WHERE org_id = ? AND user_id = ?`, orgID, userID)
+	var role string
+	err := q.row(ctx, `SELECT role FROM org_members WHERE org_id = ? AND user_id = ?`, orgID, userID).Scan(&role)
+	if errors.Is(err, sql.ErrNoRows) {
+		found, err := q.cancelOrgInvitations(ctx, orgID, userID)
+		if err == nil && !found {
+			err = model.ErrNotFound
+		}
+		return err
+	}
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return model.ErrNotFound
+	if _, err := q.exec(ctx, `DELETE FROM org_members WHERE org_id = ? AND user_id = ?`, orgID, userID); err != nil {
+		return err
 	}
-	// Team memberships go with the organization membership (a user invited
-	// again later does not get old teams back).
+	if err := q.recordFormerMember(ctx, orgID, userID, model.OrgRole(role)); err != nil {
+		return err
+	}
+	// Team memberships and organization roles go with the organization
+	// membership (a user invited again later does not get them back).
+	if _, err := q.exec(ctx, `DELETE FROM org_role_assignments WHERE org_id = ? AND user_id = ?`, orgID, userID); err != nil {
+		return err
+	}
 	return q.RemoveOrgTeamMemberships(ctx, orgID, userID)
 }
 
@@ -179,21 +255,27 @@ type UserMembership struct {
 }
 
 // MembershipsOfUser lists a page of a user's memberships (state "" for
-// active and pending), organizations loaded in the same query, with the
-// total.
+// active and pending; pending ones are their open invitations),
+// organizations loaded in the same query, in organization id order, with
+// the total.
 func (q Q) MembershipsOfUser(ctx context.Context, userID int64, state string, limit, offset int) ([]UserMembership, int, error) {
-	w := `m.user_id = ?`
-	args := []any{userID}
+	union := `SELECT m.org_id AS oid, m.role AS role, 'active' AS state, m.created_at AS created_at FROM org_members m
+ WHERE m.user_id = ? AND m.state = 'active'
+ UNION ALL
+ SELECT i.org_id, ` + orgInvRole + `, 'pending', i.created_at FROM org_invitations i
+ WHERE ` + orgInvOpen + ` AND i.created_at > ? AND ` + orgInvFor
+	args := []any{userID, q.inviteCutoff(), userID, userID}
+	w := ``
 	if state != "" {
-		w += ` AND m.state = ?`
+		w = ` WHERE x.state = ?`
 		args = append(args, state)
 	}
 	var total int
-	if err := q.row(ctx, `SELECT COUNT(*) FROM org_members m WHERE `+w, args...).Scan(&total); err != nil {
+	if err := q.row(ctx, `SELECT COUNT(*) FROM (`+union+`) x`+w, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.query(ctx, `SELECT m.role, m.state, m.created_at, `+accountCols+` FROM org_members m
- JOIN accounts a ON a.id = m.org_id WHERE `+w+` ORDER BY a.id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	rows, err := q.query(ctx, `SELECT x.role, x.state, x.created_at, `+accountCols+` FROM (`+union+`) x
+ JOIN accounts a ON a.id = x.oid`+w+` ORDER BY a.id, x.state LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -22,7 +22,7 @@ const repoCols = `r.id, r.owner_id, r.name, r.description, r.homepage, r.visibil
 // it: their active membership of the owning organization (m) and their direct
 // collaborator permission (c). The two viewer ids are its first arguments.
 const repoSelect = `SELECT ` + repoCols + `, ` + accountCols + `, COALESCE(m.role, ''), COALESCE(c.permission, ''),
- COALESCE(ic.open_issues, 0), COALESCE(` + teamGrant + `, 0)
+ COALESCE(ic.open_issues, 0), COALESCE(` + teamGrant + `, 0), COALESCE(` + orgRoleGrant + `, 0)
  FROM repos r JOIN accounts a ON a.id = r.owner_id
  LEFT JOIN issue_counters ic ON ic.repo_id = r.id
  LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
@@ -48,6 +48,18 @@ const teamGrant = `(SELECT MAX(tr.permission) FROM team_members tm
 // TeamMaxDepth is how many levels of teams teamGrant follows (a team and
 // four ancestors).
 const TeamMaxDepth = 5
+
+// orgRoleGrant is the highest base level (an authz.Permission, 0 for none)
+// of the organization roles the viewer holds in r's owning organization:
+// assigned to them, or to a team they are in or one of its ancestors (a
+// role given to a team reaches the members of its child teams). Like
+// teamGrant it keys on m.user_id, so it is NULL unless the viewer is an
+// active member of the owning organization (and not run at all for anyone
+// else: the CASE skips the subquery).
+const orgRoleGrant = `(CASE WHEN m.user_id IS NULL THEN NULL ELSE (SELECT MAX(ra.permission) FROM org_role_assignments ra
+ WHERE ra.org_id = r.owner_id AND (ra.user_id = m.user_id OR EXISTS (SELECT 1 FROM team_members rtm
+ JOIN teams t0 ON t0.id = rtm.team_id` + teamAncestors + `
+ WHERE rtm.user_id = m.user_id AND ra.team_id IN ` + teamLine + `))) END)`
 
 // RepoView is a repository with what authz needs to know about the viewer.
 type RepoView struct {
@@ -83,7 +95,7 @@ func (e expand) Scan(dest ...any) error {
 func scanRepoView(sc scanner) (*RepoView, error) {
 	r := &model.Repo{Owner: &model.Account{}}
 	var vis, topics, role, collab string
-	var created, updated, team int64
+	var created, updated, team, orgRoles int64
 	var pushed sql.NullInt64
 	pre := []any{&r.ID, &r.OwnerID, &r.Name, &r.Description, &r.Homepage, &vis, &r.DefaultBranch, &topics,
 		&r.HasIssues, &r.HasProjects, &r.HasWiki, &r.HasDiscussions, &r.HasDownloads, &r.IsTemplate, &r.Archived, &r.Disabled,
@@ -91,7 +103,7 @@ func scanRepoView(sc scanner) (*RepoView, error) {
 		&r.AllowUpdateBranch, &r.AllowForking, &r.WebCommitSignoffRequired, &r.SquashMergeCommitTitle,
 		&r.SquashMergeCommitMessage, &r.MergeCommitTitle, &r.MergeCommitMessage, &r.Size, &created, &updated, &pushed,
 		&r.ParentID, &r.SourceID, &r.ForksCount}
-	if err := scanAccount(expand{sc: sc, pre: pre, post: []any{&role, &collab, &r.OpenIssues, &team}}, r.Owner); err != nil {
+	if err := scanAccount(expand{sc: sc, pre: pre, post: []any{&role, &collab, &r.OpenIssues, &team, &orgRoles}}, r.Owner); err != nil {
 		return nil, err
 	}
 	r.Visibility = model.Visibility(vis)
@@ -102,6 +114,9 @@ func scanRepoView(sc scanner) (*RepoView, error) {
 	v.Facts.Collab, _ = authz.ParsePermission(collab)
 	if team > int64(authz.None) && team <= int64(authz.Admin) {
 		v.Facts.Team = authz.Permission(team)
+	}
+	if orgRoles > int64(authz.None) && orgRoles <= int64(authz.Admin) {
+		v.Facts.OrgRoles = authz.Permission(orgRoles)
 	}
 	if r.Owner.IsOrg() {
 		v.Facts.OrgDefault, _ = authz.ParsePermission(r.Owner.DefaultRepoPermission)
@@ -267,9 +282,16 @@ func (q Q) DeleteRepo(ctx context.Context, id int64) error {
 // SetCollaborator gives a user a direct permission (read, triage, write,
 // maintain, admin) on a repository, or changes it.
 func (q Q) SetCollaborator(ctx context.Context, repoID, userID int64, perm authz.Permission) error {
-	_, err := q.exec(ctx, `INSERT INTO repo_collaborators (repo_id, user_id, permission, created_at) VALUES (?,?,?,?)
- ON CONFLICT (repo_id, user_id) DO UPDATE SET permission = excluded.permission`,
-		repoID, userID, perm.String(), unix(q.Now()))
+	return q.SetCollaboratorRole(ctx, repoID, userID, perm, 0)
+}
+
+// SetCollaboratorRole is SetCollaborator with a custom repository role
+// (roleID, 0 for none): perm is then the role's base level, which checks
+// read.
+func (q Q) SetCollaboratorRole(ctx context.Context, repoID, userID int64, perm authz.Permission, roleID int64) error {
+	_, err := q.exec(ctx, `INSERT INTO repo_collaborators (repo_id, user_id, permission, role_id, created_at) VALUES (?,?,?,?,?)
+ ON CONFLICT (repo_id, user_id) DO UPDATE SET permission = excluded.permission, role_id = excluded.role_id`,
+		repoID, userID, perm.String(), idOrNil(roleID), unix(q.Now()))
 	return err
 }
 
@@ -303,8 +325,10 @@ type RepoQuery struct {
 
 // orgAccess is the condition for access through organization membership; it
 // mirrors authz: admins see everything, members what the base permission
-// gives them, every internal repository and what their teams were granted.
-const orgAccess = `(m.role = 'admin' OR (m.role = 'member' AND (a.default_repo_permission <> 'none' OR r.visibility = 'internal' OR ` + teamGrant + ` IS NOT NULL)))`
+// gives them, every internal repository, what their teams were granted and
+// what their organization roles give on every repository.
+const orgAccess = `(m.role = 'admin' OR (m.role = 'member' AND (a.default_repo_permission <> 'none' OR r.visibility = 'internal' OR ` + teamGrant + ` IS NOT NULL
+ OR ` + orgRoleGrant + ` > 0)))`
 
 func (f *RepoQuery) where() (string, []any) {
 	v := f.Viewer

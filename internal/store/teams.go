@@ -230,17 +230,36 @@ func (q Q) TeamMembers(ctx context.Context, teamID int64, role string, limit, of
 
 // SetTeamRepo grants a team a permission on a repository.
 func (q Q) SetTeamRepo(ctx context.Context, teamID, repoID int64, perm authz.Permission) error {
-	_, err := q.exec(ctx, `INSERT INTO team_repos (team_id, repo_id, permission, created_at) VALUES (?,?,?,?)
- ON CONFLICT (team_id, repo_id) DO UPDATE SET permission = excluded.permission`, teamID, repoID, int(perm), unix(q.Now()))
+	return q.SetTeamRepoRole(ctx, teamID, repoID, perm, 0)
+}
+
+// SetTeamRepoRole is SetTeamRepo with a custom repository role (roleID, 0
+// for none): perm is then the role's base level, which checks read.
+func (q Q) SetTeamRepoRole(ctx context.Context, teamID, repoID int64, perm authz.Permission, roleID int64) error {
+	_, err := q.exec(ctx, `INSERT INTO team_repos (team_id, repo_id, permission, role_id, created_at) VALUES (?,?,?,?,?)
+ ON CONFLICT (team_id, repo_id) DO UPDATE SET permission = excluded.permission, role_id = excluded.role_id`,
+		teamID, repoID, int(perm), idOrNil(roleID), unix(q.Now()))
 	return err
 }
 
 // TeamRepo is a team's own grant on a repository; model.ErrNotFound when
 // the team has none.
 func (q Q) TeamRepo(ctx context.Context, teamID, repoID int64) (authz.Permission, error) {
-	var p int
-	err := q.row(ctx, `SELECT permission FROM team_repos WHERE team_id = ? AND repo_id = ?`, teamID, repoID).Scan(&p)
-	return authz.Permission(p), notFound(err)
+	g, err := q.TeamRepoGrant(ctx, teamID, repoID)
+	return g.Perm, err
+}
+
+// TeamRepoGrant is a team's own grant on a repository with its custom
+// role; model.ErrNotFound when the team has none.
+func (q Q) TeamRepoGrant(ctx context.Context, teamID, repoID int64) (TeamGrant, error) {
+	list, err := q.teamGrants(ctx, teamGrantSelect+` WHERE tr.team_id = ? AND tr.repo_id = ?`, teamID, repoID)
+	if err != nil {
+		return TeamGrant{}, err
+	}
+	if len(list) == 0 {
+		return TeamGrant{}, model.ErrNotFound
+	}
+	return list[0], nil
 }
 
 // RemoveTeamRepo drops a team's grant; model.ErrNotFound when there was
@@ -256,10 +275,43 @@ func (q Q) RemoveTeamRepo(ctx context.Context, teamID, repoID int64) error {
 	return nil
 }
 
-// TeamGrant is one repository grant of a team.
+// TeamGrant is one repository grant of a team: a level, or a custom
+// repository role (RoleID, RoleName) whose base level Perm is.
 type TeamGrant struct {
-	RepoID int64
-	Perm   authz.Permission
+	RepoID   int64
+	Perm     authz.Permission
+	RoleID   int64
+	RoleName string
+}
+
+// Name is the grant's role_name: the custom role's, or the level's.
+func (g TeamGrant) Name() string {
+	if g.RoleName != "" {
+		return g.RoleName
+	}
+	return g.Perm.String()
+}
+
+const teamGrantSelect = `SELECT tr.repo_id, tr.permission, COALESCE(tr.role_id, 0), COALESCE(cr.name, '')
+ FROM team_repos tr LEFT JOIN custom_repo_roles cr ON cr.id = tr.role_id`
+
+func (q Q) teamGrants(ctx context.Context, query string, args ...any) ([]TeamGrant, error) {
+	rows, err := q.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []TeamGrant{}
+	for rows.Next() {
+		var g TeamGrant
+		var p int
+		if err := rows.Scan(&g.RepoID, &p, &g.RoleID, &g.RoleName); err != nil {
+			return nil, err
+		}
+		g.Perm = authz.Permission(p)
+		out = append(out, g)
+	}
+	return out, rows.Err()
 }
 
 // TeamRepos lists a page of a team's grants in repository id order, with
@@ -269,21 +321,9 @@ func (q Q) TeamRepos(ctx context.Context, teamID int64, limit, offset int) ([]Te
 	if err := q.row(ctx, `SELECT COUNT(*) FROM team_repos WHERE team_id = ?`, teamID).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.query(ctx, `SELECT repo_id, permission FROM team_repos WHERE team_id = ? ORDER BY repo_id LIMIT ? OFFSET ?`,
-		teamID, limit, offset)
+	list, err := q.teamGrants(ctx, teamGrantSelect+` WHERE tr.team_id = ? ORDER BY tr.repo_id LIMIT ? OFFSET ?`, teamID, limit, offset)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []TeamGrant{}
-	for rows.Next() {
-		var g TeamGrant
-		var p int
-		if err := rows.Scan(&g.RepoID, &p); err != nil {
-			return nil, 0, err
-		}
-		g.Perm = authz.Permission(p)
-		out = append(out, g)
-	}
-	return out, total, rows.Err()
+	return list, total, nil
 }

@@ -14,6 +14,8 @@ import (
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/orgmembers"
+	"github.com/hubd/hubd/internal/roles"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -435,31 +437,37 @@ func orgUser(ctx context.Context, q store.Q, org *model.Account, login string) (
 	return u, err
 }
 
-// addMember adds u with role, inviting them to the organization (as a
-// pending member, which keeps the team membership pending too) when they
-// are not in it: only owners may do that.
+// addMember adds u with role. An active member of the organization joins
+// at once; anyone else is invited to the organization with the team (only
+// owners may invite): the team membership stays pending until they accept.
 func (s *Service) addMember(ctx context.Context, q store.Q, t *model.Team, a Actor, u *model.Account, role string) error {
 	state := store.StateActive
 	om, err := q.Membership(ctx, t.OrgID, u.ID)
 	switch {
-	case errors.Is(err, model.ErrNotFound):
+	case err != nil && !errors.Is(err, model.ErrNotFound):
+		return err
+	case err == nil && om.State == store.StateActive:
+		if err := q.SetTeamMember(ctx, &model.TeamMembership{TeamID: t.ID, UserID: u.ID, Role: role, State: state}); err != nil {
+			return err
+		}
+	default:
 		if !a.Owner() {
 			return model.Forbidden("Only organization owners can add people outside the organization to a team.")
 		}
-		state = store.StatePending
-		if err := q.SetMembership(ctx, &model.Membership{OrgID: t.OrgID, UserID: u.ID, Role: model.RoleMember, State: store.StatePending}); err != nil {
+		org := t.Org
+		if org == nil { // a team being created
+			if org, err = q.AccountByID(ctx, t.OrgID); err != nil {
+				return err
+			}
+		}
+		if err := orgmembers.RefuseBlocked(ctx, q, org, u); err != nil {
 			return err
 		}
-		if err := q.AppendEvent(ctx, "organization.member_invited", a.id(), 0, t.OrgID, map[string]any{"user_id": u.ID, "role": model.RoleMember, "team_id": t.ID}); err != nil {
+		state = store.StatePending
+		if _, _, err := orgmembers.Invite(ctx, q, orgmembers.Invitation{Org: org, Inviter: a.User, User: u,
+			Teams: []orgmembers.TeamRole{{TeamID: t.ID, Role: role}}}); err != nil {
 			return err
 		}
-	case err != nil:
-		return err
-	case om.State != store.StateActive:
-		state = store.StatePending
-	}
-	if err := q.SetTeamMember(ctx, &model.TeamMembership{TeamID: t.ID, UserID: u.ID, Role: role, State: state}); err != nil {
-		return err
 	}
 	return q.AppendEvent(ctx, "membership", a.id(), 0, t.OrgID, map[string]any{"action": "added", "team_id": t.ID,
 		"user_id": u.ID, "role": role, "state": state})
@@ -532,13 +540,22 @@ func (s *Service) Members(ctx context.Context, t *model.Team, role string, limit
 	return s.Store.R().TeamMembers(ctx, t.ID, role, limit, offset)
 }
 
-// Membership is u's membership of t.
+// Membership is u's membership of t: active, or pending through their
+// pending invitation to the organization.
 func (s *Service) Membership(ctx context.Context, t *model.Team, u *model.Account) (*model.TeamMembership, error) {
-	return s.Store.R().TeamMember(ctx, t.ID, u.ID)
+	return membership(ctx, s.Store.R(), t, u)
+}
+
+func membership(ctx context.Context, q store.Q, t *model.Team, u *model.Account) (*model.TeamMembership, error) {
+	m, err := q.TeamMember(ctx, t.ID, u.ID)
+	if errors.Is(err, model.ErrNotFound) {
+		return q.PendingTeamMembership(ctx, t.ID, u.ID)
+	}
+	return m, err
 }
 
 // SetMembership adds u to t with role (default member) or changes their
-// role.
+// role; a pending membership's role is the invitation's.
 func (s *Service) SetMembership(ctx context.Context, t *model.Team, a Actor, u *model.Account, role string) (*model.TeamMembership, error) {
 	if role == "" {
 		role = model.TeamMember
@@ -554,8 +571,22 @@ func (s *Service) SetMembership(ctx context.Context, t *model.Team, a Actor, u *
 		if err := s.mayManage(ctx, tx, t, a); err != nil {
 			return err
 		}
-		old, err := tx.TeamMember(ctx, t.ID, u.ID)
+		old, err := membership(ctx, tx, t, u)
 		switch {
+		case err == nil && old.State == store.StatePending:
+			if old.Role != role {
+				inv, err := tx.PendingOrgInvitation(ctx, t.OrgID, u.ID)
+				if err != nil {
+					return err
+				}
+				if err := tx.SetOrgInvitationTeam(ctx, inv.ID, t.ID, role); err != nil {
+					return err
+				}
+				if err := tx.AppendEvent(ctx, "membership", a.id(), 0, t.OrgID, map[string]any{"action": "role_changed",
+					"team_id": t.ID, "user_id": u.ID, "role": role, "state": store.StatePending}); err != nil {
+					return err
+				}
+			}
 		case err == nil:
 			if old.Role != role {
 				if err := tx.SetTeamMember(ctx, &model.TeamMembership{TeamID: t.ID, UserID: u.ID, Role: role, State: old.State}); err != nil {
@@ -573,14 +604,15 @@ func (s *Service) SetMembership(ctx context.Context, t *model.Team, a Actor, u *
 		default:
 			return err
 		}
-		out, err = tx.TeamMember(ctx, t.ID, u.ID)
+		out, err = membership(ctx, tx, t, u)
 		return err
 	})
 	return out, err
 }
 
-// RemoveMembership takes u out of t; maintainers, owners and u themselves
-// may.
+// RemoveMembership takes u out of t, or t off their pending invitation;
+// maintainers, owners and u themselves may. GitHub answers 204 when there
+// was neither.
 func (s *Service) RemoveMembership(ctx context.Context, t *model.Team, a Actor, u *model.Account) error {
 	return s.Store.Tx(ctx, func(tx store.Q) error {
 		if a.id() != u.ID {
@@ -588,7 +620,16 @@ func (s *Service) RemoveMembership(ctx context.Context, t *model.Team, a Actor, 
 				return err
 			}
 		}
-		if err := tx.RemoveTeamMember(ctx, t.ID, u.ID); err != nil {
+		err := tx.RemoveTeamMember(ctx, t.ID, u.ID)
+		if errors.Is(err, model.ErrNotFound) {
+			inv, ierr := tx.PendingOrgInvitation(ctx, t.OrgID, u.ID)
+			if ierr != nil {
+				return ignoreNotFound(ierr)
+			}
+			if err := tx.RemoveOrgInvitationTeam(ctx, inv.ID, t.ID); err != nil {
+				return ignoreNotFound(err)
+			}
+		} else if err != nil {
 			return err
 		}
 		return tx.AppendEvent(ctx, "membership", a.id(), 0, t.OrgID, map[string]any{"action": "removed", "team_id": t.ID, "user_id": u.ID})
@@ -601,8 +642,8 @@ func (s *Service) Repos(ctx context.Context, t *model.Team, limit, offset int) (
 }
 
 // RepoGrant is t's own grant on repo (model.ErrNotFound when none).
-func (s *Service) RepoGrant(ctx context.Context, t *model.Team, repo *model.Repo) (authz.Permission, error) {
-	return s.Store.R().TeamRepo(ctx, t.ID, repo.ID)
+func (s *Service) RepoGrant(ctx context.Context, t *model.Team, repo *model.Repo) (store.TeamGrant, error) {
+	return s.Store.R().TeamRepoGrant(ctx, t.ID, repo.ID)
 }
 
 // ParseGrant reads a team grant's permission (default push).
@@ -617,6 +658,22 @@ func ParseGrant(s string) (authz.Permission, error) {
 	return authz.None, invalid("permission", s)
 }
 
+// Grant resolves a team grant's permission as PUT .../repos/{owner}/{repo}
+// sends it: a level ParseGrant reads, or the name of one of the
+// organization's custom repository roles, which the team gets with the
+// role's base level.
+func (s *Service) Grant(ctx context.Context, orgID int64, name string) (roles.Grant, error) {
+	p, err := ParseGrant(name)
+	if err == nil {
+		return roles.Grant{Perm: p}, nil
+	}
+	g, cerr := roles.CustomGrant(ctx, s.Store.R(), orgID, name)
+	if errors.Is(cerr, model.ErrNotFound) {
+		return roles.Grant{}, err
+	}
+	return g, cerr
+}
+
 // GrantName is the name GitHub gives a grant in lists ("pull", "push").
 func GrantName(p authz.Permission) string {
 	switch p {
@@ -628,10 +685,10 @@ func GrantName(p authz.Permission) string {
 	return p.String()
 }
 
-// AddRepo gives t perm on repo; the actor needs admin access to the
-// repository (perm is theirs), which must belong to the team's
+// AddRepo gives t the grant g on repo; the actor needs admin access to the
+// repository (actorPerm is theirs), which must belong to the team's
 // organization.
-func (s *Service) AddRepo(ctx context.Context, t *model.Team, a Actor, repo *model.Repo, actorPerm, perm authz.Permission) error {
+func (s *Service) AddRepo(ctx context.Context, t *model.Team, a Actor, repo *model.Repo, actorPerm authz.Permission, g roles.Grant) error {
 	if repo.OwnerID != t.OrgID {
 		// A direct fork of one of the organization's repositories will do.
 		owned := false
@@ -650,11 +707,11 @@ func (s *Service) AddRepo(ctx context.Context, t *model.Team, a Actor, repo *mod
 		return model.Forbidden("You must have administrative rights on this repository.")
 	}
 	return s.Store.Tx(ctx, func(tx store.Q) error {
-		if err := tx.SetTeamRepo(ctx, t.ID, repo.ID, perm); err != nil {
+		if err := tx.SetTeamRepoRole(ctx, t.ID, repo.ID, g.Perm, g.RoleID); err != nil {
 			return err
 		}
 		return tx.AppendEvent(ctx, "team", a.id(), repo.ID, t.OrgID, map[string]any{"action": "added_to_repository",
-			"team_id": t.ID, "permission": perm.String()})
+			"team_id": t.ID, "permission": g.Perm.String(), "role_name": g.Name()})
 	})
 }
 

@@ -14,9 +14,11 @@ type Collaborator struct {
 	RoleName    string           `json:"role_name"`
 }
 
-// ToCollaborator is a user with their effective permission on a repository.
-func (u URLs) ToCollaborator(a *model.Account, p authz.Permission) Collaborator {
-	return Collaborator{SimpleUser: u.ToSimpleUser(a), Permissions: ToRepoPermissions(p), RoleName: p.String()}
+// ToCollaborator is a user with their effective permission on a
+// repository; roleName is its role_name (a custom repository role's name,
+// or the level's).
+func (u URLs) ToCollaborator(a *model.Account, p authz.Permission, roleName string) Collaborator {
+	return Collaborator{SimpleUser: u.ToSimpleUser(a), Permissions: ToRepoPermissions(p), RoleName: roleName}
 }
 
 // CollaboratorPermission is components/schemas/repository-collaborator-permission.
@@ -39,8 +41,8 @@ func LegacyPermission(p authz.Permission) string {
 }
 
 // ToCollaboratorPermission is GET .../collaborators/{username}/permission.
-func (u URLs) ToCollaboratorPermission(a *model.Account, p authz.Permission) CollaboratorPermission {
-	return CollaboratorPermission{Permission: LegacyPermission(p), RoleName: p.String(), User: u.ToCollaborator(a, p)}
+func (u URLs) ToCollaboratorPermission(a *model.Account, p authz.Permission, roleName string) CollaboratorPermission {
+	return CollaboratorPermission{Permission: LegacyPermission(p), RoleName: roleName, User: u.ToCollaborator(a, p, roleName)}
 }
 
 // RepositoryInvitation is components/schemas/repository-invitation.

@@ -31,6 +31,7 @@ type IssueEvent struct {
 	BlockedBy             Maybe[IssueReference] `json:"blocked_by,omitzero"`
 	Blocking              Maybe[IssueReference] `json:"blocking,omitzero"`
 	RequestedReviewer     *SimpleUser           `json:"requested_reviewer,omitempty"`
+	RequestedTeam         *TeamWithParent       `json:"requested_team,omitempty"`
 	ReviewRequester       *SimpleUser           `json:"review_requester,omitempty"`
 	DismissedReview       *DismissedReview      `json:"dismissed_review,omitempty"`
 }
@@ -107,8 +108,14 @@ func (w *IssueWriter) ToIssueEvent(repo *model.Repo, e *model.IssueEvent, refs m
 	case "blocking_added", "blocking_removed":
 		out.Blocking = ref
 	case "review_requested", "review_request_removed":
-		// Stored in the assignee (reviewer) and assigner (requester) columns.
+		// Stored in the assignee (reviewer) and assigner (requester)
+		// columns; a team's in subject_id, loaded into Team (nil when
+		// deleted or hidden from the viewer: the key is left out).
 		out.RequestedReviewer, out.ReviewRequester = w.User(e.Assignee), w.User(e.Assigner)
+		if e.Team != nil {
+			t := w.U.ToTeamWithParent(e.Team)
+			out.RequestedTeam = &t
+		}
 	case "review_dismissed":
 		// The prior state and the message ride in the rename columns.
 		msg := e.RenameTo

@@ -57,25 +57,25 @@ type PullSimple struct {
 	Title             string      `json:"title"`
 	User              *SimpleUser `json:"user"`
 	Body
-	Labels             []Label       `json:"labels"`
-	Milestone          *Milestone    `json:"milestone"`
-	ActiveLockReason   *string       `json:"active_lock_reason"`
-	CreatedAt          string        `json:"created_at"`
-	UpdatedAt          string        `json:"updated_at"`
-	ClosedAt           *string       `json:"closed_at"`
-	MergedAt           *string       `json:"merged_at"`
-	MergeCommitSHA     *string       `json:"merge_commit_sha"`
-	Assignee           *SimpleUser   `json:"assignee"`
-	Assignees          []SimpleUser  `json:"assignees"`
-	RequestedReviewers []SimpleUser  `json:"requested_reviewers"`
-	RequestedTeams     []any         `json:"requested_teams"`
-	Head               PullBranch    `json:"head"`
-	Base               PullBranch    `json:"base"`
-	Links              PullLinks     `json:"_links"`
-	AuthorAssociation  string        `json:"author_association"`
-	AutoMerge          *struct{}     `json:"auto_merge"`
-	Draft              bool          `json:"draft"`
-	Stack              *PullStackRef `json:"stack"`
+	Labels             []Label          `json:"labels"`
+	Milestone          *Milestone       `json:"milestone"`
+	ActiveLockReason   *string          `json:"active_lock_reason"`
+	CreatedAt          string           `json:"created_at"`
+	UpdatedAt          string           `json:"updated_at"`
+	ClosedAt           *string          `json:"closed_at"`
+	MergedAt           *string          `json:"merged_at"`
+	MergeCommitSHA     *string          `json:"merge_commit_sha"`
+	Assignee           *SimpleUser      `json:"assignee"`
+	Assignees          []SimpleUser     `json:"assignees"`
+	RequestedReviewers []SimpleUser     `json:"requested_reviewers"`
+	RequestedTeams     []TeamWithParent `json:"requested_teams"`
+	Head               PullBranch       `json:"head"`
+	Base               PullBranch       `json:"base"`
+	Links              PullLinks        `json:"_links"`
+	AuthorAssociation  string           `json:"author_association"`
+	AutoMerge          *struct{}        `json:"auto_merge"`
+	Draft              bool             `json:"draft"`
+	Stack              *PullStackRef    `json:"stack"`
 }
 
 // Pull is components/schemas/pull-request (one pull request).
@@ -160,7 +160,7 @@ func (w *IssueWriter) ToPullSimple(rs *PullRepos, p *model.Pull) PullSimple {
 		Body: w.Body.body(is.Body), Labels: w.U.ToLabels(repo, is.Labels), ActiveLockReason: is.LockReason,
 		CreatedAt: Time(is.CreatedAt), UpdatedAt: Time(is.UpdatedAt), ClosedAt: TimePtr(is.ClosedAt),
 		MergedAt: TimePtr(p.MergedAt), MergeCommitSHA: p.MergeCommitSHA, Assignees: w.userList(is.Assignees),
-		RequestedReviewers: w.userList(p.RequestedReviewers), RequestedTeams: []any{},
+		RequestedReviewers: w.userList(p.RequestedReviewers), RequestedTeams: w.U.ToTeams(p.RequestedTeams),
 		AuthorAssociation: is.Association, Draft: p.Draft, Stack: ToPullStackRef(p.Stack),
 	}
 	if !is.Locked {

@@ -60,7 +60,7 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]wire.Collaborator, len(list))
 	for i, c := range list {
-		out[i] = a.d.URLs.ToCollaborator(c.User, c.Perm)
+		out[i] = a.d.URLs.ToCollaborator(c.User, c.Perm, c.RoleName)
 	}
 	rest.SetLink(w, r, a.d.URLs.API, p, total)
 	return rest.JSON(w, http.StatusOK, out)
@@ -137,7 +137,7 @@ func (a *API) permission(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCollaboratorPermission(c.User, c.Perm))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCollaboratorPermission(c.User, c.Perm, c.RoleName))
 }
 
 // repoInvitations converts invitations of acc's repository as its admin

@@ -45,8 +45,13 @@ func (a *API) visibleIssues(ctx context.Context, r *http.Request, ids []int64) (
 	return out, repos, nil
 }
 
-// refs resolves the other issues of sub-issue and dependency events.
+// refs resolves the other issues of sub-issue and dependency events (and
+// loads the teams of team review request events, which every list of
+// events passes through here).
 func (a *API) refs(ctx context.Context, r *http.Request, events []*model.IssueEvent) (map[int64]*wire.IssueReference, error) {
+	if err := a.d.Store.R().LoadEventTeams(ctx, events, rest.Caller(r).UserID()); err != nil {
+		return nil, err
+	}
 	var ids []int64
 	seen := map[int64]bool{}
 	for _, e := range events {

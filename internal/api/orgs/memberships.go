@@ -52,9 +52,36 @@ type setMembershipBody struct {
 }
 
 // PUT /orgs/{org}/memberships/{username}: invites a new member (pending
-// until they accept) or changes a member's role.
+// until they accept: an organization invitation), changes an invitation's
+// role or a member's role.
 func (a *API) setMembership(w http.ResponseWriter, r *http.Request) error {
-	c, org, err := a.requireOwner(r, "members", adminOrg...)
+	c, org, err := a.tokenFor(r, "write", adminOrg...)
+	if err != nil {
+		return err
+	}
+	// Organizations are found here so the service can refuse them (422).
+	u, err := a.d.Store.R().AccountByLogin(r.Context(), r.PathValue("username"))
+	if err != nil {
+		return err
+	}
+	if err := a.members.MaySetMembership(r.Context(), org, c.User); err != nil {
+		return err
+	}
+	var in setMembershipBody
+	if err := rest.Decode(r, &in); err != nil {
+		return err
+	}
+	m, err := a.members.SetMembership(r.Context(), org, c.User, u, in.Role.Value)
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, 200, a.d.URLs.ToOrgMembership(org, u, m, false))
+}
+
+// DELETE /orgs/{org}/memberships/{username}: cancels an invitation or
+// removes a member (not the last owner).
+func (a *API) removeMembership(w http.ResponseWriter, r *http.Request) error {
+	c, org, err := a.tokenFor(r, "write", adminOrg...)
 	if err != nil {
 		return err
 	}
@@ -62,58 +89,10 @@ func (a *API) setMembership(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var in setMembershipBody
-	if err := rest.Decode(r, &in); err != nil {
+	if err := a.members.Remove(r.Context(), org, c.User, u); err != nil {
 		return err
 	}
-	role := model.RoleMember
-	if in.Role.Set {
-		if err := oneOf("Membership", "role", in.Role, "admin", "member"); err != nil {
-			return err
-		}
-		role = model.OrgRole(in.Role.Value)
-	}
-	var m *model.Membership
-	err = a.d.Store.Tx(r.Context(), func(tx store.Q) error {
-		old, err := tx.Membership(r.Context(), org.ID, u.ID)
-		switch {
-		case err == model.ErrNotFound:
-			m = &model.Membership{OrgID: org.ID, UserID: u.ID, Role: role, State: store.StatePending}
-			if err := tx.SetMembership(r.Context(), m); err != nil {
-				return err
-			}
-			return tx.AppendEvent(r.Context(), "organization.member_invited", c.User.ID, 0, org.ID,
-				map[string]any{"user_id": u.ID, "role": role})
-		case err != nil:
-			return err
-		}
-		m = old
-		if old.Role == role {
-			return nil
-		}
-		if err := lastOwnerGuard(r, tx, org, old); err == errLastOwner {
-			return model.Forbidden("Cannot demote the last owner of an organization.")
-		} else if err != nil {
-			return err
-		}
-		m.Role = role
-		if err := tx.SetMembership(r.Context(), m); err != nil {
-			return err
-		}
-		m.CreatedAt = old.CreatedAt
-		return tx.AppendEvent(r.Context(), "organization.member_role_changed", c.User.ID, 0, org.ID,
-			map[string]any{"user_id": u.ID, "role": role})
-	})
-	if err != nil {
-		return err
-	}
-	return rest.JSON(w, 200, a.d.URLs.ToOrgMembership(org, u, m, false))
-}
-
-// DELETE /orgs/{org}/memberships/{username}: removes a member or cancels an
-// invitation.
-func (a *API) removeMembership(w http.ResponseWriter, r *http.Request) error {
-	return a.remove(w, r)
+	return rest.NoContent(w)
 }
 
 // GET /user/memberships/orgs
@@ -166,7 +145,8 @@ type updateOwnMembershipBody struct {
 	State rest.Opt[string] `json:"state"`
 }
 
-// PATCH /user/memberships/orgs/{org}: state "active" accepts an invitation.
+// PATCH /user/memberships/orgs/{org}: state "active" accepts the caller's
+// invitation (they join its teams too).
 func (a *API) updateOwnMembership(w http.ResponseWriter, r *http.Request) error {
 	c, err := api.RequireUser(r)
 	if err != nil {
@@ -189,24 +169,7 @@ func (a *API) updateOwnMembership(w http.ResponseWriter, r *http.Request) error 
 	if err := oneOf("Membership", "state", in.State, store.StateActive); err != nil {
 		return err
 	}
-	var m *model.Membership
-	err = a.d.Store.Tx(r.Context(), func(tx store.Q) error {
-		var err error
-		if m, err = tx.Membership(r.Context(), org.ID, c.User.ID); err != nil {
-			return err
-		}
-		if m.State == store.StateActive {
-			return nil
-		}
-		created := m.CreatedAt
-		m.State = store.StateActive
-		if err := tx.SetMembership(r.Context(), m); err != nil {
-			return err
-		}
-		m.CreatedAt = created
-		return tx.AppendEvent(r.Context(), "organization.member_added", c.User.ID, 0, org.ID,
-			map[string]any{"user_id": c.User.ID, "role": m.Role})
-	})
+	m, err := a.members.Accept(r.Context(), org, c.User)
 	if err != nil {
 		return err
 	}

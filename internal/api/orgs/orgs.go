@@ -13,16 +13,20 @@ import (
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/orgmembers"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
 
 // API is the orgs package.
-type API struct{ d *api.Deps }
+type API struct {
+	d       *api.Deps
+	members *orgmembers.Service
+}
 
 // New makes the package.
-func New(d *api.Deps) *API { return &API{d: d} }
+func New(d *api.Deps) *API { return &API{d: d, members: orgmembers.New(d.Store)} }
 
 // Classic scopes of the route table.
 var (
@@ -48,8 +52,19 @@ func (a *API) Routes() []rest.Route {
 		{Method: "DELETE", Pattern: "/orgs/{org}/public_members/{username}", OperationID: "orgs/remove-public-membership-for-authenticated-user", Handler: a.conceal, Scopes: []string{"admin:org", "user", "write:org"}},
 
 		{Method: "GET", Pattern: "/orgs/{org}/memberships/{username}", OperationID: "orgs/get-membership-for-user", Handler: a.getMembership, Scopes: readOrg},
-		{Method: "PUT", Pattern: "/orgs/{org}/memberships/{username}", OperationID: "orgs/set-membership-for-user", Handler: a.setMembership, Scopes: adminOrg},
+		{Method: "PUT", Pattern: "/orgs/{org}/memberships/{username}", OperationID: "orgs/set-membership-for-user", Handler: a.setMembership, Scopes: adminOrg,
+			Note: "Inviting someone creates an organization invitation (see POST /orgs/{org}/invitations; hubd sends no email). The " +
+				"invitation rate limit (403) counts invitations created in the last 24 hours and is checked only when the request " +
+				"invites someone; GitHub counts every request."},
 		{Method: "DELETE", Pattern: "/orgs/{org}/memberships/{username}", OperationID: "orgs/remove-membership-for-user", Handler: a.removeMembership, Scopes: adminOrg},
+		{Method: "GET", Pattern: "/orgs/{org}/invitations", OperationID: "orgs/list-pending-invitations", Handler: a.listInvitations, Scopes: readOrg,
+			Note: invitationsNote},
+		{Method: "POST", Pattern: "/orgs/{org}/invitations", OperationID: "orgs/create-invitation", Handler: a.createInvitation, Scopes: adminOrg,
+			Note: createNote},
+		{Method: "DELETE", Pattern: "/orgs/{org}/invitations/{invitation_id}", OperationID: "orgs/cancel-invitation", Handler: a.cancelInvitation, Scopes: adminOrg},
+		{Method: "GET", Pattern: "/orgs/{org}/invitations/{invitation_id}/teams", OperationID: "orgs/list-invitation-teams", Handler: a.listInvitationTeams, Scopes: readOrg},
+		{Method: "GET", Pattern: "/orgs/{org}/failed_invitations", OperationID: "orgs/list-failed-invitations", Handler: a.listFailedInvitations, Scopes: readOrg,
+			Note: failedNote},
 		{Method: "GET", Pattern: "/user/memberships/orgs", OperationID: "orgs/list-memberships-for-authenticated-user", Handler: a.listOwnMemberships, Scopes: readOrg},
 		{Method: "GET", Pattern: "/user/memberships/orgs/{org}", OperationID: "orgs/get-membership-for-authenticated-user", Handler: a.getOwnMembership, Scopes: readOrg},
 		{Method: "PATCH", Pattern: "/user/memberships/orgs/{org}", OperationID: "orgs/update-membership-for-authenticated-user", Handler: a.updateOwnMembership, Scopes: []string{"admin:org", "write:org"}},
@@ -111,6 +126,25 @@ func requireToken(c *authz.Caller, perm, level string, scopes ...string) error {
 		return model.Forbidden("Resource not accessible by integration")
 	}
 	return model.Forbidden("Resource not accessible by personal access token")
+}
+
+// tokenFor loads the signed-in caller and the path's organization, after
+// checking the token may act on its members (one of scopes for classic
+// tokens, the "members" permission at level for the others); the service
+// decides whether the user may.
+func (a *API) tokenFor(r *http.Request, level string, scopes ...string) (*authz.Caller, *model.Account, error) {
+	c, err := api.RequireUser(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	org, err := a.org(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := requireToken(c, "members", level, scopes...); err != nil {
+		return nil, nil, err
+	}
+	return c, org, nil
 }
 
 // requireOwner loads the path's organization and checks that the caller is

@@ -171,18 +171,20 @@ func TestOrgErrors(t *testing.T) {
 		{"2fa filter for non-owners", "GET", "/orgs/octo/members?filter=2fa_disabled", memberTok, nil, 422, "Only owners can use this filter."},
 		{"member removes", "DELETE", "/orgs/octo/members/mona", memberTok, nil, 403, "Must have admin rights to Repository."},
 		{"anonymous removes", "DELETE", "/orgs/octo/members/member", "", nil, 401, "Requires authentication"},
-		{"remove a non-member", "DELETE", "/orgs/octo/members/outsider", monaTok, nil, 404, "Not Found"},
+		{"remove a non-member", "DELETE", "/orgs/octo/members/outsider", monaTok, nil, 404, "Cannot find outsider"},
 		{"remove an unknown user", "DELETE", "/orgs/octo/members/nope", monaTok, nil, 404, "Not Found"},
 		{"remove without admin:org", "DELETE", "/orgs/octo/members/member", e.Token(mona, "read:org"), nil, 403, "Resource not accessible by personal access token"},
 
 		{"outsider reads a membership", "GET", "/orgs/octo/memberships/mona", outsiderTok, nil, 403, "You must be a member of octo to see membership information for mona."},
 		{"membership of a non-member", "GET", "/orgs/octo/memberships/outsider", monaTok, nil, 404, "Not Found"},
 		{"anonymous membership", "GET", "/orgs/octo/memberships/mona", "", nil, 401, "Requires authentication"},
-		{"member invites", "PUT", "/orgs/octo/memberships/outsider", memberTok, `{"role":"member"}`, 403, "Must have admin rights to Repository."},
+		{"member invites", "PUT", "/orgs/octo/memberships/outsider", memberTok, `{"role":"member"}`, 403, "You must be an admin to add or update an organization membership."},
 		{"invalid role", "PUT", "/orgs/octo/memberships/outsider", monaTok, `{"role":"owner"}`, 422, "Invalid request.\n\nowner is not a member of [\"admin\", \"member\"]."},
 		{"invite unknown user", "PUT", "/orgs/octo/memberships/nope", monaTok, `{"role":"member"}`, 404, "Not Found"},
-		{"invite an organization", "PUT", "/orgs/octo/memberships/other", monaTok, `{"role":"member"}`, 404, "Not Found"},
-		{"member cancels", "DELETE", "/orgs/octo/memberships/mona", memberTok, nil, 403, "Must have admin rights to Repository."},
+		{"invite an organization", "PUT", "/orgs/octo/memberships/other", monaTok, `{"role":"member"}`, 422, "Members must be users, not organizations."},
+		{"owner demotes themselves", "PUT", "/orgs/octo/memberships/mona", monaTok, `{"role":"member"}`, 403, "You cannot demote yourself. Admins must be demoted by another admin."},
+		{"cancel a non-member", "DELETE", "/orgs/octo/memberships/outsider", monaTok, nil, 404, "Cannot find outsider"},
+		{"member cancels", "DELETE", "/orgs/octo/memberships/mona", memberTok, nil, 403, "You must be an admin to remove an organization membership."},
 
 		{"own membership elsewhere", "GET", "/user/memberships/orgs/octo", outsiderTok, nil, 404, "Not Found"},
 		{"own memberships bad state", "GET", "/user/memberships/orgs?state=gone", monaTok, nil, 422, "Validation Failed"},
@@ -484,49 +486,65 @@ func TestMembershipFlow(t *testing.T) {
 	}
 }
 
+// The last active owner can be neither removed nor demoted; an owner
+// cannot demote themselves at all.
 func TestLastOwner(t *testing.T) {
 	e := apitest.New(t)
 	ctx := context.Background()
 	mona, monaTok := e.NewUser("mona", false)
 	_, bobTok := e.NewUser("bob", false)
 	newOrg(t, e, "octo", mona)
-	owner := e.GitHub(monaTok)
+	owner, bob := e.GitHub(monaTok), e.GitHub(bobTok)
 
-	last := func(err error) bool {
+	refused := func(err error, msg string) bool {
 		var er *github.ErrorResponse
-		return asErr(err, &er) && er.Response.StatusCode == 403 && strings.Contains(er.Message, "last owner")
+		return asErr(err, &er) && er.Response.StatusCode == 403 && er.Message == msg
 	}
-	if _, err := owner.Organizations.RemoveMember(ctx, "octo", "mona"); !last(err) {
+	const last, self = "Cannot remove the last owner", "You cannot demote yourself. Admins must be demoted by another admin."
+	if _, err := owner.Organizations.RemoveMember(ctx, "octo", "mona"); !refused(err, last) {
 		t.Fatalf("removing the last owner: %v", err)
 	}
-	if _, err := owner.Organizations.RemoveOrgMembership(ctx, "mona", "octo"); !last(err) {
+	if _, err := owner.Organizations.RemoveOrgMembership(ctx, "mona", "octo"); !refused(err, last) {
 		t.Fatalf("removing the last owner's membership: %v", err)
 	}
-	if _, _, err := owner.Organizations.EditOrgMembership(ctx, "mona", "octo", &github.Membership{Role: github.Ptr("member")}); !last(err) {
+	if _, _, err := owner.Organizations.EditOrgMembership(ctx, "mona", "octo", &github.Membership{Role: github.Ptr("member")}); !refused(err, self) {
 		t.Fatalf("demoting the last owner: %v", err)
 	}
 	// A pending owner does not count.
 	if _, _, err := owner.Organizations.EditOrgMembership(ctx, "bob", "octo", &github.Membership{Role: github.Ptr("admin")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := owner.Organizations.RemoveMember(ctx, "octo", "mona"); !last(err) {
+	if _, err := owner.Organizations.RemoveMember(ctx, "octo", "mona"); !refused(err, last) {
 		t.Fatalf("removing the last active owner: %v", err)
 	}
-	// Once bob accepts, mona may step down and leave.
-	if _, _, err := e.GitHub(bobTok).Organizations.EditOrgMembership(ctx, "", "octo", &github.Membership{State: github.Ptr("active")}); err != nil {
+	// Nothing changed.
+	if m, _, err := owner.Organizations.GetOrgMembership(ctx, "mona", "octo"); err != nil || m.GetRole() != "admin" || m.GetState() != "active" {
+		t.Fatalf("mona after refusals: %+v %v", m, err)
+	}
+	// Once bob accepts, he may demote mona, who then may not remove him.
+	if _, _, err := bob.Organizations.EditOrgMembership(ctx, "", "octo", &github.Membership{State: github.Ptr("active")}); err != nil {
 		t.Fatal(err)
 	}
-	if m, _, err := owner.Organizations.EditOrgMembership(ctx, "mona", "octo", &github.Membership{Role: github.Ptr("member")}); err != nil || m.GetRole() != "member" {
+	if _, _, err := bob.Organizations.EditOrgMembership(ctx, "bob", "octo", &github.Membership{Role: github.Ptr("member")}); !refused(err, self) {
+		t.Fatalf("bob demotes himself: %v", err)
+	}
+	if m, _, err := bob.Organizations.EditOrgMembership(ctx, "mona", "octo", &github.Membership{Role: github.Ptr("member")}); err != nil || m.GetRole() != "member" {
 		t.Fatalf("demote: %+v %v", m, err)
 	}
 	if _, err := owner.Organizations.RemoveMember(ctx, "octo", "bob"); !isStatus(err, 403) {
 		t.Fatalf("a demoted owner removes: %v", err)
 	}
-	if _, err := e.GitHub(bobTok).Organizations.RemoveMember(ctx, "octo", "mona"); err != nil {
+	if _, err := bob.Organizations.RemoveMember(ctx, "octo", "mona"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.GitHub(bobTok).Organizations.RemoveMember(ctx, "octo", "bob"); !last(err) {
+	if _, err := bob.Organizations.RemoveMember(ctx, "octo", "bob"); !refused(err, last) {
 		t.Fatalf("bob is now the last owner: %v", err)
+	}
+	if _, err := bob.Organizations.RemoveOrgMembership(ctx, "bob", "octo"); !refused(err, last) {
+		t.Fatalf("bob's membership as the last owner: %v", err)
+	}
+	if n, err := e.Store.R().CountActiveAdmins(ctx, mustUser(t, e, "octo").ID); err != nil || n != 1 {
+		t.Fatalf("owners left: %d %v", n, err)
 	}
 }
 

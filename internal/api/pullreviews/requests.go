@@ -13,7 +13,7 @@ func (a *API) listRequested(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := a.svc.RequestedReviewers(r.Context(), x, n)
+	list, teams, err := a.svc.RequestedReviewers(r.Context(), x, n)
 	if err != nil {
 		return err
 	}
@@ -22,7 +22,7 @@ func (a *API) listRequested(w http.ResponseWriter, r *http.Request) error {
 	for _, u := range list {
 		users = append(users, wr.User(u))
 	}
-	return rest.JSON(w, http.StatusOK, map[string]any{"users": users, "teams": []any{}})
+	return rest.JSON(w, http.StatusOK, map[string]any{"users": users, "teams": a.d.URLs.ToTeams(teams)})
 }
 
 type reviewersBody struct {

@@ -39,9 +39,6 @@ var (
 	write = []string{"public_repo", "repo"}
 )
 
-// teamsNote says what review requests lack.
-const teamsNote = "Teams do not exist yet: teams answers [] and a team_reviewers entry is refused with 422 (as GitHub refuses an unknown team)."
-
 // reasonNote says how review 422s differ from GitHub's.
 const reasonNote = "An unknown commit_id and an oversized body answer 422 with the reason as the message, not in errors[] as GitHub may; " +
 	"the other refusals have GitHub's shape."
@@ -52,9 +49,9 @@ const commentNote = reasonNote + " LEFT-side comments are not followed through a
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
 	return []rest.Route{
-		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", OperationID: "pulls/list-requested-reviewers", Handler: a.listRequested, Scopes: read, Note: teamsNote},
-		{Method: "POST", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", OperationID: "pulls/request-reviewers", Handler: a.requestReviewers, Scopes: write, Note: teamsNote},
-		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", OperationID: "pulls/remove-requested-reviewers", Handler: a.removeReviewers, Scopes: write, Note: teamsNote},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", OperationID: "pulls/list-requested-reviewers", Handler: a.listRequested, Scopes: read},
+		{Method: "POST", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", OperationID: "pulls/request-reviewers", Handler: a.requestReviewers, Scopes: write},
+		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/requested_reviewers", OperationID: "pulls/remove-requested-reviewers", Handler: a.removeReviewers, Scopes: write},
 
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", OperationID: "pulls/list-reviews", Handler: a.listReviews, Scopes: read},
 		{Method: "POST", Pattern: "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", OperationID: "pulls/create-review", Handler: a.createReview, Scopes: write, Note: reasonNote},

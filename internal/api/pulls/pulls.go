@@ -80,6 +80,9 @@ func (a *API) render(r *http.Request, repo *model.Repo, perm authz.Permission, l
 	if err := a.svc.Details(ctx, list, c.UserID()); err != nil {
 		return nil, nil, err
 	}
+	if err := requestedTeams(ctx, q, list, c.UserID()); err != nil {
+		return nil, nil, err
+	}
 	heads := map[int64]*store.RepoView{}
 	var ids []int64
 	for _, p := range list {
@@ -100,6 +103,23 @@ func (a *API) render(r *http.Request, repo *model.Repo, perm authz.Permission, l
 		return wire.Access{Authenticated: c.Authenticated()}
 	}
 	return wr, rs, nil
+}
+
+// requestedTeams loads the teams whose review is requested on the pull
+// requests of list, those the viewer is shown, in one query.
+func requestedTeams(ctx context.Context, q store.Q, list []*model.Pull, viewerID int64) error {
+	ids := make([]int64, len(list))
+	for i, p := range list {
+		ids[i] = p.IssueID
+	}
+	teams, err := q.RequestedTeams(ctx, ids, viewerID)
+	if err != nil {
+		return err
+	}
+	for _, p := range list {
+		p.RequestedTeams = teams[p.IssueID]
+	}
+	return nil
 }
 
 // RenderSimple is the pull-request-simple object of p for the request's

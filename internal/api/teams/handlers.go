@@ -313,14 +313,14 @@ func (a *API) repos(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]wire.MinimalRepository, 0, len(grants))
+	out := make([]wire.MinimalRepositoryWithRole, 0, len(grants))
 	for _, g := range grants {
 		v := views[g.RepoID]
 		if v == nil {
 			continue
 		}
-		out = append(out, a.d.URLs.ToMinimalRepository(v.Repo, repos.Counts(a.d, v.Repo, facts[v.Repo.ID]),
-			wire.Access{Perm: g.Perm, Authenticated: true}))
+		out = append(out, wire.MinimalRepositoryWithRole{MinimalRepository: a.d.URLs.ToMinimalRepository(v.Repo,
+			repos.Counts(a.d, v.Repo, facts[v.Repo.ID]), wire.Access{Perm: g.Perm, Authenticated: true}), RoleName: g.Name()})
 	}
 	rest.SetLink(w, r, a.d.URLs.API, p, total)
 	return rest.JSON(w, http.StatusOK, out)
@@ -356,8 +356,8 @@ func (a *API) checkRepo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToRepository(repo, repos.Counts(a.d, repo, facts[repo.ID]),
-		wire.Access{Perm: g, Authenticated: true}))
+	return rest.JSON(w, http.StatusOK, wire.RepositoryWithRole{Repository: a.d.URLs.ToRepository(repo,
+		repos.Counts(a.d, repo, facts[repo.ID]), wire.Access{Perm: g.Perm, Authenticated: true}), RoleName: g.Name()})
 }
 
 type repoBody struct {
@@ -374,7 +374,7 @@ func (a *API) addRepo(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	g, err := svc.ParseGrant(in.Permission)
+	g, err := a.svc.Grant(r.Context(), t.OrgID, in.Permission)
 	if err != nil {
 		return err
 	}

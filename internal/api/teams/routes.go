@@ -24,8 +24,9 @@ var (
 	repoOrg  = []string{"admin:org", "repo"}
 )
 
-// customRoles is the limit of team grants: the five built-in levels only.
-const customRoles = "Custom repository role names are not supported: pull, triage, push, maintain and admin are."
+// customRoles is the limit of team grants: a custom repository role acts
+// as its base role.
+const customRoles = "A custom repository role name is accepted and acts as the role's base role in every check; its additional repository permissions are recorded, not enforced."
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
@@ -42,6 +43,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: t + "/memberships/{username}", OperationID: "teams/get-membership-for-user-in-org", Handler: a.getMembership, Scopes: readOrg},
 		{Method: "PUT", Pattern: t + "/memberships/{username}", OperationID: "teams/add-or-update-membership-for-user-in-org", Handler: a.setMembership, Scopes: writeOrg},
 		{Method: "DELETE", Pattern: t + "/memberships/{username}", OperationID: "teams/remove-membership-for-user-in-org", Handler: a.removeMembership, Scopes: writeOrg},
+		{Method: "GET", Pattern: t + "/invitations", OperationID: "teams/list-pending-invitations-in-org", Handler: a.invitations, Scopes: readOrg},
 
 		{Method: "GET", Pattern: t + "/repos", OperationID: "teams/list-repos-in-org", Handler: a.repos, Scopes: readOrg},
 		{Method: "GET", Pattern: t + "/repos/{owner}/{repo}", OperationID: "teams/check-permissions-for-repo-in-org", Handler: a.checkRepo, Scopes: readOrg},
@@ -59,6 +61,10 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: l + "/memberships/{username}", OperationID: "teams/get-membership-for-user-legacy", Handler: a.getMembership, Scopes: readOrg},
 		{Method: "PUT", Pattern: l + "/memberships/{username}", OperationID: "teams/add-or-update-membership-for-user-legacy", Handler: a.setMembership, Scopes: writeOrg},
 		{Method: "DELETE", Pattern: l + "/memberships/{username}", OperationID: "teams/remove-membership-for-user-legacy", Handler: a.removeMembership, Scopes: writeOrg},
+		{Method: "GET", Pattern: l + "/invitations", OperationID: "teams/list-pending-invitations-legacy", Handler: a.invitations, Scopes: readOrg},
+		{Method: "GET", Pattern: l + "/members/{username}", OperationID: "teams/get-member-legacy", Handler: a.getMemberLegacy, Scopes: readOrg},
+		{Method: "PUT", Pattern: l + "/members/{username}", OperationID: "teams/add-member-legacy", Handler: a.addMemberLegacy, Scopes: repoOrg},
+		{Method: "DELETE", Pattern: l + "/members/{username}", OperationID: "teams/remove-member-legacy", Handler: a.removeMemberLegacy, Scopes: repoOrg},
 		{Method: "GET", Pattern: l + "/repos", OperationID: "teams/list-repos-legacy", Handler: a.repos, Scopes: readOrg},
 		{Method: "GET", Pattern: l + "/repos/{owner}/{repo}", OperationID: "teams/check-permissions-for-repo-legacy", Handler: a.checkRepo, Scopes: readOrg},
 		{Method: "PUT", Pattern: l + "/repos/{owner}/{repo}", OperationID: "teams/add-or-update-repo-permissions-legacy", Handler: a.addRepo, Scopes: repoOrg,

@@ -106,6 +106,15 @@ func TestCreateGetEditDelete(t *testing.T) {
 	if err != nil || ed.GetSlug() != "core" || ed.GetPrivacy() != "closed" || ed.GetDescription() != "the core" {
 		t.Fatalf("edit %+v %v", ed, err)
 	}
+	// go-github sends "name": null when Name is unset: no change of name.
+	ed, _, err = w.mia.Teams.UpdateTeamBySlug(ctx, "octo", "core", github.UpdateTeamRequest{Description: github.Ptr("the core team")})
+	if err != nil || ed.GetName() != "Core" || ed.GetSlug() != "core" || ed.GetDescription() != "the core team" {
+		t.Fatalf("edit without a name %+v %v", ed, err)
+	}
+	ed, _, err = w.mia.Teams.UpdateTeamByID(ctx, ed.GetOrganization().GetID(), ed.GetID(), github.UpdateTeamRequest{Description: github.Ptr("the core")})
+	if err != nil || ed.GetName() != "Core" || ed.GetDescription() != "the core" {
+		t.Fatalf("legacy edit without a name %+v %v", ed, err)
+	}
 	// Now closed: every member sees it, but max may not manage it.
 	if _, _, err := w.max.Teams.GetTeamBySlug(ctx, "octo", "core"); err != nil {
 		t.Fatal(err)
@@ -136,8 +145,8 @@ func TestCreateGetEditDelete(t *testing.T) {
 			events++
 		}
 	}
-	// created, added_to_repository, 2 memberships, edited, deleted
-	if events != 6 {
+	// created, added_to_repository, 2 memberships, 3 edits, deleted
+	if events != 8 {
 		t.Fatalf("team events %d", events)
 	}
 }
