@@ -14,9 +14,11 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/api/issues"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/rest"
 )
 
@@ -25,19 +27,29 @@ var schemaSource string
 
 // API is the GraphQL transport.
 type API struct {
-	d      *api.Deps
-	schema *engine.Schema
+	d         *api.Deps
+	schema    *engine.Schema
+	issuesSvc *issues.API
+}
+
+// Services are the domain services mutations run (the same the REST routes
+// run); zero only where nothing is executed (schema tests).
+type Services struct {
+	Issues *issues.API
+	Pulls  *pulls.Service
 }
 
 // New loads the schema and registers the resolvers.
-func New(d *api.Deps) *API {
+func New(d *api.Deps, svc Services) *API {
 	s, err := engine.New(schemaSource)
 	if err != nil {
 		panic("graphql: the embedded schema does not load: " + err.Error())
 	}
-	a := &API{d: d, schema: s}
+	a := &API{d: d, schema: s, issuesSvc: svc.Issues}
 	s.TypeOf = typeOf
 	a.register()
+	a.registerMutations(svc.Issues)
+	a.registerPullMutations(svc.Pulls)
 	return a
 }
 

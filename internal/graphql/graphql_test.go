@@ -27,7 +27,7 @@ var ctx = context.Background()
 
 // served is the schema the server executes (resolvers are registered but
 // never called: the tests only check responses against it).
-var served = graphql.New(&api.Deps{}).Schema()
+var served = graphql.New(&api.Deps{}, graphql.Services{}).Schema()
 
 type gqlResult struct {
 	Status int

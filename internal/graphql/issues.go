@@ -599,7 +599,10 @@ func (a *API) registerIssueLike(typ string) {
 		return o.repo.perm >= authz.Triage || (o.is.UserID != 0 && o.is.UserID == from(ctx).caller.UserID()), nil
 	})
 	a.schema.Resolve(typ, "author", func(ctx context.Context, b *engine.Batch) ([]any, error) {
-		// Authors come slim with the issue rows.
+		// Authors come slim with the issues' details.
+		if err := a.details(ctx, b.Parents); err != nil {
+			return nil, err
+		}
 		out := make([]any, len(b.Parents))
 		for i, p := range b.Parents {
 			if u := asIssue(p).is.User; u != nil {

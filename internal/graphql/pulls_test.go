@@ -139,7 +139,7 @@ func TestPullRequests(t *testing.T) {
 // commands hubd answers over GraphQL validates against the served schema.
 func TestGhQueriesValidate(t *testing.T) {
 	for _, name := range []string{"auth-login.graphql", "repo-view.graphql", "repo-clone.graphql", "issue-list.graphql",
-		"issue-view.2.graphql", "label-list.graphql", "pr-list.graphql"} {
+		"issue-view.2.graphql", "label-list.graphql", "pr-list.graphql", "repo-list.2.graphql"} {
 		q := corpus(t, name)
 		var vars map[string]any
 		if b, err := os.ReadFile(filepath.Join("testdata", "gh-queries", strings.TrimSuffix(name, ".graphql")+".json")); err == nil {
@@ -148,5 +148,170 @@ func TestGhQueriesValidate(t *testing.T) {
 		if _, bad := served.Prepare(&engine.Request{Query: q, Variables: vars}); bad != nil {
 			t.Errorf("%s: %v", name, bad.Errors[0].Message)
 		}
+	}
+}
+
+// TestRepositoryList is gh repo list (viewer) and gh repo list OWNER.
+func TestRepositoryList(t *testing.T) {
+	w := newWorld(t)
+	q := corpus(t, "repo-list.2.graphql")
+	r := post(t, w.e, w.monaTok, q, map[string]any{"perPage": 1})
+	repos := dig(mustData(t, r), "repositoryOwner", "repositories").(map[string]any)
+	if repos["totalCount"].(json.Number).String() != "2" || len(repos["nodes"].([]any)) != 1 || dig(repos, "pageInfo", "hasNextPage") != true {
+		t.Fatalf("viewer's repositories: %s", r.Raw)
+	}
+	r = post(t, w.e, w.monaTok, q, map[string]any{"perPage": 10, "privacy": "PRIVATE"})
+	nodes := dig(mustData(t, r), "repositoryOwner", "repositories", "nodes").([]any)
+	if len(nodes) != 1 || dig(nodes[0], "nameWithOwner") != "mona/secret" || dig(nodes[0], "visibility") != "PRIVATE" {
+		t.Fatalf("private: %s", r.Raw)
+	}
+	// Another owner's list holds what the viewer may see: mel sees octo's
+	// private core (base read), a stranger sees nothing of octo.
+	owner := `query($login: String!) { repositoryOwner(login: $login) { __typename login repositories(first: 10, orderBy: {field: NAME, direction: ASC}) { totalCount nodes { name viewerPermission } } } }`
+	r = post(t, w.e, w.melTok, owner, map[string]any{"login": "octo"})
+	if dig(mustData(t, r), "repositoryOwner", "__typename") != "Organization" ||
+		dig(r.Data, "repositoryOwner", "repositories", "totalCount").(json.Number).String() != "1" {
+		t.Fatalf("octo for mel: %s", r.Raw)
+	}
+	r = post(t, w.e, w.strTok, owner, map[string]any{"login": "octo"})
+	if dig(mustData(t, r), "repositoryOwner", "repositories", "totalCount").(json.Number).String() != "0" {
+		t.Fatalf("octo for a stranger: %s", r.Raw)
+	}
+	r = post(t, w.e, w.strTok, owner, map[string]any{"login": "mona"})
+	if n := dig(mustData(t, r), "repositoryOwner", "repositories", "totalCount").(json.Number).String(); n != "1" {
+		t.Fatalf("mona for a stranger: %s", r.Raw)
+	}
+	r = post(t, w.e, w.strTok, owner, map[string]any{"login": "ghost-of-nobody"})
+	if len(r.Errors) != 1 || r.Errors[0].Message != "Could not resolve to a RepositoryOwner with the login of 'ghost-of-nobody'." {
+		t.Fatalf("unknown owner: %s", r.Raw)
+	}
+}
+
+// TestPullMutations: gh pr create/edit/close/reopen/merge run the pulls
+// service, as REST does.
+func TestPullMutations(t *testing.T) {
+	w := newWorld(t)
+	seedIssues(t, w, 1)
+	gh := w.e.GitHub(w.monaTok)
+	b, _, err := gh.Repositories.GetBranch(ctx, "mona", "app", "main", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Git.CreateRef(ctx, "mona", "app", github.CreateRef{Ref: "refs/heads/topic", SHA: b.GetCommit().GetSHA()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Repositories.CreateFile(ctx, "mona", "app", "topic.txt", &github.RepositoryContentFileOptions{
+		Message: github.Ptr("topic"), Content: []byte("topic\n"), Branch: github.Ptr("topic")}); err != nil {
+		t.Fatal(err)
+	}
+	repoID := nodeID(t, w, "/repos/mona/app")
+	create := `mutation($in: CreatePullRequestInput!) { createPullRequest(input: $in) { clientMutationId pullRequest { id number url state isDraft headRefName baseRefName } } }`
+	// A reader of a public repository may open pull requests from its branches.
+	r := post(t, w.e, w.melTok, create, map[string]any{"in": map[string]any{"repositoryId": repoID, "baseRefName": "main",
+		"headRefName": "topic", "title": "A topic", "body": "From GraphQL", "draft": true, "clientMutationId": "x"}})
+	pr := dig(mustData(t, r), "createPullRequest", "pullRequest").(map[string]any)
+	if pr["number"].(json.Number).String() != "2" || pr["isDraft"] != true || pr["state"] != "OPEN" || pr["headRefName"] != "topic" {
+		t.Fatalf("createPullRequest: %s", r.Raw)
+	}
+	rest, _, err := gh.PullRequests.Get(ctx, "mona", "app", 2)
+	if err != nil || rest.GetNodeID() != pr["id"] || rest.GetBody() != "From GraphQL" || rest.GetUser().GetLogin() != "mel" {
+		t.Fatalf("REST view: %+v %v", rest, err)
+	}
+	// The same branch twice: the service's 422.
+	r = post(t, w.e, w.monaTok, create, map[string]any{"in": map[string]any{"repositoryId": repoID, "baseRefName": "main", "headRefName": "topic", "title": "again"}})
+	if len(r.Errors) != 1 || r.Errors[0].Type != "UNPROCESSABLE" || !strings.Contains(r.Errors[0].Message, "already exists") {
+		t.Fatalf("duplicate: %s", r.Raw)
+	}
+	id := pr["id"].(string)
+	bug := nodeID(t, w, "/repos/mona/app/labels/kind:%20bug")
+	r = post(t, w.e, w.monaTok, `mutation($id: ID!, $l: [ID!]) { updatePullRequest(input: {pullRequestId: $id, title: "Renamed topic", labelIds: $l}) {
+		actor { login } pullRequest { title labels(first: 5) { nodes { name } } } } }`, map[string]any{"id": id, "l": []string{bug}})
+	if dig(mustData(t, r), "updatePullRequest", "pullRequest", "title") != "Renamed topic" ||
+		len(dig(r.Data, "updatePullRequest", "pullRequest", "labels", "nodes").([]any)) != 1 {
+		t.Fatalf("updatePullRequest: %s", r.Raw)
+	}
+	// A stranger may not close mel's pull request.
+	r = post(t, w.e, w.strTok, `mutation($id: ID!) { closePullRequest(input: {pullRequestId: $id}) { pullRequest { state } } }`, map[string]any{"id": id})
+	if len(r.Errors) != 1 || r.Errors[0].Type != "FORBIDDEN" {
+		t.Fatalf("stranger closing: %s", r.Raw)
+	}
+	r = post(t, w.e, w.melTok, `mutation($id: ID!) { closePullRequest(input: {pullRequestId: $id}) { pullRequest { state closed } } }`, map[string]any{"id": id})
+	if dig(mustData(t, r), "closePullRequest", "pullRequest", "state") != "CLOSED" {
+		t.Fatalf("closePullRequest: %s", r.Raw)
+	}
+	r = post(t, w.e, w.melTok, `mutation($id: ID!) { reopenPullRequest(input: {pullRequestId: $id}) { pullRequest { state } } }`, map[string]any{"id": id})
+	if dig(mustData(t, r), "reopenPullRequest", "pullRequest", "state") != "OPEN" {
+		t.Fatalf("reopenPullRequest: %s", r.Raw)
+	}
+	// Only writers merge; a draft is not mergeable until it is ready.
+	merge := `mutation($id: ID!) { mergePullRequest(input: {pullRequestId: $id, mergeMethod: SQUASH, commitHeadline: "Squashed topic"}) { actor { login } pullRequest { state merged } } }`
+	r = post(t, w.e, w.melTok, merge, map[string]any{"id": id})
+	if len(r.Errors) != 1 || r.Errors[0].Type != "FORBIDDEN" {
+		t.Fatalf("reader merging: %s", r.Raw)
+	}
+	// A draft is not merged (GitHub: "Pull Request is still a draft").
+	w.e.RunJobs()
+	r = post(t, w.e, w.monaTok, merge, map[string]any{"id": id})
+	if len(r.Errors) != 1 || r.Errors[0].Type != "UNPROCESSABLE" || dig(r.Data, "mergePullRequest") != nil {
+		t.Fatalf("merging a draft: %s", r.Raw)
+	}
+	t.Logf("draft merge refused: %s", r.Errors[0].Message)
+	// A ready one is.
+	r = post(t, w.e, w.monaTok, `mutation($id: ID!) { closePullRequest(input: {pullRequestId: $id}) { pullRequest { state } } }`, map[string]any{"id": id})
+	mustData(t, r)
+	r = post(t, w.e, w.monaTok, create, map[string]any{"in": map[string]any{"repositoryId": repoID, "baseRefName": "main", "headRefName": "topic", "title": "Ready topic"}})
+	ready := dig(mustData(t, r), "createPullRequest", "pullRequest", "id").(string)
+	w.e.RunJobs()
+	r = post(t, w.e, w.monaTok, merge, map[string]any{"id": ready})
+	if dig(mustData(t, r), "mergePullRequest", "pullRequest", "merged") != true || dig(r.Data, "mergePullRequest", "actor", "login") != "mona" {
+		t.Fatalf("mergePullRequest: %s", r.Raw)
+	}
+	main, _, err := gh.Repositories.GetBranch(ctx, "mona", "app", "main", 0)
+	if err != nil || !strings.HasPrefix(main.GetCommit().GetCommit().GetMessage(), "Squashed topic") {
+		t.Fatalf("main after the squash: %q %v", main.GetCommit().GetCommit().GetMessage(), err)
+	}
+}
+
+// TestPullRequestView: what gh pr view shows of checks and reviews.
+func TestPullRequestView(t *testing.T) {
+	w := newWorld(t)
+	pr := openPull(t, w, "feature", "Checked change")
+	gh := w.e.GitHub(w.monaTok)
+	sha := pr.GetHead().GetSHA()
+	if _, _, err := gh.Repositories.CreateStatus(ctx, "mona", "app", sha, github.RepoStatus{State: github.Ptr("success"), Context: github.Ptr("ci/lint"),
+		Description: github.Ptr("lint passed"), TargetURL: github.Ptr("https://ci.example/1")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Checks.CreateCheckRun(ctx, "mona", "app", github.CreateCheckRunOptions{Name: "build", HeadSHA: sha, Status: github.Ptr("in_progress")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.PullRequests.CreateReview(ctx, "mona", "app", pr.GetNumber(), &github.PullRequestReviewRequest{Body: github.Ptr("Looks fine"), Event: github.Ptr("COMMENT")}); err != nil {
+		t.Fatal(err)
+	}
+	q := corpus(t, "pr-view.graphql")
+	r := post(t, w.e, w.melTok, q, map[string]any{"owner": "mona", "repo": "app", "pr_number": pr.GetNumber()})
+	p := dig(mustData(t, r), "repository", "pullRequest").(map[string]any)
+	if p["autoMergeRequest"] != nil || dig(p, "commits", "totalCount").(json.Number).String() != "1" {
+		t.Fatalf("pr view: %s", r.Raw)
+	}
+	reviews := dig(p, "reviews", "nodes").([]any)
+	if len(reviews) != 1 || dig(reviews[0], "state") != "COMMENTED" || dig(reviews[0], "body") != "Looks fine" ||
+		dig(reviews[0], "commit", "oid") != sha || dig(reviews[0], "author", "login") != "mona" {
+		t.Fatalf("reviews: %s", r.Raw)
+	}
+	commits := dig(p, "statusCheckRollup", "nodes").([]any)
+	contexts := dig(commits[0], "commit", "statusCheckRollup", "contexts", "nodes").([]any)
+	if len(commits) != 1 || len(contexts) != 2 || dig(contexts[0], "__typename") != "CheckRun" || dig(contexts[0], "status") != "IN_PROGRESS" ||
+		dig(contexts[0], "checkSuite", "workflowRun") != nil || dig(contexts[1], "__typename") != "StatusContext" || dig(contexts[1], "state") != "SUCCESS" ||
+		dig(contexts[1], "targetUrl") != "https://ci.example/1" {
+		t.Fatalf("checks: %s", r.Raw)
+	}
+	r = post(t, w.e, w.melTok, `query($n: Int!) { repository(owner: "mona", name: "app") { pullRequest(number: $n) {
+		projectItems(first: 10) { totalCount nodes { id } }
+		commits(first: 5) { nodes { commit { oid url statusCheckRollup { state } } } } } } }`, map[string]any{"n": pr.GetNumber()})
+	c := dig(mustData(t, r), "repository", "pullRequest", "commits", "nodes").([]any)[0]
+	if dig(c, "commit", "oid") != sha || dig(c, "commit", "statusCheckRollup", "state") != "PENDING" ||
+		dig(r.Data, "repository", "pullRequest", "projectItems", "totalCount").(json.Number).String() != "0" {
+		t.Fatalf("rollup state: %s", r.Raw)
 	}
 }

@@ -66,6 +66,24 @@ func typeOf(v any) string {
 		return "PullRequest"
 	case *reactionGroup:
 		return "ReactionGroup"
+	case *commitObj:
+		return "Commit"
+	case *prCommit:
+		return "PullRequestCommit"
+	case *rollup:
+		return "StatusCheckRollup"
+	case *statusObj:
+		return "StatusContext"
+	case *checkRunObj:
+		return "CheckRun"
+	case *checkSuiteObj:
+		return "CheckSuite"
+	case *reviewRequest:
+		return "ReviewRequest"
+	case *reviewObj:
+		return "PullRequestReview"
+	case *model.Team:
+		return "Team"
 	}
 	return ""
 }
@@ -86,7 +104,12 @@ func (a *API) register() {
 	a.registerIssues()
 	a.registerPulls()
 	a.registerReactions()
+	a.registerOwnerRepositories()
+	a.registerPullView()
+	a.registerProjectItems()
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func (a *API) registerQuery() {
 	a.field("Query", "id", func(ctx context.Context, _ any, _ map[string]any) (any, error) {
@@ -114,6 +137,14 @@ func (a *API) registerQuery() {
 		acc, err := a.d.Store.R().AccountByLogin(ctx, login)
 		if errors.Is(err, model.ErrNotFound) || (err == nil && !acc.IsOrg()) {
 			return nil, notFound("Could not resolve to an Organization with the login of '%s'.", login)
+		}
+		return acc, err
+	})
+	a.field("Query", "repositoryOwner", func(ctx context.Context, _ any, args map[string]any) (any, error) {
+		login, _ := args["login"].(string)
+		acc, err := a.d.Store.R().AccountByLogin(ctx, login)
+		if errors.Is(err, model.ErrNotFound) {
+			return nil, notFound("Could not resolve to a RepositoryOwner with the login of '%s'.", login)
 		}
 		return acc, err
 	})
@@ -554,4 +585,88 @@ func intArg(args map[string]any, name string) (int, bool) {
 		return int(n), err == nil
 	}
 	return 0, false
+}
+
+// registerOwnerRepositories serves RepositoryOwner.repositories on users
+// and organizations: the owner's repositories (and, for a user, those they
+// collaborate on) that the viewer may see.
+func (a *API) registerOwnerRepositories() {
+	a.connectionTypes("RepositoryConnection", "RepositoryEdge")
+	for _, typ := range []string{"User", "Organization"} {
+		a.schema.Resolve(typ, "repositories", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
+			owner, args := p.(*model.Account), b.Args
+			w, err := pageWindow(args, "repositories", engine.SelectsItems(b.Field.SelectionSet))
+			if err != nil {
+				return nil, err
+			}
+			c := from(ctx).caller
+			f := store.RepoQuery{Viewer: api.ViewerOf(c)}
+			affs := stringList(args["ownerAffiliations"])
+			if _, given := args["ownerAffiliations"]; !given || args["ownerAffiliations"] == nil {
+				affs = []string{"OWNER", "COLLABORATOR"}
+			}
+			for _, aff := range affs {
+				switch aff {
+				case "OWNER":
+					f.OwnedBy = owner.ID
+				case "COLLABORATOR":
+					if !owner.IsOrg() {
+						f.CollaboratorOf = owner.ID
+					}
+				case "ORGANIZATION_MEMBER":
+					if owner.ID != c.UserID() {
+						return nil, engine.Errorf("INVALID_ARGUMENTS", "hubd lists ORGANIZATION_MEMBER repositories only for the viewer.")
+					}
+					f.ViewerOrgMember = true
+				}
+			}
+			if f.OwnedBy == 0 && f.CollaboratorOf == 0 && !f.ViewerOrgMember {
+				f.None = true
+			}
+			switch args["privacy"] {
+			case "PUBLIC":
+				f.Visibility = "public"
+			case "PRIVATE":
+				f.Visibility = "private"
+			}
+			if fork, ok := args["isFork"].(bool); ok {
+				f.Forks, f.Sources = fork, !fork
+			}
+			if ob, ok := args["orderBy"].(map[string]any); ok {
+				switch ob["field"] {
+				case "CREATED_AT":
+					f.Sort = "created"
+				case "UPDATED_AT":
+					f.Sort = "updated"
+				case "PUSHED_AT":
+					f.Sort = "pushed"
+				case "STARGAZERS":
+					return nil, engine.Errorf("INVALID_ARGUMENTS", "hubd has no stars to order repositories by.")
+				}
+				f.Desc = ob["direction"] == "DESC"
+			}
+			q := a.d.Store.R()
+			total := -1
+			if w.needTotal {
+				f.Limit, f.Offset = 1, 0
+				if _, total, err = q.ListRepos(ctx, f); err != nil {
+					return nil, err
+				}
+			}
+			start, end := w.bounds(total)
+			f.Limit, f.Offset = max(end-start, 1), start
+			list, n, err := q.ListRepos(ctx, f)
+			if err != nil {
+				return nil, err
+			}
+			conn := &connection{offset: start, total: n}
+			if end <= start {
+				return conn, nil
+			}
+			for _, v := range list {
+				conn.nodes = append(conn.nodes, &repoObj{v: v, perm: authz.RepoPermission(c, v.Repo, v.Facts)})
+			}
+			return conn, nil
+		}))
+	}
 }

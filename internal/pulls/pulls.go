@@ -102,6 +102,18 @@ type CreateInput struct {
 	Issue               int64 // turn this issue into the pull request
 }
 
+// CheckText refuses GitHub's over-long titles (256 characters) and bodies
+// (65,536).
+func CheckText(title, body *string) error {
+	if title != nil && len([]rune(*title)) > 256 {
+		return model.Custom("PullRequest", "title", "title is too long (maximum is 256 characters)")
+	}
+	if body != nil && len([]rune(*body)) > 65536 {
+		return model.Custom("PullRequest", "body", "body is too long (maximum is 65536 characters)")
+	}
+	return nil
+}
+
 func invalid(field string) error { return model.Invalid("PullRequest", field, "invalid") }
 
 func custom(msg string) error {
@@ -233,6 +245,9 @@ func (s *Service) figures(ctx context.Context, g *gitrepo.Repo, baseSHA, headSHA
 func (s *Service) Create(ctx context.Context, repo *model.Repo, c Caller, in CreateInput) (*model.Pull, error) {
 	if in.Issue == 0 && strings.TrimSpace(in.Title) == "" {
 		return nil, model.Invalid("PullRequest", "title", "missing_field")
+	}
+	if err := CheckText(&in.Title, in.Body); err != nil {
+		return nil, err
 	}
 	if in.Base == "" {
 		return nil, model.Invalid("PullRequest", "base", "missing_field")

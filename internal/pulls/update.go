@@ -98,6 +98,9 @@ func (s *Service) Update(ctx context.Context, repo *model.Repo, c Caller, number
 	if in.Title != nil && strings.TrimSpace(*in.Title) == "" {
 		return nil, model.Invalid("PullRequest", "title", "missing_field")
 	}
+	if err := CheckText(in.Title, in.Body); err != nil {
+		return nil, err
+	}
 	if in.State != nil && *in.State != "open" && *in.State != "closed" {
 		return nil, model.Invalid("PullRequest", "state", "invalid")
 	}

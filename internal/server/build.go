@@ -98,6 +98,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		}
 		return nil
 	}
+	// GraphQL's issue mutations run the issues service of the REST routes.
+	issuesAPI := issues.New(d)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -107,7 +109,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		markdownapi.New(d).Routes(),
 		licenses.New(d).Routes(),
 		orgs.New(d).Routes(),
-		issues.New(d).Routes(),
+		issuesAPI.Routes(),
 		gitdb.New(d).Routes(),
 		contents.New(d).Routes(),
 		commits.New(d).Routes(),
@@ -126,7 +128,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		outsideapi.New(d).Routes(),
 		teamsapi.New(d).Routes(),
 		rolesapi.New(d).Routes(),
-		graphqlapi.New(d).Routes(),
+		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI, Pulls: pullsAPI.Service()}).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -1,6 +1,7 @@
 package issues
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -125,11 +126,24 @@ func (a *API) createComment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
+	n, err := pathInt(r, "issue_number")
+	if err != nil {
+		return err
+	}
+	c, err := a.addComment(r.Context(), x, n, body)
+	if err != nil {
+		return err
+	}
+	return a.respondComment(w, r, x, c.ID, http.StatusCreated)
+}
+
+// addComment comments on issue (or pull request) number in one
+// transaction, with its event, mentions and cross references.
+func (a *API) addComment(ctx context.Context, x *access, number int64, body string) (*model.IssueComment, error) {
 	actor := x.c.UserID()
 	c := &model.IssueComment{RepoID: x.repo.ID, UserID: actor, Body: body}
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		is, err := a.issue(r, tx, x)
+	err := a.d.Store.Tx(ctx, func(tx store.Q) error {
+		is, err := tx.IssueByNumber(ctx, x.repo.ID, number)
 		if err != nil {
 			return err
 		}
@@ -149,10 +163,25 @@ func (a *API) createComment(w http.ResponseWriter, r *http.Request) error {
 		}
 		return crossReference(ctx, tx, x, is, actor, body)
 	})
+	return c, err
+}
+
+// AddComment comments as POST .../issues/{number}/comments does (blocks,
+// interaction limits, locked conversations and the body limit apply).
+func (a *API) AddComment(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, number int64, body string) (*model.IssueComment, error) {
+	x, err := a.accessFor(c, repo, perm)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return a.respondComment(w, r, x, c.ID, http.StatusCreated)
+	if err := a.d.MayParticipate(ctx, repo, c.UserID(), "comment"); err != nil {
+		return nil, err
+	}
+	in := commentBody{Body: &body}
+	text, err := in.text()
+	if err != nil {
+		return nil, err
+	}
+	return a.addComment(ctx, x, number, text)
 }
 
 func (a *API) respondComment(w http.ResponseWriter, r *http.Request, x *access, id int64, status int) error {

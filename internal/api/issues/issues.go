@@ -243,7 +243,6 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	actor := x.c.UserID()
 	var milestone *model.Milestone
 	var assignees []*model.Account
 	var labelNames []string
@@ -268,37 +267,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	is := &model.Issue{RepoID: x.repo.ID, Title: in.Title.V, Body: in.Body, UserID: actor}
-	if milestone != nil {
-		is.MilestoneID = milestone.ID
-	}
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		if err := tx.CreateIssue(ctx, is); err != nil {
-			return err
-		}
-		if err := tx.AppendEvent(ctx, "issues.opened", actor, x.repo.ID, x.org(), issuePayload(is, "opened")); err != nil {
-			return err
-		}
-		if milestone != nil {
-			if err := event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: milestone.Title}, nil); err != nil {
-				return err
-			}
-		}
-		labels, err := ensureLabels(ctx, tx, x, actor, labelNames)
-		if err != nil {
-			return err
-		}
-		if _, err := setLabels(ctx, tx, x, is, actor, labels); err != nil {
-			return err
-		}
-		if _, err := setAssignees(ctx, tx, x, is, actor, assignees); err != nil {
-			return err
-		}
-		if err := writeFieldValues(ctx, tx, x, is, actor, fields, false); err != nil {
-			return err
-		}
-		return a.noteBody(ctx, tx, x, is, actor, is.Body)
-	})
+	is, err := a.openIssue(ctx, x, newIssue{Title: in.Title.V, Body: in.Body, Milestone: milestone, Assignees: assignees, Labels: labelNames}, fields)
 	if err != nil {
 		return err
 	}
@@ -446,119 +415,20 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		before, err := tx.IssueByID(ctx, found.ID)
-		if err != nil {
-			return err
+	ch := issueChange{state: state, stateSet: stateSet, reason: reason, duplicate: duplicate,
+		milestone: milestone, setMilestone: setMilestone, assignees: assignees, setAssignees: setAssigneeList,
+		labelNames: labelNames, setLabels: setLabelList, fields: fields, fieldsSet: in.IssueFieldValues.Set && fields != nil}
+	if in.Title.Set && !in.Title.IsNull {
+		ch.title = &in.Title.V
+	}
+	if in.Body.Set {
+		ch.bodySet = true
+		if !in.Body.Null {
+			b := in.Body.Value
+			ch.body = &b
 		}
-		after := *before
-		if in.Title.Set && !in.Title.IsNull {
-			after.Title = in.Title.V
-		}
-		if in.Body.Set {
-			after.Body = nil
-			if !in.Body.Null {
-				b := in.Body.Value
-				after.Body = &b
-			}
-		}
-		now := tx.Now()
-		switch {
-		case stateSet && state == "closed" && before.State == "open":
-			if reason == "" {
-				reason = "completed"
-			}
-			after.State, after.StateReason, after.ClosedAt, after.ClosedByID = "closed", &reason, &now, actor
-			if reason == "duplicate" {
-				after.DuplicateOf = duplicate
-			}
-		case stateSet && state == "open" && before.State == "closed":
-			reopened := "reopened"
-			after.State, after.StateReason, after.ClosedAt, after.ClosedByID, after.DuplicateOf = "open", &reopened, nil, 0, 0
-		}
-		if setMilestone {
-			after.MilestoneID = 0
-			if milestone != nil {
-				after.MilestoneID = milestone.ID
-			}
-		}
-		textChanged := after.Title != before.Title || !sameStr(after.Body, before.Body)
-		if textChanged || after.State != before.State || after.MilestoneID != before.MilestoneID {
-			if err := tx.UpdateIssue(ctx, before, &after); err != nil {
-				return err
-			}
-		}
-		if after.Title != before.Title {
-			if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "renamed", RenameFrom: before.Title, RenameTo: after.Title}, nil); err != nil {
-				return err
-			}
-		}
-		if !sameStr(after.Body, before.Body) {
-			p := issuePayload(&after, "edited")
-			p["changes"] = map[string]any{"body": map[string]any{"from": before.Body}}
-			if err := tx.AppendEvent(ctx, "issues.edited", actor, x.repo.ID, x.org(), p); err != nil {
-				return err
-			}
-			if err := a.noteBody(ctx, tx, x, &after, actor, after.Body); err != nil {
-				return err
-			}
-		}
-		if after.State != before.State {
-			ev := model.IssueEvent{ActorID: actor, Event: "closed", StateReason: after.StateReason}
-			if after.State == "open" {
-				ev.Event = "reopened"
-			}
-			if err := event(ctx, tx, x, &after, ev, map[string]any{"state_reason": after.StateReason}); err != nil {
-				return err
-			}
-		}
-		if after.MilestoneID != before.MilestoneID {
-			if before.MilestoneID != 0 {
-				old, err := tx.MilestoneByID(ctx, before.MilestoneID)
-				if err != nil {
-					return err
-				}
-				if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: old.Title}, nil); err != nil {
-					return err
-				}
-			}
-			if milestone != nil {
-				if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: milestone.Title}, nil); err != nil {
-					return err
-				}
-			}
-		}
-		touched := false
-		if setLabelList {
-			labels, err := ensureLabels(ctx, tx, x, actor, labelNames)
-			if err != nil {
-				return err
-			}
-			ok, err := setLabels(ctx, tx, x, &after, actor, labels)
-			if err != nil {
-				return err
-			}
-			touched = touched || ok
-		}
-		if setAssigneeList {
-			ok, err := setAssignees(ctx, tx, x, &after, actor, assignees)
-			if err != nil {
-				return err
-			}
-			touched = touched || ok
-		}
-		if in.IssueFieldValues.Set && fields != nil {
-			if err := writeFieldValues(ctx, tx, x, &after, actor, fields, false); err != nil {
-				return err
-			}
-			touched = true
-		}
-		if touched {
-			return tx.TouchIssue(ctx, &after)
-		}
-		return nil
-	})
-	if err != nil {
+	}
+	if err := a.changeIssue(ctx, x, found.ID, ch); err != nil {
 		return err
 	}
 	return a.respond(w, r, x, found.ID, http.StatusOK)

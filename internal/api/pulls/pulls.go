@@ -172,12 +172,6 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	if err := a.d.MayParticipate(r.Context(), repo, rest.Caller(r).UserID(), kind); err != nil {
 		return err
 	}
-	if in.Title != nil && len([]rune(*in.Title)) > 256 {
-		return model.Custom("PullRequest", "title", "title is too long (maximum is 256 characters)")
-	}
-	if in.Body != nil && len([]rune(*in.Body)) > 65536 {
-		return model.Custom("PullRequest", "body", "body is too long (maximum is 65536 characters)")
-	}
 	ci := svc.CreateInput{Body: in.Body, Head: in.Head, Base: in.Base, MaintainerCanModify: in.MaintainerCanModify}
 	if in.Title != nil {
 		ci.Title = *in.Title
@@ -346,12 +340,6 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 			}
 			ui.Body = &s
 		}
-	}
-	if in.Title != nil && len([]rune(*in.Title)) > 256 {
-		return model.Custom("PullRequest", "title", "title is too long (maximum is 256 characters)")
-	}
-	if ui.Body != nil && len([]rune(*ui.Body)) > 65536 {
-		return model.Custom("PullRequest", "body", "body is too long (maximum is 65536 characters)")
 	}
 	p, err := a.svc.Update(r.Context(), repo, a.caller(r, perm), n, ui)
 	if err != nil {

@@ -1,0 +1,396 @@
+package issues
+
+import (
+	"context"
+	"strings"
+
+	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// The issue writes that REST and GraphQL share: the REST handlers parse
+// their bodies into these values, GraphQL's mutations resolve their ids
+// into them, and both run the same checks, transaction and events.
+
+// newIssue is what opening an issue needs once names are resolved.
+type newIssue struct {
+	Title     string
+	Body      *string
+	Milestone *model.Milestone
+	Assignees []*model.Account
+	Labels    []string // created if missing, as REST does for triagers
+}
+
+// issueChange is an edit of an issue; unset parts stay as they are.
+type issueChange struct {
+	title                *string
+	body                 *string
+	bodySet              bool
+	state, reason        string // state "open"/"closed" when stateSet
+	stateSet             bool
+	duplicate            int64
+	milestone            *model.Milestone
+	setMilestone         bool
+	assignees            []*model.Account
+	setAssignees         bool
+	labelNames           []string
+	setLabels, fieldsSet bool
+	fields               []*model.IssueFieldValue
+	// labelMode and assigneeMode "add" or "remove" change the current
+	// lists by labelNames / assignees instead of replacing them.
+	labelMode, assigneeMode string
+}
+
+// mayWrite is participate without a request: a signed-in user whose token
+// may write issues, on a repository that is not archived.
+func (x *access) mayWrite() error {
+	if x.c == nil || x.c.User == nil {
+		return rest.ErrRequiresAuth
+	}
+	if err := api.RequireScope(x.c, "public_repo"); err != nil {
+		return err
+	}
+	return x.writable()
+}
+
+// openIssue creates an issue with its metadata in one transaction.
+func (a *API) openIssue(ctx context.Context, x *access, in newIssue, fields []*model.IssueFieldValue) (*model.Issue, error) {
+	actor := x.c.UserID()
+	is := &model.Issue{RepoID: x.repo.ID, Title: in.Title, Body: in.Body, UserID: actor}
+	if in.Milestone != nil {
+		is.MilestoneID = in.Milestone.ID
+	}
+	err := a.d.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.CreateIssue(ctx, is); err != nil {
+			return err
+		}
+		if err := tx.AppendEvent(ctx, "issues.opened", actor, x.repo.ID, x.org(), issuePayload(is, "opened")); err != nil {
+			return err
+		}
+		if in.Milestone != nil {
+			if err := event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: in.Milestone.Title}, nil); err != nil {
+				return err
+			}
+		}
+		labels, err := ensureLabels(ctx, tx, x, actor, in.Labels)
+		if err != nil {
+			return err
+		}
+		if _, err := setLabels(ctx, tx, x, is, actor, labels); err != nil {
+			return err
+		}
+		if _, err := setAssignees(ctx, tx, x, is, actor, in.Assignees); err != nil {
+			return err
+		}
+		if err := writeFieldValues(ctx, tx, x, is, actor, fields, false); err != nil {
+			return err
+		}
+		return a.noteBody(ctx, tx, x, is, actor, is.Body)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return is, nil
+}
+
+// changeIssue applies an edit in one transaction, with its events.
+func (a *API) changeIssue(ctx context.Context, x *access, id int64, ch issueChange) error {
+	actor := x.c.UserID()
+	return a.d.Store.Tx(ctx, func(tx store.Q) error {
+		before, err := tx.IssueByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		after := *before
+		if ch.title != nil {
+			after.Title = *ch.title
+		}
+		if ch.bodySet {
+			after.Body = ch.body
+		}
+		now := tx.Now()
+		reason := ch.reason
+		switch {
+		case ch.stateSet && ch.state == "closed" && before.State == "open":
+			if reason == "" {
+				reason = "completed"
+			}
+			after.State, after.StateReason, after.ClosedAt, after.ClosedByID = "closed", &reason, &now, actor
+			if reason == "duplicate" {
+				after.DuplicateOf = ch.duplicate
+			}
+		case ch.stateSet && ch.state == "open" && before.State == "closed":
+			reopened := "reopened"
+			after.State, after.StateReason, after.ClosedAt, after.ClosedByID, after.DuplicateOf = "open", &reopened, nil, 0, 0
+		}
+		if ch.setMilestone {
+			after.MilestoneID = 0
+			if ch.milestone != nil {
+				after.MilestoneID = ch.milestone.ID
+			}
+		}
+		textChanged := after.Title != before.Title || !sameStr(after.Body, before.Body)
+		if textChanged || after.State != before.State || after.MilestoneID != before.MilestoneID {
+			if err := tx.UpdateIssue(ctx, before, &after); err != nil {
+				return err
+			}
+		}
+		if after.Title != before.Title {
+			if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "renamed", RenameFrom: before.Title, RenameTo: after.Title}, nil); err != nil {
+				return err
+			}
+		}
+		if !sameStr(after.Body, before.Body) {
+			p := issuePayload(&after, "edited")
+			p["changes"] = map[string]any{"body": map[string]any{"from": before.Body}}
+			if err := tx.AppendEvent(ctx, "issues.edited", actor, x.repo.ID, x.org(), p); err != nil {
+				return err
+			}
+			if err := a.noteBody(ctx, tx, x, &after, actor, after.Body); err != nil {
+				return err
+			}
+		}
+		if after.State != before.State {
+			ev := model.IssueEvent{ActorID: actor, Event: "closed", StateReason: after.StateReason}
+			if after.State == "open" {
+				ev.Event = "reopened"
+			}
+			if err := event(ctx, tx, x, &after, ev, map[string]any{"state_reason": after.StateReason}); err != nil {
+				return err
+			}
+		}
+		if after.MilestoneID != before.MilestoneID {
+			if before.MilestoneID != 0 {
+				old, err := tx.MilestoneByID(ctx, before.MilestoneID)
+				if err != nil {
+					return err
+				}
+				if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: old.Title}, nil); err != nil {
+					return err
+				}
+			}
+			if ch.milestone != nil {
+				if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: ch.milestone.Title}, nil); err != nil {
+					return err
+				}
+			}
+		}
+		touched := false
+		if ch.setLabels {
+			names := ch.labelNames
+			if ch.labelMode != "" {
+				current, err := tx.IssueLabels(ctx, after.ID)
+				if err != nil {
+					return err
+				}
+				names = mergeNames(current, ch.labelNames, ch.labelMode == "add")
+			}
+			labels, err := ensureLabels(ctx, tx, x, actor, names)
+			if err != nil {
+				return err
+			}
+			ok, err := setLabels(ctx, tx, x, &after, actor, labels)
+			if err != nil {
+				return err
+			}
+			touched = touched || ok
+		}
+		if ch.setAssignees {
+			list := ch.assignees
+			if ch.assigneeMode != "" {
+				current, err := tx.IssueAssignees(ctx, after.ID)
+				if err != nil {
+					return err
+				}
+				list = mergeAccounts(current, ch.assignees, ch.assigneeMode == "add")
+				if len(list) > maxAssignees {
+					return &model.ValidationError{Errors: []model.FieldError{{Resource: "Issue", Field: "assignees", Code: "invalid",
+						Message: "You can assign up to 10 users to an issue."}}}
+				}
+			}
+			ok, err := setAssignees(ctx, tx, x, &after, actor, list)
+			if err != nil {
+				return err
+			}
+			touched = touched || ok
+		}
+		if ch.fieldsSet {
+			if err := writeFieldValues(ctx, tx, x, &after, actor, ch.fields, false); err != nil {
+				return err
+			}
+			touched = true
+		}
+		if touched {
+			return tx.TouchIssue(ctx, &after)
+		}
+		return nil
+	})
+}
+
+// mayAssign refuses users who may not be assigned in the repository, with
+// REST's 422.
+func (a *API) mayAssign(ctx context.Context, repoID int64, users []*model.Account) error {
+	if len(users) == 0 {
+		return nil
+	}
+	logins := make([]string, len(users))
+	for i, u := range users {
+		logins[i] = u.Login
+	}
+	_, err := a.resolveAssignees(ctx, a.d.Store.R(), repoID, logins)
+	return err
+}
+
+// mergeNames adds names to the current labels' names, or removes them
+// (case-insensitively).
+func mergeNames(current []*model.Label, names []string, add bool) []string {
+	drop := map[string]bool{}
+	for _, n := range names {
+		drop[strings.ToLower(n)] = true
+	}
+	var out []string
+	for _, l := range current {
+		if add || !drop[strings.ToLower(l.Name)] {
+			out = append(out, l.Name)
+		}
+	}
+	if add {
+		out = append(out, names...)
+	}
+	return out
+}
+
+// mergeAccounts adds users to the current ones, or removes them.
+func mergeAccounts(current, users []*model.Account, add bool) []*model.Account {
+	in := map[int64]bool{}
+	for _, u := range users {
+		in[u.ID] = true
+	}
+	var out []*model.Account
+	seen := map[int64]bool{}
+	for _, u := range current {
+		if add || !in[u.ID] {
+			out, seen[u.ID] = append(out, u), true
+		}
+	}
+	if add {
+		for _, u := range users {
+			if !seen[u.ID] {
+				out, seen[u.ID] = append(out, u), true
+			}
+		}
+	}
+	return out
+}
+
+// Exported entry points for the other transports (GraphQL). They take the
+// caller and the repository with the caller's permission on it, already
+// found and visible, and answer with the same errors as REST.
+
+// IssueInput is an issue to open or the parts of one to change, with
+// names already resolved (GraphQL resolves its ids to these).
+type IssueInput struct {
+	Title     *string
+	Body      *string
+	BodySet   bool
+	State     string // "open" or "closed"; "" leaves it
+	Reason    string // completed, not_planned, duplicate, reopened
+	Milestone *model.Milestone
+	// SetMilestone, SetAssignees and SetLabels say which lists an edit
+	// replaces (always all three when opening).
+	SetMilestone, SetAssignees, SetLabels bool
+	Assignees                             []*model.Account
+	Labels                                []string
+	// LabelMode and AssigneeMode "add" or "remove" change the current
+	// lists instead of replacing them (GraphQL's addLabelsToLabelable...).
+	LabelMode, AssigneeMode string
+}
+
+func (a *API) accessFor(c *authz.Caller, repo *model.Repo, perm authz.Permission) (*access, error) {
+	if !repo.HasIssues {
+		return nil, errDisabled
+	}
+	x := &access{repo: repo, perm: perm, c: c}
+	return x, x.mayWrite()
+}
+
+// OpenIssue opens an issue as POST /repos/{owner}/{repo}/issues does:
+// blocks and interaction limits apply, title and body limits, and only
+// triagers set milestone, assignees and labels (others' are dropped).
+func (a *API) OpenIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, in IssueInput) (*model.Issue, error) {
+	x, err := a.accessFor(c, repo, perm)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.d.MayParticipate(ctx, repo, c.UserID(), "issue"); err != nil {
+		return nil, err
+	}
+	title := ""
+	if in.Title != nil {
+		title = *in.Title
+	}
+	if strings.TrimSpace(title) == "" {
+		return nil, model.Invalid("Issue", "title", "missing_field")
+	}
+	if err := checkIssueText(&title, in.Body); err != nil {
+		return nil, err
+	}
+	if len(in.Assignees) > maxAssignees {
+		return nil, &model.ValidationError{Errors: []model.FieldError{{Resource: "Issue", Field: "assignees", Code: "invalid",
+			Message: "You can assign up to 10 users to an issue."}}}
+	}
+	if x.triage() {
+		if err := a.mayAssign(ctx, repo.ID, in.Assignees); err != nil {
+			return nil, err
+		}
+	}
+	n := newIssue{Title: title, Body: in.Body}
+	if x.triage() {
+		n.Milestone, n.Assignees, n.Labels = in.Milestone, in.Assignees, in.Labels
+	}
+	return a.openIssue(ctx, x, n, nil)
+}
+
+// ChangeIssue edits an issue as PATCH .../issues/{number} does: its author
+// or a triager may change title, body and state; only triagers the rest.
+func (a *API) ChangeIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, is *model.Issue, in IssueInput) error {
+	x, err := a.accessFor(c, repo, perm)
+	if err != nil {
+		return err
+	}
+	if !x.triage() && is.UserID != c.UserID() {
+		return api.NeedPermission(authz.Triage)
+	}
+	if in.Title != nil && strings.TrimSpace(*in.Title) == "" {
+		return model.Invalid("Issue", "title", "missing_field")
+	}
+	if err := checkIssueText(in.Title, in.Body); err != nil {
+		return err
+	}
+	if len(in.Assignees) > maxAssignees && in.AssigneeMode == "" {
+		return &model.ValidationError{Errors: []model.FieldError{{Resource: "Issue", Field: "assignees", Code: "invalid",
+			Message: "You can assign up to 10 users to an issue."}}}
+	}
+	if x.triage() && in.AssigneeMode != "remove" {
+		if err := a.mayAssign(ctx, repo.ID, in.Assignees); err != nil {
+			return err
+		}
+	}
+	ch := issueChange{title: in.Title, body: in.Body, bodySet: in.BodySet, state: in.State, stateSet: in.State != "", reason: in.Reason}
+	if x.triage() {
+		ch.milestone, ch.setMilestone = in.Milestone, in.SetMilestone
+		ch.assignees, ch.setAssignees = in.Assignees, in.SetAssignees
+		ch.labelNames, ch.setLabels = in.Labels, in.SetLabels
+		ch.labelMode, ch.assigneeMode = in.LabelMode, in.AssigneeMode
+	} else if in.SetLabels || in.SetAssignees || in.SetMilestone {
+		// REST drops them silently for non-triagers; a mutation that only
+		// changes them says why it did nothing.
+		if in.Title == nil && !in.BodySet && in.State == "" {
+			return api.NeedPermission(authz.Triage)
+		}
+	}
+	return a.changeIssue(ctx, x, is.ID, ch)
+}
