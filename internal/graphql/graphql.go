@@ -10,8 +10,10 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/issues"
@@ -68,6 +70,7 @@ func (a *API) Routes() []rest.Route {
 type request struct {
 	caller *authz.Caller
 	r      *http.Request
+	cost   engine.Cost
 }
 
 type reqKey struct{}
@@ -101,8 +104,37 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) error {
 	if bad != nil {
 		return writeJSON(w, bad)
 	}
-	ctx := context.WithValue(r.Context(), reqKey{}, &request{caller: c, r: r})
+	// GitHub's point cost: a request took one point on its way in; a
+	// document that pages through more takes the rest now, or none of it.
+	cost := a.schema.Cost(p)
+	if cost.Over != "" {
+		return writeJSON(w, &engine.Response{Errors: []*engine.RespError{{Type: "MAX_NODE_LIMIT_EXCEEDED",
+			Message: fmt.Sprintf("By the time this query traverses to the %s connection, it is requesting up to %s possible nodes which exceeds the maximum limit of 500,000.",
+				cost.Over, thousands(cost.OverNodes))}}})
+	}
+	rq := &request{caller: c, r: r, cost: cost}
+	if cost.Points > 1 {
+		key, class := rateKey(rq)
+		st, ok := a.d.Limiter.TakeN(key, class, "graphql", cost.Points-1)
+		h := w.Header()
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(st.Remaining))
+		h.Set("X-RateLimit-Used", strconv.Itoa(st.Used))
+		if !ok {
+			return writeJSON(w, &engine.Response{Errors: []*engine.RespError{{Type: "RATE_LIMITED",
+				Message: fmt.Sprintf("API rate limit exceeded for user ID %d.", c.UserID())}}})
+		}
+	}
+	ctx := context.WithValue(r.Context(), reqKey{}, rq)
 	return writeJSON(w, a.schema.Execute(ctx, p))
+}
+
+// thousands writes n with comma separators, as GitHub's messages do.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func writeJSON(w http.ResponseWriter, resp *engine.Response) error {

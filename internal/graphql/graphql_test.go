@@ -436,3 +436,32 @@ func TestLenientMerging(t *testing.T) {
 		t.Fatalf("%s", r.Raw)
 	}
 }
+
+// TestPointCost: GitHub's documented example costs 51 points and may return
+// 305,100 nodes; a document past 500,000 nodes is refused before it runs.
+func TestPointCost(t *testing.T) {
+	w := newWorld(t)
+	q := `query {
+		viewer { login repositories(first: 100) { edges { node { name
+			issues(first: 50) { totalCount edges { node { title labels(first: 60) { edges { node { name } } } } } }
+		} } } }
+		rateLimit { cost nodeCount remaining used }
+	}`
+	r := post(t, w.e, w.monaTok, q, nil)
+	d := mustData(t, r)
+	if dig(d, "rateLimit", "cost").(json.Number).String() != "51" || dig(d, "rateLimit", "nodeCount").(json.Number).String() != "305100" {
+		t.Fatalf("cost: %s", r.Raw)
+	}
+	if used := dig(d, "rateLimit", "used").(json.Number).String(); used != "51" || r.Header.Get("X-RateLimit-Used") != "51" {
+		t.Fatalf("points taken: rateLimit.used %s, header %s", used, r.Header.Get("X-RateLimit-Used"))
+	}
+	r = post(t, w.e, w.monaTok, `{ rateLimit { cost used } }`, nil)
+	if dig(mustData(t, r), "rateLimit", "cost").(json.Number).String() != "1" || dig(r.Data, "rateLimit", "used").(json.Number).String() != "52" {
+		t.Fatalf("a plain query: %s", r.Raw)
+	}
+	r = post(t, w.e, w.monaTok, `{ viewer { repositories(first: 100) { nodes { issues(first: 100) { nodes { labels(first: 100) { nodes { name } } } } } } } }`, nil)
+	if len(r.Errors) != 1 || r.Errors[0].Type != "MAX_NODE_LIMIT_EXCEEDED" || r.Data != nil ||
+		r.Errors[0].Message != "By the time this query traverses to the labels connection, it is requesting up to 1,010,100 possible nodes which exceeds the maximum limit of 500,000." {
+		t.Fatalf("node limit: %s", r.Raw)
+	}
+}

@@ -194,9 +194,9 @@ func (a *API) registerQuery() {
 		}
 		return out, nil
 	})
-	a.field("RateLimit", "cost", func(ctx context.Context, p any, _ map[string]any) (any, error) { return 1, nil })
+	a.field("RateLimit", "cost", func(ctx context.Context, p any, _ map[string]any) (any, error) { return from(ctx).cost.Points, nil })
 	a.field("RateLimit", "limit", func(ctx context.Context, p any, _ map[string]any) (any, error) { return p.(*rateObj).limit, nil })
-	a.field("RateLimit", "nodeCount", func(ctx context.Context, p any, _ map[string]any) (any, error) { return 0, nil })
+	a.field("RateLimit", "nodeCount", func(ctx context.Context, p any, _ map[string]any) (any, error) { return from(ctx).cost.Nodes, nil })
 	a.field("RateLimit", "remaining", func(ctx context.Context, p any, _ map[string]any) (any, error) { return p.(*rateObj).remaining, nil })
 	a.field("RateLimit", "used", func(ctx context.Context, p any, _ map[string]any) (any, error) { return p.(*rateObj).used, nil })
 	a.field("RateLimit", "resetAt", func(ctx context.Context, p any, _ map[string]any) (any, error) { return p.(*rateObj).reset, nil })

@@ -125,6 +125,20 @@ func (l *Limiter) Take(key, class, resource string) (State, bool) {
 	return l.state(b, class, resource), true
 }
 
+// TakeN counts n more requests at once (a GraphQL document's points beyond
+// the one its request took) unless they do not fit in what is left; ok is
+// false, and nothing counted, when they do not.
+func (l *Limiter) TakeN(key, class, resource string, n int) (State, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.get(resource+"|"+key, l.now())
+	if b.used+n > l.LimitFor(class, resource) {
+		return l.state(b, class, resource), false
+	}
+	b.used += n
+	return l.state(b, class, resource), true
+}
+
 func (l *Limiter) state(b *bucket, class, resource string) State {
 	limit := l.LimitFor(class, resource)
 	return State{Limit: limit, Remaining: max(limit-b.used, 0), Used: b.used, Reset: b.reset, Resource: resource}
