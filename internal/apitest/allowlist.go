@@ -25,6 +25,12 @@ var allowed = []struct {
 			"Both accept GitHub's message-only 422 (\"Invalid request. For 'properties/x', ...\" without errors[]), " +
 			"so a faithful body matches both branches and fails oneOf. The body is still checked against each branch.",
 	},
+	{
+		OperationID: "search/issues-and-pull-requests", Status: 200, Contains: "/body\": Value is not nullable",
+		Reason: "issue-search-result-item declares body a non-nullable string, but an issue without a body has body null " +
+			"in every other issue shape (the issue schema says string or null; github/rest-api-description#767 fixed " +
+			"the same defect for issues), and search answers with the same serializer.",
+	},
 }
 
 func filterAllowed(opID string, status int, err error) error {

@@ -27,8 +27,10 @@ import (
 	pullreviewsapi "github.com/hubd/hubd/internal/api/pullreviews"
 	pullsapi "github.com/hubd/hubd/internal/api/pulls"
 	pullstacksapi "github.com/hubd/hubd/internal/api/pullstacks"
+	releasesapi "github.com/hubd/hubd/internal/api/releases"
 	"github.com/hubd/hubd/internal/api/repos"
 	rolesapi "github.com/hubd/hubd/internal/api/roles"
+	searchapi "github.com/hubd/hubd/internal/api/search"
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
 	"github.com/hubd/hubd/internal/api/users"
@@ -129,6 +131,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		teamsapi.New(d).Routes(),
 		rolesapi.New(d).Routes(),
 		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI, Pulls: pullsAPI.Service()}).Routes(),
+		releasesapi.New(d).Routes(),
+		searchapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -204,6 +204,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		info.Prefix = "/api/v3"
 		r.URL.Path, r.URL.RawPath = "/graphql", ""
 	}
+	if p, ok := strings.CutPrefix(r.URL.Path, "/api/uploads/"); ok {
+		// GitHub Enterprise takes release asset uploads (a release's
+		// upload_url) at /api/uploads/repos/...: the API's routes serve it.
+		r.URL.Path, r.URL.RawPath = "/api/v3/"+p, strings.Replace(r.URL.RawPath, "/api/uploads/", "/api/v3/", 1)
+	}
 	if p, ok := strings.CutPrefix(r.URL.Path, "/api/v3"); ok && (p == "" || p[0] == '/') {
 		info.Prefix = "/api/v3"
 		if p == "" {
@@ -278,7 +283,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// hubd's own pages (the catalogue) send their own policy.
 		h.Del("Content-Security-Policy")
 	}
-	if s.MaxBody > 0 && r.Body != nil {
+	if s.MaxBody > 0 && r.Body != nil && !(rt.Stream && r.Method == http.MethodPost) {
+		// A streamed upload (release assets) bounds its body itself.
 		r.Body = http.MaxBytesReader(w, r.Body, s.MaxBody)
 	}
 	resource := rt.Resource

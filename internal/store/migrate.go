@@ -954,6 +954,57 @@ CREATE TABLE pull_review_team_requests (
 );
 CREATE INDEX pull_review_team_requests_team ON pull_review_team_requests (team_id);
 `,
+	// 24: releases and release assets (owned by internal/releases). Only
+	// published releases name distinct tags (drafts may share one);
+	// release_latest is the release a repository marked latest (none: the
+	// legacy rule chooses); asset bytes live under the data directory by
+	// storage_key.
+	`
+CREATE TABLE releases (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  tag_name TEXT NOT NULL,
+  target_commitish TEXT NOT NULL,
+  name TEXT,
+  body TEXT,
+  draft BOOLEAN NOT NULL DEFAULT FALSE,
+  prerelease BOOLEAN NOT NULL DEFAULT FALSE,
+  not_latest BOOLEAN NOT NULL DEFAULT FALSE,
+  draft_key TEXT NOT NULL,
+  author_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  reactions BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  published_at BIGINT,
+  updated_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX releases_published_tag ON releases (repo_id, tag_name) WHERE draft = FALSE;
+CREATE INDEX releases_repo ON releases (repo_id, created_at, id);
+CREATE INDEX releases_draft_key ON releases (repo_id, draft_key);
+
+CREATE TABLE release_latest (
+  repo_id BIGINT PRIMARY KEY REFERENCES repos(id) ON DELETE CASCADE,
+  release_id BIGINT NOT NULL REFERENCES releases(id) ON DELETE CASCADE
+);
+
+CREATE TABLE release_assets (
+  id {{id}},
+  release_id BIGINT NOT NULL REFERENCES releases(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  label TEXT,
+  state TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  size BIGINT NOT NULL,
+  digest TEXT,
+  download_count BIGINT NOT NULL DEFAULT 0,
+  uploader_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  storage_key TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (release_id, name)
+);
+CREATE INDEX release_assets_repo ON release_assets (repo_id, id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
