@@ -315,3 +315,128 @@ func TestPullRequestView(t *testing.T) {
 		t.Fatalf("rollup state: %s", r.Raw)
 	}
 }
+
+// TestSearch: Query.search runs REST's search (same syntax and visibility).
+func TestSearch(t *testing.T) {
+	w := newWorld(t)
+	seedIssues(t, w, 3)
+	openPull(t, w, "feature", "Feature for the widget")
+	q := `query($q: String!, $type: SearchType!, $n: Int) { search(query: $q, type: $type, first: $n) {
+		issueCount repositoryCount userCount pageInfo { hasNextPage endCursor }
+		nodes { __typename ... on Issue { number title labels(first: 5) { nodes { name } } } ... on PullRequest { number headRefName }
+			... on Repository { nameWithOwner } ... on User { login } }
+	} }`
+	r := post(t, w.e, w.melTok, q, map[string]any{"q": "repo:mona/app is:issue label:\"kind: bug\"", "type": "ISSUE", "n": 10})
+	s := dig(mustData(t, r), "search").(map[string]any)
+	nodes := s["nodes"].([]any)
+	if s["issueCount"].(json.Number).String() != "1" || len(nodes) != 1 || dig(nodes[0], "number").(json.Number).String() != "2" ||
+		s["repositoryCount"].(json.Number).String() != "0" {
+		t.Fatalf("issues: %s", r.Raw)
+	}
+	r = post(t, w.e, w.melTok, q, map[string]any{"q": "repo:mona/app is:pr widget", "type": "ISSUE", "n": 10})
+	nodes = dig(mustData(t, r), "search", "nodes").([]any)
+	if len(nodes) != 1 || dig(nodes[0], "__typename") != "PullRequest" || dig(nodes[0], "headRefName") != "feature" {
+		t.Fatalf("pull requests: %s", r.Raw)
+	}
+	r = post(t, w.e, w.melTok, q, map[string]any{"q": "repo:mona/app", "type": "ISSUE", "n": 2})
+	if dig(mustData(t, r), "search", "issueCount").(json.Number).String() != "4" || dig(r.Data, "search", "pageInfo", "hasNextPage") != true {
+		t.Fatalf("paging: %s", r.Raw)
+	}
+	// Private repositories stay hidden: mel sees octo/core, a stranger does not.
+	r = post(t, w.e, w.melTok, q, map[string]any{"q": "core", "type": "REPOSITORY", "n": 10})
+	if dig(mustData(t, r), "search", "repositoryCount").(json.Number).String() != "1" {
+		t.Fatalf("repositories for mel: %s", r.Raw)
+	}
+	r = post(t, w.e, w.strTok, q, map[string]any{"q": "core", "type": "REPOSITORY", "n": 10})
+	if dig(mustData(t, r), "search", "repositoryCount").(json.Number).String() != "0" {
+		t.Fatalf("repositories for a stranger: %s", r.Raw)
+	}
+	r = post(t, w.e, w.strTok, q, map[string]any{"q": "mon type:user", "type": "USER", "n": 10})
+	if dig(mustData(t, r), "search", "userCount").(json.Number).String() != "1" {
+		t.Fatalf("users: %s", r.Raw)
+	}
+	// A query the service refuses is GitHub's error, data null.
+	r = post(t, w.e, w.melTok, q, map[string]any{"q": "repo:nobody/nothing", "type": "ISSUE", "n": 10})
+	if len(r.Errors) != 1 || r.Errors[0].Type != "UNPROCESSABLE" || dig(r.Data, "search") != nil {
+		t.Fatalf("refused query: %s", r.Raw)
+	}
+}
+
+// TestReleases: gh release list's query and release(tagName).
+func TestReleases(t *testing.T) {
+	w := newWorld(t)
+	gh := w.e.GitHub(w.monaTok)
+	for _, r := range []github.CreateReleaseRequest{
+		{TagName: "v1.0.0", Name: github.Ptr("First")},
+		{TagName: "v1.1.0", Name: github.Ptr("Second"), Body: github.Ptr("Notes")},
+		{TagName: "v2.0.0-rc1", Prerelease: github.Ptr(true)},
+		{TagName: "v3.0.0", Draft: github.Ptr(true)},
+	} {
+		if _, _, err := gh.Repositories.CreateRelease(ctx, "mona", "app", r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := `query($dir: OrderDirection!) { repository(owner: "mona", name: "app") {
+		releases(first: 10, orderBy: {field: CREATED_AT, direction: $dir}) { totalCount nodes { name tagName isDraft isLatest isPrerelease createdAt publishedAt url } }
+		release(tagName: "v1.1.0") { name description isLatest author { login } }
+		latestRelease { tagName }
+		nope: release(tagName: "v9") { name }
+	} }`
+	r := post(t, w.e, w.melTok, q, map[string]any{"dir": "DESC"})
+	d := mustData(t, r)
+	nodes := dig(d, "repository", "releases", "nodes").([]any)
+	if dig(d, "repository", "releases", "totalCount").(json.Number).String() != "3" || len(nodes) != 3 {
+		t.Fatalf("a reader sees the three published releases: %s", r.Raw)
+	}
+	if dig(d, "repository", "release", "description") != "Notes" || dig(d, "repository", "latestRelease", "tagName") != "v1.1.0" ||
+		dig(d, "repository", "release", "isLatest") != true || dig(d, "repository", "nope") != nil {
+		t.Fatalf("release: %s", r.Raw)
+	}
+	latest := 0
+	for _, n := range nodes {
+		if dig(n, "isLatest") == true {
+			latest++
+			if dig(n, "tagName") != "v1.1.0" {
+				t.Fatalf("latest: %s", r.Raw)
+			}
+		}
+	}
+	if latest != 1 {
+		t.Fatalf("one latest release: %s", r.Raw)
+	}
+	// The owner sees the draft too; ascending order reverses the list.
+	r = post(t, w.e, w.monaTok, q, map[string]any{"dir": "ASC"})
+	nodes = dig(mustData(t, r), "repository", "releases", "nodes").([]any)
+	desc := post(t, w.e, w.monaTok, q, map[string]any{"dir": "DESC"})
+	dnodes := dig(mustData(t, desc), "repository", "releases", "nodes").([]any)
+	if len(nodes) != 4 || len(dnodes) != 4 || dig(nodes[0], "tagName") != dig(dnodes[3], "tagName") || dig(nodes[3], "tagName") != dig(dnodes[0], "tagName") {
+		t.Fatalf("owner's releases ASC %s / DESC %s", r.Raw, desc.Raw)
+	}
+}
+
+// TestPeopleLists: viewer.organizations, assignableUsers and milestones.
+func TestPeopleLists(t *testing.T) {
+	w := newWorld(t)
+	seedIssues(t, w, 1) // milestone v1
+	r := post(t, w.e, w.melTok, `{
+		viewer { organizations(first: 10) { totalCount nodes { login } } }
+		olga: user(login: "olga") { organizations(first: 10) { totalCount } }
+		repository(owner: "mona", name: "app") {
+			assignableUsers(first: 10) { totalCount nodes { login } }
+			milestones(first: 10, states: [OPEN]) { totalCount nodes { title number state } }
+		}
+	}`, nil)
+	d := mustData(t, r)
+	if dig(d, "viewer", "organizations", "totalCount").(json.Number).String() != "1" ||
+		dig(d, "viewer", "organizations", "nodes").([]any)[0].(map[string]any)["login"] != "octo" {
+		t.Fatalf("viewer's organizations: %s", r.Raw)
+	}
+	// olga's membership of octo is not public: others do not see it.
+	if dig(d, "olga", "organizations", "totalCount").(json.Number).String() != "0" {
+		t.Fatalf("another user's private memberships: %s", r.Raw)
+	}
+	if dig(d, "repository", "assignableUsers", "totalCount").(json.Number).String() != "1" ||
+		dig(d, "repository", "milestones", "nodes").([]any)[0].(map[string]any)["title"] != "v1" {
+		t.Fatalf("assignable users and milestones: %s", r.Raw)
+	}
+}

@@ -84,6 +84,8 @@ func typeOf(v any) string {
 		return "PullRequestReview"
 	case *model.Team:
 		return "Team"
+	case *releaseObj:
+		return "Release"
 	}
 	return ""
 }
@@ -107,6 +109,9 @@ func (a *API) register() {
 	a.registerOwnerRepositories()
 	a.registerPullView()
 	a.registerProjectItems()
+	a.registerSearch()
+	a.registerReleases()
+	a.registerPeople()
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

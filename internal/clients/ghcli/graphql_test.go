@@ -228,4 +228,36 @@ func TestGhGraphQL(t *testing.T) {
 			}
 		}
 	})
+	t.Run("issue list --label", func(t *testing.T) {
+		g := g0.For(t)
+		var list []struct {
+			Number int    `json:"number"`
+			Title  string `json:"title"`
+			State  string `json:"state"`
+			Author struct {
+				Login string `json:"login"`
+			} `json:"author"`
+			Labels []struct {
+				Name string `json:"name"`
+			} `json:"labels"`
+		}
+		decode(t, g.Must("issue", "list", "-R", "mona/hello", "--label", "bug", "--json", "number,title,state,author,labels"), &list)
+		// Issue 1 and issue 5 (made by gh issue create above) carry bug.
+		if len(list) != 2 || list[0].Number != 5 || list[1].Number != 1 || list[1].State != "OPEN" || list[1].Author.Login != "mona" ||
+			len(list[1].Labels) != 1 || list[1].Labels[0].Name != "bug" {
+			t.Fatalf("issue list --label bug --json = %+v", list)
+		}
+
+	})
+	t.Run("release list", func(t *testing.T) {
+		g := g0.For(t)
+		for _, tag := range []string{"v1.0.0", "v1.1.0"} {
+			e.Must(201, "POST", "/repos/mona/hello/releases", w.tok, map[string]any{"tag_name": tag, "name": "Release " + tag})
+		}
+		out := g.Must("release", "list", "-R", "mona/hello")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[0], "Release v1.1.0\tLatest\tv1.1.0\t") || !strings.HasPrefix(lines[1], "Release v1.0.0\t\tv1.0.0\t") {
+			t.Fatalf("gh release list:\n%s", out)
+		}
+	})
 }
