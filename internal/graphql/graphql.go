@@ -6,7 +6,6 @@
 package graphql
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -138,15 +137,13 @@ func thousands(n int) string {
 }
 
 func writeJSON(w http.ResponseWriter, resp *engine.Response) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(resp); err != nil {
+	b, err := resp.AppendJSON(make([]byte, 0, 4096))
+	if err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(buf.Bytes())
+	_, err = w.Write(b)
 	return err
 }
 

@@ -65,6 +65,20 @@ func gqlError(err error) error {
 	return err
 }
 
+// repoByNodeID resolves a Repository id the viewer may see.
+func (a *API) repoByNodeID(ctx context.Context, id string) (*repoObj, error) {
+	if prefix, n, ok := decodeNodeID(id); ok && prefix == "R" {
+		repos, err := a.reposByID(ctx, []int64{n})
+		if err != nil {
+			return nil, err
+		}
+		if r := repos[n]; r != nil {
+			return r, nil
+		}
+	}
+	return nil, notFound("Could not resolve to a node with the global id of '%s'", id)
+}
+
 // issueByNodeID resolves an Issue or PullRequest id the viewer may see.
 func (a *API) issueByNodeID(ctx context.Context, id string) (*issueObj, error) {
 	prefix, n, ok := decodeNodeID(id)
@@ -194,17 +208,9 @@ func (a *API) registerMutations(svc *issues.API) {
 	a.field("Mutation", "createIssue", func(ctx context.Context, _ any, args map[string]any) (any, error) {
 		in := input(args)
 		repoID, _ := str(in, "repositoryId")
-		prefix, n, ok := decodeNodeID(repoID)
-		var repo *repoObj
-		if ok && prefix == "R" {
-			repos, err := a.reposByID(ctx, []int64{n})
-			if err != nil {
-				return nil, err
-			}
-			repo = repos[n]
-		}
-		if repo == nil {
-			return nil, notFound("Could not resolve to a node with the global id of '%s'", repoID)
+		repo, err := a.repoByNodeID(ctx, repoID)
+		if err != nil {
+			return nil, err
 		}
 		if err := noProjects(in); err != nil {
 			return nil, err
@@ -214,7 +220,6 @@ func (a *API) registerMutations(svc *issues.API) {
 		if b, ok := str(in, "body"); ok {
 			ii.Body = &b
 		}
-		var err error
 		if ii.Labels, err = a.labelNames(ctx, repo.v.Repo.ID, idList(in["labelIds"])); err != nil {
 			return nil, err
 		}

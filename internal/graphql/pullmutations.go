@@ -10,22 +10,9 @@ import (
 	"github.com/hubd/hubd/internal/pulls"
 )
 
-// pullCaller is the pulls service's view of the viewer, as the REST
-// adapter builds it.
+// pullCaller is the pulls service's view of the viewer.
 func (a *API) pullCaller(ctx context.Context, perm authz.Permission) pulls.Caller {
-	c := from(ctx).caller
-	login := ""
-	if c.User != nil {
-		login = c.User.Login
-	}
-	return pulls.Caller{UserID: c.UserID(), Login: login, Perm: perm,
-		PermOn: func(ctx context.Context, repo *model.Repo) (authz.Permission, error) {
-			v, err := a.d.Store.R().RepoByID(ctx, repo.ID, c.UserID())
-			if err != nil {
-				return authz.None, err
-			}
-			return authz.RepoPermission(c, v.Repo, v.Facts), nil
-		}}
+	return pulls.CallerFor(a.d.Store, from(ctx).caller, perm)
 }
 
 // mayWritePulls is REST's participate: a token that may write and a
@@ -77,17 +64,9 @@ func (a *API) registerPullMutations(svc *pulls.Service) {
 	a.field("Mutation", "createPullRequest", func(ctx context.Context, _ any, args map[string]any) (any, error) {
 		in := input(args)
 		repoID, _ := in["repositoryId"].(string)
-		prefix, n, ok := decodeNodeID(repoID)
-		var repo *repoObj
-		if ok && prefix == "R" {
-			repos, err := a.reposByID(ctx, []int64{n})
-			if err != nil {
-				return nil, err
-			}
-			repo = repos[n]
-		}
-		if repo == nil {
-			return nil, notFound("Could not resolve to a node with the global id of '%s'", repoID)
+		repo, err := a.repoByNodeID(ctx, repoID)
+		if err != nil {
+			return nil, err
 		}
 		c := from(ctx).caller
 		if err := mayWritePulls(c, repo.v.Repo); err != nil {
@@ -105,17 +84,9 @@ func (a *API) registerPullMutations(svc *pulls.Service) {
 			ci.MaintainerCanModify = &m
 		}
 		if h, _ := in["headRepositoryId"].(string); h != "" {
-			hp, hn, ok := decodeNodeID(h)
-			var head *repoObj
-			if ok && hp == "R" {
-				repos, err := a.reposByID(ctx, []int64{hn})
-				if err != nil {
-					return nil, err
-				}
-				head = repos[hn]
-			}
-			if head == nil {
-				return nil, notFound("Could not resolve to a node with the global id of '%s'", h)
+			head, err := a.repoByNodeID(ctx, h)
+			if err != nil {
+				return nil, err
 			}
 			ci.HeadRepo = head.v.Repo.Name
 			if head.v.Repo.OwnerID != repo.v.Repo.OwnerID {

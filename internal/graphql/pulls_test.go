@@ -59,6 +59,19 @@ func TestPullRequests(t *testing.T) {
 	}
 	w.e.RunJobs() // mergeability after the merge moved main
 
+	// Repository.issues counts and lists issues only (the counters that
+	// make its total cheap hold pull requests too).
+	r0 := post(t, w.e, w.melTok, `{ repository(owner: "mona", name: "app") {
+		all: issues(first: 10, states: [OPEN, CLOSED]) { totalCount nodes { number } }
+		open: issues(first: 10) { totalCount }
+		closed: issues(first: 10, states: [CLOSED]) { totalCount }
+	} }`, nil)
+	if dig(mustData(t, r0), "repository", "all", "totalCount").(json.Number).String() != "1" ||
+		len(dig(r0.Data, "repository", "all", "nodes").([]any)) != 1 ||
+		dig(r0.Data, "repository", "open", "totalCount").(json.Number).String() != "1" ||
+		dig(r0.Data, "repository", "closed", "totalCount").(json.Number).String() != "0" {
+		t.Fatalf("issues beside pull requests: %s", r0.Raw)
+	}
 	// gh pr list, as gh sends it (open by default).
 	r := post(t, w.e, w.melTok, corpus(t, "pr-list.graphql"), map[string]any{"owner": "mona", "repo": "app", "limit": 30})
 	prs := dig(mustData(t, r), "repository", "pullRequests").(map[string]any)

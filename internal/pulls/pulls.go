@@ -90,6 +90,23 @@ type Caller struct {
 	PermOn func(ctx context.Context, repo *model.Repo) (authz.Permission, error)
 }
 
+// CallerFor is the service's view of an authenticated caller whose
+// permission on the base repository is perm (both transports build it).
+func CallerFor(st *store.Store, c *authz.Caller, perm authz.Permission) Caller {
+	login := ""
+	if c.User != nil {
+		login = c.User.Login
+	}
+	return Caller{UserID: c.UserID(), Login: login, Perm: perm,
+		PermOn: func(ctx context.Context, repo *model.Repo) (authz.Permission, error) {
+			v, err := st.R().RepoByID(ctx, repo.ID, c.UserID())
+			if err != nil {
+				return authz.None, err
+			}
+			return authz.RepoPermission(c, v.Repo, v.Facts), nil
+		}}
+}
+
 // CreateInput is a new pull request as a client asks for it.
 type CreateInput struct {
 	Title               string

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -340,7 +341,7 @@ type IssueQuery struct {
 func (f *IssueQuery) simple() bool {
 	return f.Repos == nil && len(f.Labels) == 0 && f.MilestoneID == 0 && !f.MilestoneAny && !f.MilestoneNone &&
 		f.AssigneeID == 0 && !f.AssigneeAny && !f.AssigneeNone && f.CreatorID == 0 && f.MentionedID == 0 &&
-		f.Involves == 0 && f.Since == nil && !f.Nothing && !f.Pulls && !f.NoPulls && (f.Sort == "" || f.Sort == "created")
+		f.Involves == 0 && f.Since == nil && !f.Nothing && !f.Pulls && (f.Sort == "" || f.Sort == "created")
 }
 
 func (f *IssueQuery) states() []string {
@@ -525,6 +526,30 @@ func (q Q) listQueryFast(ctx context.Context, f IssueQuery, cols string, limit i
 	}
 	if f.Offset >= total {
 		return "", nil, total, nil
+	}
+	if f.NoPulls {
+		// Issues only (GraphQL's Repository.issues): the blocks count
+		// issues and pull requests alike; the repository's pull request
+		// counters say how many of them are pull requests.
+		var open, closed int
+		err := q.row(ctx, `SELECT open_pulls, closed_pulls FROM issue_counters WHERE repo_id = ?`, f.RepoID).Scan(&open, &closed)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return "", nil, 0, err
+		}
+		for _, st := range states {
+			if st == "open" {
+				total -= open
+			} else {
+				total -= closed
+			}
+		}
+		if f.Offset >= total {
+			return "", nil, max(total, 0), nil
+		}
+		// The page walks the (repository, state, number) index; deep pages
+		// cannot start from a block (blocks count pull requests too).
+		where, args := f.where()
+		return `SELECT ` + cols + ` FROM issues i` + where + f.order() + ` LIMIT ? OFFSET ?`, append(args, limit, f.Offset), total, nil
 	}
 	stateCond := "i.state = ?"
 	args := []any{f.RepoID, states[0]}

@@ -20,19 +20,7 @@ import (
 
 // caller is the service's view of the request's caller.
 func (a *API) caller(r *http.Request, perm authz.Permission) svc.Caller {
-	c := rest.Caller(r)
-	login := ""
-	if c.User != nil {
-		login = c.User.Login
-	}
-	return svc.Caller{UserID: c.UserID(), Login: login, Perm: perm,
-		PermOn: func(ctx context.Context, repo *model.Repo) (authz.Permission, error) {
-			v, err := a.d.Store.R().RepoByID(ctx, repo.ID, c.UserID())
-			if err != nil {
-				return authz.None, err
-			}
-			return authz.RepoPermission(c, v.Repo, v.Facts), nil
-		}}
+	return svc.CallerFor(a.d.Store, rest.Caller(r), perm)
 }
 
 // participate: opening or editing a pull request needs a user whose token

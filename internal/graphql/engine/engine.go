@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vektah/gqlparser/v2"
@@ -65,6 +66,9 @@ type Schema struct {
 	// interface or union field.
 	TypeOf func(v any) string
 	rules  *validatorrules.Rules
+
+	mu   sync.Mutex
+	docs map[string]*ast.QueryDocument
 }
 
 // New loads the schema source.
@@ -73,7 +77,7 @@ func New(source string) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc := &Schema{AST: s, resolvers: map[string]Resolver{}, rules: validatorrules.NewDefaultRules()}
+	sc := &Schema{AST: s, resolvers: map[string]Resolver{}, rules: validatorrules.NewDefaultRules(), docs: map[string]*ast.QueryDocument{}}
 	sc.registerIntrospection()
 	return sc, nil
 }
@@ -219,14 +223,9 @@ type Prepared struct {
 // Prepare parses and validates a request. The errors come back as a
 // Response ready to write (data absent, as GitHub answers them).
 func (s *Schema) Prepare(req *Request) (*Prepared, *Response) {
-	doc, perr := parser.ParseQuery(&ast.Source{Name: "query", Input: req.Query})
-	if perr != nil {
-		return nil, &Response{Errors: convertGQLErrors(gqlerror.List{toGQLError(perr)}, "")}
-	}
-	errs := validator.ValidateWithRules(s.AST, doc, s.rules)
-	errs = lenient(errs)
-	if len(errs) > 0 {
-		return nil, &Response{Errors: convertGQLErrors(errs, "")}
+	doc, bad := s.document(req.Query)
+	if bad != nil {
+		return nil, bad
 	}
 	var op *ast.OperationDefinition
 	switch {
@@ -248,6 +247,43 @@ func (s *Schema) Prepare(req *Request) (*Prepared, *Response) {
 	}
 	return &Prepared{Doc: doc, Op: op, Vars: vars}, nil
 }
+
+// document parses and validates a query, or takes it from the cache of
+// valid documents (clients send the same few query texts again and again;
+// a cached document is only read afterwards).
+func (s *Schema) document(query string) (*ast.QueryDocument, *Response) {
+	s.mu.Lock()
+	doc := s.docs[query]
+	s.mu.Unlock()
+	if doc != nil {
+		return doc, nil
+	}
+	doc, perr := parser.ParseQuery(&ast.Source{Name: "query", Input: query})
+	if perr != nil {
+		return nil, &Response{Errors: convertGQLErrors(gqlerror.List{toGQLError(perr)}, "")}
+	}
+	errs := validator.ValidateWithRules(s.AST, doc, s.rules)
+	errs = lenient(errs)
+	if len(errs) > 0 {
+		return nil, &Response{Errors: convertGQLErrors(errs, "")}
+	}
+	if len(query) <= maxCachedQuery {
+		s.mu.Lock()
+		if len(s.docs) >= maxCachedDocs {
+			clear(s.docs) // a new generation; hot queries come back at once
+		}
+		s.docs[query] = doc
+		s.mu.Unlock()
+	}
+	return doc, nil
+}
+
+// The document cache holds up to maxCachedDocs valid documents of at most
+// maxCachedQuery bytes each.
+const (
+	maxCachedDocs  = 512
+	maxCachedQuery = 16 << 10
+)
 
 // lenient drops validation errors that GitHub does not raise: fields of
 // the same response name in fragments on different object types may
@@ -359,24 +395,54 @@ func (o *object) set(k string, v any) {
 }
 
 // MarshalJSON writes the keys in order.
-func (o *object) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
+func (o *object) MarshalJSON() ([]byte, error) { return o.appendJSON(make([]byte, 0, 256)) }
+
+func (o *object) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, '{')
+	var err error
 	for i, k := range o.keys {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
 		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := json.Marshal(o.vals[i])
-		if err != nil {
+		b = append(b, kb...)
+		b = append(b, ':')
+		if b, err = appendValue(b, o.vals[i]); err != nil {
 			return nil, err
 		}
-		b.Write(vb)
 	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
+	return append(b, '}'), nil
+}
+
+func appendValue(b []byte, v any) ([]byte, error) {
+	switch t := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case *object:
+		return t.appendJSON(b)
+	case *list:
+		return t.appendJSON(b)
+	case []any:
+		if t == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		var err error
+		for i, x := range t {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendValue(b, x); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, ']'), nil
+	}
+	vb, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, vb...), nil
 }
 
 type list struct {
@@ -384,11 +450,13 @@ type list struct {
 	nonNull bool
 }
 
-func (l *list) MarshalJSON() ([]byte, error) {
+func (l *list) MarshalJSON() ([]byte, error) { return l.appendJSON(nil) }
+
+func (l *list) appendJSON(b []byte) ([]byte, error) {
 	if l.items == nil {
-		return []byte("[]"), nil
+		return append(b, "[]"...), nil
 	}
-	return json.Marshal(l.items)
+	return appendValue(b, l.items)
 }
 
 // invalid marks a null in a non-null position; finalize propagates it to
@@ -840,4 +908,22 @@ func serializeScalar(name string, v any) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("graphql: cannot serialize %T as %s", v, name)
+}
+
+// AppendJSON writes the response as GitHub does, {"data":...,"errors":[...]},
+// in one pass over the result tree.
+func (r *Response) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"data":`...)
+	b, err := appendValue(b, r.Data)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.Errors) > 0 {
+		eb, err := json.Marshal(r.Errors)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"errors":`...), eb...)
+	}
+	return append(b, '}', '\n'), nil
 }
