@@ -223,12 +223,20 @@ var rows = []row{
 	customRoleRow("collaborator", "triage", "triage"),
 	customRoleRow("team", "write", "write"),
 
-	// A private user-owned repository: the owner and collaborators only
-	// (personal repositories have a single collaborator role, which can
-	// push; GitHub's permission endpoint reports it as write).
+	// A private user-owned repository: the owner and collaborators only.
+	// GitHub's article on personal repositories names one collaborator
+	// level, but its API takes pull, push (the default) and admin there and
+	// enforces them (github/docs#45537, rest-api-description#7010; triage
+	// and maintain answer 422).
 	{name: "repository owner", repo: "mona/diary", role: "admin", grant: nil},
 	{name: "collaborator on a personal repository", repo: "mona/diary", role: "write", grant: func(t *testing.T, w *world, u *person) {
 		w.accept(t, u, w.invite(t, "mona/diary", u, ""))
+	}},
+	{name: "collaborator on a personal repository (pull)", repo: "mona/diary", role: "read", grant: func(t *testing.T, w *world, u *person) {
+		w.accept(t, u, w.invite(t, "mona/diary", u, "pull"))
+	}},
+	{name: "collaborator on a personal repository (admin)", repo: "mona/diary", role: "admin", grant: func(t *testing.T, w *world, u *person) {
+		w.accept(t, u, w.invite(t, "mona/diary", u, "admin"))
 	}},
 	{name: "collaborator blocked by the owner", repo: "mona/diary", role: "none", grant: func(t *testing.T, w *world, u *person) {
 		w.accept(t, u, w.invite(t, "mona/diary", u, ""))

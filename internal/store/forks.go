@@ -51,10 +51,22 @@ func (q Q) RepoNameTaken(ctx context.Context, ownerID int64, name string) (bool,
 }
 
 // NetworkCount is the number of forks, at any depth, in the network whose
-// root is rootID.
+// root is rootID. Every repository read asks it (network_count), so it is
+// kept in the read cache until the next write.
 func (q Q) NetworkCount(ctx context.Context, rootID int64) (int, error) {
+	type key struct{ network int64 }
+	k := key{rootID}
+	if q.tx == nil {
+		if v, _, ok := q.s.cache.get(k); ok {
+			return v.(int), nil
+		}
+	}
+	gen := q.s.cache.gen.Load()
 	var n int
 	err := q.row(ctx, `SELECT COUNT(*) FROM repos WHERE source_id = ?`, rootID).Scan(&n)
+	if err == nil && q.tx == nil {
+		q.s.cache.put(k, gen, n)
+	}
 	return n, err
 }
 
