@@ -61,6 +61,42 @@ const orgRoleGrant = `(CASE WHEN m.user_id IS NULL THEN NULL ELSE (SELECT MAX(ra
  JOIN teams t0 ON t0.id = rtm.team_id` + teamAncestors + `
  WHERE rtm.user_id = m.user_id AND ra.team_id IN ` + teamLine + `))) END)`
 
+// viewerGrants is teamGrant and orgRoleGrant for lists, computed once per
+// query instead of once per candidate row: vt is every team the viewer (its
+// first two arguments) belongs to and their ancestors (UNION stops on any
+// cycle; internal/teams keeps chains within TeamMaxDepth), tg each
+// repository's highest grant to one of them, vr each organization's highest
+// role level assigned to the viewer or to one of those teams. listSelect
+// joins both and counts them only where the viewer is an active member of
+// the owning organization (m), as teamGrant and orgRoleGrant do.
+const viewerGrants = `WITH RECURSIVE vt(id) AS (
+ SELECT team_id FROM team_members WHERE user_id = ?
+ UNION SELECT t.parent_id FROM teams t JOIN vt ON t.id = vt.id WHERE t.parent_id IS NOT NULL),
+ tg(repo_id, perm) AS (SELECT tr.repo_id, MAX(tr.permission) FROM team_repos tr JOIN vt ON tr.team_id = vt.id GROUP BY tr.repo_id),
+ vr(org_id, perm) AS (SELECT ra.org_id, MAX(ra.permission) FROM org_role_assignments ra
+ WHERE ra.user_id = ? OR ra.team_id IN (SELECT id FROM vt) GROUP BY ra.org_id)
+`
+
+// listFrom is repoSelect's FROM with the viewer's team grants (tg) and
+// organization roles (vr) joined,
+// without the issue counters (listCounters; the count needs none).
+const listFrom = ` FROM repos r JOIN accounts a ON a.id = r.owner_id
+ LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
+ LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?
+ LEFT JOIN tg ON tg.repo_id = r.id
+ LEFT JOIN vr ON vr.org_id = r.owner_id`
+
+// listSelect is repoSelect's columns for lists, followed by listFrom and
+// listCounters: viewerGrants first, so its arguments are the viewer id
+// four times.
+const listSelect = viewerGrants + `SELECT ` + repoCols + `, ` + accountCols + `, COALESCE(m.role, ''), COALESCE(c.permission, ''),
+ COALESCE(ic.open_issues, 0), COALESCE(CASE WHEN m.user_id IS NOT NULL THEN tg.perm END, 0),
+ COALESCE(CASE WHEN m.user_id IS NOT NULL THEN vr.perm END, 0)`
+
+// listCounters joins the issue counters listSelect reads after listFrom.
+const listCounters = `
+ LEFT JOIN issue_counters ic ON ic.repo_id = r.id`
+
 // RepoView is a repository with what authz needs to know about the viewer.
 type RepoView struct {
 	Repo  *model.Repo
@@ -330,10 +366,22 @@ type RepoQuery struct {
 const orgAccess = `(m.role = 'admin' OR (m.role = 'member' AND (a.default_repo_permission <> 'none' OR r.visibility = 'internal' OR ` + teamGrant + ` IS NOT NULL
  OR ` + orgRoleGrant + ` > 0)))`
 
-func (f *RepoQuery) where() (string, []any) {
+// listedOrgAccess is orgAccess in queries built on listFrom, which joined the
+// viewer's team grants (tg) and organization roles (vr) once instead of
+// running teamGrant and orgRoleGrant per row.
+const listedOrgAccess = `(m.role = 'admin' OR (m.role = 'member' AND (a.default_repo_permission <> 'none' OR r.visibility = 'internal' OR tg.perm IS NOT NULL
+ OR vr.perm > 0)))`
+
+// where is the condition for queries on repoSelect's joins (the
+// cross-repository issue lists use it too).
+func (f *RepoQuery) where() (string, []any) { return f.whereAccess(orgAccess) }
+
+// whereAccess builds the condition with access (orgAccess or
+// listedOrgAccess) as the test of access through the organization.
+func (f *RepoQuery) whereAccess(access string) (string, []any) {
 	v := f.Viewer
 	// The visibility rule of authz.RepoPermission, in SQL.
-	conds := []string{`(r.visibility = 'public' OR r.owner_id = ? OR c.permission IS NOT NULL OR ` + orgAccess + `)`}
+	conds := []string{`(r.visibility = 'public' OR r.owner_id = ? OR c.permission IS NOT NULL OR ` + access + `)`}
 	args := []any{v.UserID}
 	if v.PublicOnly {
 		conds = append(conds, `r.visibility = 'public'`)
@@ -378,7 +426,7 @@ func (f *RepoQuery) where() (string, []any) {
 		rel = append(rel, `c.permission IS NOT NULL`)
 	}
 	if f.ViewerOrgMember {
-		rel = append(rel, orgAccess)
+		rel = append(rel, access)
 	}
 	if len(rel) > 0 {
 		conds = append(conds, "("+strings.Join(rel, " OR ")+")")
@@ -417,8 +465,11 @@ func (f *RepoQuery) order() string {
 // ListRepos returns one page of the repositories f selects, with their
 // owners and the viewer's facts, and the total count for the Link header.
 func (q Q) ListRepos(ctx context.Context, f RepoQuery) ([]*RepoView, int, error) {
-	where, args := f.where()
-	viewer := []any{f.Viewer.UserID, f.Viewer.UserID}
+	where, args := f.whereAccess(listedOrgAccess)
+	if q.s.pg {
+		where, args = f.narrow(where, args)
+	}
+	viewer := []any{f.Viewer.UserID, f.Viewer.UserID, f.Viewer.UserID, f.Viewer.UserID}
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 30
@@ -438,22 +489,77 @@ func (q Q) ListRepos(ctx context.Context, f RepoQuery) ([]*RepoView, int, error)
 		}
 	}
 	gen := q.s.cache.gen.Load() // before loading: a write meanwhile makes the entry stale
-	var total int
-	err := q.row(ctx, `SELECT COUNT(*) FROM repos r JOIN accounts a ON a.id = r.owner_id
- LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
- LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?`+where, append(viewer, args...)...).Scan(&total)
-	if err != nil {
-		return nil, 0, err
-	}
 	all := append(append(viewer, args...), limit, f.Offset)
-	list, err := q.repoViews(ctx, repoSelect+where+f.order()+` LIMIT ? OFFSET ?`, all...)
-	if err != nil {
-		return nil, 0, err
+	var list []*RepoView
+	var total int
+	var err error
+	if q.s.pg {
+		list, total, err = q.countedViews(ctx, listSelect+`, COUNT(*) OVER ()`+listFrom+listCounters+where+f.order()+` LIMIT ? OFFSET ?`, all...)
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	if !q.s.pg || len(list) == 0 {
+		// SQLite reads a page in full-name order straight from the indexes
+		// and stops after it, so the count on its own costs less there
+		// than counting every row of the page query (measured:
+		// bench/permbench); a page past the end carries no total either.
+		if err := q.row(ctx, viewerGrants+`SELECT COUNT(*)`+listFrom+where, append(viewer, args...)...).Scan(&total); err != nil {
+			return nil, 0, err
+		}
+	}
+	if !q.s.pg {
+		if list, err = q.repoViews(ctx, listSelect+listFrom+listCounters+where+f.order()+` LIMIT ? OFFSET ?`, all...); err != nil {
+			return nil, 0, err
+		}
 	}
 	if q.tx == nil {
 		q.s.cache.put(k, gen, page{cloneViews(list), total})
 	}
 	return list, total, nil
+}
+
+// countedViews is repoViews for a query whose last column is the total.
+func (q Q) countedViews(ctx context.Context, query string, args ...any) ([]*RepoView, int, error) {
+	rows, err := q.query(ctx, query, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []*RepoView
+	var total int
+	for rows.Next() {
+		v, err := scanRepoView(expand{sc: rows, post: []any{&total}})
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, v)
+	}
+	return out, total, rows.Err()
+}
+
+// narrow adds to a list's condition the viewer's relations again as
+// conditions an index answers (repositories they own, those of the
+// organizations they belong to, those they collaborate on: a superset of
+// the relations asked), so PostgreSQL reads those rows instead of every
+// repository. SQLite walks the owners in full-name order instead, which
+// this would stop.
+func (f *RepoQuery) narrow(where string, args []any) (string, []any) {
+	if f.OwnedBy != 0 || f.CollaboratorOf != 0 || !(f.ViewerOwner || f.ViewerCollaborator || f.ViewerOrgMember) {
+		return where, args
+	}
+	v := f.Viewer.UserID
+	var cand []string
+	if f.ViewerOwner {
+		cand, args = append(cand, `r.owner_id = ?`), append(args, v)
+	}
+	if f.ViewerCollaborator {
+		cand, args = append(cand, `r.id IN (SELECT repo_id FROM repo_collaborators WHERE user_id = ?)`), append(args, v)
+	}
+	if f.ViewerOrgMember {
+		cand, args = append(cand, `r.owner_id IN (SELECT org_id FROM org_members WHERE user_id = ? AND state = 'active')`), append(args, v)
+	}
+	return where + " AND (" + strings.Join(cand, " OR ") + ")", args
 }
 
 func cloneViews(list []*RepoView) []*RepoView {
