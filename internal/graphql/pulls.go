@@ -26,7 +26,8 @@ func (a *API) pullOf(p *model.Pull, repo *repoObj) *pullObj {
 	return &pullObj{p: p, iss: &issueObj{is: is, repo: repo}}
 }
 
-// pullStates reads [PullRequestState!] into the store's filter.
+// pullStates reads [PullRequestState!] into the store's filter: state
+// open/closed/all and, among closed ones, merged or not.
 func pullStates(v any) (state, merged string) {
 	open, closed, mergedS := false, false, false
 	for _, s := range asList(v) {
@@ -40,21 +41,20 @@ func pullStates(v any) (state, merged string) {
 		}
 	}
 	switch {
-	case open && !closed && !mergedS:
-		return "open", ""
-	case !open && closed && !mergedS:
-		return "closed", "unmerged"
-	case !open && !closed && mergedS:
-		return "closed", "merged"
-	case !open && closed && mergedS:
-		return "closed", ""
-	case open && (closed != mergedS):
-		// OPEN with one kind of closed: no single filter; both closed
-		// kinds are rare enough together to filter in two steps — hubd
-		// answers the union it can express.
+	case open == closed && closed == mergedS: // none or all three
 		return "all", ""
+	case open && closed: // not merged
+		return "all", "unmerged"
+	case open && mergedS:
+		return "all", "open_or_merged"
+	case open:
+		return "open", ""
+	case closed && mergedS:
+		return "closed", ""
+	case closed:
+		return "closed", "unmerged"
 	}
-	return "all", ""
+	return "closed", "merged"
 }
 
 func (a *API) registerPulls() {
@@ -65,14 +65,6 @@ func (a *API) registerPulls() {
 		w, err := pageWindow(args, "pullRequests", engine.SelectsItems(b.Field.SelectionSet))
 		if err != nil {
 			return nil, err
-		}
-		states := asList(args["states"])
-		if len(states) == 3 || (len(states) == 2 && contains(states, "OPEN")) {
-			// OPEN with CLOSED or MERGED only: the store filters one closed
-			// kind at a time, so say so rather than answer another list.
-			if len(states) == 2 {
-				return nil, engine.Errorf("INVALID_ARGUMENTS", "hubd cannot list OPEN pull requests together with only one of CLOSED and MERGED; ask for all three or separately.")
-			}
 		}
 		f := store.PullQuery{RepoID: o.v.Repo.ID}
 		f.State, f.Merged = pullStates(args["states"])
@@ -203,51 +195,30 @@ func (a *API) registerPulls() {
 		}
 		return out, nil
 	})
-	a.schema.Resolve("PullRequest", "headRepositoryOwner", func(ctx context.Context, b *engine.Batch) ([]any, error) {
-		var ids []int64
-		for _, p := range b.Parents {
-			if id := p.(*pullObj).p.HeadOwnerID; id != 0 {
-				ids = append(ids, id)
-			}
-		}
-		accs, err := a.d.Store.R().AccountsByID(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]any, len(b.Parents))
-		for i, p := range b.Parents {
-			if acc := accs[p.(*pullObj).p.HeadOwnerID]; acc != nil {
-				out[i] = acc
-			}
-		}
-		return out, nil
-	})
-	a.schema.Resolve("PullRequest", "mergedBy", func(ctx context.Context, b *engine.Batch) ([]any, error) {
-		var ids []int64
-		for _, p := range b.Parents {
-			if id := p.(*pullObj).p.MergedByID; id != 0 {
-				ids = append(ids, id)
-			}
-		}
-		accs, err := a.d.Store.R().AccountsByID(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]any, len(b.Parents))
-		for i, p := range b.Parents {
-			if acc := accs[p.(*pullObj).p.MergedByID]; acc != nil {
-				out[i] = acc
-			}
-		}
-		return out, nil
-	})
+	a.schema.Resolve("PullRequest", "headRepositoryOwner", a.accountsBy(func(p *pullObj) int64 { return p.p.HeadOwnerID }))
+	a.schema.Resolve("PullRequest", "mergedBy", a.accountsBy(func(p *pullObj) int64 { return p.p.MergedByID }))
 }
 
-func contains(l []any, v any) bool {
-	for _, x := range l {
-		if x == v {
-			return true
+// accountsBy resolves an account field of pull requests from the account
+// id id names, for the whole batch in one query (0: null).
+func (a *API) accountsBy(id func(p *pullObj) int64) engine.Resolver {
+	return func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		var ids []int64
+		for _, p := range b.Parents {
+			if n := id(p.(*pullObj)); n != 0 {
+				ids = append(ids, n)
+			}
 		}
+		accs, err := a.d.Store.R().AccountsByID(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			if acc := accs[id(p.(*pullObj))]; acc != nil {
+				out[i] = acc
+			}
+		}
+		return out, nil
 	}
-	return false
 }

@@ -92,6 +92,16 @@ func TestPullRequests(t *testing.T) {
 		t.Fatalf("by head: %s", r.Raw)
 	}
 
+	// OPEN with one kind of closed: open or merged, open or closed unmerged.
+	for _, c := range []struct {
+		states []string
+		want   string
+	}{{[]string{"OPEN", "MERGED"}, "2"}, {[]string{"OPEN", "CLOSED"}, "1"}, {[]string{"CLOSED"}, "0"}} {
+		r = post(t, w.e, w.melTok, corpus(t, "pr-list.graphql"), map[string]any{"owner": "mona", "repo": "app", "limit": 30, "state": c.states})
+		if n := dig(mustData(t, r), "repository", "pullRequests", "totalCount").(json.Number).String(); n != c.want {
+			t.Fatalf("states %v: %s", c.states, r.Raw)
+		}
+	}
 	// One pull request with what pr view shows of it.
 	r = post(t, w.e, w.melTok, `query($n: Int!) { repository(owner: "mona", name: "app") { pullRequest(number: $n) {
 		id databaseId number title url state isDraft merged mergedAt mergedBy { login } baseRefName headRefName headRefOid

@@ -133,8 +133,8 @@ type PullQuery struct {
 	HeadOwnerID int64  // without HeadRepoID: only heads of this owner
 	HeadRef     string
 	BaseRef     string
-	// Merged, with State "closed": "merged" keeps merged pull requests,
-	// "unmerged" the others (GraphQL's MERGED and CLOSED states).
+	// Merged: "merged" keeps merged pull requests, "unmerged" the others,
+	// "open_or_merged" open or merged ones (GraphQL's states).
 	Merged string
 	Sort   string // created, updated, popularity, long-running
 	Desc   bool
@@ -173,6 +173,8 @@ func (q Q) ListPulls(ctx context.Context, f PullQuery) ([]*model.Pull, int, erro
 		where = append(where, "p.merged_at IS NOT NULL")
 	case "unmerged":
 		where = append(where, "p.merged_at IS NULL")
+	case "open_or_merged":
+		where = append(where, "(p.state = 'open' OR p.merged_at IS NOT NULL)")
 	}
 	dir := " ASC"
 	if f.Desc {
