@@ -16,9 +16,11 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/issues"
+	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/pullreviews"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/rest"
 )
@@ -36,8 +38,10 @@ type API struct {
 // Services are the domain services mutations run (the same the REST routes
 // run); zero only where nothing is executed (schema tests).
 type Services struct {
-	Issues *issues.API
-	Pulls  *pulls.Service
+	Issues  *issues.API
+	Pulls   *pulls.Service
+	Reviews *pullreviews.Service
+	Repos   *repos.API
 }
 
 // New loads the schema and registers the resolvers.
@@ -51,6 +55,8 @@ func New(d *api.Deps, svc Services) *API {
 	a.register()
 	a.registerMutations(svc.Issues)
 	a.registerPullMutations(svc.Pulls)
+	a.registerPullReviewing(svc.Pulls, svc.Reviews)
+	a.registerRepoMutations(svc.Repos)
 	return a
 }
 

@@ -177,13 +177,7 @@ func (a *API) registerPulls() {
 		return "UNKNOWN"
 	})
 	a.schema.Resolve("PullRequest", "headRepository", func(ctx context.Context, b *engine.Batch) ([]any, error) {
-		var ids []int64
-		for _, p := range b.Parents {
-			if id := p.(*pullObj).p.HeadRepoID; id != 0 {
-				ids = append(ids, id)
-			}
-		}
-		repos, err := a.reposByID(ctx, ids)
+		repos, err := a.headRepos(ctx, b)
 		if err != nil {
 			return nil, err
 		}
@@ -197,6 +191,18 @@ func (a *API) registerPulls() {
 	})
 	a.schema.Resolve("PullRequest", "headRepositoryOwner", a.accountsBy(func(p *pullObj) int64 { return p.p.HeadOwnerID }))
 	a.schema.Resolve("PullRequest", "mergedBy", a.accountsBy(func(p *pullObj) int64 { return p.p.MergedByID }))
+}
+
+// headRepos are the head repositories of a batch of pull requests the
+// viewer may see, by id (deleted or hidden ones are missing).
+func (a *API) headRepos(ctx context.Context, b *engine.Batch) (map[int64]*repoObj, error) {
+	var ids []int64
+	for _, p := range b.Parents {
+		if id := p.(*pullObj).p.HeadRepoID; id != 0 {
+			ids = append(ids, id)
+		}
+	}
+	return a.reposByID(ctx, ids)
 }
 
 // accountsBy resolves an account field of pull requests from the account

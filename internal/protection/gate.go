@@ -240,3 +240,71 @@ func (s *Service) HeadMoved(ctx context.Context, repo *model.Repo, pull *model.P
 		return nil
 	})
 }
+
+// ReviewDecisions are GraphQL's PullRequest.reviewDecision for pull
+// requests of repo, by pull (issue) id, counted as merges count them (each
+// user's latest deciding review; only users with write access other than
+// the author): CHANGES_REQUESTED when one requests changes; else, when the
+// base branch requires approving reviews, APPROVED once there are enough
+// and REVIEW_REQUIRED before; without that requirement APPROVED after an
+// approval and "" (null) otherwise. One query for the verdicts of all the
+// pull requests, one per base branch, one per reviewer.
+func (s *Service) ReviewDecisions(ctx context.Context, repo *model.Repo, pulls []*model.Pull) (map[int64]string, error) {
+	q := s.Store.R()
+	ids := make([]int64, len(pulls))
+	for i, p := range pulls {
+		ids[i] = p.IssueID
+	}
+	verdicts, err := q.ReviewVerdictsOf(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	need := map[string]int{}
+	perms := map[int64]authz.Permission{}
+	out := make(map[int64]string, len(pulls))
+	for _, p := range pulls {
+		n, ok := need[p.BaseRef]
+		if !ok {
+			bp, err := q.BranchProtection(ctx, repo.ID, p.BaseRef)
+			if err != nil {
+				return nil, err
+			}
+			if bp != nil && bp.Reviews {
+				n = bp.RequiredApprovals
+			}
+			need[p.BaseRef] = n
+		}
+		approvals, changes := 0, false
+		for _, v := range verdicts[p.IssueID] {
+			if v.State == model.ReviewDismissed || (p.Issue != nil && v.UserID == p.Issue.UserID) {
+				continue
+			}
+			perm, ok := perms[v.UserID]
+			if !ok {
+				if perm, err = s.userPerm(ctx, repo, v.UserID); err != nil {
+					return nil, err
+				}
+				perms[v.UserID] = perm
+			}
+			if perm < authz.Write {
+				continue
+			}
+			if v.State == model.ReviewChangesRequested {
+				changes = true
+			} else {
+				approvals++
+			}
+		}
+		switch {
+		case changes:
+			out[p.IssueID] = "CHANGES_REQUESTED"
+		case n > 0 && approvals >= n:
+			out[p.IssueID] = "APPROVED"
+		case n > 0:
+			out[p.IssueID] = "REVIEW_REQUIRED"
+		case approvals > 0:
+			out[p.IssueID] = "APPROVED"
+		}
+	}
+	return out, nil
+}

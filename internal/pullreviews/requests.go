@@ -121,16 +121,50 @@ func (s *Service) reviewTeams(ctx context.Context, a Access, slugs []string, add
 // the user in assignee_id or the team in subject_id: the issue_events row
 // needs no new columns). Asking again changes nothing.
 func (s *Service) RequestReviewers(ctx context.Context, a Access, number int64, logins, teams []string) (*model.Pull, error) {
-	return s.changeRequests(ctx, a, number, logins, teams, true)
+	return s.changeRequests(ctx, a, number, requestChange{addUsers: logins, addTeams: teams})
 }
 
 // RemoveRequestedReviewers withdraws review requests of users and teams;
 // each request withdrawn appends a review_request_removed issue event.
 func (s *Service) RemoveRequestedReviewers(ctx context.Context, a Access, number int64, logins, teams []string) (*model.Pull, error) {
-	return s.changeRequests(ctx, a, number, logins, teams, false)
+	return s.changeRequests(ctx, a, number, requestChange{removeUsers: logins, removeTeams: teams})
 }
 
-func (s *Service) changeRequests(ctx context.Context, a Access, number int64, logins, teams []string, add bool) (*model.Pull, error) {
+// SetRequestedReviewers makes the requested reviewers exactly these users
+// and teams (GraphQL's requestReviews without union): requests not named
+// are withdrawn, new ones made, in one transaction.
+func (s *Service) SetRequestedReviewers(ctx context.Context, a Access, number int64, logins, teams []string) (*model.Pull, error) {
+	users, teamList, err := s.RequestedReviewers(ctx, a, number)
+	if err != nil {
+		return nil, err
+	}
+	keepU, keepT := map[string]bool{}, map[string]bool{}
+	for _, l := range logins {
+		keepU[strings.ToLower(l)] = true
+	}
+	for _, t := range teams {
+		keepT[strings.ToLower(t)] = true
+	}
+	ch := requestChange{addUsers: logins, addTeams: teams}
+	for _, u := range users {
+		if !keepU[strings.ToLower(u.Login)] {
+			ch.removeUsers = append(ch.removeUsers, u.Login)
+		}
+	}
+	for _, t := range teamList {
+		if !keepT[strings.ToLower(t.Slug)] {
+			ch.removeTeams = append(ch.removeTeams, t.Slug)
+		}
+	}
+	return s.changeRequests(ctx, a, number, ch)
+}
+
+// requestChange is the review requests one change adds and withdraws.
+type requestChange struct {
+	addUsers, addTeams, removeUsers, removeTeams []string
+}
+
+func (s *Service) changeRequests(ctx context.Context, a Access, number int64, ch requestChange) (*model.Pull, error) {
 	if err := a.writable(); err != nil {
 		return nil, err
 	}
@@ -141,60 +175,78 @@ func (s *Service) changeRequests(ctx context.Context, a Access, number int64, lo
 	if err := a.mayRequest(p); err != nil {
 		return nil, err
 	}
-	users, err := s.reviewers(ctx, a, p, logins)
-	if err != nil {
-		return nil, err
+	type side struct {
+		users []*model.Account
+		teams []*model.Team
+		add   bool
 	}
-	teamList, err := s.reviewTeams(ctx, a, teams, add)
-	if err != nil {
-		return nil, err
-	}
-	event := "review_requested"
-	if !add {
-		event = "review_request_removed"
+	var sides []side
+	for _, add := range []bool{false, true} {
+		logins, slugs := ch.removeUsers, ch.removeTeams
+		if add {
+			logins, slugs = ch.addUsers, ch.addTeams
+		}
+		if len(logins) == 0 && len(slugs) == 0 {
+			continue
+		}
+		users, err := s.reviewers(ctx, a, p, logins)
+		if err != nil {
+			return nil, err
+		}
+		teamList, err := s.reviewTeams(ctx, a, slugs, add)
+		if err != nil {
+			return nil, err
+		}
+		sides = append(sides, side{users, teamList, add})
 	}
 	err = s.st.Tx(ctx, func(tx store.Q) error {
 		touched := false
 		// record appends the event of one changed request; the first also
 		// touches the pull request.
-		record := func(e *model.IssueEvent, details map[string]any) error {
+		record := func(e *model.IssueEvent, add bool, details map[string]any) error {
 			if !touched {
 				if err := tx.TouchIssue(ctx, p.Issue); err != nil {
 					return err
 				}
 				touched = true
 			}
+			event := "review_requested"
+			if !add {
+				event = "review_request_removed"
+			}
 			e.RepoID, e.IssueID, e.ActorID, e.Event, e.AssignerID = a.Repo.ID, p.IssueID, a.UserID, event, a.UserID
 			details["number"] = p.Number
 			return tx.AddIssueEvent(ctx, e, a.org(), details)
 		}
-		for _, u := range users {
-			change := tx.RemoveReviewRequest
-			if add {
-				change = tx.AddReviewRequest
-			}
-			changed, err := change(ctx, p.IssueID, u.ID)
-			if err != nil {
-				return err
-			}
-			if changed {
-				if err := record(&model.IssueEvent{AssigneeID: u.ID}, map[string]any{"requested_reviewer_id": u.ID}); err != nil {
+		for _, sd := range sides {
+			for _, u := range sd.users {
+				change := tx.RemoveReviewRequest
+				if sd.add {
+					change = tx.AddReviewRequest
+				}
+				changed, err := change(ctx, p.IssueID, u.ID)
+				if err != nil {
 					return err
 				}
+				if changed {
+					if err := record(&model.IssueEvent{AssigneeID: u.ID}, sd.add, map[string]any{"requested_reviewer_id": u.ID}); err != nil {
+						return err
+					}
+				}
 			}
-		}
-		for _, t := range teamList {
-			change := tx.RemoveTeamReviewRequest
-			if add {
-				change = tx.AddTeamReviewRequest
-			}
-			changed, err := change(ctx, p.IssueID, t.ID)
-			if err != nil {
-				return err
-			}
-			if changed {
-				if err := record(&model.IssueEvent{SubjectID: t.ID}, map[string]any{"requested_team_id": t.ID}); err != nil {
+			for _, t := range sd.teams {
+				change := tx.RemoveTeamReviewRequest
+				if sd.add {
+					change = tx.AddTeamReviewRequest
+				}
+				changed, err := change(ctx, p.IssueID, t.ID)
+				if err != nil {
 					return err
+				}
+				if changed {
+					if err := record(&model.IssueEvent{SubjectID: t.ID}, sd.add, map[string]any{"requested_team_id": t.ID}); err != nil {
+						return err
+					}
 				}
 			}
 		}

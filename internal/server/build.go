@@ -101,11 +101,11 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		return nil
 	}
 	// GraphQL's issue mutations run the issues service of the REST routes.
-	issuesAPI := issues.New(d)
+	issuesAPI, reposAPI := issues.New(d), repos.New(d)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
-		repos.New(d).Routes(),
+		reposAPI.Routes(),
 		admin.New(d).Routes(),
 		meta.New(d, APIVersions...).Routes(),
 		markdownapi.New(d).Routes(),
@@ -130,7 +130,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		outsideapi.New(d).Routes(),
 		teamsapi.New(d).Routes(),
 		rolesapi.New(d).Routes(),
-		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI, Pulls: pullsAPI.Service()}).Routes(),
+		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI, Pulls: pullsAPI.Service(),
+			Reviews: reviewsAPI.Service(), Repos: reposAPI}).Routes(),
 		releasesapi.New(d).Routes(),
 		searchapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.

@@ -247,3 +247,53 @@ func (q Q) loadDepSummaries(ctx context.Context, ids []int64, byID map[int64]*mo
 	}
 	return nil
 }
+
+// DeleteIssue removes an issue for good, as GitHub's deleteIssue does. Its
+// number stays taken (IssueDeleted answers for it); the counts of the
+// repository, its milestone, its parent issue and the issues it was linked
+// to by dependencies follow; comments, labels, assignees, events and
+// sub-issue links go with the row (ON DELETE CASCADE), reactions here.
+func (q Q) DeleteIssue(ctx context.Context, is *model.Issue, actorID int64) error {
+	if is.ParentID != 0 {
+		if _, err := q.exec(ctx, `UPDATE issues SET sub_issues = sub_issues - 1 WHERE id = ?`, is.ParentID); err != nil {
+			return err
+		}
+	}
+	if _, err := q.exec(ctx, `UPDATE issues SET dependencies = dependencies - 1 WHERE id IN
+ (SELECT blocking_id FROM issue_dependencies WHERE blocked_id = ? UNION ALL SELECT blocked_id FROM issue_dependencies WHERE blocking_id = ?)`,
+		is.ID, is.ID); err != nil {
+		return err
+	}
+	if _, err := q.exec(ctx, `DELETE FROM reactions WHERE (subject_type = ? AND subject_id = ?)
+ OR (subject_type = ? AND subject_id IN (SELECT id FROM issue_comments WHERE issue_id = ?))`,
+		ReactIssue, is.ID, ReactComment, is.ID); err != nil {
+		return err
+	}
+	open, closed := 1, 0
+	if is.State == "closed" {
+		open, closed = 0, 1
+	}
+	if _, err := q.exec(ctx, `UPDATE issue_counters SET open_issues = open_issues - ?, closed_issues = closed_issues - ? WHERE repo_id = ?`,
+		open, closed, is.RepoID); err != nil {
+		return err
+	}
+	if err := q.addToBlock(ctx, is.RepoID, is.State, is.Number, -1); err != nil {
+		return err
+	}
+	if err := q.countInMilestone(ctx, is.MilestoneID, is.State, -1); err != nil {
+		return err
+	}
+	if _, err := q.exec(ctx, `INSERT INTO deleted_issues (repo_id, number, deleted_by_id, deleted_at) VALUES (?, ?, ?, ?)`,
+		is.RepoID, is.Number, idOrNil(actorID), unix(q.Now())); err != nil {
+		return err
+	}
+	_, err := q.exec(ctx, `DELETE FROM issues WHERE id = ?`, is.ID)
+	return err
+}
+
+// IssueDeleted says whether a repository's issue number was deleted.
+func (q Q) IssueDeleted(ctx context.Context, repoID, number int64) (bool, error) {
+	var n int
+	err := q.row(ctx, `SELECT COUNT(*) FROM deleted_issues WHERE repo_id = ? AND number = ?`, repoID, number).Scan(&n)
+	return n > 0, err
+}

@@ -1005,6 +1005,17 @@ CREATE TABLE release_assets (
 );
 CREATE INDEX release_assets_repo ON release_assets (repo_id, id);
 `,
+	// 25: deleted issues (GraphQL's deleteIssue): the number stays taken
+	// and GET .../issues/{number} answers 410 Gone, as GitHub does.
+	`
+CREATE TABLE deleted_issues (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  number BIGINT NOT NULL,
+  deleted_by_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  deleted_at BIGINT NOT NULL,
+  PRIMARY KEY (repo_id, number)
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -151,23 +151,43 @@ const deciding = `('APPROVED', 'CHANGES_REQUESTED', 'DISMISSED')`
 // ReviewVerdicts are the latest deciding review of each user on a pull
 // request (reviews of deleted accounts count for nobody).
 func (q Q) ReviewVerdicts(ctx context.Context, pullID int64) ([]model.ReviewVerdict, error) {
-	rows, err := q.query(ctx, `SELECT v.id, v.user_id, v.state, v.commit_id FROM pull_reviews v
- WHERE v.pull_id = ? AND v.user_id IS NOT NULL AND v.state IN `+deciding+`
- AND v.id = (SELECT MAX(w.id) FROM pull_reviews w WHERE w.pull_id = v.pull_id AND w.user_id = v.user_id AND w.state IN `+deciding+`)
- ORDER BY v.id`, pullID)
+	m, err := q.ReviewVerdictsOf(ctx, []int64{pullID})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := []model.ReviewVerdict{}
-	for rows.Next() {
-		var v model.ReviewVerdict
-		if err := rows.Scan(&v.ReviewID, &v.UserID, &v.State, &v.CommitID); err != nil {
+	if m[pullID] == nil {
+		return []model.ReviewVerdict{}, nil
+	}
+	return m[pullID], nil
+}
+
+// ReviewVerdictsOf is ReviewVerdicts of many pull requests, by pull id.
+func (q Q) ReviewVerdictsOf(ctx context.Context, pullIDs []int64) (map[int64][]model.ReviewVerdict, error) {
+	out := map[int64][]model.ReviewVerdict{}
+	for start := 0; start < len(pullIDs); start += 100 {
+		in, args := inList(pullIDs[start:min(start+100, len(pullIDs))])
+		rows, err := q.query(ctx, `SELECT v.pull_id, v.id, v.user_id, v.state, v.commit_id FROM pull_reviews v
+ WHERE v.pull_id IN (`+in+`) AND v.user_id IS NOT NULL AND v.state IN `+deciding+`
+ AND v.id = (SELECT MAX(w.id) FROM pull_reviews w WHERE w.pull_id = v.pull_id AND w.user_id = v.user_id AND w.state IN `+deciding+`)
+ ORDER BY v.id`, args...)
+		if err != nil {
 			return nil, err
 		}
-		out = append(out, v)
+		for rows.Next() {
+			var pull int64
+			var v model.ReviewVerdict
+			if err := rows.Scan(&pull, &v.ReviewID, &v.UserID, &v.State, &v.CommitID); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[pull] = append(out[pull], v)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // StaleApprovals are the ids of a pull request's approvals made on

@@ -399,3 +399,32 @@ func (q Q) RemoveReviewRequest(ctx context.Context, pullID, userID int64) (remov
 	n, err := res.RowsAffected()
 	return n > 0, err
 }
+
+// LatestReviews are GraphQL's PullRequest.latestReviews of many pull
+// requests: each user's latest submitted (not pending) review, by pull id,
+// in the order they were made.
+func (q Q) LatestReviews(ctx context.Context, pullIDs []int64) (map[int64][]*model.PullReview, error) {
+	out := map[int64][]*model.PullReview{}
+	for start := 0; start < len(pullIDs); start += 100 {
+		in, args := inList(pullIDs[start:min(start+100, len(pullIDs))])
+		rows, err := q.query(ctx, reviewSelect+` WHERE v.pull_id IN (`+in+`) AND v.state <> 'PENDING' AND v.user_id IS NOT NULL
+ AND v.id = (SELECT MAX(w.id) FROM pull_reviews w WHERE w.pull_id = v.pull_id AND w.user_id = v.user_id AND w.state <> 'PENDING')
+ ORDER BY v.id`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			v, err := scanReview(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[v.PullID] = append(out[v.PullID], v)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

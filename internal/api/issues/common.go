@@ -118,7 +118,16 @@ func (a *API) issue(r *http.Request, q store.Q, x *access) (*model.Issue, error)
 	if err != nil {
 		return nil, err
 	}
-	return q.IssueByNumber(r.Context(), x.repo.ID, n)
+	is, err := q.IssueByNumber(r.Context(), x.repo.ID, n)
+	if errors.Is(err, model.ErrNotFound) {
+		// A deleted issue's number answers 410, as on GitHub.
+		if gone, derr := q.IssueDeleted(r.Context(), x.repo.ID, n); derr != nil {
+			return nil, derr
+		} else if gone {
+			return nil, model.Gone("This issue was deleted")
+		}
+	}
+	return is, err
 }
 
 func (a *API) writer(r *http.Request) *wire.IssueWriter {

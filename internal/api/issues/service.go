@@ -394,3 +394,31 @@ func (a *API) ChangeIssue(ctx context.Context, c *authz.Caller, repo *model.Repo
 	}
 	return a.changeIssue(ctx, x, is.ID, ch)
 }
+
+// DeleteIssue deletes an issue for good, as GitHub's deleteIssue mutation
+// does (REST has no such operation): repository administrators only; pull
+// requests cannot be deleted. Its number is never reused and answers 410.
+func (a *API) DeleteIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, is *model.Issue) error {
+	x, err := a.accessFor(c, repo, perm)
+	if err != nil {
+		return err
+	}
+	if is.IsPull {
+		return model.Unprocessable("Pull requests cannot be deleted.")
+	}
+	if x.perm < authz.Admin {
+		return api.NeedPermission(authz.Admin)
+	}
+	return a.d.Store.Tx(ctx, func(tx store.Q) error {
+		cur, err := tx.IssueByID(ctx, is.ID)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteIssue(ctx, cur, c.UserID()); err != nil {
+			return err
+		}
+		p := issuePayload(cur, "deleted")
+		p["title"] = cur.Title
+		return tx.AppendEvent(ctx, "issues.deleted", c.UserID(), repo.ID, x.org(), p)
+	})
+}

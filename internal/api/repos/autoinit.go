@@ -24,7 +24,7 @@ func (f initFiles) any() bool { return f.readme || f.gitignore != "" || f.licens
 // templates reads the template names of a create body, refusing unknown
 // ones as GitHub does (gitignore names are case sensitive, license keys
 // are not).
-func (f *initFiles) templates(in createBody, e *errs) {
+func (f *initFiles) templates(in CreateInput, e *errs) {
 	if v, ok := in.GitignoreTemplate.Get(); ok && v != "" {
 		if src, found := licenses.Gitignore(v); found {
 			f.gitignore = src

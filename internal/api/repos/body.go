@@ -38,8 +38,9 @@ type settings struct {
 	MergeCommitMessage        rest.Opt[string] `json:"merge_commit_message"`
 }
 
-// createBody is the body of the two create operations.
-type createBody struct {
+// CreateInput is the body of the two create operations (and what
+// GraphQL's createRepository fills in).
+type CreateInput struct {
 	settings
 	AutoInit          rest.Opt[bool]           `json:"auto_init"`
 	GitignoreTemplate rest.Opt[string]         `json:"gitignore_template"`
@@ -48,8 +49,9 @@ type createBody struct {
 	CustomProperties  rest.Opt[map[string]any] `json:"custom_properties"`
 }
 
-// updateBody is the body of PATCH /repos/{owner}/{repo}.
-type updateBody struct {
+// UpdateInput is the body of PATCH /repos/{owner}/{repo} (and what
+// GraphQL's archiveRepository fills in).
+type UpdateInput struct {
 	settings
 	DefaultBranch             rest.Opt[string]         `json:"default_branch"`
 	Archived                  rest.Opt[bool]           `json:"archived"`

@@ -129,7 +129,16 @@ func (a *API) createForUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return a.create(w, r, c, c.User, false)
+	var in CreateInput
+	if err := rest.Decode(r, &in); err != nil {
+		return err
+	}
+	repo, err := a.create(r.Context(), c, c.User, false, in)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", a.d.URLs.RepoAPIURL(repo))
+	return a.writeFull(w, r, http.StatusCreated, repo, authz.Admin)
 }
 
 // POST /orgs/{org}/repos: org admins always; members when the organization
@@ -146,24 +155,59 @@ func (a *API) createInOrg(w http.ResponseWriter, r *http.Request) error {
 	if !org.IsOrg() {
 		return rest.ErrNotFound
 	}
-	m, err := a.d.Store.R().Membership(r.Context(), org.ID, c.User.ID)
-	if errors.Is(err, model.ErrNotFound) || (err == nil && m.State != "active") {
-		return model.Forbidden("You need admin access to the organization before adding a repository to it.")
-	}
+	member, err := a.orgCreator(r.Context(), c, org)
 	if err != nil {
 		return err
 	}
-	return a.create(w, r, c, org, m.Role != model.RoleAdmin)
+	var in CreateInput
+	if err := rest.Decode(r, &in); err != nil {
+		return err
+	}
+	repo, err := a.create(r.Context(), c, org, member, in)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", a.d.URLs.RepoAPIURL(repo))
+	return a.writeFull(w, r, http.StatusCreated, repo, authz.Admin)
+}
+
+// orgCreator checks that c may create repositories in org: its active
+// members may; member says c is not an admin, so the organization's
+// settings limit what it may create.
+func (a *API) orgCreator(ctx context.Context, c *authz.Caller, org *model.Account) (member bool, err error) {
+	m, err := a.d.Store.R().Membership(ctx, org.ID, c.User.ID)
+	if errors.Is(err, model.ErrNotFound) || (err == nil && m.State != "active") {
+		return false, model.Forbidden("You need admin access to the organization before adding a repository to it.")
+	}
+	if err != nil {
+		return false, err
+	}
+	return m.Role != model.RoleAdmin, nil
+}
+
+// Create creates a repository owned by owner (the caller or an
+// organization) as POST /user/repos and POST /orgs/{org}/repos do; GraphQL's
+// createRepository runs it too.
+func (a *API) Create(ctx context.Context, c *authz.Caller, owner *model.Account, in CreateInput) (*model.Repo, error) {
+	if c.User == nil {
+		return nil, rest.ErrRequiresAuth
+	}
+	member := false
+	if owner.IsOrg() {
+		var err error
+		if member, err = a.orgCreator(ctx, c, owner); err != nil {
+			return nil, err
+		}
+	} else if owner.ID != c.User.ID {
+		return nil, model.Forbidden("You cannot create repositories for another user.")
+	}
+	return a.create(ctx, c, owner, member, in)
 }
 
 // create is both create operations: owner is the user or organization, and
 // member says the caller is an organization member (not an admin) whose
 // rights the organization's settings limit.
-func (a *API) create(w http.ResponseWriter, r *http.Request, c *authz.Caller, owner *model.Account, member bool) error {
-	var in createBody
-	if err := rest.Decode(r, &in); err != nil {
-		return err
-	}
+func (a *API) create(ctx context.Context, c *authz.Caller, owner *model.Account, member bool, in CreateInput) (*model.Repo, error) {
 	repo := newRepo(owner)
 	var e errs
 	if n, ok := in.Name.Get(); !ok || n == "" {
@@ -180,19 +224,18 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, c *authz.Caller, ow
 		e.custom("custom_properties", "the organization defines no custom properties")
 	}
 	if err := e.err(); err != nil {
-		return err
+		return nil, err
 	}
 	scope := "public_repo"
 	if repo.Private() {
 		scope = "repo"
 	}
 	if err := api.RequireScope(c, scope); err != nil {
-		return err
+		return nil, err
 	}
 	if member && !canMemberCreate(owner, repo.Visibility) {
-		return model.Forbidden("You need admin access to the organization before adding a repository to it.")
+		return nil, model.Forbidden("You need admin access to the organization before adding a repository to it.")
 	}
-	ctx := r.Context()
 	err := a.d.Store.Tx(ctx, func(tx store.Q) error {
 		if err := tx.CreateRepo(ctx, repo); err != nil {
 			return err
@@ -214,22 +257,21 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, c *authz.Caller, ow
 		// GitHub's message for this one differs from the usual Validation Failed.
 		err := model.Custom("Repository", "name", "name already exists on this account")
 		err.Message = "Repository creation failed."
-		return err
+		return nil, err
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if files.any() {
 		// Git work comes after the row's transaction: a failure leaves an
 		// empty repository, never a half-written row.
 		if err := a.initialCommit(ctx, repo, c.User, files); err != nil {
-			return err
+			return nil, err
 		}
 		now := a.d.Store.Now()
 		repo.PushedAt, repo.UpdatedAt = &now, now
 	}
-	w.Header().Set("Location", a.d.URLs.RepoAPIURL(repo))
-	return a.writeFull(w, r, http.StatusCreated, repo, authz.Admin)
+	return repo, nil
 }
 
 func canMemberCreate(org *model.Account, v model.Visibility) bool {
@@ -310,15 +352,24 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c := rest.Caller(r)
-	var in updateBody
+	var in UpdateInput
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	ctx := r.Context()
-	head, err := a.newDefaultBranch(ctx, found, in.DefaultBranch)
+	repo, err := a.Update(r.Context(), rest.Caller(r), found, in)
 	if err != nil {
 		return err
+	}
+	return a.writeFull(w, r, http.StatusOK, repo, perm)
+}
+
+// Update changes a repository as PATCH /repos/{owner}/{repo} does; the
+// caller administers found (the transport checked). GraphQL's
+// archiveRepository and unarchiveRepository run it too.
+func (a *API) Update(ctx context.Context, c *authz.Caller, found *model.Repo, in UpdateInput) (*model.Repo, error) {
+	head, err := a.newDefaultBranch(ctx, found, in.DefaultBranch)
+	if err != nil {
+		return nil, err
 	}
 	var repo *model.Repo
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
@@ -375,20 +426,20 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	})
 	if errors.Is(err, store.ErrDuplicate) {
-		return model.Custom("Repository", "name", "name already exists on this account")
+		return nil, model.Custom("Repository", "name", "name already exists on this account")
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if head != nil && repo.DefaultBranch == head.branch {
 		// HEAD follows the row once it is committed, so clones check out the
 		// new default; license and language are the default branch's.
 		if err := head.git.SetHead(ctx, head.branch); err != nil {
-			return err
+			return nil, err
 		}
 		a.facts.pushed(ctx, repo, c.UserID(), nil)
 	}
-	return a.writeFull(w, r, http.StatusOK, repo, perm)
+	return repo, nil
 }
 
 // change is one domain event of a PATCH.
