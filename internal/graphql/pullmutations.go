@@ -93,13 +93,6 @@ func (a *API) registerPullMutations(svc *pulls.Service) {
 				ci.Head = head.v.Repo.Owner.Login + ":" + ci.Head
 			}
 		}
-		kind := "pull"
-		if ci.Draft {
-			kind = "draft_pull"
-		}
-		if err := a.d.MayParticipate(ctx, repo.v.Repo, c.UserID(), kind); err != nil {
-			return nil, gqlError(err)
-		}
 		pr, err := svc.Create(ctx, repo.v.Repo, a.pullCaller(ctx, repo.perm), ci)
 		if err != nil {
 			return nil, gqlError(err)

@@ -49,6 +49,10 @@ type Service struct {
 	// CheckStates are the newest check runs of a commit by name, as
 	// "success", "pending" or "failure" (nil until checks exist).
 	CheckStates func(ctx context.Context, repoID int64, sha string) (map[string]string, error)
+	// Guard refuses a user who may not take part in a repository (blocks,
+	// interaction limits) a new pull request; kind is "pull" or
+	// "draft_pull" (nil: no such limits).
+	Guard func(ctx context.Context, repo *model.Repo, userID int64, kind string) error
 }
 
 // Job kinds.
@@ -260,6 +264,18 @@ func (s *Service) figures(ctx context.Context, g *gitrepo.Repo, baseSHA, headSHA
 
 // Create opens a pull request on base repository repo.
 func (s *Service) Create(ctx context.Context, repo *model.Repo, c Caller, in CreateInput) (*model.Pull, error) {
+	if repo.Archived {
+		return nil, model.ErrArchived
+	}
+	if s.Guard != nil {
+		kind := "pull"
+		if in.Draft {
+			kind = "draft_pull"
+		}
+		if err := s.Guard(ctx, repo, c.UserID, kind); err != nil {
+			return nil, err
+		}
+	}
 	if in.Issue == 0 && strings.TrimSpace(in.Title) == "" {
 		return nil, model.Invalid("PullRequest", "title", "missing_field")
 	}

@@ -153,13 +153,6 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	kind := "pull"
-	if in.Draft != nil && *in.Draft {
-		kind = "draft_pull"
-	}
-	if err := a.d.MayParticipate(r.Context(), repo, rest.Caller(r).UserID(), kind); err != nil {
-		return err
-	}
 	ci := svc.CreateInput{Body: in.Body, Head: in.Head, Base: in.Base, MaintainerCanModify: in.MaintainerCanModify}
 	if in.Title != nil {
 		ci.Title = *in.Title

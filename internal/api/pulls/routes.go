@@ -31,6 +31,7 @@ func New(d *api.Deps) *API {
 			return d.RecordPush(ctx, repo, actorID, list, false)
 		},
 		Identity: d.Signature,
+		Guard:    d.MayParticipate,
 		NetworkRepo: func(ctx context.Context, repoID, ownerID int64) (*model.Repo, error) {
 			return d.Store.R().NetworkRepoOwnedBy(ctx, repoID, ownerID)
 		},

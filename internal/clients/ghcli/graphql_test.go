@@ -1,10 +1,7 @@
-// These tests need hubd's GraphQL endpoint (POST /api/graphql), which gh uses
-// for most commands. They are left out of the suite by the build tag
-// ghgraphql until the endpoint lands; run them with
-//
-//	go test -tags ghgraphql -run TestGhGraphQL ./internal/clients/ghcli/
-//
-// and remove the build line above to put them in the suite.
+// TestGhGraphQL runs the gh commands that need hubd's GraphQL endpoint
+// (POST /api/graphql) first: auth login, repo clone/view, issue and pr
+// list/view/create, pr checkout, release list; TestGhCommands
+// (commands_test.go) runs the rest.
 
 package ghcli_test
 
