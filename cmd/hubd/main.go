@@ -25,10 +25,13 @@ Usage:
   hubd user create --login NAME [--email ADDR] [--name NAME] [--site-admin]
   hubd org create --login NAME --admin USER [--name NAME] [--email ADDR]
   hubd token create --user NAME [--scopes repo,admin:org] [--note TEXT] [--expires-in 720h]
+  hubd app create --owner LOGIN --name NAME [--permissions issues:write,contents:read] [--events issues,push]
+                  [--description TEXT] [--url URL] [--key-out FILE]
+  hubd app install --app SLUG --account LOGIN [--repos a,b | --all]
   hubd catalogue [--format table|markdown|json] [--status planned,...] [--category repos,...] [--fail-on-regression saved.json]
   hubd version
 
-serve, user, org and token take --data (env HUBD_DATA, default ./hubd-data),
+serve, user, org, token and app take --data (env HUBD_DATA, default ./hubd-data),
 --database (env HUBD_DATABASE: a postgres:// URL, sqlite:PATH or a SQLite
 file path; default DATA/hubd.db) and --sqlite-synchronous full|normal.
 Only serve creates the data directory; the others refuse a missing one.
@@ -49,6 +52,8 @@ func main() {
 		err = sub(args, "create", orgCreate)
 	case "token":
 		err = sub(args, "create", tokenCreate)
+	case "app":
+		err = appCmd(args)
 	case "catalogue":
 		err = catalogueCmd(args)
 	case "version":

@@ -31,6 +31,12 @@ var allowed = []struct {
 			"in every other issue shape (the issue schema says string or null; github/rest-api-description#767 fixed " +
 			"the same defect for issues), and search answers with the same serializer.",
 	},
+	{
+		OperationID: "apps/list-installations", Status: 200, Contains: `/account": doesn't match schema due to: Error at "/name": property "name" is missing`,
+		Reason: "The inlined installation of this list declares account as allOf [simple-user, enterprise] (the installation " +
+			"component says anyOf), so a user or organization account would need the enterprise's name, slug and timestamps too. " +
+			"allOf checks simple-user first and stops at the first failing branch, so the account is still checked as a simple-user.",
+	},
 }
 
 func filterAllowed(opID string, status int, err error) error {

@@ -147,6 +147,11 @@ func responseMediaType(op *openapi3.Operation, status int, accept string) string
 		if _, ok := ref.Value.Content[t]; ok {
 			return t
 		}
+		// The description names some with their version and format
+		// (application/vnd.github.v3.star+json of GET /user/starred).
+		if v3 := "application/vnd.github.v3." + strings.TrimPrefix(t, "application/vnd.github.") + "+json"; ref.Value.Content[v3] != nil {
+			return v3
+		}
 	}
 	return "application/json"
 }

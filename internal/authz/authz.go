@@ -79,7 +79,7 @@ func ParsePermission(s string) (Permission, bool) {
 // Caller is the authenticated principal of a request.
 type Caller struct {
 	Kind    TokenKind
-	User    *model.Account // nil for anonymous and installation tokens
+	User    *model.Account // nil for anonymous callers and app JWTs; the app's bot for installation tokens
 	TokenID int64
 	Scopes  Scopes // classic and OAuth tokens
 
@@ -91,6 +91,12 @@ type Caller struct {
 	RepoIDs        map[int64]bool
 	InstallationID int64
 	AppID          int64
+
+	// Installation tokens: the account the installation is on (its
+	// repositories are the ones the token may reach, RepoIDs narrowing
+	// them further when set) and whether it is suspended.
+	InstallationTargetID  int64
+	InstallationSuspended bool
 }
 
 // Authenticated reports whether a credential was presented and accepted.

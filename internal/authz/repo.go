@@ -36,7 +36,9 @@ func RepoPermission(c *Caller, r *model.Repo, f RepoFacts) Permission {
 		if !r.Private() && p > Read && !c.Scopes.Has("public_repo") {
 			return Read
 		}
-	case FineGrained, UserToServer, Installation:
+	case Installation:
+		return installationRepoPermission(c, r, p)
+	case FineGrained, UserToServer:
 		if c.RepoIDs != nil && !c.RepoIDs[r.ID] {
 			if r.Private() {
 				return None

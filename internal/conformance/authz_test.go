@@ -194,6 +194,12 @@ var anyoneMay = map[string]bool{
 	"pulls/create-review-comment":                      true,
 	"pulls/create-reply-for-review-comment":            true,
 	"reactions/create-for-pull-request-review-comment": true,
+	// Starring and watching act on the caller's own stars and
+	// subscriptions, on any repository they see.
+	"activity/star-repo-for-authenticated-user":   true,
+	"activity/unstar-repo-for-authenticated-user": true,
+	"activity/set-repo-subscription":              true,
+	"activity/delete-repo-subscription":           true,
 }
 
 func boolInt(b bool) int {

@@ -233,6 +233,9 @@ func (s *Service) insert(ctx context.Context, tx store.Q, c *authz.Caller, paren
 	if err := tx.CreateRepo(ctx, fork); err != nil {
 		return err
 	}
+	if err := tx.WatchRepo(ctx, c.User.ID, fork.ID); err != nil {
+		return err
+	}
 	// The fork was last pushed when its parent was: it holds the same refs.
 	fork.PushedAt = parent.PushedAt
 	if err := tx.MarkForkPushed(ctx, fork.ID, parent.PushedAt); err != nil {

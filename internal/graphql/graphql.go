@@ -23,6 +23,7 @@ import (
 	"github.com/hubd/hubd/internal/pullreviews"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/stars"
 )
 
 //go:embed schema.graphql
@@ -42,6 +43,7 @@ type Services struct {
 	Pulls   *pulls.Service
 	Reviews *pullreviews.Service
 	Repos   *repos.API
+	Stars   *stars.Service
 }
 
 // New loads the schema and registers the resolvers.
@@ -57,6 +59,7 @@ func New(d *api.Deps, svc Services) *API {
 	a.registerPullMutations(svc.Pulls)
 	a.registerPullReviewing(svc.Pulls, svc.Reviews)
 	a.registerRepoMutations(svc.Repos)
+	a.registerStars(svc.Stars)
 	return a
 }
 

@@ -504,7 +504,7 @@ func (a *API) registerRepository() {
 		}
 		return nil, nil
 	})
-	r("stargazerCount", func(_ context.Context, o *repoObj) (any, error) { return 0, nil })
+	r("stargazerCount", func(_ context.Context, o *repoObj) (any, error) { return o.v.Repo.StargazersCount, nil })
 	r("forkCount", func(_ context.Context, o *repoObj) (any, error) { return o.v.Repo.ForksCount, nil })
 	r("viewerCanAdminister", func(_ context.Context, o *repoObj) (any, error) { return o.perm >= authz.Admin, nil })
 	r("viewerPermission", func(_ context.Context, o *repoObj) (any, error) { return permissionEnum(o.perm), nil })

@@ -107,6 +107,11 @@ type Repo struct {
 	// is not a fork); ForksCount counts its direct forks.
 	ParentID, SourceID int64
 	ForksCount         int
+
+	// StargazersCount and SubscribersCount are the repository's stars and
+	// watchers (maintained by the stars store with each star and
+	// subscription).
+	StargazersCount, SubscribersCount int
 }
 
 // FullName is owner/name.

@@ -2,9 +2,11 @@ package server
 
 import (
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"strings"
 
+	"github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
@@ -26,7 +28,20 @@ func (s *Server) authenticate(r *http.Request, info *rest.Info) error {
 	}
 	var c *authz.Caller
 	ok := false
-	if tok != "" {
+	var refused error = rest.ErrBadCredentials
+	switch {
+	case tok != "" && apps.LooksLikeJWT(tok):
+		// A GitHub App's JSON web token (server/apps.go).
+		var err error
+		var he *model.HTTPError
+		if c, err = s.appJWT(r, tok); err == nil {
+			ok = true
+		} else if errors.As(err, &he) {
+			refused = err // GitHub's words for what is wrong with it
+		} else {
+			return err
+		}
+	case tok != "":
 		var err error
 		if c, ok, err = s.deps.Tokens.Get(r.Context(), tok, s.deps.Store); err != nil {
 			return err
@@ -38,7 +53,7 @@ func (s *Server) authenticate(r *http.Request, info *rest.Info) error {
 			return errLoginAttempts
 		}
 		s.logins.Fail(addr)
-		return rest.ErrBadCredentials
+		return refused
 	}
 	info.Caller = c
 	return nil

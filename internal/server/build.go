@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
+	activityapi "github.com/hubd/hubd/internal/api/activity"
 	"github.com/hubd/hubd/internal/api/admin"
+	appsapi "github.com/hubd/hubd/internal/api/apps"
 	blocksapi "github.com/hubd/hubd/internal/api/blocks"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
 	checksapi "github.com/hubd/hubd/internal/api/checks"
@@ -101,7 +103,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		return nil
 	}
 	// GraphQL's issue mutations run the issues service of the REST routes.
-	issuesAPI, reposAPI := issues.New(d), repos.New(d)
+	issuesAPI, reposAPI, activityAPI := issues.New(d), repos.New(d), activityapi.New(d)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -131,9 +133,11 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		teamsapi.New(d).Routes(),
 		rolesapi.New(d).Routes(),
 		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI, Pulls: pullsAPI.Service(),
-			Reviews: reviewsAPI.Service(), Repos: reposAPI}).Routes(),
+			Reviews: reviewsAPI.Service(), Repos: reposAPI, Stars: activityAPI.Service()}).Routes(),
 		releasesapi.New(d).Routes(),
 		searchapi.New(d).Routes(),
+		appsapi.New(d).Routes(),
+		activityAPI.Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

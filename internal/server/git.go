@@ -26,6 +26,10 @@ func (g gitResolver) Resolve(r *http.Request, owner, name string, push bool) (*g
 		need = authz.Write
 	}
 	c := rest.Caller(r)
+	if c.Kind == authz.AppJWT {
+		// An app's JWT reaches only the /app... operations.
+		return nil, githttp.ErrUnauthorized
+	}
 	repo, _, err := g.d.Repo(r, need)
 	var mv *model.Moved
 	switch {
@@ -46,6 +50,17 @@ func (g gitResolver) Resolve(r *http.Request, owner, name string, push bool) (*g
 	}
 	if push && repo.Archived {
 		return nil, githttp.ErrForbidden
+	}
+	if c.Kind == authz.Installation && (push || repo.Private()) {
+		// An installation fetches a private repository with contents:
+		// read and pushes with contents: write.
+		level := "read"
+		if push {
+			level = "write"
+		}
+		if !authz.Covers(c.Permissions, "contents", level) {
+			return nil, githttp.ErrForbidden
+		}
 	}
 	gr, err := g.d.GitRepo(r.Context(), repo)
 	if err != nil {

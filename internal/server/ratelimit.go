@@ -13,6 +13,9 @@ import (
 )
 
 func (s *Server) rateKey(r *http.Request, info *rest.Info) (key, class string) {
+	if key, class, ok := appRateKey(info.Caller); ok {
+		return key, class
+	}
 	return ratelimit.KeyFor(info.Caller, r.RemoteAddr)
 }
 func (s *Server) take(r *http.Request, info *rest.Info, resource string) (ratelimit.State, bool) {

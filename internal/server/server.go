@@ -260,6 +260,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		handler, pattern = s.find(r) // an id-form path (alias.go)
 	}
 	rt := s.routes[pattern]
+	if err := s.appGate(w, r, info, rt); err != nil {
+		// What GitHub App credentials may not call (server/apps.go).
+		s.setRateHeaders(w, s.peek(r, info, "core"))
+		rest.WriteError(w, r, err)
+		return
+	}
 	if rt == nil && info.Prefix == "" && s.web.ServePage(w, r) {
 		// A web page (a repository's or an issue's html_url).
 		return

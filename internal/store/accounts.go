@@ -87,8 +87,12 @@ func (q Q) UpdateAccount(ctx context.Context, a *model.Account) error {
 }
 
 // DeleteAccount removes an account with its repositories, memberships and
-// tokens (foreign keys cascade).
+// tokens (foreign keys cascade); its stars and watches leave the counters
+// of the repositories they were on.
 func (q Q) DeleteAccount(ctx context.Context, id int64) error {
+	if err := q.ForgetStarsAndSubscriptions(ctx, id); err != nil {
+		return err
+	}
 	res, err := q.exec(ctx, `DELETE FROM accounts WHERE id = ?`, id)
 	if err != nil {
 		return err

@@ -1016,6 +1016,108 @@ CREATE TABLE deleted_issues (
   PRIMARY KEY (repo_id, number)
 );
 `,
+	// 26: GitHub Apps (owned by internal/apps): an app with its bot account
+	// (accounts.type 'Bot'), the SHA-256 of its client secret and the
+	// public halves of its private keys; installations on a user or an
+	// organization with all or selected repositories. Installation tokens
+	// are rows of tokens (kind installation, user_id the bot, app_id and
+	// installation_id). callback_url and device_flow are for the app's
+	// user authorization (user access tokens), which a later migration
+	// completes.
+	`
+CREATE TABLE apps (
+  id {{id}},
+  slug TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  lower_name TEXT NOT NULL UNIQUE,
+  owner_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  bot_id BIGINT NOT NULL REFERENCES accounts(id),
+  description TEXT,
+  external_url TEXT NOT NULL DEFAULT '',
+  callback_url TEXT NOT NULL DEFAULT '',
+  device_flow BOOLEAN NOT NULL DEFAULT TRUE,
+  client_id TEXT NOT NULL UNIQUE,
+  client_secret_hash TEXT NOT NULL DEFAULT '',
+  permissions TEXT NOT NULL DEFAULT '{}',
+  events TEXT NOT NULL DEFAULT '[]',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX apps_owner ON apps (owner_id, id);
+
+CREATE TABLE app_keys (
+  id {{id}},
+  app_id BIGINT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+  public_key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX app_keys_app ON app_keys (app_id, id);
+
+CREATE TABLE app_installations (
+  id {{id}},
+  app_id BIGINT NOT NULL REFERENCES apps(id) ON DELETE CASCADE,
+  account_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  repository_selection TEXT NOT NULL,
+  permissions TEXT NOT NULL DEFAULT '{}',
+  events TEXT NOT NULL DEFAULT '[]',
+  suspended_at BIGINT,
+  suspended_by_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (app_id, account_id)
+);
+CREATE INDEX app_installations_account ON app_installations (account_id, id);
+
+CREATE TABLE app_installation_repos (
+  installation_id BIGINT NOT NULL REFERENCES app_installations(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  PRIMARY KEY (installation_id, repo_id)
+);
+CREATE INDEX app_installation_repos_repo ON app_installation_repos (repo_id);
+CREATE INDEX tokens_installation ON tokens (installation_id);
+`,
+	// 27: stars and repository subscriptions (owned by internal/stars),
+	// with their counters on repos. A subscription watches (subscribed) or
+	// ignores a repository. The creator of every existing repository
+	// watches it, as GitHub subscribes the creator of a new one: the actor
+	// of its repository.created event, or its owner when that is a user and
+	// no event names a creator.
+	`
+CREATE TABLE repo_stars (
+  id {{id}},
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  UNIQUE (user_id, repo_id)
+);
+CREATE INDEX repo_stars_repo ON repo_stars (repo_id, id);
+CREATE INDEX repo_stars_user ON repo_stars (user_id, id);
+
+CREATE TABLE repo_subscriptions (
+  id {{id}},
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  subscribed BOOLEAN NOT NULL,
+  ignored BOOLEAN NOT NULL,
+  created_at BIGINT NOT NULL,
+  UNIQUE (user_id, repo_id)
+);
+CREATE INDEX repo_subscriptions_repo ON repo_subscriptions (repo_id, subscribed, id);
+CREATE INDEX repo_subscriptions_user ON repo_subscriptions (user_id, id);
+
+ALTER TABLE repos ADD COLUMN stargazers_count BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE repos ADD COLUMN subscribers_count BIGINT NOT NULL DEFAULT 0;
+
+INSERT INTO repo_subscriptions (user_id, repo_id, subscribed, ignored, created_at)
+ SELECT x.user_id, x.repo_id, TRUE, FALSE, x.created_at FROM (
+  SELECT COALESCE((SELECT e.actor_id FROM events e JOIN accounts u ON u.id = e.actor_id AND u.type = 'User'
+   WHERE e.repo_id = r.id AND e.type = 'repository.created' ORDER BY e.id LIMIT 1),
+   CASE WHEN o.type = 'User' THEN o.id END) AS user_id, r.id AS repo_id, r.created_at AS created_at
+  FROM repos r JOIN accounts o ON o.id = r.owner_id) x
+ WHERE x.user_id IS NOT NULL;
+UPDATE repos SET subscribers_count = (SELECT COUNT(*) FROM repo_subscriptions s WHERE s.repo_id = repos.id AND s.subscribed = TRUE);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

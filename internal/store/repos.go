@@ -16,7 +16,8 @@ const repoCols = `r.id, r.owner_id, r.name, r.description, r.homepage, r.visibil
  r.allow_squash_merge, r.allow_merge_commit, r.allow_rebase_merge, r.allow_auto_merge, r.delete_branch_on_merge,
  r.allow_update_branch, r.allow_forking, r.web_commit_signoff_required, r.squash_merge_commit_title,
  r.squash_merge_commit_message, r.merge_commit_title, r.merge_commit_message, r.size, r.created_at, r.updated_at, r.pushed_at,
- COALESCE(r.parent_id, 0), COALESCE(r.source_id, 0), (SELECT COUNT(*) FROM repos rf WHERE rf.parent_id = r.id)`
+ COALESCE(r.parent_id, 0), COALESCE(r.source_id, 0), (SELECT COUNT(*) FROM repos rf WHERE rf.parent_id = r.id),
+ r.stargazers_count, r.subscribers_count`
 
 // repoSelect loads a repository, its owner (a) and the viewer's relation to
 // it: their active membership of the owning organization (m) and their direct
@@ -138,7 +139,7 @@ func scanRepoView(sc scanner) (*RepoView, error) {
 		&r.AllowSquashMerge, &r.AllowMergeCommit, &r.AllowRebaseMerge, &r.AllowAutoMerge, &r.DeleteBranchOnMerge,
 		&r.AllowUpdateBranch, &r.AllowForking, &r.WebCommitSignoffRequired, &r.SquashMergeCommitTitle,
 		&r.SquashMergeCommitMessage, &r.MergeCommitTitle, &r.MergeCommitMessage, &r.Size, &created, &updated, &pushed,
-		&r.ParentID, &r.SourceID, &r.ForksCount}
+		&r.ParentID, &r.SourceID, &r.ForksCount, &r.StargazersCount, &r.SubscribersCount}
 	if err := scanAccount(expand{sc: sc, pre: pre, post: []any{&role, &collab, &r.OpenIssues, &team, &orgRoles}}, r.Owner); err != nil {
 		return nil, err
 	}

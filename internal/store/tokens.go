@@ -138,6 +138,12 @@ func (q Q) Authenticate(ctx context.Context, presented string) (c *authz.Caller,
 		}
 		c.User = u
 	}
+	if c.Kind == authz.Installation {
+		// The installation as it is now limits the token (store/apps.go).
+		if ok, err := q.resolveInstallation(ctx, c); !ok || err != nil {
+			return nil, false, err
+		}
+	}
 	return c, true, nil
 }
 

@@ -159,12 +159,13 @@ type FullRepository struct {
 }
 
 // RepoCounts are the fields of a repository object that other tables hold:
-// the counters (stars, watchers, forks, open issues) and what the last push
-// revealed (license, top language).
+// the counters (forks, open issues) and what the last push revealed
+// (license, top language). Stars and watchers come with the repository
+// row (model.Repo's StargazersCount and SubscribersCount).
 type RepoCounts struct {
-	Stargazers, Subscribers, Forks, OpenIssues int
-	License                                    *LicenseSimple // nil: no license file
-	Language                                   string         // "": none detected
+	Forks, OpenIssues int
+	License           *LicenseSimple // nil: no license file
+	Language          string         // "": none detected
 }
 
 // RepoAPIURL is the API URL of a repository.
@@ -254,14 +255,14 @@ func (u URLs) ToRepoDetails(r *model.Repo, c RepoCounts, perm authz.Permission, 
 		SSHURL:   u.SSHURL(r),
 		CloneURL: u.CloneURL(r), SvnURL: u.RepoHTMLURL(r),
 		Homepage: strPtr(r.Homepage), Size: r.Size, Language: strPtr(c.Language), License: c.License,
-		StargazersCount: c.Stargazers, WatchersCount: c.Stargazers,
+		StargazersCount: r.StargazersCount, WatchersCount: r.StargazersCount,
 		HasIssues: r.HasIssues, HasProjects: r.HasProjects, HasDownloads: r.HasDownloads,
 		HasWiki: r.HasWiki, HasDiscussions: r.HasDiscussions,
 		ForksCount: c.Forks, Archived: r.Archived, Disabled: r.Disabled,
 		OpenIssuesCount: c.OpenIssues, AllowForking: r.AllowForking, IsTemplate: r.IsTemplate,
 		WebCommitSignoffRequired: r.WebCommitSignoffRequired, Topics: topics,
 		Visibility: string(r.Visibility), Forks: c.Forks, OpenIssues: c.OpenIssues,
-		Watchers: c.Stargazers, DefaultBranch: r.DefaultBranch,
+		Watchers: r.StargazersCount, DefaultBranch: r.DefaultBranch,
 	}
 	if withPerms {
 		d.Permissions = ToRepoPermissions(perm)
@@ -303,7 +304,7 @@ func (u URLs) ToFullRepository(r *model.Repo, c RepoCounts, v Access) FullReposi
 	f := FullRepository{
 		RepoBase:         u.ToRepoBase(r),
 		RepoDetails:      u.ToRepoDetails(r, c, v.Perm, v.Authenticated),
-		SubscribersCount: c.Subscribers,
+		SubscribersCount: r.SubscribersCount,
 		CustomProperties: map[string]any{},
 	}
 	if f.PushedAt == nil {

@@ -284,10 +284,10 @@ func TestCataloguePageInBrowser(t *testing.T) {
 
 			// Free text narrows the selection further; nothing matches shows
 			// the empty state.
-			setFilter(t, ctx, "q", "get-authenticated")
+			setFilter(t, ctx, "q", "users/get-authenticated") // "get-authenticated" alone also finds apps/get-authenticated
 			waitTotal(t, ctx, 1)
 			if s = state(t, ctx); len(s.Rows) != 1 || s.Rows[0].ID != "users/get-authenticated" {
-				t.Errorf("status=supported q=get-authenticated: rows %+v", s.Rows)
+				t.Errorf("status=supported q=users/get-authenticated: rows %+v", s.Rows)
 			}
 			setFilter(t, ctx, "q", "no-such-operation")
 			waitTotal(t, ctx, 0)

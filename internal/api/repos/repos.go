@@ -51,8 +51,8 @@ func (a *API) Routes() []rest.Route {
 }
 
 // counts are a repository's counters and detected facts: open issues and
-// forks come with the row; stars and watchers stay zero until those
-// features exist.
+// forks come with the row (stars and watchers too, which the wire
+// converters read from the repository itself).
 func (a *API) counts(r *model.Repo, f store.RepoFacts) wire.RepoCounts {
 	return Counts(a.d, r, f)
 }
@@ -238,6 +238,9 @@ func (a *API) create(ctx context.Context, c *authz.Caller, owner *model.Account,
 	}
 	err := a.d.Store.Tx(ctx, func(tx store.Q) error {
 		if err := tx.CreateRepo(ctx, repo); err != nil {
+			return err
+		}
+		if err := tx.WatchRepo(ctx, c.User.ID, repo.ID); err != nil {
 			return err
 		}
 		if err := tx.CreateDefaultLabels(ctx, repo.ID); err != nil {

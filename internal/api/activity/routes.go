@@ -1,0 +1,124 @@
+// Package activity is the REST adapter of starring and watching (the
+// "starring" and "watching" subcategories of GitHub's Activity category):
+// it parses requests, calls the stars service (internal/stars) and writes
+// GitHub's shapes.
+package activity
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/api/repos"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/stars"
+	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/wire"
+)
+
+// API is the activity package.
+type API struct {
+	d   *api.Deps
+	svc *stars.Service
+}
+
+// New makes the package and its service.
+func New(d *api.Deps) *API { return &API{d: d, svc: stars.New(d.Store)} }
+
+// Service is the stars service (GraphQL's addStar, removeStar and
+// viewerHasStarred call it).
+func (a *API) Service() *stars.Service { return a.svc }
+
+// Routes is the package's route table.
+func (a *API) Routes() []rest.Route {
+	star := []string{"public_repo", "repo"}
+	watch := []string{"notifications"}
+	return []rest.Route{
+		// Starring
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/stargazers", OperationID: "activity/list-stargazers-for-repo", Handler: a.stargazers},
+		{Method: "GET", Pattern: "/user/starred", OperationID: "activity/list-repos-starred-by-authenticated-user", Handler: a.myStarred},
+		{Method: "GET", Pattern: "/user/starred/{owner}/{repo}", OperationID: "activity/check-repo-is-starred-by-authenticated-user", Handler: a.isStarred},
+		{Method: "PUT", Pattern: "/user/starred/{owner}/{repo}", OperationID: "activity/star-repo-for-authenticated-user", Handler: a.star, Scopes: star},
+		{Method: "DELETE", Pattern: "/user/starred/{owner}/{repo}", OperationID: "activity/unstar-repo-for-authenticated-user", Handler: a.unstar, Scopes: star},
+		{Method: "GET", Pattern: "/users/{username}/starred", OperationID: "activity/list-repos-starred-by-user", Handler: a.userStarred},
+		// Watching
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/subscribers", OperationID: "activity/list-watchers-for-repo", Handler: a.watchers},
+		{Method: "GET", Pattern: "/user/subscriptions", OperationID: "activity/list-watched-repos-for-authenticated-user", Handler: a.myWatched},
+		{Method: "GET", Pattern: "/users/{username}/subscriptions", OperationID: "activity/list-repos-watched-by-user", Handler: a.userWatched},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/subscription", OperationID: "activity/get-repo-subscription", Handler: a.getSubscription, Scopes: watch},
+		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/subscription", OperationID: "activity/set-repo-subscription", Handler: a.setSubscription, Scopes: watch},
+		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}/subscription", OperationID: "activity/delete-repo-subscription", Handler: a.deleteSubscription, Scopes: watch},
+	}
+}
+
+// repoIDByPath finds the repository the {owner} and {repo} path values of
+// /user/starred/{owner}/{repo} name, or once named (a renamed repository
+// is starred under its old name too). Whether the caller may see it is the
+// service's to check; a name that never existed is not found.
+func (a *API) repoIDByPath(r *http.Request) (int64, error) {
+	owner, name := r.PathValue("owner"), r.PathValue("repo")
+	if !plausibleName(owner) || !plausibleName(name) {
+		return 0, model.ErrNotFound
+	}
+	ctx := r.Context()
+	q := a.d.Store.R()
+	v, err := q.RepoByName(ctx, owner, name, rest.Caller(r).UserID())
+	if err == nil {
+		return v.Repo.ID, nil
+	}
+	if !errors.Is(err, model.ErrNotFound) {
+		return 0, err
+	}
+	return q.RepoRedirect(ctx, owner, name)
+}
+
+// plausibleName keeps path values no login or repository name can have
+// (control characters, over 100 bytes) away from the database.
+func plausibleName(s string) bool {
+	if s == "" || len(s) > 100 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// user is the account of the {username} path value.
+func (a *API) user(r *http.Request) (*model.Account, error) {
+	login := r.PathValue("username")
+	if !plausibleName(login) {
+		return nil, model.ErrNotFound
+	}
+	return a.d.Store.R().AccountByLogin(r.Context(), login)
+}
+
+// repositories renders views as objects of the repository schema (shape
+// "repository") or minimal-repository, for caller c, with their counters
+// and detected facts loaded in one batch.
+func (a *API) repositories(ctx context.Context, c *authz.Caller, views []*store.RepoView, minimal bool) ([]any, error) {
+	ids := make([]int64, len(views))
+	for i, v := range views {
+		ids[i] = v.Repo.ID
+	}
+	facts, err := a.d.Store.R().RepoFacts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(views))
+	for i, v := range views {
+		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: c.Authenticated()}
+		counts := repos.Counts(a.d, v.Repo, facts[v.Repo.ID])
+		if minimal {
+			out[i] = a.d.URLs.ToMinimalRepository(v.Repo, counts, access)
+		} else {
+			out[i] = a.d.URLs.ToRepository(v.Repo, counts, access)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,84 @@
+// Package apps is the REST adapter of GitHub Apps (the "apps" category of
+// GitHub's description and GET /orgs/{org}/installations): the app and its
+// installations for the app itself (JWT), installation tokens, the
+// repositories an installation reaches, installations seen by a user, and
+// hubd's site-administration routes that register and install apps. It
+// parses requests, calls the apps service (internal/apps) and writes
+// GitHub's shapes.
+package apps
+
+import (
+	"github.com/hubd/hubd/internal/api"
+	svc "github.com/hubd/hubd/internal/apps"
+	"github.com/hubd/hubd/internal/rest"
+)
+
+// API is the apps package.
+type API struct {
+	d   *api.Deps
+	svc *svc.Service
+}
+
+// New makes the package and its service; revoked tokens leave the
+// authentication cache at once.
+func New(d *api.Deps) *API {
+	s := &svc.Service{Store: d.Store, Revoked: func() {
+		if d.Tokens != nil {
+			d.Tokens.Flush()
+		}
+	}}
+	return &API{d: d, svc: s}
+}
+
+// Service is the apps service.
+func (a *API) Service() *svc.Service { return a.svc }
+
+// Notes of the operations hubd serves only in part.
+const (
+	noteUserInstallations = "Works with classic personal access tokens (hubd has no user access tokens yet): the installations on the user's account and on organizations they are an active member of; " +
+		"installations reaching only repositories the user collaborates on elsewhere are not listed."
+	noteUserInstallationRepos = "Works with classic personal access tokens (hubd has no user access tokens yet): the installation's repositories the user can see."
+	noteListInstallations     = "outdated is accepted and ignored."
+	noteGetBySlug             = "Every app is public in hubd: GitHub shows a private app only to its owner and the accounts it is installed on."
+)
+
+// Routes is the package's route table.
+func (a *API) Routes() []rest.Route {
+	const inst = "/app/installations/{installation_id}"
+	site := []string{"site_admin"}
+	return []rest.Route{
+		// The app itself, with a JWT (GET /app also with its installation tokens).
+		{Method: "GET", Pattern: "/app", OperationID: "apps/get-authenticated", Handler: a.getApp},
+		{Method: "GET", Pattern: "/app/installations", OperationID: "apps/list-installations", Handler: a.listInstallations, Note: noteListInstallations},
+		{Method: "GET", Pattern: inst, OperationID: "apps/get-installation", Handler: a.getInstallation},
+		{Method: "DELETE", Pattern: inst, OperationID: "apps/delete-installation", Handler: a.deleteInstallation},
+		{Method: "POST", Pattern: inst + "/access_tokens", OperationID: "apps/create-installation-access-token", Handler: a.createToken},
+		{Method: "PUT", Pattern: inst + "/suspended", OperationID: "apps/suspend-installation", Handler: a.suspend},
+		{Method: "DELETE", Pattern: inst + "/suspended", OperationID: "apps/unsuspend-installation", Handler: a.unsuspend},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/installation", OperationID: "apps/get-repo-installation", Handler: a.repoInstallation},
+		{Method: "GET", Pattern: "/orgs/{org}/installation", OperationID: "apps/get-org-installation", Handler: a.orgInstallation},
+		{Method: "GET", Pattern: "/users/{username}/installation", OperationID: "apps/get-user-installation", Handler: a.userInstallation},
+		{Method: "GET", Pattern: "/apps/{app_slug}", OperationID: "apps/get-by-slug", Handler: a.getBySlug, Note: noteGetBySlug},
+
+		// An installation, with its installation token.
+		{Method: "GET", Pattern: "/installation/repositories", OperationID: "apps/list-repos-accessible-to-installation", Handler: a.installationRepos},
+		{Method: "DELETE", Pattern: "/installation/token", OperationID: "apps/revoke-installation-access-token", Handler: a.revokeToken},
+
+		// A user's view of the installations they can reach.
+		{Method: "GET", Pattern: "/user/installations", OperationID: "apps/list-installations-for-authenticated-user", Handler: a.userInstallations,
+			Scopes: []string{}, Note: noteUserInstallations},
+		{Method: "GET", Pattern: "/user/installations/{installation_id}/repositories", OperationID: "apps/list-installation-repos-for-authenticated-user",
+			Handler: a.userInstallationRepos, Scopes: []string{}, Note: noteUserInstallationRepos},
+		{Method: "PUT", Pattern: "/user/installations/{installation_id}/repositories/{repository_id}", OperationID: "apps/add-repo-to-installation-for-authenticated-user",
+			Handler: a.addRepo, Scopes: []string{"repo"}},
+		{Method: "DELETE", Pattern: "/user/installations/{installation_id}/repositories/{repository_id}", OperationID: "apps/remove-repo-from-installation-for-authenticated-user",
+			Handler: a.removeRepo, Scopes: []string{"repo"}},
+		{Method: "GET", Pattern: "/orgs/{org}/installations", OperationID: "orgs/list-app-installations", Handler: a.orgInstallations,
+			Scopes: []string{"read:org"}},
+
+		// hubd's own site administration: GitHub registers apps in its web
+		// interface (or the manifest flow), which hubd does not have.
+		{Method: "POST", Pattern: "/admin/apps", OperationID: "hubd/create-app", Handler: a.adminCreate, Scopes: site, Extension: true},
+		{Method: "POST", Pattern: "/admin/apps/{app_slug}/installations", OperationID: "hubd/install-app", Handler: a.adminInstall, Scopes: site, Extension: true},
+	}
+}

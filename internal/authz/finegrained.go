@@ -1,0 +1,209 @@
+package authz
+
+import (
+	"strings"
+	"sync"
+)
+
+// The fine-grained permission each operation needs, for GitHub App
+// installation tokens (and, later, fine-grained personal access tokens and
+// user access tokens), after GitHub's "Permissions required for GitHub
+// Apps" pages. A rule is written as
+//
+//	"issues"                        issues, read for GET and HEAD, write otherwise
+//	"issues|pull_requests"          either of them (GitHub accepts both)
+//	"contents:write"                at that level whatever the method
+//	"administration:write+contents:read"  both
+//	""                              no permission needed
+//
+// Rules are looked up by operationId, then by "category/subcategory", then
+// by category; an operation none of them names is refused to such tokens.
+var permissionRules = map[string]string{
+	// Categories and subcategories.
+	"issues":                      "issues",
+	"issues/assignees":            "issues|pull_requests",
+	"issues/comments":             "issues|pull_requests",
+	"issues/events":               "issues|pull_requests",
+	"issues/labels":               "issues|pull_requests",
+	"issues/milestones":           "issues|pull_requests",
+	"issues/timeline":             "issues|pull_requests",
+	"pulls":                       "pull_requests",
+	"checks":                      "checks",
+	"commits/comments":            "contents",
+	"commits/commits":             "contents:read",
+	"commits/statuses":            "statuses",
+	"git":                         "contents",
+	"repos/contents":              "contents",
+	"repos/autolinks":             "administration",
+	"repos/webhooks":              "repository_hooks",
+	"releases":                    "contents",
+	"branches/branches":           "metadata:read",
+	"branches/branch-protection":  "administration",
+	"collaborators/collaborators": "metadata:read",
+	"collaborators/invitations":   "administration",
+	"interactions/repos":          "administration",
+	"interactions/orgs":           "organization_administration",
+	"metrics/community":           "metadata:read",
+	"metrics/statistics":          "metadata:read",
+	"metrics/traffic":             "administration:read",
+	"reactions":                   "issues|pull_requests",
+	"licenses":                    "",
+	"meta":                        "",
+	"markdown":                    "",
+	"gitignore":                   "",
+	"rate-limit":                  "",
+	"search":                      "",
+	"emojis":                      "",
+	"codes-of-conduct":            "",
+	"users/users":                 "",
+	"orgs/orgs":                   "",
+	"orgs/members":                "members",
+	"orgs/outside-collaborators":  "members",
+	"orgs/blocking":               "organization_user_blocking",
+	"orgs/custom-roles":           "organization_custom_roles",
+	"orgs/organization-roles":     "organization_custom_org_roles",
+	"teams":                       "members",
+	"apps":                        "",
+	"repos/rules":                 "administration",
+	"orgs/rules":                  "organization_administration",
+	"activity/starring":           "metadata:read",
+	"activity/watching":           "metadata:read",
+
+	// Operations whose rule differs from their subcategory's.
+	"repos/get":                                        "metadata:read",
+	"repos/list-for-org":                               "metadata:read",
+	"repos/list-for-user":                              "metadata:read",
+	"repos/list-public":                                "metadata:read",
+	"repos/get-all-topics":                             "metadata:read",
+	"repos/list-languages":                             "metadata:read",
+	"repos/list-tags":                                  "metadata:read",
+	"repos/list-forks":                                 "metadata:read",
+	"repos/create-fork":                                "administration:write+contents:read",
+	"repos/create-in-org":                              "administration:write",
+	"repos/update":                                     "administration:write",
+	"repos/delete":                                     "administration:write",
+	"repos/replace-all-topics":                         "administration:write",
+	"repos/get-readme":                                 "contents:read",
+	"repos/get-readme-in-directory":                    "contents:read",
+	"repos/download-tarball-archive":                   "contents:read",
+	"repos/download-zipball-archive":                   "contents:read",
+	"repos/rename-branch":                              "administration:write",
+	"repos/add-collaborator":                           "administration:write",
+	"repos/remove-collaborator":                        "administration:write",
+	"repos/merge":                                      "contents:write",
+	"licenses/get-for-repo":                            "contents:read|metadata:read",
+	"pulls/merge":                                      "contents:write",
+	"pulls/merge-async":                                "contents:write",
+	"pulls/check-if-merged":                            "pull_requests:read",
+	"issues/list-for-repo":                             "issues:read",
+	"reactions/list-for-commit-comment":                "contents:read",
+	"reactions/create-for-commit-comment":              "contents:write",
+	"reactions/delete-for-commit-comment":              "contents:write",
+	"reactions/list-for-pull-request-review-comment":   "pull_requests:read",
+	"reactions/create-for-pull-request-review-comment": "pull_requests:write",
+	"reactions/delete-for-pull-request-comment":        "pull_requests:write",
+	"orgs/update":                                      "organization_administration:write",
+	"orgs/get-membership-for-authenticated-user":       "members:read",
+	"orgs/list-memberships-for-authenticated-user":     "members:read",
+	"orgs/update-membership-for-authenticated-user":    "members:write",
+	"orgs/list-repo-fine-grained-permissions":          "organization_custom_roles:read",
+	"orgs/list-organization-fine-grained-permissions":  "organization_custom_org_roles:read",
+	"orgs/assign-team-to-org-role":                     "members:write",
+	"orgs/assign-user-to-org-role":                     "members:write",
+	"orgs/revoke-all-org-roles-team":                   "members:write",
+	"orgs/revoke-all-org-roles-user":                   "members:write",
+	"orgs/revoke-org-role-team":                        "members:write",
+	"orgs/revoke-org-role-user":                        "members:write",
+	"orgs/list-org-role-teams":                         "members:read",
+	"orgs/list-org-role-users":                         "members:read",
+	"teams/add-or-update-repo-permissions-in-org":      "administration:write+members:write",
+	"teams/add-or-update-repo-permissions-legacy":      "administration:write+members:write",
+	"teams/remove-repo-in-org":                         "administration:write+members:write",
+	"teams/remove-repo-legacy":                         "administration:write+members:write",
+	"teams/check-permissions-for-repo-in-org":          "metadata:read+members:read",
+	"teams/check-permissions-for-repo-legacy":          "metadata:read+members:read",
+	"teams/list-repos-in-org":                          "metadata:read+members:read",
+	"teams/list-repos-legacy":                          "metadata:read+members:read",
+	"orgs/list-app-installations":                      "organization_administration:read",
+	"repos/get-repo-rulesets":                          "metadata:read",
+	"repos/get-repo-ruleset":                           "metadata:read",
+	"repos/get-branch-rules":                           "metadata:read",
+	"activity/list-repos-starred-by-user":              "",
+	"activity/list-repos-watched-by-user":              "",
+
+	// hubd's own routes (not in GitHub's description).
+	"hubd/list-refs":                       "contents:read",
+	"hubd/get-refs-legacy":                 "contents:read",
+	"hubd/get-root-content":                "contents:read",
+	"hubd/download-tarball-default-branch": "contents:read",
+	"hubd/download-zipball-default-branch": "contents:read",
+	"hubd/raw":                             "contents:read",
+	"hubd/codeload":                        "contents:read",
+	"hubd/release-download":                "contents:read",
+	"hubd/avatar":                          "",
+	"hubd/catalogue":                       "",
+	"hubd/catalogue-json":                  "",
+}
+
+var (
+	parsedOnce  sync.Once
+	parsedRules map[string]rule
+)
+
+// rule is a parsed rule: alternatives, each a list of permissions; an empty
+// level takes the method's (read for GET and HEAD, write otherwise).
+type rule [][]Need
+
+func parseRule(s string) rule {
+	if s == "" {
+		return rule{}
+	}
+	var out rule
+	for _, alt := range strings.Split(s, "|") {
+		var set []Need
+		for _, p := range strings.Split(alt, "+") {
+			name, level, _ := strings.Cut(strings.TrimSpace(p), ":")
+			set = append(set, Need{Name: name, Level: level})
+		}
+		out = append(out, set)
+	}
+	return out
+}
+
+// RequiredPermissions is what an operation needs of fine-grained
+// permissions: the sets that allow it (none: it needs no permission), and
+// whether any rule names it at all.
+func RequiredPermissions(operationID, category, subcategory, method string) ([]PermissionSet, bool) {
+	parsedOnce.Do(func() {
+		parsedRules = make(map[string]rule, len(permissionRules))
+		for k, v := range permissionRules {
+			parsedRules[k] = parseRule(v)
+		}
+	})
+	r, ok := parsedRules[operationID]
+	if !ok {
+		r, ok = parsedRules[category+"/"+subcategory]
+	}
+	if !ok {
+		r, ok = parsedRules[category]
+	}
+	if !ok {
+		return nil, false
+	}
+	methodLevel := "write"
+	if method == "GET" || method == "HEAD" {
+		methodLevel = "read"
+	}
+	sets := make([]PermissionSet, len(r))
+	for i, alt := range r {
+		set := make(PermissionSet, len(alt))
+		for j, n := range alt {
+			if n.Level == "" {
+				n.Level = methodLevel
+			}
+			set[j] = n
+		}
+		sets[i] = set
+	}
+	return sets, true
+}
