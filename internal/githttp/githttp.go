@@ -67,6 +67,10 @@ type Handler struct {
 	// a pack (a clone or fetch; not ls-remote nor a negotiation round), for
 	// clone traffic.
 	Fetched func(r *http.Request, a *Access)
+	// Check, when set, decides each push before any of its refs moves
+	// (see PushCheck).
+	Check PushCheck
+	hooks hooks
 }
 
 // Match reports whether a path is a git transport path and splits it.
@@ -177,10 +181,19 @@ func (h *Handler) rpc(w http.ResponseWriter, r *http.Request, a *Access, service
 	}
 	args := []string{}
 	var cmds *commandReader
+	var check *pushCheck
 	if service == "git-receive-pack" {
 		args = append(args, gitrepo.ReceiveArgs()...)
 		if h.MaxPush > 0 {
 			args = append(args, "-c", "receive.maxInputSize="+strconv.FormatInt(h.MaxPush, 10))
+		}
+		if h.Check != nil {
+			var err error
+			if check, err = h.newCheck(a); err != nil {
+				http.Error(w, err.Error(), 500)
+				return
+			}
+			args = append(args, check.args()...)
 		}
 		cmds = &commandReader{r: body}
 		body = cmds
@@ -188,17 +201,21 @@ func (h *Handler) rpc(w http.ResponseWriter, r *http.Request, a *Access, service
 	args = append(args, strings.TrimPrefix(service, "git-"), "--stateless-rpc", ".")
 	cmd := a.Repo.Cmd(r.Context(), gitProtocolEnv(r), args...)
 	cmd.Stdin = body
+	check.attach(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
+		check.start(false, h, r, a)
 		http.Error(w, err.Error(), 500)
 		return
 	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
+		check.start(false, h, r, a)
 		http.Error(w, err.Error(), 500)
 		return
 	}
+	check.start(true, h, r, a)
 	w.Header().Set("Content-Type", "application/x-"+service+"-result")
 	w.Header().Set("Cache-Control", "no-cache, max-age=0, must-revalidate")
 	fl, _ := w.(http.Flusher)
@@ -224,6 +241,7 @@ func (h *Handler) rpc(w http.ResponseWriter, r *http.Request, a *Access, service
 		}
 	}
 	cmd.Wait()
+	check.wait()
 	if pack != nil && pack.found {
 		h.Fetched(r, a)
 	}

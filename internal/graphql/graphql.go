@@ -23,6 +23,7 @@ import (
 	"github.com/hubd/hubd/internal/pullreviews"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/rulesets"
 	"github.com/hubd/hubd/internal/stars"
 )
 
@@ -39,11 +40,12 @@ type API struct {
 // Services are the domain services mutations run (the same the REST routes
 // run); zero only where nothing is executed (schema tests).
 type Services struct {
-	Issues  *issues.API
-	Pulls   *pulls.Service
-	Reviews *pullreviews.Service
-	Repos   *repos.API
-	Stars   *stars.Service
+	Issues   *issues.API
+	Pulls    *pulls.Service
+	Reviews  *pullreviews.Service
+	Repos    *repos.API
+	Stars    *stars.Service
+	Rulesets *rulesets.Service
 }
 
 // New loads the schema and registers the resolvers.
@@ -60,6 +62,7 @@ func New(d *api.Deps, svc Services) *API {
 	a.registerPullReviewing(svc.Pulls, svc.Reviews)
 	a.registerRepoMutations(svc.Repos)
 	a.registerStars(svc.Stars)
+	a.registerRulesets(svc.Rulesets)
 	return a
 }
 

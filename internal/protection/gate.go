@@ -73,6 +73,18 @@ func (s *Service) MergeGate(ctx context.Context, repo *model.Repo, pull *model.P
 			}
 		}
 	}
+	// The active rulesets on the base branch apply as well
+	// (rulesetgate.go); their bypass actors pass them.
+	ruled, err := s.rulesetGate(ctx, repo, pull, actorPerm, states)
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case ruled.blocked:
+		state = StateBlocked
+	case ruled.behind && state == StateClean:
+		state = StateBehind
+	}
 	if state == StateClean {
 		for _, st := range states {
 			if st != "success" {
@@ -82,7 +94,7 @@ func (s *Service) MergeGate(ctx context.Context, repo *model.Repo, pull *model.P
 		}
 	}
 	if len(refusals) == 0 || (actorPerm >= authz.Admin && !p.EnforceAdmins) {
-		return state, nil
+		return state, ruled.refusal
 	}
 	return state, refusals[0]
 }
@@ -198,8 +210,14 @@ func (s *Service) behind(ctx context.Context, repo *model.Repo, pull *model.Pull
 // name the head commit they approved).
 func (s *Service) HeadMoved(ctx context.Context, repo *model.Repo, pull *model.Pull) error {
 	p, err := s.Store.R().BranchProtection(ctx, repo.ID, pull.BaseRef)
-	if err != nil || p == nil || !p.Reviews || !p.DismissStaleReviews {
+	if err != nil {
 		return err
+	}
+	if p == nil || !p.Reviews || !p.DismissStaleReviews {
+		// A pull_request rule of an active ruleset may ask it too.
+		if dismiss, err := s.rulesetsDismissStale(ctx, repo, pull.BaseRef); err != nil || !dismiss {
+			return err
+		}
 	}
 	org := int64(0)
 	if repo.Owner != nil && repo.Owner.IsOrg() {

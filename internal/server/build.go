@@ -32,6 +32,7 @@ import (
 	releasesapi "github.com/hubd/hubd/internal/api/releases"
 	"github.com/hubd/hubd/internal/api/repos"
 	rolesapi "github.com/hubd/hubd/internal/api/roles"
+	rulesetsapi "github.com/hubd/hubd/internal/api/rulesets"
 	searchapi "github.com/hubd/hubd/internal/api/search"
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
@@ -104,6 +105,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	// GraphQL's issue mutations run the issues service of the REST routes.
 	issuesAPI, reposAPI, activityAPI := issues.New(d), repos.New(d), activityapi.New(d)
+	rulesetsAPI := rulesetsapi.New(d)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -133,11 +135,13 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		teamsapi.New(d).Routes(),
 		rolesapi.New(d).Routes(),
 		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI, Pulls: pullsAPI.Service(),
-			Reviews: reviewsAPI.Service(), Repos: reposAPI, Stars: activityAPI.Service()}).Routes(),
+			Reviews: reviewsAPI.Service(), Repos: reposAPI, Stars: activityAPI.Service(),
+			Rulesets: rulesetsAPI.Service()}).Routes(),
 		releasesapi.New(d).Routes(),
 		searchapi.New(d).Routes(),
 		appsapi.New(d).Routes(),
 		activityAPI.Routes(),
+		rulesetsAPI.Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)
@@ -148,5 +152,6 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		s.MaxBody = cfg.MaxBody
 	}
 	s.git.MaxPush = cfg.MaxPush
+	s.git.Check = rulesetsAPI.PushCheck // repository rules decide pushes
 	return s, d, nil
 }

@@ -1118,6 +1118,38 @@ INSERT INTO repo_subscriptions (user_id, repo_id, subscribed, ignored, created_a
  WHERE x.user_id IS NOT NULL;
 UPDATE repos SET subscribers_count = (SELECT COUNT(*) FROM repo_subscriptions s WHERE s.repo_id = repos.id AND s.subscribed = TRUE);
 `,
+	// 28: rulesets (owned by internal/rulesets): a repository's own
+	// (repo_id) or an organization's (org_id), names unique per source
+	// whatever their case; bypass actors, conditions and rules are JSON
+	// (store/rulesets.go). Each change stores a version with the state it
+	// left (GET .../history).
+	`
+CREATE TABLE rulesets (
+  id {{id}},
+  repo_id BIGINT REFERENCES repos(id) ON DELETE CASCADE,
+  org_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  lower_name TEXT NOT NULL,
+  target TEXT NOT NULL,
+  enforcement TEXT NOT NULL,
+  bypass_actors TEXT NOT NULL DEFAULT '[]',
+  conditions TEXT NOT NULL DEFAULT '',
+  rules TEXT NOT NULL DEFAULT '[]',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (repo_id, lower_name),
+  UNIQUE (org_id, lower_name)
+);
+
+CREATE TABLE ruleset_versions (
+  id {{id}},
+  ruleset_id BIGINT NOT NULL REFERENCES rulesets(id) ON DELETE CASCADE,
+  actor_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  state TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX ruleset_versions_ruleset ON ruleset_versions (ruleset_id, id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

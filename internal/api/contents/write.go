@@ -322,6 +322,9 @@ func (a *API) commitChange(ctx context.Context, repo *model.Repo, ch fileChange)
 		if c.OID, err = g.WriteObject(ctx, "commit", gitrepo.EncodeCommit(c)); err != nil {
 			return nil, err
 		}
+		if err := a.ruled(ctx, repo, ch.actorID, ref, old, c.OID); err != nil {
+			return nil, err
+		}
 		err = g.UpdateRef(ctx, ref, c.OID, old)
 		if errors.Is(err, gitrepo.ErrRefConflict) {
 			continue

@@ -154,6 +154,9 @@ func (a *API) createRef(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := a.ruled(r, repo, name, gitrepo.ZeroOID, target.OID); err != nil {
+		return err
+	}
 	err = g.UpdateRef(ctx, name, target.OID, gitrepo.ZeroOID)
 	if errors.Is(err, gitrepo.ErrRefConflict) {
 		return model.Unprocessable("Reference already exists")
@@ -240,6 +243,9 @@ func (a *API) updateRef(w http.ResponseWriter, r *http.Request) error {
 				return model.Unprocessable("Update is not a fast forward")
 			}
 		}
+		if err := a.ruled(r, repo, name, cur.OID, target.OID); err != nil {
+			return err
+		}
 		err = g.UpdateRef(ctx, name, target.OID, cur.OID)
 		if errors.Is(err, gitrepo.ErrRefConflict) && attempt < refAttempts {
 			continue
@@ -287,6 +293,9 @@ func (a *API) deleteRef(w http.ResponseWriter, r *http.Request) error {
 		}
 		if name == "refs/heads/"+repo.DefaultBranch {
 			return model.Unprocessable("Cannot delete the default branch")
+		}
+		if err := a.ruled(r, repo, name, cur.OID, gitrepo.ZeroOID); err != nil {
+			return err
 		}
 		err = g.DeleteRef(ctx, name, cur.OID)
 		if errors.Is(err, gitrepo.ErrRefConflict) && attempt < refAttempts {

@@ -251,6 +251,44 @@ func TestGhCommands(t *testing.T) {
 		contains(t, "gh release view", out, "title:\tSecond", "tag:\tv2.0.0", "Notes of v2")
 	})
 
+	t.Run("repo view --json stars and watchers", func(t *testing.T) {
+		g := g0.For(t)
+		e.Must(204, "PUT", "/user/starred/mona/hello", rita, nil)
+		var v struct {
+			StargazerCount   int  `json:"stargazerCount"`
+			ViewerHasStarred bool `json:"viewerHasStarred"`
+			Watchers         struct {
+				TotalCount int `json:"totalCount"`
+			} `json:"watchers"`
+		}
+		decode(t, g.Must("repo", "view", "mona/hello", "--json", "stargazerCount,viewerHasStarred,watchers"), &v)
+		if v.StargazerCount != 1 || v.ViewerHasStarred || v.Watchers.TotalCount != 1 {
+			t.Fatalf("gh repo view --json: %+v", v)
+		}
+		gr := g0.For(t)
+		gr.LoginAs("rita", rita)
+		decode(t, gr.Must("repo", "view", "mona/hello", "--json", "viewerHasStarred"), &v)
+		if !v.ViewerHasStarred {
+			t.Fatalf("rita's viewerHasStarred: %+v", v)
+		}
+	})
+	g0.LoginAs("mona", w.tok)
+
+	t.Run("ruleset list, view, check", func(t *testing.T) {
+		g := g0.For(t)
+		rs := e.Must(201, "POST", "/repos/mona/hello/rulesets", w.tok, map[string]any{"name": "protect main", "target": "branch", "enforcement": "active",
+			"conditions": map[string]any{"ref_name": map[string]any{"include": []string{"~DEFAULT_BRANCH"}, "exclude": []string{}}},
+			"rules":      []map[string]any{{"type": "deletion"}, {"type": "non_fast_forward"}}}).Map(t)
+		id := itoa(rs["id"])
+		if l := rows(g.Must("ruleset", "list", "-R", "mona/hello"))[id]; strings.Join(l, "|") != id+"|protect main|mona/hello (repo)|active|2" {
+			t.Fatalf("gh ruleset list: %q", l)
+		}
+		contains(t, "gh ruleset view", g.Must("ruleset", "view", id, "-R", "mona/hello"),
+			"protect main", "ID: "+id, "Source: mona/hello (Repository)", "Enforcement: Active")
+		contains(t, "gh ruleset check", g.Must("ruleset", "check", "main", "-R", "mona/hello"),
+			"2 rules apply to branch main in repo mona/hello", "- deletion", "- non_fast_forward", "(configured in ruleset "+id+" from repository mona/hello)")
+	})
+
 	t.Run("search prs, repos; org list", func(t *testing.T) {
 		g := g0.For(t)
 		prs := rows(g.Must("search", "prs", "feature"))

@@ -1,0 +1,42 @@
+package rulesets
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/hubd/hubd/internal/githttp"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rest"
+	svc "github.com/hubd/hubd/internal/rulesets"
+)
+
+// PushCheck is the git transport's push check: the active rulesets of the
+// repository decide the pushed ref updates, for the pusher (bypass actors
+// pass).
+func (a *API) PushCheck(ctx context.Context, r *http.Request, acc *githttp.Access, updates []githttp.RefUpdate, env []string) (string, error) {
+	repo := acc.Model
+	if repo == nil {
+		return "", nil
+	}
+	changes := make([]svc.RefChange, len(updates))
+	for i, u := range updates {
+		changes[i] = svc.RefChange{Ref: u.Name, Old: u.Old, New: u.New}
+	}
+	v, err := a.svc.CheckChanges(ctx, repo, svc.CallerActor(rest.Caller(r)), changes, env)
+	if err != nil || len(v) == 0 {
+		return "", err
+	}
+	return svc.PushMessage(v, func(ref string) string { return a.rulesURL(repo, ref) }), nil
+}
+
+// rulesURL is where a ref's rules are listed: the rules of a branch, or
+// the repository's rulesets.
+func (a *API) rulesURL(repo *model.Repo, ref string) string {
+	base := a.d.URLs.RepoAPI(repo.Owner.Login, repo.Name)
+	if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+		return base + "/rules/branches/" + url.PathEscape(b)
+	}
+	return base + "/rulesets"
+}

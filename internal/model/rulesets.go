@@ -1,0 +1,151 @@
+package model
+
+import "time"
+
+// Ruleset targets, enforcement levels and sources (GitHub's words).
+const (
+	RulesetTargetBranch = "branch"
+	RulesetTargetTag    = "tag"
+	RulesetTargetPush   = "push"
+
+	EnforcementDisabled = "disabled"
+	EnforcementActive   = "active"
+	EnforcementEvaluate = "evaluate"
+
+	RulesetSourceRepository   = "Repository"
+	RulesetSourceOrganization = "Organization"
+)
+
+// Bypass actor types and modes.
+const (
+	BypassIntegration       = "Integration"
+	BypassOrganizationAdmin = "OrganizationAdmin"
+	BypassRepositoryRole    = "RepositoryRole"
+	BypassTeam              = "Team"
+	BypassDeployKey         = "DeployKey"
+	BypassUser              = "User"
+
+	BypassAlways      = "always"
+	BypassPullRequest = "pull_request"
+	BypassExempt      = "exempt"
+)
+
+// Rule types hubd knows.
+const (
+	RuleCreation                 = "creation"
+	RuleUpdate                   = "update"
+	RuleDeletion                 = "deletion"
+	RuleRequiredLinearHistory    = "required_linear_history"
+	RuleRequiredSignatures       = "required_signatures"
+	RulePullRequest              = "pull_request"
+	RuleRequiredStatusChecks     = "required_status_checks"
+	RuleNonFastForward           = "non_fast_forward"
+	RuleCommitMessagePattern     = "commit_message_pattern"
+	RuleCommitAuthorEmailPattern = "commit_author_email_pattern"
+	RuleCommitterEmailPattern    = "committer_email_pattern"
+	RuleBranchNamePattern        = "branch_name_pattern"
+	RuleTagNamePattern           = "tag_name_pattern"
+)
+
+// Ruleset is a named set of rules that applies to the refs its conditions
+// select: a repository's own (RepoID set) or an organization's (OrgID set),
+// which applies to the organization's repositories its repository name
+// condition selects.
+type Ruleset struct {
+	ID          int64
+	SourceType  string // RulesetSourceRepository or RulesetSourceOrganization
+	RepoID      int64
+	OrgID       int64
+	Source      string // "owner/name" of the repository, or the organization's login
+	Name        string
+	Target      string
+	Enforcement string
+	Bypass      []BypassActor
+	Conditions  *RulesetConditions // nil: none given
+	Rules       []RulesetRule
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// BypassActor may bypass a ruleset's rules: always, or only when merging
+// pull requests (pull_request), or without the rules being evaluated at
+// all (exempt). ActorID is 0 for types that have none.
+type BypassActor struct {
+	ActorID   int64
+	ActorType string
+	Mode      string
+}
+
+// RulesetConditions select the refs (and, for an organization's ruleset,
+// the repositories) a ruleset applies to: one include pattern must match
+// and no exclude pattern.
+type RulesetConditions struct {
+	RefName        *NamePatterns
+	RepositoryName *NamePatterns
+	// RepositoryProtected is repository_name.protected (stored; hubd does
+	// not prevent renames).
+	RepositoryProtected bool
+}
+
+// NamePatterns are include and exclude patterns.
+type NamePatterns struct {
+	Include []string
+	Exclude []string
+}
+
+// RulesetRule is one rule; only the parameters of its type are set.
+type RulesetRule struct {
+	Type string
+	// update
+	UpdateAllowsFetchAndMerge bool
+	// pull_request
+	PullRequest *PullRequestRule
+	// required_status_checks
+	StatusChecks *StatusChecksRule
+	// commit_message_pattern, commit_author_email_pattern,
+	// committer_email_pattern, branch_name_pattern, tag_name_pattern
+	Pattern *PatternRule
+}
+
+// PullRequestRule is the pull_request rule's parameters.
+type PullRequestRule struct {
+	RequiredApprovals              int
+	DismissStaleReviewsOnPush      bool
+	RequireCodeOwnerReview         bool
+	RequireLastPushApproval        bool
+	RequiredReviewThreadResolution bool
+	AllowedMergeMethods            []string // nil: not given
+}
+
+// StatusChecksRule is the required_status_checks rule's parameters.
+type StatusChecksRule struct {
+	Checks               []RequiredCheck
+	Strict               bool
+	DoNotEnforceOnCreate bool
+}
+
+// RequiredCheck is a required status check; IntegrationID 0 means any
+// source.
+type RequiredCheck struct {
+	Context       string
+	IntegrationID int64
+}
+
+// PatternRule is the parameters of the metadata pattern rules. Operator is
+// starts_with, ends_with, contains or regex.
+type PatternRule struct {
+	Name     string
+	Negate   bool
+	Operator string
+	Pattern  string
+}
+
+// RulesetVersion is a stored version of a ruleset: its state after a
+// change, who made it and when.
+type RulesetVersion struct {
+	ID        int64
+	RulesetID int64
+	ActorID   int64
+	CreatedAt time.Time
+	State     *Ruleset
+}
