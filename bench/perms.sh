@@ -6,7 +6,9 @@
 #       by acme-owner, who owns the organization (no team: the control);
 #   (b) GET /user/repos?per_page=30 for teamster, a member of 50 teams
 #       reaching 2,000 repositories (half through parent teams only), page 1
-#       and page DEEP.
+#       and page DEEP;
+#   (c) GET /issues?filter=all&per_page=30 for teamster: the open issues of
+#       those 2,000 repositories (one each), cold only.
 #
 # Throughput ("warm") is measured with wrk against the bare handler of
 # bench/bare answering the same bytes in this one run (compare ratios, not
@@ -19,9 +21,11 @@
 # with curl. When the cold request takes longer than the wrk run, every
 # connection waits on its own cold query and wrk counts no answer at all.
 #
-# Then the Go benchmark of bench/permbench times the two store queries
-# themselves on the same seed (in a transaction, which the read cache never
-# answers), without HTTP, JSON and the other engineers' load on the wire.
+# Then the Go benchmark of bench/permbench times the store queries
+# themselves on the same seed, without HTTP and JSON: in a transaction
+# (which the read cache never answers, and which prepares its statements
+# anew each time) and "-cold" as a request right after a write runs them
+# (cached statements, read cache emptied).
 #
 #   bash bench/perms.sh                                  # SQLite, 10 s per wrk run
 #   DATABASE='postgres://postgres@127.0.0.1:5432/EMPTYDB?sslmode=disable' bash bench/perms.sh
@@ -78,6 +82,9 @@ get "$DEEPTOK" "$repo" >"$work/repo.json"
 get "$OWNERTOK" "$repo" >"$work/repo-owner.json"
 get "$TEAMSTER" "$list?per_page=30" >"$work/page1.json"
 get "$TEAMSTER" "$list?per_page=30&page=$DEEP" >"$work/deep.json"
+issues="/api/v3/issues?filter=all&per_page=30"
+n3=$(get "$TEAMSTER" "$issues" | grep -o '"repository_url"' | wc -l)
+[ "$n3" = 30 ] || { echo "GET /issues holds $n3 issues" >&2; exit 1; }
 grep -q '"push":true' "$work/repo.json" || { echo "deep cannot push to acme/r00001:" >&2; cat "$work/repo.json" >&2; exit 1; }
 n1=$(grep -o '"full_name":"acme/r' "$work/page1.json" | wc -l)
 n2=$(grep -o '"full_name":"acme/r' "$work/deep.json" | wc -l)
@@ -138,13 +145,15 @@ read -r m p < <(cold "$TEAMSTER" "$list?per_page=30")
 printf '%-46s %8sms %8sms %8s\n' "(b) GET /user/repos?per_page=30 (teamster)" "$m" "$p" "<20ms"
 read -r m p < <(cold "$TEAMSTER" "$list?per_page=30&page=$DEEP")
 printf '%-46s %8sms %8sms %8s\n' "(b) GET /user/repos?...&page=$DEEP" "$m" "$p" ""
+read -r m p < <(cold "$TEAMSTER" "$issues")
+printf '%-46s %8sms %8sms %8s\n' "(c) GET /issues?filter=all&per_page=30" "$m" "$p" ""
 
 # Stop the servers before the Go benchmark: they share the two cores.
 for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
 pids=()
 if [ "$GOBENCH" = 1 ]; then
   echo
-  echo "go test -bench (the store queries alone, in a transaction: ms/op per query):"
+  echo "go test -bench (the store queries alone, in a transaction or -cold as after a write: ms/op per query):"
   status=0
   HUBD_TEST_DATABASE="$DATABASE" go test -run XXX -bench . -benchtime "$BENCHTIME" ./bench/permbench >"$work/gobench.txt" 2>&1 || status=$?
   grep -E '^(Benchmark|ok|FAIL|---|    )' "$work/gobench.txt" || true

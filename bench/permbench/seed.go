@@ -23,11 +23,12 @@ type Options struct {
 	Members int // other members of acme, each in 5 teams
 	Noise   int // repositories of 20 other organizations
 	Users   int // other users, in no organization
+	Issues  int // open issues in each acme repository (GET /issues across them)
 }
 
 // Defaults are the sizes of the benchmark: 50 teams, 2,000 reachable
 // repositories.
-var Defaults = Options{Teams: 50, Repos: 2000, Hidden: 2000, Nested: 1000, Others: 50, Members: 200, Noise: 5000, Users: 20000}
+var Defaults = Options{Teams: 50, Repos: 2000, Hidden: 2000, Nested: 1000, Others: 50, Members: 200, Noise: 5000, Users: 20000, Issues: 1}
 
 // Seeded is what Seed made: the bench users and a classic token (repo,
 // read:org, user) of each.
@@ -55,7 +56,8 @@ type Seeded struct {
 //     hidden repositories, o.Noise repositories of 20 other organizations
 //     and o.Users users in none, so the tables are not the bench users'
 //     alone (with a few hundred accounts PostgreSQL's planner takes
-//     shortcuts through the accounts index that no real instance would).
+//     shortcuts through the accounts index that no real instance would);
+//   - o.Issues open issues in every acme repository.
 //
 // acme-owner's access to every acme repository comes from owning the
 // organization: the control, with no team involved. On PostgreSQL the seed
@@ -155,6 +157,14 @@ func Seed(ctx context.Context, st *store.Store, o Options) (*Seeded, error) {
 		}
 		for i := 0; i < o.Users; i++ {
 			s.user(fmt.Sprintf("user-%06d", i+1))
+		}
+		// o.Issues open issues in every acme repository, by acme-owner:
+		// teamster's GET /issues?filter=all lists those of the reachable
+		// ones.
+		for _, r := range all {
+			for k := 0; k < o.Issues; k++ {
+				s.check(tx.CreateIssue(ctx, &model.Issue{RepoID: r.ID, Title: fmt.Sprintf("issue %d of %s", k+1, r.Name), UserID: owner.ID}))
+			}
 		}
 		if s.err != nil {
 			return s.err

@@ -34,6 +34,7 @@ func main() {
 	flag.IntVar(&o.Members, "members", o.Members, "other members of acme, each in 5 teams")
 	flag.IntVar(&o.Noise, "noise", o.Noise, "repositories of 20 other organizations")
 	flag.IntVar(&o.Users, "users", o.Users, "other users, in no organization")
+	flag.IntVar(&o.Issues, "issues", o.Issues, "open issues in each acme repository")
 	flag.Parse()
 	ctx := context.Background()
 	dsn := *database

@@ -244,6 +244,9 @@ func (s *Service) grant(ctx context.Context, q store.Q, a Access, name *string) 
 		return roles.Grant{Perm: authz.Write}, nil
 	}
 	if p, ok := authz.ParsePermission(*name); ok && p != authz.None {
+		if err := personalLevel(a.Repo, p); err != nil {
+			return roles.Grant{}, err
+		}
 		return roles.Grant{Perm: p}, nil
 	}
 	g, err := roles.CustomGrant(ctx, q, a.org(), *name)
@@ -252,6 +255,19 @@ func (s *Service) grant(ctx context.Context, q store.Q, a Access, name *string) 
 			Code: "invalid", Value: *name}}}
 	}
 	return g, err
+}
+
+// personalLevel refuses triage and maintain on a repository a user owns:
+// GitHub grants a personal repository's collaborators read, write or admin
+// only, and answers the two organization levels with 422 Validation Failed
+// rather than granting another level (github/rest-api-description#7010;
+// the message is hubd's own).
+func personalLevel(repo *model.Repo, p authz.Permission) error {
+	if (p == authz.Triage || p == authz.Maintain) && (repo.Owner == nil || !repo.Owner.IsOrg()) {
+		return model.Custom("Repository", "permission", "The "+p.String()+
+			" permission is only available on organization-owned repositories; use pull, push or admin.")
+	}
+	return nil
 }
 
 // MaxInvitationsPerDay is how many invitations a repository may send in 24
@@ -266,6 +282,38 @@ var errInvitationCap = model.Custom("RepositoryInvitation", "invitee",
 // errInviteeBlocked refuses inviting a user the repository's owner (the
 // user, or the owning organization) has blocked.
 var errInviteeBlocked = model.Custom("RepositoryInvitation", "invitee", "The user is blocked by the owner of this repository.")
+
+// errInviterBlocked refuses inviting a user who has blocked the inviter or
+// the user owning the repository: GitHub's blocked user cannot invite the
+// blocker to their repositories. GitHub answers 422 Validation Failed; the
+// message is the one GitHub support quoted for a blocked invitation
+// ("User is blocked"), as GitHub does not tell who blocked whom.
+var errInviterBlocked = model.Custom("RepositoryInvitation", "invitee", "User is blocked")
+
+// refuseBlocked checks the blocks between the invitee and the inviting
+// side: the owner (a user or the organization) blocking the invitee, and
+// the invitee blocking the inviter or the owning user.
+func refuseBlocked(ctx context.Context, tx store.Q, a Access, inviteeID int64) error {
+	if blocked, err := tx.IsBlocked(ctx, a.Repo.OwnerID, inviteeID); err != nil || blocked {
+		if err == nil {
+			err = errInviteeBlocked
+		}
+		return err
+	}
+	blockers := []int64{a.UserID}
+	if a.org() == 0 && a.Repo.OwnerID != a.UserID {
+		blockers = append(blockers, a.Repo.OwnerID)
+	}
+	for _, id := range blockers {
+		if blocked, err := tx.IsBlocked(ctx, inviteeID, id); err != nil || blocked {
+			if err == nil {
+				err = errInviterBlocked
+			}
+			return err
+		}
+	}
+	return nil
+}
 
 // AddResult is what PUT did: Invitation is set when an invitation was
 // created (or renewed), nil when the user got (or kept) a direct grant.
@@ -332,10 +380,8 @@ func (s *Service) Add(ctx context.Context, a Access, login string, permission *s
 			return tx.AppendEvent(ctx, "member", a.UserID, a.Repo.ID, a.org(), map[string]any{
 				"action": action, "member": u.ID, "permission": g.Perm.String(), "role_name": g.Name(), "previous": current.String()})
 		}
-		if blocked, err := tx.IsBlocked(ctx, a.Repo.OwnerID, u.ID); err != nil {
+		if err := refuseBlocked(ctx, tx, a, u.ID); err != nil {
 			return err
-		} else if blocked {
-			return errInviteeBlocked
 		}
 		sent, err := tx.InvitationsSentSince(ctx, a.Repo.ID, tx.Now().Add(-24*time.Hour))
 		if err != nil {
@@ -476,6 +522,9 @@ func (s *Service) UpdateInvitation(ctx context.Context, a Access, id int64, perm
 		if !ok || p == authz.None || (*permissions != p.String()) {
 			return nil, &model.ValidationError{Errors: []model.FieldError{{Resource: "RepositoryInvitation", Field: "permissions",
 				Code: "invalid", Value: *permissions}}}
+		}
+		if err := personalLevel(a.Repo, p); err != nil {
+			return nil, err
 		}
 		perm = p
 	}

@@ -61,12 +61,20 @@ type Invitation struct {
 // errAlreadyMember is the refusal of an invitation to a member.
 var errAlreadyMember = errors.New("already a member")
 
+// errInviterBlocked refuses inviting a user who has blocked the inviting
+// owner, for every way of inviting (memberships, invitations, teams):
+// GitHub answers 422 Validation Failed. The message is the one GitHub
+// support quoted for a blocked organization invitation; GitHub does not
+// tell who blocked whom.
+var errInviterBlocked = invitationError("invitee", "User is blocked")
+
 // Invite records an invitation inside tx: a pending one of the same
 // invitee is reused (its role changes, the teams are added, it keeps its
 // id and date), otherwise a new one is created. It reports whether it
 // created one. A user who is already an active member is refused with
-// errAlreadyMember; callers check blocks and the rate limit first, as their
-// answers differ.
+// errAlreadyMember, one who blocked the inviter with errInviterBlocked;
+// callers check the organization's blocks and the rate limit first, as
+// their answers differ.
 func Invite(ctx context.Context, tx store.Q, in Invitation) (*model.OrgInvitation, bool, error) {
 	org := in.Org
 	if err := tx.LockOrgInvitations(ctx, org.ID); err != nil { // one open invitation per invitee
@@ -81,6 +89,13 @@ func Invite(ctx context.Context, tx store.Q, in Invitation) (*model.OrgInvitatio
 		}
 		if r != "" {
 			return nil, false, errAlreadyMember
+		}
+		if in.Inviter != nil {
+			if blocked, err := tx.IsBlocked(ctx, in.User.ID, in.Inviter.ID); err != nil {
+				return nil, false, err
+			} else if blocked {
+				return nil, false, errInviterBlocked
+			}
 		}
 		inv, err = tx.PendingOrgInvitation(ctx, org.ID, in.User.ID)
 	} else {

@@ -354,23 +354,25 @@ func (f *IssueQuery) states() []string {
 	return []string{"open"}
 }
 
-// from is the FROM clause and its leading arguments.
+// from is the FROM clause and its leading arguments. Across repositories
+// the repository (r) comes along for its has_issues; which repositories
+// the viewer may see is where's condition (RepoQuery.Subquery).
 func (f *IssueQuery) from() (string, []any) {
 	if f.Repos == nil {
 		return ` FROM issues i`, nil
 	}
-	v := f.Repos.Viewer.UserID
-	return ` FROM issues i JOIN repos r ON r.id = i.repo_id JOIN accounts a ON a.id = r.owner_id
- LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
- LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?`, []any{v, v}
+	return ` FROM issues i JOIN repos r ON r.id = i.repo_id`, nil
 }
 
 func (f *IssueQuery) where() (string, []any) {
 	var conds []string
 	var args []any
 	if f.Repos != nil {
-		w, a := f.Repos.where()
-		conds, args = append(conds, strings.TrimPrefix(w, " WHERE "), "r.has_issues = ?"), append(a, true)
+		// The repositories the viewer may see, found once per query (the
+		// viewer's teams and roles computed once, their accessible set
+		// through indexes) rather than tested issue by issue.
+		ids, a := f.Repos.Subquery()
+		conds, args = append(conds, "i.repo_id IN ("+ids+")", "r.has_issues = ?"), append(a, true)
 	} else {
 		conds, args = append(conds, "i.repo_id = ?"), append(args, f.RepoID)
 	}

@@ -62,40 +62,59 @@ const orgRoleGrant = `(CASE WHEN m.user_id IS NULL THEN NULL ELSE (SELECT MAX(ra
  JOIN teams t0 ON t0.id = rtm.team_id` + teamAncestors + `
  WHERE rtm.user_id = m.user_id AND ra.team_id IN ` + teamLine + `))) END)`
 
-// viewerGrants is teamGrant and orgRoleGrant for lists, computed once per
-// query instead of once per candidate row: vt is every team the viewer (its
-// first two arguments) belongs to and their ancestors (UNION stops on any
-// cycle; internal/teams keeps chains within TeamMaxDepth), tg each
-// repository's highest grant to one of them, vr each organization's highest
-// role level assigned to the viewer or to one of those teams. listSelect
-// joins both and counts them only where the viewer is an active member of
-// the owning organization (m), as teamGrant and orgRoleGrant do.
-const viewerGrants = `WITH RECURSIVE vt(id) AS (
+// viewerCTEs is what lists need to know about the viewer (its first three
+// arguments), computed once per query instead of once per candidate row:
+// vt is every team they belong to and those teams' ancestors (UNION stops
+// on any cycle; internal/teams keeps chains within TeamMaxDepth), vr each
+// organization's highest role level assigned to them or to one of those
+// teams, vm their active organization memberships with each
+// organization's base permission. Like teamGrant and orgRoleGrant, team
+// grants and roles count only where the viewer is an active member of the
+// owning organization.
+const viewerCTEs = `WITH RECURSIVE vt(id) AS (
  SELECT team_id FROM team_members WHERE user_id = ?
  UNION SELECT t.parent_id FROM teams t JOIN vt ON t.id = vt.id WHERE t.parent_id IS NOT NULL),
- tg(repo_id, perm) AS (SELECT tr.repo_id, MAX(tr.permission) FROM team_repos tr JOIN vt ON tr.team_id = vt.id GROUP BY tr.repo_id),
  vr(org_id, perm) AS (SELECT ra.org_id, MAX(ra.permission) FROM org_role_assignments ra
- WHERE ra.user_id = ? OR ra.team_id IN (SELECT id FROM vt) GROUP BY ra.org_id)
-`
+ WHERE ra.user_id = ? OR ra.team_id IN (SELECT id FROM vt) GROUP BY ra.org_id),
+ vm(org_id, role, dp) AS (SELECT om.org_id, om.role, o.default_repo_permission FROM org_members om
+ JOIN accounts o ON o.id = om.org_id WHERE om.user_id = ? AND om.state = 'active')`
 
-// listFrom is repoSelect's FROM with the viewer's team grants (tg) and
-// organization roles (vr) joined,
-// without the issue counters (listCounters; the count needs none).
+// teamGrants (tg) is each repository's highest grant to one of the
+// viewer's teams (vt), for conditions that test access row by row.
+const teamGrants = `,
+ tg(repo_id, perm) AS (SELECT tr.repo_id, MAX(tr.permission) FROM team_repos tr JOIN vt ON tr.team_id = vt.id GROUP BY tr.repo_id)`
+
+// listFrom joins to a candidate repository (r) its owner (a), the viewer's
+// active membership of the owning organization (m), their direct grant
+// (c), their teams' grants (tg) and their organization roles (vr), for
+// listedOrgAccess. Its arguments are the viewer id twice.
 const listFrom = ` FROM repos r JOIN accounts a ON a.id = r.owner_id
  LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
  LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?
  LEFT JOIN tg ON tg.repo_id = r.id
  LEFT JOIN vr ON vr.org_id = r.owner_id`
 
-// listSelect is repoSelect's columns for lists, followed by listFrom and
-// listCounters: viewerGrants first, so its arguments are the viewer id
-// four times.
-const listSelect = viewerGrants + `SELECT ` + repoCols + `, ` + accountCols + `, COALESCE(m.role, ''), COALESCE(c.permission, ''),
- COALESCE(ic.open_issues, 0), COALESCE(CASE WHEN m.user_id IS NOT NULL THEN tg.perm END, 0),
+// accessibleFrom is the FROM of a list whose repositories are the viewer's
+// accessible set (acc, see RepoQuery.accessible) and nothing else.
+const accessibleFrom = ` FROM acc JOIN repos r ON r.id = acc.id JOIN accounts a ON a.id = r.owner_id`
+
+// viewerTeamGrant is teamGrant for one row of a page: the highest grant on
+// r to one of the viewer's teams (vt); the team_repos index on repo_id
+// answers it.
+const viewerTeamGrant = `(SELECT MAX(tr.permission) FROM team_repos tr WHERE tr.repo_id = r.id AND tr.team_id IN (SELECT id FROM vt))`
+
+// pageSelect is repoSelect's columns for the rows of a page (page.id)
+// after viewerCTEs: the viewer's facts are looked up for those rows alone.
+// Its arguments are the viewer id twice.
+const pageSelect = `SELECT ` + repoCols + `, ` + accountCols + `, COALESCE(m.role, ''), COALESCE(c.permission, ''),
+ COALESCE(ic.open_issues, 0), COALESCE(CASE WHEN m.user_id IS NOT NULL THEN ` + viewerTeamGrant + ` END, 0),
  COALESCE(CASE WHEN m.user_id IS NOT NULL THEN vr.perm END, 0)`
 
-// listCounters joins the issue counters listSelect reads after listFrom.
-const listCounters = `
+// pageFrom joins a page's ids to their rows and the viewer's relations.
+const pageFrom = ` FROM page JOIN repos r ON r.id = page.id JOIN accounts a ON a.id = r.owner_id
+ LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
+ LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?
+ LEFT JOIN vr ON vr.org_id = r.owner_id
  LEFT JOIN issue_counters ic ON ic.repo_id = r.id`
 
 // RepoView is a repository with what authz needs to know about the viewer.
@@ -373,8 +392,8 @@ const orgAccess = `(m.role = 'admin' OR (m.role = 'member' AND (a.default_repo_p
 const listedOrgAccess = `(m.role = 'admin' OR (m.role = 'member' AND (a.default_repo_permission <> 'none' OR r.visibility = 'internal' OR tg.perm IS NOT NULL
  OR vr.perm > 0)))`
 
-// where is the condition for queries on repoSelect's joins (the
-// cross-repository issue lists use it too).
+// where is the condition for queries on repoSelect's joins (repository
+// search uses it too).
 func (f *RepoQuery) where() (string, []any) { return f.whereAccess(orgAccess) }
 
 // whereAccess builds the condition with access (orgAccess or
@@ -384,34 +403,6 @@ func (f *RepoQuery) whereAccess(access string) (string, []any) {
 	// The visibility rule of authz.RepoPermission, in SQL.
 	conds := []string{`(r.visibility = 'public' OR r.owner_id = ? OR c.permission IS NOT NULL OR ` + access + `)`}
 	args := []any{v.UserID}
-	if v.PublicOnly {
-		conds = append(conds, `r.visibility = 'public'`)
-	}
-	if v.RepoIDs != nil {
-		in := "r.visibility = 'public'"
-		if len(v.RepoIDs) > 0 {
-			in += " OR r.id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(v.RepoIDs)), ",") + ")"
-			for _, id := range v.RepoIDs {
-				args = append(args, id)
-			}
-		}
-		conds = append(conds, "("+in+")")
-	}
-	if f.None {
-		conds = append(conds, "1 = 0")
-	}
-	if f.OwnerID != 0 {
-		conds, args = append(conds, `r.owner_id = ?`), append(args, f.OwnerID)
-	}
-	if f.ParentID != 0 {
-		conds, args = append(conds, `r.parent_id = ?`), append(args, f.ParentID)
-	}
-	if f.Forks {
-		conds = append(conds, `r.parent_id IS NOT NULL`)
-	}
-	if f.Sources {
-		conds = append(conds, `r.parent_id IS NULL`)
-	}
 	var rel []string
 	if f.OwnedBy != 0 {
 		rel, args = append(rel, `r.owner_id = ?`), append(args, f.OwnedBy)
@@ -432,6 +423,43 @@ func (f *RepoQuery) whereAccess(access string) (string, []any) {
 	if len(rel) > 0 {
 		conds = append(conds, "("+strings.Join(rel, " OR ")+")")
 	}
+	more, moreArgs := f.filters()
+	return " WHERE " + strings.Join(append(conds, more...), " AND "), append(args, moreArgs...)
+}
+
+// filters are the conditions of f other than access and relations, on r
+// alone.
+func (f *RepoQuery) filters() ([]string, []any) {
+	var conds []string
+	var args []any
+	if f.Viewer.PublicOnly {
+		conds = append(conds, `r.visibility = 'public'`)
+	}
+	if f.Viewer.RepoIDs != nil {
+		in := "r.visibility = 'public'"
+		if len(f.Viewer.RepoIDs) > 0 {
+			in += " OR r.id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(f.Viewer.RepoIDs)), ",") + ")"
+			for _, id := range f.Viewer.RepoIDs {
+				args = append(args, id)
+			}
+		}
+		conds = append(conds, "("+in+")")
+	}
+	if f.None {
+		conds = append(conds, "1 = 0")
+	}
+	if f.OwnerID != 0 {
+		conds, args = append(conds, `r.owner_id = ?`), append(args, f.OwnerID)
+	}
+	if f.ParentID != 0 {
+		conds, args = append(conds, `r.parent_id = ?`), append(args, f.ParentID)
+	}
+	if f.Forks {
+		conds = append(conds, `r.parent_id IS NOT NULL`)
+	}
+	if f.Sources {
+		conds = append(conds, `r.parent_id IS NULL`)
+	}
 	switch f.Visibility {
 	case "public":
 		conds = append(conds, `r.visibility = 'public'`)
@@ -444,41 +472,124 @@ func (f *RepoQuery) whereAccess(access string) (string, []any) {
 	if f.UpdatedBefore != nil {
 		conds, args = append(conds, `r.updated_at < ?`), append(args, unix(*f.UpdatedBefore))
 	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	return conds, args
+}
+
+// byRelation reports whether f selects repositories by the viewer's own
+// relations to them alone (GET /user/repos, GET /issues): its rows are then
+// the viewer's accessible set, which RepoQuery.accessible names through
+// indexes, instead of every candidate tested against the access rule.
+func (f *RepoQuery) byRelation() bool {
+	return f.OwnedBy == 0 && f.CollaboratorOf == 0 && (f.ViewerOwner || f.ViewerCollaborator || f.ViewerOrgMember)
+}
+
+// accessible is the CTE acc(id) of the repositories f's relations give the
+// viewer (after viewerCTEs): those they own, those they are a direct
+// collaborator of, and through an organization they are an active member
+// of: all its repositories for an owner, a member given a base permission
+// or an organization role with one (orgAccess's rule), its internal ones
+// for any member, and those granted to one of their teams or an ancestor.
+// Every branch implies the visibility rule, so the list needs no other
+// access test.
+func (f *RepoQuery) accessible() (string, []any) {
+	v := f.Viewer.UserID
+	var parts []string
+	var args []any
+	if f.ViewerOwner {
+		parts, args = append(parts, `SELECT r0.id FROM repos r0 WHERE r0.owner_id = ?`), append(args, v)
+	}
+	if f.ViewerCollaborator {
+		parts, args = append(parts, `SELECT c0.repo_id FROM repo_collaborators c0 WHERE c0.user_id = ?`), append(args, v)
+	}
+	if f.ViewerOrgMember {
+		// "+r0.owner_id" keeps SQLite from reading every repository of the
+		// organization to find its internal ones: the visibility index
+		// answers them.
+		parts = append(parts, `SELECT r0.id FROM vm JOIN repos r0 ON r0.owner_id = vm.org_id
+ WHERE vm.role = 'admin' OR (vm.role = 'member' AND (vm.dp <> 'none' OR vm.org_id IN (SELECT org_id FROM vr WHERE perm > 0)))`,
+			`SELECT r0.id FROM repos r0 WHERE r0.visibility = 'internal' AND +r0.owner_id IN (SELECT org_id FROM vm WHERE role = 'member')`,
+			`SELECT tr.repo_id FROM vt JOIN team_repos tr ON tr.team_id = vt.id JOIN repos r0 ON r0.id = tr.repo_id
+ JOIN vm ON vm.org_id = r0.owner_id WHERE vm.role = 'member'`)
+	}
+	return `,
+ acc(id) AS (` + strings.Join(parts, "\n UNION ") + `)`, args
+}
+
+// selection is the common part of f's queries: the CTEs (after
+// viewerCTEs), the FROM of the candidate rows (r, with their owner a) and
+// the condition, with the arguments of each.
+func (f *RepoQuery) selection() (ctes string, cteArgs []any, from string, fromArgs []any, where string, args []any) {
+	v := f.Viewer.UserID
+	if f.byRelation() {
+		ctes, cteArgs = f.accessible()
+		conds, args := f.filters()
+		if len(conds) > 0 {
+			where = " WHERE " + strings.Join(conds, " AND ")
+		}
+		return ctes, cteArgs, accessibleFrom, nil, where, args
+	}
+	where, args = f.whereAccess(listedOrgAccess)
+	return teamGrants, nil, listFrom, []any{v, v}, where, args
+}
+
+// Subquery is the ids of the repositories f selects, as a subquery for
+// lists across repositories (the issues of those repositories), and its
+// arguments.
+func (f *RepoQuery) Subquery() (string, []any) {
+	ctes, cteArgs, from, fromArgs, where, args := f.selection()
+	if from == accessibleFrom {
+		from = ` FROM acc JOIN repos r ON r.id = acc.id` // no order: the owner is not needed
+	}
+	v := f.Viewer.UserID
+	all := append(append(append([]any{v, v, v}, cteArgs...), fromArgs...), args...)
+	return viewerCTEs + ctes + `
+SELECT r.id` + from + where, all
 }
 
 func (f *RepoQuery) order() string {
+	keys, dir := f.orderKeys()
+	return " ORDER BY " + keys[0] + dir + ", " + keys[1] + dir
+}
+
+// orderKeys are the two expressions a list is sorted by (the second breaks
+// ties) and the direction.
+func (f *RepoQuery) orderKeys() ([2]string, string) {
 	dir := " ASC"
 	if f.Desc {
 		dir = " DESC"
 	}
 	switch f.Sort {
 	case "created":
-		return " ORDER BY r.created_at" + dir + ", r.id" + dir
+		return [2]string{"r.created_at", "r.id"}, dir
 	case "updated":
-		return " ORDER BY r.updated_at" + dir + ", r.id" + dir
+		return [2]string{"r.updated_at", "r.id"}, dir
 	case "pushed":
-		return " ORDER BY COALESCE(r.pushed_at, 0)" + dir + ", r.id" + dir
+		return [2]string{"COALESCE(r.pushed_at, 0)", "r.id"}, dir
 	}
-	return " ORDER BY a.lower_login" + dir + ", r.lower_name" + dir
+	return [2]string{"a.lower_login", "r.lower_name"}, dir
 }
 
 // ListRepos returns one page of the repositories f selects, with their
 // owners and the viewer's facts, and the total count for the Link header.
+//
+// One query finds the page's ids (page) from narrow rows, ordered and
+// counted, then loads those rows alone in full with the viewer's facts:
+// sorting and counting thousands of full rows, each with its forks count,
+// cost most of the time before. A list of the viewer's own relations
+// starts from their accessible set (RepoQuery.accessible), other lists
+// test each candidate as RepoByName's facts would.
 func (q Q) ListRepos(ctx context.Context, f RepoQuery) ([]*RepoView, int, error) {
-	where, args := f.whereAccess(listedOrgAccess)
-	if q.s.pg {
-		where, args = f.narrow(where, args)
-	}
-	viewer := []any{f.Viewer.UserID, f.Viewer.UserID, f.Viewer.UserID, f.Viewer.UserID}
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 30
 	}
+	v := f.Viewer.UserID
+	ctes, cteArgs, from, fromArgs, where, args := f.selection()
+	head := append(append([]any{v, v, v}, cteArgs...), fromArgs...)
 	// Served from the read cache outside transactions, like RepoByName: the
 	// key is the query itself (text and arguments).
 	type key struct{ query, args string }
-	k := key{where + f.order(), fmt.Sprint(append(append(viewer, args...), limit, f.Offset)...)}
+	k := key{ctes + from + where + f.order(), fmt.Sprint(append(append(head, args...), limit, f.Offset)...)}
 	type page struct {
 		list  []*RepoView
 		total int
@@ -490,34 +601,80 @@ func (q Q) ListRepos(ctx context.Context, f RepoQuery) ([]*RepoView, int, error)
 		}
 	}
 	gen := q.s.cache.gen.Load() // before loading: a write meanwhile makes the entry stale
-	all := append(append(viewer, args...), limit, f.Offset)
-	var list []*RepoView
-	var total int
-	var err error
-	if q.s.pg {
-		list, total, err = q.countedViews(ctx, listSelect+`, COUNT(*) OVER ()`+listFrom+listCounters+where+f.order()+` LIMIT ? OFFSET ?`, all...)
+	all := append(append(append(head, args...), limit, f.Offset), v, v)
+	// PostgreSQL counts in the page query (the sort reads every row
+	// anyway). SQLite reads a page in full-name order straight from the
+	// indexes and stops after it, so there the count on its own costs less
+	// (measured: bench/permbench); a list of the viewer's accessible set is
+	// sorted whole on both, and counted along.
+	counted := q.s.pg || f.byRelation()
+	pageCTE := ` page AS (SELECT r.id AS id` + from + where + f.order() + ` LIMIT ? OFFSET ?)`
+	if counted {
+		// The rows are counted and sorted above a subquery that reads
+		// them all: with the ORDER BY and LIMIT on the same level as the
+		// count, PostgreSQL prices a small page as a walk in index order
+		// that stops early (which a count never does) and for a page of
+		// one ran a nested loop of owners by candidates for seconds.
+		keys, dir := f.orderKeys()
+		pageCTE = ` page AS (SELECT x.id, x.total FROM (SELECT r.id AS id, ` + keys[0] + ` AS o1, ` + keys[1] + ` AS o2,
+ COUNT(*) OVER () AS total` + from + where + `) x ORDER BY x.o1` + dir + `, x.o2` + dir + ` LIMIT ? OFFSET ?)`
+	}
+	query := viewerCTEs + ctes + `,
+` + pageCTE + `
+` + pageSelect
+	if counted {
+		query += `, page.total`
+	}
+	query += pageFrom + f.order()
+	load := func() (any, error) {
+		var p page
+		var err error
+		if counted {
+			p.list, p.total, err = q.countedViews(ctx, query, all...)
+		} else {
+			p.list, err = q.repoViews(ctx, query, all...)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !counted || len(p.list) == 0 {
+			// A page past the end carries no total either.
+			if err := q.row(ctx, viewerCTEs+ctes+`
+SELECT COUNT(*)`+from+where, append(head, args...)...).Scan(&p.total); err != nil {
+				return nil, err
+			}
+		}
+		return p, nil
+	}
+	if q.tx != nil {
+		p, err := load()
 		if err != nil {
 			return nil, 0, err
 		}
+		return p.(page).list, p.(page).total, nil
 	}
-	if !q.s.pg || len(list) == 0 {
-		// SQLite reads a page in full-name order straight from the indexes
-		// and stops after it, so the count on its own costs less there
-		// than counting every row of the page query (measured:
-		// bench/permbench); a page past the end carries no total either.
-		if err := q.row(ctx, viewerGrants+`SELECT COUNT(*)`+listFrom+where, append(viewer, args...)...).Scan(&total); err != nil {
-			return nil, 0, err
+	// Concurrent requests for the same page (an expired entry under load)
+	// share one load. The loader keeps what it loaded; the cache and the
+	// callers that waited get a copy they only copy from.
+	var mine page
+	got, shared, err := listFlights.do(q.s, k, gen, func() (any, error) {
+		p, err := load()
+		if err != nil {
+			return nil, err
 		}
+		mine = p.(page)
+		kept := page{cloneViews(mine.list), mine.total}
+		q.s.cache.put(k, gen, kept)
+		return kept, nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
-	if !q.s.pg {
-		if list, err = q.repoViews(ctx, listSelect+listFrom+listCounters+where+f.order()+` LIMIT ? OFFSET ?`, all...); err != nil {
-			return nil, 0, err
-		}
+	if shared {
+		p := got.(page)
+		return cloneViews(p.list), p.total, nil
 	}
-	if q.tx == nil {
-		q.s.cache.put(k, gen, page{cloneViews(list), total})
-	}
-	return list, total, nil
+	return mine.list, mine.total, nil
 }
 
 // countedViews is repoViews for a query whose last column is the total.
@@ -537,30 +694,6 @@ func (q Q) countedViews(ctx context.Context, query string, args ...any) ([]*Repo
 		out = append(out, v)
 	}
 	return out, total, rows.Err()
-}
-
-// narrow adds to a list's condition the viewer's relations again as
-// conditions an index answers (repositories they own, those of the
-// organizations they belong to, those they collaborate on: a superset of
-// the relations asked), so PostgreSQL reads those rows instead of every
-// repository. SQLite walks the owners in full-name order instead, which
-// this would stop.
-func (f *RepoQuery) narrow(where string, args []any) (string, []any) {
-	if f.OwnedBy != 0 || f.CollaboratorOf != 0 || !(f.ViewerOwner || f.ViewerCollaborator || f.ViewerOrgMember) {
-		return where, args
-	}
-	v := f.Viewer.UserID
-	var cand []string
-	if f.ViewerOwner {
-		cand, args = append(cand, `r.owner_id = ?`), append(args, v)
-	}
-	if f.ViewerCollaborator {
-		cand, args = append(cand, `r.id IN (SELECT repo_id FROM repo_collaborators WHERE user_id = ?)`), append(args, v)
-	}
-	if f.ViewerOrgMember {
-		cand, args = append(cand, `r.owner_id IN (SELECT org_id FROM org_members WHERE user_id = ? AND state = 'active')`), append(args, v)
-	}
-	return where + " AND (" + strings.Join(cand, " OR ") + ")", args
 }
 
 func cloneViews(list []*RepoView) []*RepoView {

@@ -198,7 +198,9 @@ type OrgMembership struct {
 	Organization    OrganizationSimple     `json:"organization"`
 	User            *SimpleUser            `json:"user"`
 	Permissions     *MembershipPermissions `json:"permissions,omitempty"`
-	// Every membership is direct: hubd has no enterprise teams.
+	// Whether the user is a member in their own right: an active
+	// membership (hubd has no enterprise teams, so never indirectly); an
+	// invitee (pending) is not a member yet.
 	DirectMembership                           bool     `json:"direct_membership"`
 	EnterpriseTeamsProvidingIndirectMembership []string `json:"enterprise_teams_providing_indirect_membership"`
 }
@@ -217,7 +219,7 @@ func (u URLs) ToOrgMembership(org, user *model.Account, m *model.Membership, own
 		URL:   u.OrgURL(org.Login) + "/memberships/" + user.Login,
 		State: m.State, Role: string(m.Role),
 		OrganizationURL: u.OrgURL(org.Login), Organization: u.ToOrgSimple(org), User: &su,
-		DirectMembership: true, EnterpriseTeamsProvidingIndirectMembership: []string{},
+		DirectMembership: m.State == "active", EnterpriseTeamsProvidingIndirectMembership: []string{},
 	}
 	if own {
 		active := m.State == "active"

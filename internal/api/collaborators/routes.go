@@ -26,7 +26,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/collaborators", OperationID: "repos/list-collaborators", Handler: a.list, Scopes: repo},
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/collaborators/{username}", OperationID: "repos/check-collaborator", Handler: a.check, Scopes: repo},
 		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/collaborators/{username}", OperationID: "repos/add-collaborator", Handler: a.add, Scopes: repo,
-			Note: "A custom repository role (organization repositories) acts as its base role in every check; its additional permissions are recorded, not enforced. Permissions may be set on user-owned repositories too."},
+			Note: "A custom repository role (organization repositories) acts as its base role in every check; its additional permissions are recorded, not enforced. A user-owned repository takes pull, push and admin; triage and maintain are refused there with 422, as GitHub does."},
 		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}/collaborators/{username}", OperationID: "repos/remove-collaborator", Handler: a.remove, Scopes: repo,
 			Note: "Removes the grant, the user's open invitation and the invitations they sent; it does not unassign them from issues or touch their forks yet."},
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/collaborators/{username}/permission", OperationID: "repos/get-collaborator-permission-level", Handler: a.permission, Scopes: repo},
