@@ -19,7 +19,9 @@
 #
 # Then bench/graphqlbench serves the same requests in-process on the seeded
 # data (hubd stopped) and prints the SQL queries one request runs
-# (store.Store.Reads()) beside REST's GET /repos/{owner}/{repo}/issues.
+# (store.Store.Reads()) warm, as wrk's requests run, and cold (right after a
+# commit emptied the read cache), its time and allocations, beside REST's
+# GET /repos/{owner}/{repo}/issues.
 #
 #   bash bench/graphql.sh                  # 10 s per measurement, 32 connections
 #   ISSUES=20000 DURATION=5s bash bench/graphql.sh

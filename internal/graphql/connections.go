@@ -118,6 +118,9 @@ func slicePage[T any](list []T, b *engine.Batch, conn string) (*connection, erro
 	start, end := w.bounds(len(list))
 	start, end = min(start, len(list)), min(end, len(list))
 	c := &connection{offset: start, total: len(list)}
+	if end > start {
+		c.nodes = make([]any, 0, end-start)
+	}
 	for _, v := range list[start:end] {
 		c.nodes = append(c.nodes, v)
 	}

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/issues"
@@ -148,14 +149,24 @@ func thousands(n int) string {
 	return s
 }
 
+// buffers hold response bodies between requests.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
 func writeJSON(w http.ResponseWriter, resp *engine.Response) error {
-	b, err := resp.AppendJSON(make([]byte, 0, 4096))
+	bp := buffers.Get().(*[]byte)
+	b, err := resp.AppendJSON((*bp)[:0])
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(http.StatusOK)
 	_, err = w.Write(b)
+	if cap(b) <= 1<<20 {
+		*bp = b
+		buffers.Put(bp)
+	}
 	return err
 }
 

@@ -39,7 +39,12 @@ type commentObj struct {
 }
 
 func (a *API) issueURL(o *issueObj) string {
-	return a.d.URLs.RepoHTMLURL(o.repo.v.Repo) + issuePath(o)
+	var buf [20]byte
+	n := strconv.AppendInt(buf[:0], o.is.Number, 10)
+	if o.is.IsPull {
+		return a.repoURL(o.repo) + "/pull/" + string(n)
+	}
+	return a.repoURL(o.repo) + "/issues/" + string(n)
 }
 
 // issuePath is /issues/N, or /pull/N for a pull request.
@@ -256,14 +261,23 @@ func (a *API) registerIssues() {
 			_, c.total, err = q.ListIssueIDs(ctx, f)
 			return c, err
 		}
+		// The page's ids, then the issues with their details from the read
+		// cache (a hot list page is one query).
 		f.Limit, f.Offset = end-start, start
-		list, n, err := q.ListIssues(ctx, f)
+		ids, n, err := q.ListIssueIDs(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		list, err := q.DetailedIssues(ctx, ids)
 		if err != nil {
 			return nil, err
 		}
 		c.total = n
-		for _, is := range list {
-			c.nodes = append(c.nodes, &issueObj{is: is, repo: o})
+		objs := make([]issueObj, len(list))
+		c.nodes = make([]any, len(list))
+		for i, is := range list {
+			objs[i] = issueObj{is: is, repo: o}
+			c.nodes[i] = &objs[i]
 		}
 		return c, nil
 	}))
@@ -355,14 +369,16 @@ func (a *API) registerIssues() {
 		a.field("Label", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*labelObj)), nil })
 	}
 	la("id", func(o *labelObj) any { return wire.NodeID("LA", o.l.ID) })
-	la("name", func(o *labelObj) any { return o.l.Name })
-	la("color", func(o *labelObj) any { return o.l.Color })
+	// Pointers into the (cached, unchanging) rows cost no allocation to
+	// return.
+	la("name", func(o *labelObj) any { return &o.l.Name })
+	la("color", func(o *labelObj) any { return &o.l.Color })
 	la("description", func(o *labelObj) any { return o.l.Description })
 	la("isDefault", func(o *labelObj) any { return o.l.Default })
 	la("createdAt", func(o *labelObj) any { return o.l.CreatedAt })
 	la("updatedAt", func(o *labelObj) any { return o.l.UpdatedAt })
 	la("url", func(o *labelObj) any {
-		return a.d.URLs.RepoHTMLURL(o.repo.v.Repo) + "/labels/" + pathEscape(o.l.Name)
+		return a.repoURL(o.repo) + "/labels/" + pathEscape(o.l.Name)
 	})
 	la("resourcePath", func(o *labelObj) any { return "/" + o.repo.v.Repo.FullName() + "/labels/" + pathEscape(o.l.Name) })
 	la("repository", func(o *labelObj) any { return o.repo })
@@ -381,7 +397,7 @@ func (a *API) registerIssues() {
 	mi("createdAt", func(o *milestoneObj) any { return o.m.CreatedAt })
 	mi("updatedAt", func(o *milestoneObj) any { return o.m.UpdatedAt })
 	mi("url", func(o *milestoneObj) any {
-		return a.d.URLs.RepoHTMLURL(o.repo.v.Repo) + "/milestone/" + strconv.FormatInt(o.m.Number, 10)
+		return a.repoURL(o.repo) + "/milestone/" + strconv.FormatInt(o.m.Number, 10)
 	})
 	mi("resourcePath", func(o *milestoneObj) any {
 		return "/" + o.repo.v.Repo.FullName() + "/milestone/" + strconv.FormatInt(o.m.Number, 10)
@@ -536,8 +552,8 @@ func (a *API) registerIssueLike(typ string) {
 		is("id", func(o *issueObj) any { return wire.NodeID("I", o.is.ID) })
 		is("databaseId", func(o *issueObj) any { return o.is.ID })
 	}
-	is("number", func(o *issueObj) any { return o.is.Number })
-	is("title", func(o *issueObj) any { return o.is.Title })
+	is("number", func(o *issueObj) any { return &o.is.Number })
+	is("title", func(o *issueObj) any { return &o.is.Title })
 	is("body", func(o *issueObj) any {
 		if o.is.Body == nil {
 			return ""
@@ -549,7 +565,15 @@ func (a *API) registerIssueLike(typ string) {
 		return "/" + o.repo.v.Repo.FullName() + issuePath(o)
 	})
 	if typ == "Issue" {
-		is("state", func(o *issueObj) any { return strings.ToUpper(o.is.State) })
+		is("state", func(o *issueObj) any {
+			switch o.is.State { // constants: no allocation
+			case "open":
+				return "OPEN"
+			case "closed":
+				return "CLOSED"
+			}
+			return strings.ToUpper(o.is.State)
+		})
 	}
 	if typ == "Issue" {
 		a.field(typ, "stateReason", func(_ context.Context, p any, args map[string]any) (any, error) {
@@ -566,8 +590,8 @@ func (a *API) registerIssueLike(typ string) {
 	}
 	is("closed", func(o *issueObj) any { return o.is.State == "closed" })
 	is("closedAt", func(o *issueObj) any { return o.is.ClosedAt })
-	is("createdAt", func(o *issueObj) any { return o.is.CreatedAt })
-	is("updatedAt", func(o *issueObj) any { return o.is.UpdatedAt })
+	is("createdAt", func(o *issueObj) any { return &o.is.CreatedAt })
+	is("updatedAt", func(o *issueObj) any { return &o.is.UpdatedAt })
 	is("locked", func(o *issueObj) any { return o.is.Locked })
 	is("activeLockReason", func(o *issueObj) any {
 		if o.is.LockReason == nil || !o.is.Locked {
@@ -618,9 +642,11 @@ func (a *API) registerIssueLike(typ string) {
 		out := make([]any, len(b.Parents))
 		for i, p := range b.Parents {
 			o := asIssue(p)
+			objs := make([]labelObj, len(o.is.Labels))
 			list := make([]*labelObj, len(o.is.Labels))
 			for j, l := range o.is.Labels {
-				list[j] = &labelObj{l: l, repo: o.repo}
+				objs[j] = labelObj{l: l, repo: o.repo}
+				list[j] = &objs[j]
 			}
 			c, err := slicePage(list, b, "labels")
 			if err != nil {

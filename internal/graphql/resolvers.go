@@ -25,6 +25,16 @@ import (
 type repoObj struct {
 	v    *store.RepoView
 	perm authz.Permission
+	url  string // its HTML URL, once repoURL made it
+}
+
+// repoURL is the repository's HTML URL (made once per object: every issue
+// of a list starts its url with it).
+func (a *API) repoURL(o *repoObj) string {
+	if o.url == "" {
+		o.url = a.d.URLs.RepoHTMLURL(o.v.Repo)
+	}
+	return o.url
 }
 
 // refObj is a branch of a repository.

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"sort"
 	"strings"
 	"time"
@@ -470,8 +469,17 @@ func (q Q) ListIssues(ctx context.Context, f IssueQuery) ([]*model.Issue, int, e
 }
 
 // ListIssueIDs is ListIssues for the ids of the page only (its query reads
-// the index alone when it can).
+// the index alone when it can). A page of a repository's default list
+// (state and sort by creation only) comes from the read cache while no
+// write commits, as a page of ListRepos does.
 func (q Q) ListIssueIDs(ctx context.Context, f IssueQuery) ([]int64, int, error) {
+	if f.simple() {
+		return q.cachedIssuePage(ctx, f)
+	}
+	return q.listIssueIDs(ctx, f)
+}
+
+func (q Q) listIssueIDs(ctx context.Context, f IssueQuery) ([]int64, int, error) {
 	query, args, total, err := q.listQuery(ctx, f, "i.id")
 	if err != nil || query == "" {
 		return nil, total, err
@@ -526,30 +534,33 @@ func (q Q) listQueryFast(ctx context.Context, f IssueQuery, cols string, limit i
 	for _, c := range counts {
 		total += c.n
 	}
-	if f.Offset >= total {
-		return "", nil, total, nil
-	}
+	nPulls := 0
 	if f.NoPulls {
 		// Issues only (GraphQL's Repository.issues): the blocks count
 		// issues and pull requests alike; the repository's pull request
 		// counters say how many of them are pull requests.
-		var open, closed int
-		err := q.row(ctx, `SELECT open_pulls, closed_pulls FROM issue_counters WHERE repo_id = ?`, f.RepoID).Scan(&open, &closed)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		pulls, err := q.pullCounts(ctx, f.RepoID)
+		if err != nil {
 			return "", nil, 0, err
 		}
 		for _, st := range states {
 			if st == "open" {
-				total -= open
+				nPulls += pulls[0]
 			} else {
-				total -= closed
+				nPulls += pulls[1]
 			}
 		}
-		if f.Offset >= total {
-			return "", nil, max(total, 0), nil
-		}
-		// The page walks the (repository, state, number) index; deep pages
-		// cannot start from a block (blocks count pull requests too).
+		total = max(total-nPulls, 0)
+	}
+	if f.Offset >= total {
+		return "", nil, total, nil
+	}
+	if nPulls > 0 {
+		// The page walks the (repository, state, number) index and reads
+		// each row for is_pull; deep pages cannot start from a block
+		// (blocks count pull requests too). Without pull requests in these
+		// states the list is the blocks' list, which the index alone
+		// answers, below.
 		where, args := f.where()
 		return `SELECT ` + cols + ` FROM issues i` + where + f.order() + ` LIMIT ? OFFSET ?`, append(args, limit, f.Offset), total, nil
 	}

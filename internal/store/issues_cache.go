@@ -2,6 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"slices"
 
 	"github.com/hubd/hubd/internal/model"
 )
@@ -17,7 +21,68 @@ type (
 	labelKey     int64
 	milestoneKey int64
 	assocKey     struct{ repo, user int64 }
+	issueKey     int64 // an issue with its details
+	pullCountKey int64 // a repository's open and closed pull request counts
+	// issuePageKey is a page of a repository's default issue list.
+	issuePageKey struct {
+		repo          int64
+		state         string
+		noPulls, desc bool
+		limit, offset int
+	}
 )
+
+// issuePage is a page of issue ids and the list's total.
+type issuePage struct {
+	ids   []int64
+	total int
+}
+
+// issueFlights lets concurrent requests that miss the read cache for the
+// same page, or the same issues, share one load (every entry of a hot page
+// expires at once, and every connection asking would otherwise load it).
+var issueFlights flights
+
+// sharedLoad runs load once among the concurrent callers of key outside
+// transactions (in one, it just runs it).
+func sharedLoad[V any](q Q, key any, load func() (V, error)) (V, error) {
+	if q.tx != nil {
+		return load()
+	}
+	v, _, err := issueFlights.do(q.s, key, q.s.cache.gen.Load(), func() (any, error) { return load() })
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	return v.(V), nil
+}
+
+// cachedIssuePage is listIssueIDs of a simple query through the read cache.
+// The ids are the caller's to change.
+func (q Q) cachedIssuePage(ctx context.Context, f IssueQuery) ([]int64, int, error) {
+	k := issuePageKey{repo: f.RepoID, state: f.State, noPulls: f.NoPulls, desc: f.Desc, limit: f.Limit, offset: f.Offset}
+	load := func() (map[issuePageKey]issuePage, error) {
+		return cachedBatch(q, []issuePageKey{k}, func([]issuePageKey) (map[issuePageKey]issuePage, error) {
+			ids, total, err := q.listIssueIDs(ctx, f)
+			if err != nil {
+				return nil, err
+			}
+			return map[issuePageKey]issuePage{k: {ids, total}}, nil
+		})
+	}
+	if q.tx == nil {
+		if v, _, ok := q.s.cache.get(k); ok {
+			p := v.(issuePage)
+			return slices.Clone(p.ids), p.total, nil
+		}
+	}
+	got, err := sharedLoad(q, k, load)
+	if err != nil {
+		return nil, 0, err
+	}
+	p := got[k]
+	return slices.Clone(p.ids), p.total, nil
+}
 
 // cachedBatch returns the values of keys, from the cache where it can
 // (outside transactions) and from load for the rest, which it caches.
@@ -186,6 +251,86 @@ func (q Q) associations(ctx context.Context, pairs []assocKey) (map[assocKey]str
 		}
 		return out, nil
 	})
+}
+
+// DetailedIssues loads issues by id, in the order of ids (missing ones are
+// left out), with what IssueDetails loads (closedBy false), through the
+// read cache: a page of a list whose ids a query found costs nothing more
+// while no write commits. The issues are shared: callers must not modify
+// them.
+func (q Q) DetailedIssues(ctx context.Context, ids []int64) ([]*model.Issue, error) {
+	// A hot page finds every issue in the cache: no maps on that path.
+	out := make([]*model.Issue, len(ids))
+	var keys []issueKey
+	for i, id := range ids {
+		if q.tx == nil {
+			if v, _, ok := q.s.cache.get(issueKey(id)); ok {
+				out[i] = v.(*model.Issue)
+				continue
+			}
+		}
+		keys = append(keys, issueKey(id))
+	}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	// The flight's key is the list of missing ids.
+	fk := make([]byte, 0, 8*len(keys))
+	for _, k := range keys {
+		fk = binary.LittleEndian.AppendUint64(fk, uint64(k))
+	}
+	got, err := sharedLoad(q, issuesFlight(fk), func() (map[issueKey]*model.Issue, error) {
+		return cachedBatch(q, keys, func(missing []issueKey) (map[issueKey]*model.Issue, error) {
+			return q.loadDetailed(ctx, missing)
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	kept := out[:0]
+	for i, is := range out {
+		if is == nil {
+			is = got[issueKey(ids[i])]
+		}
+		if is != nil {
+			kept = append(kept, is)
+		}
+	}
+	return kept, nil
+}
+
+// issuesFlight names a load of issues by their ids.
+type issuesFlight string
+
+// loadDetailed loads issues with their details, by id.
+func (q Q) loadDetailed(ctx context.Context, missing []issueKey) (map[issueKey]*model.Issue, error) {
+	list, err := q.IssuesByID(ctx, keyIDs(missing))
+	if err != nil {
+		return nil, err
+	}
+	if err := q.IssueDetails(ctx, list, false); err != nil {
+		return nil, err
+	}
+	out := make(map[issueKey]*model.Issue, len(list))
+	for _, is := range list {
+		out[issueKey(is.ID)] = is
+	}
+	return out, nil
+}
+
+// pullCounts is a repository's open and closed pull request counts (from
+// its counters, through the read cache).
+func (q Q) pullCounts(ctx context.Context, repoID int64) ([2]int, error) {
+	k := pullCountKey(repoID)
+	got, err := cachedBatch(q, []pullCountKey{k}, func([]pullCountKey) (map[pullCountKey][2]int, error) {
+		var c [2]int
+		err := q.row(ctx, `SELECT open_pulls, closed_pulls FROM issue_counters WHERE repo_id = ?`, repoID).Scan(&c[0], &c[1])
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		return map[pullCountKey][2]int{k: c}, nil
+	})
+	return got[k], err
 }
 
 // WriteGen is the store's write generation: it changes whenever a write

@@ -17,9 +17,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -38,6 +41,16 @@ type Batch struct {
 	Args  map[string]any
 	Field *ast.Field
 	Def   *ast.FieldDefinition
+	ex    *execution // nil outside an execution
+}
+
+// Values returns a zeroed slice of n values for a resolver's answer, from
+// the execution's arena (cheaper than one allocation per batch).
+func (b *Batch) Values(n int) []any {
+	if b.ex == nil {
+		return make([]any, n)
+	}
+	return b.ex.values(n)
 }
 
 // Resolver answers a batch with one value per parent, in order. A value
@@ -98,7 +111,7 @@ func (s *Schema) Resolve(typ, field string, r Resolver) {
 // no batching: values already on the parent).
 func Each(f func(ctx context.Context, parent any, args map[string]any) (any, error)) Resolver {
 	return func(ctx context.Context, b *Batch) ([]any, error) {
-		out := make([]any, len(b.Parents))
+		out := b.Values(len(b.Parents))
 		for i, p := range b.Parents {
 			v, err := f(ctx, p, b.Args)
 			if err != nil {
@@ -119,7 +132,7 @@ func Each(f func(ctx context.Context, parent any, args map[string]any) (any, err
 // selection).
 func EachBatch(f func(ctx context.Context, parent any, b *Batch) (any, error)) Resolver {
 	return func(ctx context.Context, b *Batch) ([]any, error) {
-		out := make([]any, len(b.Parents))
+		out := b.Values(len(b.Parents))
 		for i, p := range b.Parents {
 			v, err := f(ctx, p, b)
 			if err != nil {
@@ -339,9 +352,10 @@ func (s *Schema) Execute(ctx context.Context, p *Prepared) *Response {
 		rootName = s.AST.Query.Name
 	}
 	ex := &execution{s: s, vars: p.Vars, doc: p.Doc}
-	root := &object{nonNull: false}
 	rootDef := s.AST.Types[rootName]
-	start := []*slot{{value: rootValue{}, typ: rootDef, sels: []ast.SelectionSet{p.Op.SelectionSet}, out: root}}
+	start := []*slot{ex.newSlot()}
+	*start[0] = slot{value: rootValue{}, typ: rootDef, sels: []ast.SelectionSet{p.Op.SelectionSet}, out: start[0].out}
+	root := start[0].out
 	if p.Op.Operation == ast.Mutation {
 		// Mutations run one root field at a time, in document order.
 		fields := ex.collect(rootDef, start[0].sels)
@@ -361,10 +375,35 @@ func (s *Schema) Execute(ctx context.Context, p *Prepared) *Response {
 type rootValue struct{}
 
 type execution struct {
-	s    *Schema
-	vars map[string]any
-	doc  *ast.QueryDocument
-	errs []*RespError
+	s     *Schema
+	vars  map[string]any
+	doc   *ast.QueryDocument
+	errs  []*RespError
+	slab  []slotObject // where newSlot takes slots from
+	anys  []any        // where values takes slices from
+	lists []list       // where newList takes lists from
+}
+
+// values returns a zeroed slice of n values from the arena (chunks that
+// double up to 1024 values). Its capacity is its length: appending copies.
+func (ex *execution) values(n int) []any {
+	if cap(ex.anys)-len(ex.anys) < n {
+		ex.anys = make([]any, 0, max(n, min(2*cap(ex.anys), 1024), 32))
+	}
+	start := len(ex.anys)
+	ex.anys = ex.anys[:start+n]
+	return ex.anys[start : start+n : start+n]
+}
+
+// newList returns a list of n zero items.
+func (ex *execution) newList(n int, nonNull bool) *list {
+	if len(ex.lists) == cap(ex.lists) {
+		ex.lists = make([]list, 0, 16)
+	}
+	ex.lists = ex.lists[:len(ex.lists)+1]
+	l := &ex.lists[len(ex.lists)-1]
+	l.nonNull, l.items = nonNull, ex.values(n)
+	return l
 }
 
 // slot is an object whose selection is still to resolve.
@@ -373,7 +412,65 @@ type slot struct {
 	typ   *ast.Definition
 	sels  []ast.SelectionSet
 	out   *object
-	path  []any
+	// at is the object's place in the result; path points to it (nil for
+	// the root).
+	at   pathStep
+	path *pathStep
+}
+
+// pathStep is one step of a result path: a response key, or a list index
+// (key ""), after the steps of parent. Paths are linked backwards and made
+// into a slice only for an error, so a field costs no allocation for its
+// path.
+type pathStep struct {
+	parent *pathStep
+	key    string
+	index  int
+}
+
+// slice is the path as GitHub writes it: keys and indexes from the root.
+func (p pathStep) slice() []any {
+	n := 1
+	for q := p.parent; q != nil; q = q.parent {
+		n++
+	}
+	out := make([]any, n)
+	for q := &p; q != nil; q = q.parent {
+		n--
+		if q.key == "" {
+			out[n] = q.index
+		} else {
+			out[n] = q.key
+		}
+	}
+	return out
+}
+
+// reserve makes room for n slots in one chunk (the objects of a list, or
+// of one field over a group).
+func (ex *execution) reserve(n int) {
+	if cap(ex.slab)-len(ex.slab) < n {
+		ex.slab = make([]slotObject, 0, max(n, 16))
+	}
+}
+
+// slotObject is a slot with its result object, allocated together.
+type slotObject struct {
+	slot slot
+	obj  object
+}
+
+// newSlot returns a zero slot whose out is a zero object. Slots come from
+// chunks sized by reserve (a response of a few hundred objects costs a few
+// allocations, not two per object).
+func (ex *execution) newSlot() *slot {
+	if len(ex.slab) == cap(ex.slab) {
+		ex.slab = make([]slotObject, 0, 16)
+	}
+	ex.slab = ex.slab[:len(ex.slab)+1]
+	so := &ex.slab[len(ex.slab)-1]
+	so.slot.out = &so.obj
+	return &so.slot
 }
 
 // object is a result object; keys keep the document's order.
@@ -383,15 +480,17 @@ type object struct {
 	nonNull bool
 }
 
-func (o *object) set(k string, v any) {
-	for i, have := range o.keys {
-		if have == k {
-			o.vals[i] = v
-			return
-		}
+// grow adds the keys of one selection to the object (set by index
+// afterwards): an object takes the group's keys as they are, shared with
+// the other objects of its group; the root object of a mutation, which
+// receives one root field at a time, copies them.
+func (o *object) grow(keys []string, vals []any) {
+	if o.keys == nil {
+		o.keys, o.vals = keys, vals
+		return
 	}
-	o.keys = append(o.keys, k)
-	o.vals = append(o.vals, v)
+	o.keys = append(o.keys[:len(o.keys):len(o.keys)], keys...)
+	o.vals = append(o.vals[:len(o.vals):len(o.vals)], vals...)
 }
 
 // MarshalJSON writes the keys in order.
@@ -404,9 +503,11 @@ func (o *object) appendJSON(b []byte) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		kb, _ := json.Marshal(k)
-		b = append(b, kb...)
-		b = append(b, ':')
+		// Response keys are GraphQL names ([_A-Za-z][_0-9A-Za-z]*): nothing
+		// to escape.
+		b = append(b, '"')
+		b = append(b, k...)
+		b = append(b, '"', ':')
 		if b, err = appendValue(b, o.vals[i]); err != nil {
 			return nil, err
 		}
@@ -422,6 +523,24 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		return t.appendJSON(b)
 	case *list:
 		return t.appendJSON(b)
+	case string:
+		return appendString(b, t), nil
+	case stringAt:
+		return appendString(b, *t.p), nil
+	case int64At:
+		return strconv.AppendInt(b, *t.p, 10), nil
+	case dateTime:
+		b = append(b, '"')
+		b = t.t.UTC().AppendFormat(b, "2006-01-02T15:04:05Z")
+		return append(b, '"'), nil
+	case bool:
+		return strconv.AppendBool(b, t), nil
+	case int:
+		return strconv.AppendInt(b, int64(t), 10), nil
+	case int32:
+		return strconv.AppendInt(b, int64(t), 10), nil
+	case int64:
+		return strconv.AppendInt(b, t, 10), nil
 	case []any:
 		if t == nil {
 			return append(b, "null"...), nil
@@ -445,18 +564,82 @@ func appendValue(b []byte, v any) ([]byte, error) {
 	return append(b, vb...), nil
 }
 
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string exactly as encoding/json does
+// (HTML characters escaped too), without its reflection and allocation.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default: // other control characters, <, > and &
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
 type list struct {
 	items   []any
 	nonNull bool
+	at      pathStep // the list's place, the parent of its items' paths
 }
 
 func (l *list) MarshalJSON() ([]byte, error) { return l.appendJSON(nil) }
 
 func (l *list) appendJSON(b []byte) ([]byte, error) {
-	if l.items == nil {
-		return append(b, "[]"...), nil
+	b = append(b, '[')
+	var err error
+	for i, x := range l.items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = appendValue(b, x); err != nil {
+			return nil, err
+		}
 	}
-	return appendValue(b, l.items)
+	return append(b, ']'), nil
 }
 
 // invalid marks a null in a non-null position; finalize propagates it to
@@ -501,49 +684,73 @@ type collected struct {
 // collect gathers the fields a selection selects on an object type,
 // following fragments and @skip/@include, merged by response key.
 func (ex *execution) collect(typ *ast.Definition, sels []ast.SelectionSet) []collected {
-	var out []collected
-	index := map[string]int{}
-	visited := map[string]bool{}
-	var walk func(ss ast.SelectionSet)
-	walk = func(ss ast.SelectionSet) {
-		for _, sel := range ss {
-			switch s := sel.(type) {
-			case *ast.Field:
-				if !ex.included(s.Directives) {
-					continue
-				}
-				k := s.Alias
-				if k == "" {
-					k = s.Name
-				}
-				if i, ok := index[k]; ok {
-					out[i].fields = append(out[i].fields, s)
-				} else {
-					index[k] = len(out)
-					out = append(out, collected{key: k, fields: []*ast.Field{s}})
-				}
-			case *ast.InlineFragment:
-				if !ex.included(s.Directives) || !ex.applies(s.TypeCondition, typ) {
-					continue
-				}
-				walk(s.SelectionSet)
-			case *ast.FragmentSpread:
-				if !ex.included(s.Directives) || visited[s.Name] {
-					continue
-				}
-				f := ex.doc.Fragments.ForName(s.Name)
-				if f == nil || !ex.applies(f.TypeCondition, typ) {
-					continue
-				}
-				visited[s.Name] = true
-				walk(f.SelectionSet)
+	c := collector{ex: ex, typ: typ}
+	for _, ss := range sels {
+		c.walk(ss)
+	}
+	return c.out
+}
+
+// collector is the state of one collect (selections hold few fields and
+// fragments: lists are searched).
+type collector struct {
+	ex      *execution
+	typ     *ast.Definition
+	out     []collected
+	visited []string // fragments spread already
+	buf     []*ast.Field
+}
+
+func (c *collector) walk(ss ast.SelectionSet) {
+	ex := c.ex
+	for _, sel := range ss {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if !ex.included(s.Directives) {
+				continue
 			}
+			k := s.Alias
+			if k == "" {
+				k = s.Name
+			}
+			merged := false
+			for i := range c.out {
+				if c.out[i].key == k {
+					c.out[i].fields = append(c.out[i].fields, s)
+					merged = true
+					break
+				}
+			}
+			if !merged {
+				// One backing array for the fields of every key; a merge
+				// copies (the capacity stops at one).
+				if len(c.buf) == cap(c.buf) {
+					c.buf = make([]*ast.Field, 0, 16)
+				}
+				c.buf = append(c.buf, s)
+				n := len(c.buf)
+				if c.out == nil {
+					c.out = make([]collected, 0, 8)
+				}
+				c.out = append(c.out, collected{key: k, fields: c.buf[n-1 : n : n]})
+			}
+		case *ast.InlineFragment:
+			if !ex.included(s.Directives) || !ex.applies(s.TypeCondition, c.typ) {
+				continue
+			}
+			c.walk(s.SelectionSet)
+		case *ast.FragmentSpread:
+			if !ex.included(s.Directives) || slices.Contains(c.visited, s.Name) {
+				continue
+			}
+			f := ex.doc.Fragments.ForName(s.Name)
+			if f == nil || !ex.applies(f.TypeCondition, c.typ) {
+				continue
+			}
+			c.visited = append(c.visited, s.Name)
+			c.walk(f.SelectionSet)
 		}
 	}
-	for _, ss := range sels {
-		walk(ss)
-	}
-	return out
 }
 
 func (ex *execution) applies(cond string, typ *ast.Definition) bool {
@@ -576,12 +783,6 @@ func (ex *execution) included(dirs ast.DirectiveList) bool {
 	return true
 }
 
-type groupKey struct {
-	typ   string
-	first ast.Selection // the first selection set's first selection identifies the selection
-	n     int
-}
-
 // run resolves slots level by level. only, when given, restricts the first
 // level to those root fields (mutations).
 func (ex *execution) run(ctx context.Context, level []*slot, only []collected) {
@@ -593,43 +794,37 @@ func (ex *execution) run(ctx context.Context, level []*slot, only []collected) {
 			}
 			return
 		}
-		// Group the slots that share a type and a selection.
-		var order []groupKey
-		groups := map[groupKey][]*slot{}
-		for _, sl := range level {
-			k := groupKey{typ: sl.typ.Name, n: len(sl.sels)}
-			if len(sl.sels) > 0 && len(sl.sels[0]) > 0 {
-				k.first = sl.sels[0][0]
-			}
-			if _, ok := groups[k]; !ok {
-				order = append(order, k)
-			}
-			groups[k] = append(groups[k], sl)
-		}
 		var next []*slot
-		for _, k := range order {
-			slots := groups[k]
-			// Slots of one group may still differ in their later selection
-			// sets (the key looks at the first); split them exactly.
-			for _, same := range splitBySels(slots) {
-				fields := only
-				if fields == nil {
-					fields = ex.collect(same[0].typ, same[0].sels)
-				}
-				next = append(next, ex.resolveGroup(ctx, same, fields)...)
+		for _, same := range groupSlots(level) {
+			fields := only
+			if fields == nil {
+				fields = ex.collect(same[0].typ, same[0].sels)
 			}
+			next = append(next, ex.resolveGroup(ctx, same, fields)...)
 		}
 		only = nil
 		level = next
 	}
 }
 
-func splitBySels(slots []*slot) [][]*slot {
+// groupSlots groups the slots that share a type and a selection, in the
+// order they come (a level has few groups: a list is searched).
+func groupSlots(slots []*slot) [][]*slot {
+	one := true
+	for _, sl := range slots[1:] {
+		if sl.typ != slots[0].typ || !sameSels(slots[0].sels, sl.sels) {
+			one = false
+			break
+		}
+	}
+	if one {
+		return [][]*slot{slots}
+	}
 	var out [][]*slot
 outer:
 	for _, sl := range slots {
 		for i, g := range out {
-			if sameSels(g[0].sels, sl.sels) {
+			if g[0].typ == sl.typ && sameSels(g[0].sels, sl.sels) {
 				out[i] = append(out[i], sl)
 				continue outer
 			}
@@ -654,19 +849,32 @@ func sameSels(a, b []ast.SelectionSet) bool {
 func (ex *execution) resolveGroup(ctx context.Context, slots []*slot, fields []collected) []*slot {
 	typ := slots[0].typ
 	var next []*slot
-	parents := make([]any, len(slots))
+	parents := ex.values(len(slots))
+	// The objects of the group share one slice of keys and one backing
+	// array of values; a field's value goes to vals[len(vals)-n+j].
+	n := len(fields)
+	keys := make([]string, n)
+	for j, cf := range fields {
+		keys[j] = cf.key
+	}
+	vals := ex.values(len(slots) * n)
 	for i, sl := range slots {
 		parents[i] = sl.value
+		sl.out.grow(keys, vals[i*n:(i+1)*n:(i+1)*n])
 	}
-	for _, cf := range fields {
+	set := func(sl *slot, j int, v any) { sl.out.vals[len(sl.out.vals)-n+j] = v }
+	for j, cf := range fields {
 		f := cf.fields[0]
 		if f.Name == "__typename" {
 			for _, sl := range slots {
-				sl.out.set(cf.key, typ.Name)
+				set(sl, j, typ.Name)
 			}
 			continue
 		}
-		def := typ.Fields.ForName(f.Name)
+		def := f.Definition // set by validation, for the type it was selected on
+		if f.ObjectDefinition != typ || def == nil || def.Name != f.Name {
+			def = typ.Fields.ForName(f.Name)
+		}
 		if def == nil {
 			switch f.Name {
 			case "__schema", "__type":
@@ -674,10 +882,7 @@ func (ex *execution) resolveGroup(ctx context.Context, slots []*slot, fields []c
 			}
 		}
 		if def == nil {
-			for _, sl := range slots {
-				sl.out.set(cf.key, nil)
-			}
-			continue
+			continue // the value stays null
 		}
 		var subs []ast.SelectionSet
 		for _, fa := range cf.fields {
@@ -686,26 +891,33 @@ func (ex *execution) resolveGroup(ctx context.Context, slots []*slot, fields []c
 			}
 		}
 		res := ex.s.resolvers[typ.Name+"."+f.Name]
-		var vals []any
+		var got []any
 		var err error
 		if res == nil {
 			err = fmt.Errorf("graphql: no resolver for %s.%s", typ.Name, f.Name)
 		} else {
-			b := &Batch{Parents: parents, Args: f.ArgumentMap(ex.vars), Field: f, Def: def}
-			vals, err = safeResolve(ctx, res, b)
-			if err == nil && len(vals) != len(parents) {
-				err = fmt.Errorf("graphql: %s.%s answered %d values for %d parents", typ.Name, f.Name, len(vals), len(parents))
+			b := &Batch{Parents: parents, Field: f, Def: def, ex: ex}
+			if len(f.Arguments) > 0 || len(def.Arguments) > 0 {
+				b.Args = f.ArgumentMap(ex.vars)
+			}
+			got, err = safeResolve(ctx, res, b)
+			if err == nil && len(got) != len(parents) {
+				err = fmt.Errorf("graphql: %s.%s answered %d values for %d parents", typ.Name, f.Name, len(got), len(parents))
 			}
 		}
+		named := ex.s.AST.Types[def.Type.Name()]
+		if named != nil && named.Kind != ast.Scalar && named.Kind != ast.Enum && def.Type.Elem == nil {
+			ex.reserve(len(slots))
+		}
 		for i, sl := range slots {
-			path := appendPath(sl.path, cf.key)
+			at := pathStep{parent: sl.path, key: cf.key}
 			var v any
 			if err != nil {
-				v = ex.fail(err, f, path)
+				v = ex.fail(err, f, at)
 			} else {
-				v = vals[i]
+				v = got[i]
 			}
-			sl.out.set(cf.key, ex.complete(def.Type, v, f, subs, path, &next))
+			set(sl, j, ex.complete(def.Type, named, v, f, subs, at, &next))
 		}
 	}
 	return next
@@ -726,8 +938,8 @@ var InternalError = func(ctx context.Context, err error) {}
 
 type failed struct{ err *RespError }
 
-func (ex *execution) fail(err error, f *ast.Field, path []any) any {
-	re := &RespError{Path: path}
+func (ex *execution) fail(err error, f *ast.Field, at pathStep) any {
+	re := &RespError{Path: at.slice()}
 	if f.Position != nil {
 		re.Locations = []Location{{Line: f.Position.Line, Column: f.Position.Column}}
 	}
@@ -741,14 +953,9 @@ func (ex *execution) fail(err error, f *ast.Field, path []any) any {
 	return failed{re}
 }
 
-func appendPath(p []any, k any) []any {
-	out := make([]any, len(p), len(p)+1)
-	copy(out, p)
-	return append(out, k)
-}
-
 // complete turns a resolved value into its result for type t.
-func (ex *execution) complete(t *ast.Type, v any, f *ast.Field, subs []ast.SelectionSet, path []any, next *[]*slot) any {
+// d is the definition of t's named type (the same at every list depth).
+func (ex *execution) complete(t *ast.Type, d *ast.Definition, v any, f *ast.Field, subs []ast.SelectionSet, at pathStep, next *[]*slot) any {
 	if _, ok := v.(failed); ok {
 		if t.NonNull {
 			return invalid
@@ -756,7 +963,7 @@ func (ex *execution) complete(t *ast.Type, v any, f *ast.Field, subs []ast.Selec
 		return nil
 	}
 	if e, ok := v.(*Error); ok {
-		ex.fail(e, f, path)
+		ex.fail(e, f, at)
 		if t.NonNull {
 			return invalid
 		}
@@ -771,30 +978,45 @@ func (ex *execution) complete(t *ast.Type, v any, f *ast.Field, subs []ast.Selec
 	if t.Elem != nil {
 		rv := reflect.ValueOf(v)
 		if rv.Kind() != reflect.Slice {
-			ex.fail(fmt.Errorf("graphql: %s: list expected, got %T", f.Name, v), f, path)
+			ex.fail(fmt.Errorf("graphql: %s: list expected, got %T", f.Name, v), f, at)
 			if t.NonNull {
 				return invalid
 			}
 			return nil
 		}
-		l := &list{nonNull: t.NonNull, items: make([]any, rv.Len())}
+		l := ex.newList(rv.Len(), t.NonNull)
+		if t.Elem.Elem == nil && d.Kind != ast.Scalar && d.Kind != ast.Enum {
+			ex.reserve(rv.Len())
+		}
+		l.at = at
 		for i := 0; i < rv.Len(); i++ {
-			l.items[i] = ex.complete(t.Elem, rv.Index(i).Interface(), f, subs, appendPath(path, i), next)
+			l.items[i] = ex.complete(t.Elem, d, rv.Index(i).Interface(), f, subs, pathStep{parent: &l.at, index: i}, next)
 		}
 		return l
 	}
-	d := ex.s.AST.Types[t.NamedType]
 	if d.Kind == ast.Scalar || d.Kind == ast.Enum {
-		// Optional values come as pointers (*string descriptions).
-		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
-			v = rv.Elem().Interface()
+		// Optional values come as pointers (*string descriptions);
+		// serializeScalar keeps *string and *time.Time as they are.
+		switch v.(type) {
+		case string, bool, int, int64, *string, *int64, *time.Time:
+		default:
+			if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
+				v = rv.Elem().Interface()
+			}
 		}
 	}
 	switch d.Kind {
 	case ast.Scalar:
 		out, err := serializeScalar(d.Name, v)
 		if err != nil {
-			ex.fail(err, f, path)
+			// A pointer kept for writing in place that the scalar does not
+			// take so (a *string for a DateTime): its value then.
+			if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
+				out, err = serializeScalar(d.Name, rv.Elem().Interface())
+			}
+		}
+		if err != nil {
+			ex.fail(err, f, at)
 			if t.NonNull {
 				return invalid
 			}
@@ -802,15 +1024,23 @@ func (ex *execution) complete(t *ast.Type, v any, f *ast.Field, subs []ast.Selec
 		}
 		return out
 	case ast.Enum:
-		s := fmt.Sprint(v)
+		s, ok := v.(string)
+		if p, isPtr := v.(*string); isPtr {
+			s, ok = *p, true
+			v = s
+		}
+		if !ok {
+			s = fmt.Sprint(v)
+			v = s
+		}
 		if d.EnumValues.ForName(s) == nil {
-			ex.fail(fmt.Errorf("graphql: %q is not a value of %s", s, d.Name), f, path)
+			ex.fail(fmt.Errorf("graphql: %q is not a value of %s", s, d.Name), f, at)
 			if t.NonNull {
 				return invalid
 			}
 			return nil
 		}
-		return s
+		return v
 	}
 	concrete := d
 	if d.Kind != ast.Object {
@@ -820,21 +1050,42 @@ func (ex *execution) complete(t *ast.Type, v any, f *ast.Field, subs []ast.Selec
 		}
 		concrete = ex.s.AST.Types[name]
 		if concrete == nil || !ex.applies(d.Name, concrete) && d.Name != concrete.Name {
-			ex.fail(fmt.Errorf("graphql: %s: no object type for %T", d.Name, v), f, path)
+			ex.fail(fmt.Errorf("graphql: %s: no object type for %T", d.Name, v), f, at)
 			if t.NonNull {
 				return invalid
 			}
 			return nil
 		}
 	}
-	o := &object{nonNull: t.NonNull}
-	*next = append(*next, &slot{value: v, typ: concrete, sels: subs, out: o, path: path})
-	return o
+	sl := ex.newSlot()
+	sl.value, sl.typ, sl.sels, sl.at = v, concrete, subs, at
+	sl.path = &sl.at
+	sl.out.nonNull = t.NonNull
+	*next = append(*next, sl)
+	return sl.out
 }
 
+// Scalars written from where they are (an interface holding a struct of one
+// pointer needs no allocation): the values they point to are the store's
+// rows, which nothing changes while a response is written.
+type (
+	stringAt struct{ p *string }
+	int64At  struct{ p *int64 }
+	dateTime struct{ t *time.Time }
+)
+
 func isNil(v any) bool {
-	if v == nil {
+	switch t := v.(type) {
+	case nil:
 		return true
+	case string, bool, int, int64:
+		return false
+	case *string:
+		return t == nil
+	case *int64:
+		return t == nil
+	case *time.Time:
+		return t == nil
 	}
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
@@ -850,15 +1101,18 @@ func serializeScalar(name string, v any) (any, error) {
 	switch name {
 	case "Int":
 		switch n := v.(type) {
-		case int:
-			return n, nil
-		case int32:
-			return n, nil
+		case int, int32:
+			return v, nil
 		case int64:
 			if n > 1<<31-1 || n < -(1<<31) {
 				return nil, fmt.Errorf("graphql: Int out of range: %d", n)
 			}
-			return n, nil
+			return v, nil
+		case *int64:
+			if *n > 1<<31-1 || *n < -(1<<31) {
+				return nil, fmt.Errorf("graphql: Int out of range: %d", *n)
+			}
+			return int64At{n}, nil
 		}
 	case "Float":
 		switch n := v.(type) {
@@ -868,8 +1122,8 @@ func serializeScalar(name string, v any) (any, error) {
 			return n, nil
 		}
 	case "Boolean":
-		if b, ok := v.(bool); ok {
-			return b, nil
+		if _, ok := v.(bool); ok {
+			return v, nil
 		}
 	case "DateTime", "Date", "PreciseDateTime":
 		switch t := v.(type) {
@@ -882,7 +1136,10 @@ func serializeScalar(name string, v any) (any, error) {
 			if t == nil {
 				return nil, nil
 			}
-			return t.UTC().Format("2006-01-02T15:04:05Z"), nil
+			if name == "Date" {
+				return t.UTC().Format("2006-01-02"), nil
+			}
+			return dateTime{t}, nil
 		case string:
 			return t, nil
 		}
@@ -898,7 +1155,9 @@ func serializeScalar(name string, v any) (any, error) {
 	default: // String, ID, URI, HTML, GitObjectID, GitRefname, ...
 		switch s := v.(type) {
 		case string:
-			return s, nil
+			return v, nil
+		case *string:
+			return stringAt{s}, nil
 		case fmt.Stringer:
 			return s.String(), nil
 		case int64:
