@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -148,5 +149,54 @@ func TestWorkers(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("workers did not run the jobs")
 		}
+	}
+}
+
+// TestKeyedEnqueueHoldsThePendingJob: queueing work whose key is already
+// pending touches that job, and no worker may claim it before the queueing
+// transaction commits — otherwise the job would run without the writes
+// made for it and the work would be lost (PostgreSQL lets a claim run
+// beside the open transaction; SQLite serializes the two).
+func TestKeyedEnqueueHoldsThePendingJob(t *testing.T) {
+	s := storetest.Open(t)
+	job := jobs.Job{Kind: "k", Key: "k:1", Payload: map[string]int{"n": 1}}
+	if err := s.Tx(ctx, func(tx store.Q) error { return jobs.Enqueue(ctx, tx, job) }); err != nil {
+		t.Fatal(err)
+	}
+	inside, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	defer free() // a failed check must not leave the transaction open
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Tx(ctx, func(tx store.Q) error {
+			if err := jobs.Enqueue(ctx, tx, job); err != nil {
+				return err
+			}
+			close(inside)
+			<-release
+			return nil
+		})
+	}()
+	<-inside
+	// While the second queueing is open, a claim gets nothing: PostgreSQL
+	// skips the locked row, SQLite waits for the writer and times out.
+	cctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	early, err := s.ClaimJob(cctx, "w", time.Minute, []string{"k"})
+	cancel()
+	if err == nil && early != nil {
+		t.Fatalf("claimed job %d before the transaction that queued its work committed", early.ID)
+	}
+	free()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	j, err := s.ClaimJob(ctx, "w", time.Minute, []string{"k"})
+	if err != nil || j == nil {
+		t.Fatalf("after the commit: job %v, err %v", j, err)
+	}
+	counts, err := s.R().JobCounts(ctx)
+	if err != nil || counts["pending"] != 0 || counts["running"] != 1 {
+		t.Fatalf("one job for the work of both: %v %v", counts, err)
 	}
 }

@@ -14,7 +14,11 @@ import (
 // left, or kept as failed for an operator to read.
 
 // EnqueueJob queues a job unless a pending job with the same non-empty key
-// exists; it reports whether a row was added. Call it inside the write's
+// exists, which it then touches instead: the touch locks that row until
+// this transaction ends, so a worker cannot claim it (and run without
+// seeing this transaction's writes) before the commit — on PostgreSQL a
+// claim skips or waits for the locked row; SQLite serializes writes. It
+// reports whether a row was added or touched. Call it inside the write's
 // transaction so that the job exists exactly when the write does.
 func (q Q) EnqueueJob(ctx context.Context, j *model.Job) (bool, error) {
 	now := q.Now()
@@ -31,7 +35,8 @@ func (q Q) EnqueueJob(ctx context.Context, j *model.Job) (bool, error) {
 		key = j.Key
 	}
 	res, err := q.exec(ctx, `INSERT INTO jobs (kind, dedup_key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
- VALUES (?, ?, ?, 'pending', 0, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+ VALUES (?, ?, ?, 'pending', 0, ?, ?, ?, ?)
+ ON CONFLICT (dedup_key) WHERE state = 'pending' DO UPDATE SET updated_at = excluded.updated_at`,
 		j.Kind, key, string(j.Payload), max, runAt.Unix(), unix(now), unix(now))
 	if err != nil {
 		return false, err
