@@ -197,4 +197,10 @@ var JWTOperations = map[string]bool{
 	"apps/get-org-installation":             true,
 	"apps/get-user-installation":            true,
 	"apps/get-by-slug":                      true,
+	// The app's own webhook (internal/api/hooks).
+	"apps/get-webhook-config-for-app":    true,
+	"apps/update-webhook-config-for-app": true,
+	"apps/list-webhook-deliveries":       true,
+	"apps/get-webhook-delivery":          true,
+	"apps/redeliver-webhook-delivery":    true,
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/hubd/hubd/internal/api/contents"
 	forksapi "github.com/hubd/hubd/internal/api/forks"
 	"github.com/hubd/hubd/internal/api/gitdb"
+	hooksapi "github.com/hubd/hubd/internal/api/hooks"
 	interactionsapi "github.com/hubd/hubd/internal/api/interactions"
 	"github.com/hubd/hubd/internal/api/issues"
 	"github.com/hubd/hubd/internal/api/licenses"
@@ -142,6 +143,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		appsapi.New(d).Routes(),
 		activityAPI.Routes(),
 		rulesetsAPI.Routes(),
+		hooksapi.New(d, pullsAPI.Service()).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -1158,6 +1158,81 @@ CREATE INDEX ruleset_versions_ruleset ON ruleset_versions (ruleset_id, id);
 	`
 CREATE INDEX issues_kind_state_number ON issues (repo_id, is_pull, state, number, id);
 `,
+	// 30: webhooks (owned by internal/hooks): hooks of a repository, an
+	// organization or an app; payloads built once per event and shared by
+	// the deliveries of every hook that gets them; one delivery row per
+	// attempt (a redelivery is a row of its own with the same guid). The
+	// dispatcher's cursor in the events outbox starts at its end, and
+	// hook_event_gaps holds the ids it passed before their transactions
+	// committed (PostgreSQL hands out ids before commit).
+	`
+CREATE TABLE hooks (
+  id {{id}},
+  repo_id BIGINT REFERENCES repos(id) ON DELETE CASCADE,
+  org_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE,
+  app_id BIGINT REFERENCES apps(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  active BOOLEAN NOT NULL,
+  events TEXT NOT NULL,
+  url TEXT NOT NULL,
+  content_type TEXT NOT NULL,
+  secret TEXT NOT NULL DEFAULT '',
+  insecure_ssl TEXT NOT NULL DEFAULT '0',
+  since_event BIGINT NOT NULL DEFAULT 0,
+  last_code BIGINT,
+  last_status TEXT NOT NULL DEFAULT '',
+  last_message TEXT NOT NULL DEFAULT '',
+  creator_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX hooks_repo ON hooks (repo_id, id);
+CREATE INDEX hooks_org ON hooks (org_id, id);
+CREATE INDEX hooks_app ON hooks (app_id, id);
+
+CREATE TABLE hook_payloads (
+  id {{id}},
+  event TEXT NOT NULL,
+  action TEXT,
+  body TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+
+CREATE TABLE hook_deliveries (
+  id {{id}},
+  hook_id BIGINT NOT NULL REFERENCES hooks(id) ON DELETE CASCADE,
+  payload_id BIGINT NOT NULL REFERENCES hook_payloads(id),
+  guid TEXT NOT NULL,
+  event TEXT NOT NULL,
+  action TEXT,
+  repo_id BIGINT,
+  installation_id BIGINT,
+  redelivery BOOLEAN NOT NULL,
+  delivered BOOLEAN NOT NULL,
+  status TEXT NOT NULL DEFAULT '',
+  status_code BIGINT NOT NULL DEFAULT 0,
+  duration_us BIGINT NOT NULL DEFAULT 0,
+  delivered_at BIGINT,
+  request_headers TEXT NOT NULL DEFAULT '{}',
+  response_headers TEXT NOT NULL DEFAULT '{}',
+  response_body TEXT,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX hook_deliveries_hook ON hook_deliveries (hook_id, delivered, id);
+CREATE INDEX hook_deliveries_payload ON hook_deliveries (payload_id);
+CREATE INDEX hook_deliveries_waiting ON hook_deliveries (created_at) WHERE delivered = FALSE;
+
+CREATE TABLE hook_cursor (
+  id BIGINT PRIMARY KEY,
+  last_event_id BIGINT NOT NULL
+);
+INSERT INTO hook_cursor (id, last_event_id) SELECT 1, COALESCE(MAX(id), 0) FROM events;
+
+CREATE TABLE hook_event_gaps (
+  event_id BIGINT PRIMARY KEY,
+  seen_at BIGINT NOT NULL
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -1,0 +1,253 @@
+package hooks
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hubd/hubd/internal/jobs"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// jobDeliver sends the pending deliveries of one hook, oldest first. Its
+// key is the hook's, so one hook's deliveries go out one at a time and in
+// order, while different hooks are served by different workers. A job
+// that finds nothing pending (another did it) just ends.
+const jobDeliver = "hooks.deliver"
+
+type deliverJob struct {
+	HookID int64 `json:"hook_id"`
+}
+
+func deliverKey(hookID int64) string { return jobDeliver + ":" + strconv.FormatInt(hookID, 10) }
+
+// enqueueDeliver queues the delivery job of a hook in tx, so that a crash
+// after the commit still leaves the deliveries a job.
+func enqueueDeliver(ctx context.Context, tx store.Q, hookID int64) error {
+	return jobs.Enqueue(ctx, tx, jobs.Job{Kind: jobDeliver, Key: deliverKey(hookID), Payload: deliverJob{HookID: hookID}})
+}
+
+const (
+	// Timeout is how long a receiver has to answer, as on GitHub.
+	Timeout = 10 * time.Second
+	// maxResponse is the most of a response body a delivery keeps.
+	maxResponse = 64 << 10
+	// jobBudget bounds the time one job sends for: well inside the
+	// queue's lease, even when the last delivery takes the whole timeout.
+	jobBudget = 60 * time.Second
+	// flushEvery is how many results are recorded in one transaction.
+	flushEvery = 50
+)
+
+// runDeliver is the job handler.
+func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
+	var j deliverJob
+	if err := json.Unmarshal(payload, &j); err != nil {
+		return jobs.Permanent(err)
+	}
+	start := time.Now()
+	for {
+		h, err := s.Store.R().HookByID(ctx, j.HookID)
+		if errors.Is(err, model.ErrNotFound) {
+			return nil // deleted with its deliveries
+		}
+		if err != nil {
+			return err
+		}
+		list, err := s.Store.R().PendingHookDeliveries(ctx, h.ID, flushEvery)
+		if err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			return nil
+		}
+		var done []*model.HookDelivery
+		lastFlush, last := time.Now(), ""
+		flush := func() error {
+			err := s.Store.Tx(ctx, func(tx store.Q) error { return tx.RecordHookDeliveries(ctx, h.ID, done, last) })
+			done, lastFlush = nil, time.Now()
+			return err
+		}
+		for _, d := range list {
+			last = s.send(ctx, h, d)
+			done = append(done, d)
+			if time.Since(lastFlush) > time.Second {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			if time.Since(start) > jobBudget {
+				if err := flush(); err != nil {
+					return err
+				}
+				// The rest goes to a job of its own: this one must end
+				// within its lease.
+				return s.Jobs.Enqueue(ctx, jobs.Job{Kind: jobDeliver, Key: deliverKey(h.ID), Payload: deliverJob{HookID: h.ID}})
+			}
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+}
+
+// userAgent is the User-Agent of deliveries, as GitHub's Hookshot names
+// itself with its version.
+func (s *Service) userAgent() string {
+	v := s.Version
+	if v == "" {
+		v = "hubd"
+	}
+	return "GitHub-Hookshot/" + v
+}
+
+// send posts one delivery and fills in what happened; it returns the
+// hook's last response message.
+func (s *Service) send(ctx context.Context, h *model.Hook, d *model.HookDelivery) string {
+	body, ctype := d.Payload, "application/json"
+	if h.ContentType == "form" {
+		body, ctype = []byte("payload="+url.QueryEscape(string(d.Payload))), "application/x-www-form-urlencoded"
+	}
+	hdr := map[string]string{
+		"Accept":                                 "*/*",
+		"Content-Type":                           ctype,
+		"User-Agent":                             s.userAgent(),
+		"X-GitHub-Delivery":                      d.GUID,
+		"X-GitHub-Event":                         d.Event,
+		"X-GitHub-Hook-ID":                       strconv.FormatInt(h.ID, 10),
+		"X-GitHub-Hook-Installation-Target-ID":   strconv.FormatInt(h.TargetID(), 10),
+		"X-GitHub-Hook-Installation-Target-Type": h.TargetType(),
+		"X-GitHub-Enterprise-Version":            EnterpriseVersion,
+		"X-GitHub-Enterprise-Host":               s.host(),
+	}
+	if h.Secret != "" {
+		hdr["X-Hub-Signature"] = "sha1=" + Sign1(h.Secret, body)
+		hdr["X-Hub-Signature-256"] = "sha256=" + Sign256(h.Secret, body)
+	}
+	d.RequestHeaders = hdr
+	d.ResponseHeaders, d.ResponseBody, d.StatusCode = map[string]string{}, nil, 0
+	began := time.Now()
+	d.DeliveredAt = s.Store.Now()
+	defer func() { d.Duration = time.Since(began) }()
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))
+	if err != nil {
+		d.Status = "Invalid URL"
+		return d.Status
+	}
+	for k, v := range hdr {
+		req.Header[k] = []string{v}
+	}
+	client := s.client
+	if h.InsecureSSL == "1" {
+		client = s.insecure
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		d.Status = failure(err)
+		slog.Info("webhook delivery failed", "hook", h.ID, "delivery", d.GUID, "event", d.Event, "err", err)
+		return d.Status
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	text := string(b)
+	d.ResponseBody = &text
+	for k, v := range resp.Header {
+		d.ResponseHeaders[k] = strings.Join(v, ", ")
+	}
+	d.StatusCode = resp.StatusCode
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		d.Status = "OK"
+	} else {
+		d.Status = "Invalid HTTP Response: " + strconv.Itoa(resp.StatusCode)
+	}
+	return d.Status
+}
+
+// failure words a delivery that got no answer as GitHub's delivery log
+// does.
+func failure(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, errRefused):
+		return "failed to connect to host: the address is not allowed for webhooks"
+	case errors.As(err, &ne) && ne.Timeout():
+		return "timed out"
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return "failed to connect to host"
+	}
+	var te *tls.CertificateVerificationError
+	if errors.As(err, &te) {
+		return "Peer certificate cannot be authenticated with given CA certificates"
+	}
+	return "failed to connect to host"
+}
+
+// EnterpriseVersion is the X-GitHub-Enterprise-Version of deliveries (hubd
+// answers as GitHub Enterprise Server).
+const EnterpriseVersion = "3.19.0"
+
+func (s *Service) host() string {
+	u, err := url.Parse(s.URLs.Web)
+	if err != nil {
+		return "localhost"
+	}
+	return u.Hostname()
+}
+
+// Sign256 is the hex HMAC-SHA256 of body with secret
+// (X-Hub-Signature-256 carries it after "sha256=").
+func Sign256(secret string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// Sign1 is the hex HMAC-SHA1 of body with secret (X-Hub-Signature, kept
+// for receivers that predate SHA-256).
+func Sign1(secret string, body []byte) string {
+	m := hmac.New(sha1.New, []byte(secret))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// newClients makes the delivery clients: they never follow redirects, use
+// no proxy from the environment, connect only where the policy allows, and
+// give up after Timeout.
+func newClients(p Policy) (*http.Client, *http.Client) {
+	mk := func(insecure bool) *http.Client {
+		tr := &http.Transport{
+			DialContext:           p.dialer(Timeout),
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          64,
+			MaxIdleConnsPerHost:   8,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   Timeout,
+			ResponseHeaderTimeout: Timeout,
+		}
+		if insecure {
+			tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the hook's insecure_ssl "1"
+		}
+		return &http.Client{Transport: tr, Timeout: Timeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	}
+	return mk(false), mk(true)
+}
