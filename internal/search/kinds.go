@@ -11,7 +11,7 @@ import (
 // The qualifiers of each kind of search, as GitHub documents them
 // ("Searching issues and pull requests", "Searching for repositories",
 // "Searching users"). A qualifier hubd keeps no data for answers as that
-// data would: nothing has stars or followers, no issue has a type, a
+// data would: no account has followers, no issue has a type, a
 // linked pull request or a project, no pull request is queued.
 
 var issueKind, repoKind, userKind *kind
@@ -181,7 +181,7 @@ func init() {
 		"topics":             counts("topics"),
 		"good-first-issues":  counts("good_first_issues"),
 		"help-wanted-issues": counts("help_wanted_issues"),
-		"stars":              func(_ *compiler, v string) (store.SearchCond, error) { return constRange(v, 0) },
+		"stars":              counts("stars"),
 		"followers":          func(_ *compiler, v string) (store.SearchCond, error) { return constRange(v, 0) },
 		"topic":              text("topic"),
 		"language":           text("language"),

@@ -105,7 +105,7 @@ func TestRanges(t *testing.T) {
 		t.Errorf("countRange(many) = %v", err)
 	}
 	if c, _ := constRange(">0", 0); c.Op != store.CondFalse {
-		t.Errorf("stars:>0 holds for nothing")
+		t.Errorf("followers:>0 holds for nothing")
 	}
 }
 

@@ -128,8 +128,8 @@ func countRange(v string) (store.Range, error) { return parseRange(v, number) }
 // dateRange reads a date range; a malformed date is GitHub's 422.
 func dateRange(v string) (store.Range, error) { return parseRange(v, date) }
 
-// constRange is a range test of a count every item has (stars and
-// followers, which hubd does not keep: every item has none).
+// constRange is a range test of a count every item has (followers,
+// which hubd does not keep: every account has none).
 func constRange(v string, have int64) (store.SearchCond, error) {
 	r, err := countRange(v)
 	if err != nil {

@@ -661,8 +661,7 @@ func (f *RepoSearch) order() (string, []any) {
 	case "help-wanted-issues":
 		return " ORDER BY " + fmt.Sprintf(labeledOpen, helpWanted) + dir + ", r.id" + dir, nil
 	case "stars":
-		// No repository has stars: the order is the ids'.
-		return " ORDER BY r.id" + dir, nil
+		return " ORDER BY r.stargazers_count" + dir + ", r.id" + dir, nil
 	}
 	var s sqlb
 	s.w(" ORDER BY ")
@@ -711,6 +710,8 @@ func repoLeaf(s *sqlb, c SearchCond) error {
 		s.inRange("r.size", c.Range)
 	case "forks":
 		s.inRange(repoForks, c.Range)
+	case "stars":
+		s.inRange("r.stargazers_count", c.Range)
 	case "topics":
 		s.inRange(repoTopicsN, c.Range)
 	case "topic":

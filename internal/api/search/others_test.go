@@ -44,6 +44,9 @@ func TestSearchRepositories(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.e.RunJobs()
+	if _, err := w.hubotGH.Activity.Star(ctx, "mona", "app"); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		q     string
 		names []string
@@ -75,7 +78,9 @@ func TestSearchRepositories(t *testing.T) {
 		{"archived:false user:mona", []string{"mona/app", "mona/secret"}},
 		{"mirror:true", nil},
 		{"stars:0 org:acme", []string{"acme/tools"}},
-		{"stars:>0", nil},
+		{"stars:>0", []string{"mona/app"}},
+		{"stars:1 widget", []string{"mona/app"}},
+		{"stars:2..5", nil},
 		{"followers:>=0 org:acme", []string{"acme/tools"}},
 		{"forks:1", []string{"mona/app"}},
 		{"forks:>=1 forks:1..5", []string{"mona/app"}},
@@ -108,6 +113,12 @@ func TestSearchRepositories(t *testing.T) {
 	// Sorts and the item's shape.
 	if got := repoNames(t, w.gh, "widget fork:true", &github.SearchOptions{Sort: "forks"}); got[0] != "mona/app" {
 		t.Errorf("sort=forks: %q", got)
+	}
+	for _, order := range []string{"desc", "asc"} {
+		got := repoNames(t, w.gh, "widget", &github.SearchOptions{Sort: "stars", Order: order})
+		if first := map[string]string{"desc": "mona/app", "asc": "acme/tools"}[order]; len(got) != 2 || got[0] != first {
+			t.Errorf("sort=stars order=%s: %q", order, got)
+		}
 	}
 	if got := repoNames(t, w.gh, "user:mona", &github.SearchOptions{Sort: "updated", Order: "asc"}); len(got) != 2 {
 		t.Errorf("sort=updated: %q", got)

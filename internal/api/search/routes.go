@@ -34,7 +34,7 @@ func (a *API) Routes() []rest.Route {
 				"linked:, project:, team: and is:queued match nothing (hubd records no closing references, projects, team mentions or merge queue); " +
 				"text matches cover title and body, not comments."},
 		{Method: "GET", Pattern: "/search/repositories", OperationID: "search/repos", Handler: a.repos, Resource: "search",
-			Note: words + "in:readme searches nothing (README contents are not indexed); no repository has stars or followers; " +
+			Note: words + "in:readme searches nothing (README contents are not indexed); followers: matches only 0 (hubd keeps no followers); " +
 				"language: is the top language hubd detected at the last push; has: and props. qualifiers are searched as words."},
 		{Method: "GET", Pattern: "/search/users", OperationID: "search/users", Handler: a.users, Resource: "search",
 			Note: words + "No account has followers; language: keeps accounts owning a public repository whose detected top language it is."},
