@@ -114,6 +114,31 @@ func (q Q) detachForks(ctx context.Context, id int64) error {
 	return err
 }
 
+// DetachNetwork takes the forks of root id out of its network when the
+// root's visibility changes between public and private, as GitHub does.
+// Made private, its (public) forks stay together as a new network under the
+// oldest direct fork, as on deletion; made public, each direct (private)
+// fork becomes a standalone repository, the root of its own forks.
+func (q Q) DetachNetwork(ctx context.Context, id int64, standalone bool) error {
+	if !standalone {
+		return q.detachForks(ctx, id)
+	}
+	forks, err := q.int64s(ctx, `SELECT id FROM repos WHERE parent_id = ? ORDER BY id`, id)
+	if err != nil {
+		return err
+	}
+	for _, f := range forks {
+		if _, err := q.exec(ctx, `UPDATE repos SET source_id = ? WHERE id IN (WITH RECURSIVE sub(id) AS (
+ SELECT id FROM repos WHERE parent_id = ? UNION ALL SELECT r.id FROM repos r JOIN sub ON r.parent_id = sub.id) SELECT id FROM sub)`, f, f); err != nil {
+			return err
+		}
+		if _, err := q.exec(ctx, `UPDATE repos SET parent_id = NULL, source_id = NULL WHERE id = ?`, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // MarkForkPushed sets a new fork's pushed_at to its parent's (nil: never).
 func (q Q) MarkForkPushed(ctx context.Context, forkID int64, at *time.Time) error {
 	_, err := q.exec(ctx, `UPDATE repos SET pushed_at = ? WHERE id = ?`, nullUnix(at), forkID)
@@ -174,4 +199,22 @@ func (q Q) LockNetwork(ctx context.Context, repoID int64) error {
 	_, err := q.exec(ctx, `UPDATE repos SET parent_id = parent_id
  WHERE id = (SELECT COALESCE(source_id, id) FROM repos WHERE id = ?)`, repoID)
 	return err
+}
+
+// int64s runs a query of one integer column and returns its values.
+func (q Q) int64s(ctx context.Context, query string, args ...any) ([]int64, error) {
+	rows, err := q.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []int64{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }

@@ -350,3 +350,19 @@ func (q Q) ForgetStarsAndSubscriptions(ctx context.Context, userID int64) error 
 	}
 	return nil
 }
+
+// EraseStarsAndWatchers removes every star and subscription of a
+// repository and zeroes its counters: GitHub erases them when a
+// repository's visibility changes between public and private.
+func (q Q) EraseStarsAndWatchers(ctx context.Context, repoID int64) error {
+	for _, stmt := range []string{
+		`DELETE FROM repo_stars WHERE repo_id = ?`,
+		`DELETE FROM repo_subscriptions WHERE repo_id = ?`,
+		`UPDATE repos SET stargazers_count = 0, subscribers_count = 0 WHERE id = ?`,
+	} {
+		if _, err := q.exec(ctx, stmt, repoID); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -417,6 +417,18 @@ func (a *API) Update(ctx context.Context, c *authz.Caller, found *model.Repo, in
 		if err := tx.UpdateRepo(ctx, repo, before.Name); err != nil {
 			return err
 		}
+		if before.ParentID == 0 && publicPrivate(before.Visibility, repo.Visibility) {
+			// Between public and private GitHub erases stars and watchers
+			// and detaches the forks (made private: the public forks stay
+			// one network; made public: each private fork stands alone).
+			if err := tx.EraseStarsAndWatchers(ctx, repo.ID); err != nil {
+				return err
+			}
+			if err := tx.DetachNetwork(ctx, repo.ID, repo.Visibility == model.Public); err != nil {
+				return err
+			}
+			repo.StargazersCount, repo.SubscribersCount, repo.ForksCount = 0, 0, 0
+		}
 		for _, ch := range changes {
 			p := map[string]any{"action": ch.action, "repository_id": repo.ID, "full_name": repo.FullName()}
 			if ch.changes != nil {
@@ -443,6 +455,13 @@ func (a *API) Update(ctx context.Context, c *authz.Caller, found *model.Repo, in
 		a.facts.pushed(ctx, repo, c.UserID(), nil)
 	}
 	return repo, nil
+}
+
+// publicPrivate reports whether a visibility change goes from public to
+// private or back (internal is neither).
+func publicPrivate(from, to model.Visibility) bool {
+	pp := func(v model.Visibility) bool { return v == model.Public || v == model.Private }
+	return from != to && pp(from) && pp(to)
 }
 
 // change is one domain event of a PATCH.
