@@ -531,6 +531,15 @@ func (s *Service) StarCounts(ctx context.Context, list []*model.Gist) (map[int64
 	return s.Store.R().GistStarCounts(ctx, ids)
 }
 
+// StarredBy reports which of list userID starred, in one query.
+func (s *Service) StarredBy(ctx context.Context, userID int64, list []*model.Gist) (map[int64]bool, error) {
+	ids := make([]int64, len(list))
+	for i, g := range list {
+		ids[i] = g.ID
+	}
+	return s.Store.R().GistsStarredBy(ctx, userID, ids)
+}
+
 // History is one page of a gist's revisions, newest first, and their
 // total.
 func (s *Service) History(ctx context.Context, g *model.Gist, limit, offset int) ([]gitrepo.Revision, int, error) {
@@ -592,32 +601,34 @@ type Content struct {
 
 // Contents reads the contents of g's files (the first MaxFiles).
 func (s *Service) Contents(ctx context.Context, g *model.Gist) (map[string]Content, error) {
-	repo := s.Git.Open(gitrepo.GistStorage(g.ID))
 	out := map[string]Content{}
 	for i, f := range g.Files {
 		if i == MaxFiles {
 			break
 		}
-		if f.Size <= MaxContent {
-			_, data, err := repo.Read(ctx, f.OID, 0)
-			if err != nil {
-				return nil, err
-			}
-			out[f.Name] = Content{Text: string(data)}
-			continue
-		}
-		rc, err := repo.OpenBlob(ctx, f.OID)
+		c, err := s.Text(ctx, g, f, MaxContent)
 		if err != nil {
 			return nil, err
 		}
-		data, err := io.ReadAll(io.LimitReader(rc, MaxContent))
-		rc.Close()
-		if err != nil {
-			return nil, err
-		}
-		out[f.Name] = Content{Text: string(data), Truncated: true}
+		out[f.Name] = c
 	}
 	return out, nil
+}
+
+// Text reads file f of gist g, at most max bytes (truncated marking more).
+func (s *Service) Text(ctx context.Context, g *model.Gist, f model.GistFile, max int64) (Content, error) {
+	repo := s.Git.Open(gitrepo.GistStorage(g.ID))
+	if f.Size <= max {
+		_, data, err := repo.Read(ctx, f.OID, 0)
+		return Content{Text: string(data)}, err
+	}
+	rc, err := repo.OpenBlob(ctx, f.OID)
+	if err != nil {
+		return Content{}, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, max))
+	return Content{Text: string(data), Truncated: true}, err
 }
 
 // Raw opens the content of file name of gist g at revision rev (a commit

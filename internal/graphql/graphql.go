@@ -66,6 +66,7 @@ func New(d *api.Deps, svc Services) *API {
 	a.registerRepoMutations(svc.Repos)
 	a.registerStars(svc.Stars)
 	a.registerRulesets(svc.Rulesets)
+	a.registerGists(svc.Gists)
 	return a
 }
 

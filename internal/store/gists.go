@@ -267,6 +267,29 @@ func (q Q) GistStarCounts(ctx context.Context, ids []int64) (map[int64]int, erro
 	return out, rows.Err()
 }
 
+// GistsStarredBy reports which of ids userID starred, in one query
+// (GraphQL's viewerHasStarred over a page); userID 0 starred nothing.
+func (q Q) GistsStarredBy(ctx context.Context, userID int64, ids []int64) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	if userID == 0 || len(ids) == 0 {
+		return out, nil
+	}
+	in, args := inList(ids)
+	rows, err := q.query(ctx, `SELECT gist_id FROM gist_stars WHERE user_id = ? AND gist_id IN (`+in+`)`, append([]any{userID}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
 const gistCommentCols = `c.id, c.gist_id, c.user_id, c.body, c.created_at, c.updated_at`
 
 func scanGistComment(sc scanner) (*model.GistComment, error) {

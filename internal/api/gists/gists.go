@@ -53,6 +53,8 @@ func (a *API) Routes() []rest.Route {
 		{Method: "DELETE", Pattern: "/gists/{gist_id}/star", OperationID: "gists/unstar", Handler: a.unstar, Scopes: g},
 		{Method: "GET", Pattern: "/gists/{gist_id}/{sha}", OperationID: "gists/get-revision", Handler: a.revision},
 		{Method: "GET", Pattern: "/users/{username}/gists", OperationID: "gists/list-for-user", Handler: a.listForUser},
+		// GitHub takes POST for PATCH here, and gh gist edit sends POST.
+		{Method: "POST", Pattern: "/gists/{gist_id}", OperationID: "hubd/gists-update-post", Handler: a.update, Scopes: g, Extension: true},
 		// raw_url: a file's content (GHES serves gist.githubusercontent.com's
 		// role under /gist/).
 		{Method: "GET", Pattern: "/gist/{owner}/{gist_id}/raw/{sha}/{filename...}", OperationID: "hubd/gist-raw", Handler: a.raw, Extension: true, Stream: true},
