@@ -416,12 +416,18 @@ func (a *API) raw(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-func commentID(r *http.Request) (int64, error) {
+// commentPath is the gist and the comment id of a
+// /gists/{gist_id}/comments/{comment_id} path.
+func (a *API) commentPath(r *http.Request) (*model.Gist, int64, error) {
+	g, err := a.gist(r)
+	if err != nil {
+		return nil, 0, err
+	}
 	id, err := strconv.ParseInt(r.PathValue("comment_id"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, model.ErrNotFound
+		return nil, 0, model.ErrNotFound
 	}
-	return id, nil
+	return g, id, nil
 }
 
 func (a *API) comment(g *model.Gist, c *model.GistComment) wire.GistComment {
@@ -449,11 +455,7 @@ func (a *API) listComments(w http.ResponseWriter, r *http.Request) error {
 
 // GET /gists/{gist_id}/comments/{comment_id}
 func (a *API) getComment(w http.ResponseWriter, r *http.Request) error {
-	g, err := a.gist(r)
-	if err != nil {
-		return err
-	}
-	id, err := commentID(r)
+	g, id, err := a.commentPath(r)
 	if err != nil {
 		return err
 	}
@@ -497,11 +499,7 @@ func (a *API) updateComment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	g, err := a.gist(r)
-	if err != nil {
-		return err
-	}
-	id, err := commentID(r)
+	g, id, err := a.commentPath(r)
 	if err != nil {
 		return err
 	}
@@ -522,11 +520,7 @@ func (a *API) deleteComment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	g, err := a.gist(r)
-	if err != nil {
-		return err
-	}
-	id, err := commentID(r)
+	g, id, err := a.commentPath(r)
 	if err != nil {
 		return err
 	}

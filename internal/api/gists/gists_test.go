@@ -14,7 +14,9 @@ import (
 	"github.com/google/go-github/v92/github"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
 )
 
 var ctx = context.Background()
@@ -308,4 +310,39 @@ func TestGistGit(t *testing.T) {
 	if err != nil || content(got, "b.txt") != "two\n" || len(history(t, e, g.GetID())) != 2 {
 		t.Fatalf("after push: %+v %v", got, err)
 	}
+}
+
+// GitHub's limits on what a single gist returns: a file's content past
+// 1 MB is cut and marked truncated (raw_url serves it whole). A
+// fine-grained token without the gists permission may read but not write.
+func TestGistTruncationAndTokens(t *testing.T) {
+	e := apitest.New(t)
+	mona, monaTok := e.NewUser("mona", false)
+	big := strings.Repeat("0123456789abcdef", 70000) // 1.07 MiB
+	g := e.Must(201, "POST", "/gists", monaTok, map[string]any{"files": map[string]any{"big.txt": map[string]any{"content": big}}}).Map(t)
+	f := g["files"].(map[string]any)["big.txt"].(map[string]any)
+	if f["truncated"] != true || len(f["content"].(string)) != 1<<20 || f["size"] != float64(len(big)) {
+		t.Fatalf("big file: truncated %v, %d bytes of content, size %v", f["truncated"], len(f["content"].(string)), f["size"])
+	}
+	raw, err := http.Get(f["raw_url"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(raw.Body)
+	raw.Body.Close()
+	if len(b) != len(big) {
+		t.Errorf("raw_url served %d bytes, want %d", len(b), len(big))
+	}
+
+	var fg string
+	if err := e.Store.Tx(ctx, func(tx store.Q) error {
+		var err error
+		fg, _, err = tx.CreateToken(ctx, mona.ID, authz.FineGrained, nil, "", nil)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.Must(200, "GET", "/gists/"+g["id"].(string), fg, nil)
+	e.Must(403, "POST", "/gists", fg, map[string]any{"files": map[string]any{"a.txt": map[string]any{"content": "x"}}})
+	e.Must(403, "PUT", "/gists/"+g["id"].(string)+"/star", fg, nil)
 }
