@@ -42,3 +42,31 @@ func TestGists(t *testing.T) {
 		t.Fatalf("user.gists by mel: %s", r.Raw)
 	}
 }
+
+// TestGistListQueries: a page of gists costs the same queries for 2 gists
+// as for 12 (files come from the row; stars are counted in one batch), in
+// GraphQL and over REST.
+func TestGistListQueries(t *testing.T) {
+	w := newWorld(t)
+	q := `{ viewer { gists(first: 50, privacy: ALL) { totalCount nodes { name stargazerCount viewerHasStarred owner { login } files { name size } } } } }`
+	reads := func() (gql, rest int64) {
+		before := w.e.Store.Reads()
+		mustData(t, post(t, w.e, w.monaTok, q, nil))
+		gql = w.e.Store.Reads() - before
+		before = w.e.Store.Reads()
+		w.e.Must(200, "GET", "/gists?per_page=50", w.monaTok, nil)
+		return gql, w.e.Store.Reads() - before
+	}
+	create := func(n int) {
+		for i := 0; i < n; i++ {
+			w.e.Must(201, "POST", "/gists", w.monaTok, map[string]any{"files": map[string]any{"a.txt": map[string]any{"content": "a"}, "b.txt": map[string]any{"content": "b"}}})
+		}
+	}
+	create(2)
+	g2, r2 := reads()
+	create(10)
+	g12, r12 := reads()
+	if g2 != g12 || r2 != r12 {
+		t.Fatalf("queries for 2 gists: GraphQL %d, REST %d; for 12: GraphQL %d, REST %d", g2, r2, g12, r12)
+	}
+}
