@@ -68,6 +68,7 @@ var permissionRules = map[string]string{
 	"orgs/rules":                  "organization_administration",
 	"activity/starring":           "metadata:read",
 	"activity/watching":           "metadata:read",
+	"gists":                       "", // user-level: internal/gists checks the "gists" user permission
 
 	// Operations whose rule differs from their subcategory's.
 	"repos/get":                                        "metadata:read",

@@ -28,6 +28,9 @@ type Access struct {
 	ActorID       int64
 	DefaultBranch string
 	Model         *model.Repo // the repository row, for observers
+	// OnPush, when set, records the pushes of a storage that is not a
+	// repository (a gist) instead of the Observer.
+	OnPush func(ctx context.Context, updates []RefUpdate) error
 }
 
 // Resolver finds the repository of owner/name and checks the caller's

@@ -68,8 +68,12 @@ func (m *Manager) Close() {
 	}
 }
 
-// Path is the bare repository directory of a repository id.
+// Path is the bare repository directory of a repository id. Negative ids
+// are gists' storage (see GistStorage), kept apart under gists/.
 func (m *Manager) Path(id int64) string {
+	if id < 0 {
+		return filepath.Join(m.Root, "gists", strconv.FormatInt(-id/1000, 10), strconv.FormatInt(-id, 10)+".git")
+	}
 	return filepath.Join(m.Root, "repositories", strconv.FormatInt(id/1000, 10), strconv.FormatInt(id, 10)+".git")
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/hubd/hubd/internal/api/issues"
 	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/gists"
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/pullreviews"
@@ -47,6 +48,7 @@ type Services struct {
 	Repos    *repos.API
 	Stars    *stars.Service
 	Rulesets *rulesets.Service
+	Gists    *gists.Service
 }
 
 // New loads the schema and registers the resolvers.
@@ -64,6 +66,7 @@ func New(d *api.Deps, svc Services) *API {
 	a.registerRepoMutations(svc.Repos)
 	a.registerStars(svc.Stars)
 	a.registerRulesets(svc.Rulesets)
+	a.registerGists(svc.Gists)
 	return a
 }
 

@@ -96,6 +96,12 @@ func typeOf(v any) string {
 		return "Team"
 	case *releaseObj:
 		return "Release"
+	case *ruleParams:
+		return t.typ
+	case *model.App:
+		return "App"
+	case *model.Gist:
+		return "Gist"
 	}
 	return ""
 }

@@ -18,6 +18,9 @@ type rulesetObj struct {
 	r    *model.Ruleset
 	repo *repoObj       // the source, when a repository's own
 	org  *model.Account // the source, when an organization's
+	// showBypass: the caller may change the ruleset and so sees its
+	// bypass actors (as REST's bypass_actors).
+	showBypass bool
 }
 
 type ruleObj struct {
@@ -27,6 +30,7 @@ type ruleObj struct {
 }
 
 func (a *API) registerRulesets(svc *rulesets.Service) {
+	a.registerRulesetDetails()
 	a.connectionTypes("RepositoryRulesetConnection", "RepositoryRulesetEdge")
 	a.connectionTypes("RepositoryRuleConnection", "RepositoryRuleEdge")
 
@@ -42,7 +46,7 @@ func (a *API) registerRulesets(svc *rulesets.Service) {
 		}
 		objs := make([]*rulesetObj, len(list))
 		for i, r := range list {
-			objs[i] = &rulesetObj{r: r}
+			objs[i] = &rulesetObj{r: r, showBypass: rulesets.ShowsBypass(o.v.Repo, o.perm, r)}
 			if r.SourceType == model.RulesetSourceOrganization {
 				objs[i].org = o.v.Repo.Owner
 			} else {
@@ -61,7 +65,9 @@ func (a *API) registerRulesets(svc *rulesets.Service) {
 			return nil, gqlError(err)
 		}
 		for _, r := range list {
-			conn.nodes = append(conn.nodes, &rulesetObj{r: r, org: org})
+			// Listing an organization's rulesets takes its administrators
+			// (the service checks), who see the bypass actors.
+			conn.nodes = append(conn.nodes, &rulesetObj{r: r, org: org, showBypass: true})
 		}
 		return conn, nil
 	}))

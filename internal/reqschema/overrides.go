@@ -51,6 +51,9 @@ var overrides = []struct {
 	{"repos/update-branch-protection", "properties/required_status_checks", Optional,
 		"go-github sends required_status_checks with checks and without contexts (GitHub takes either); the description requires " +
 			"strict and contexts. The handler takes strict as false when absent."},
+	{"gists/update", "properties/files/additionalProperties", Nullable,
+		"A file set to null deletes it (the description's own deleteFile example and go-github's UpdateGistRequest send that); " +
+			"the schema says object only."},
 	{"pulls/create-review-comment", "", Optional,
 		"A reply (in_reply_to) needs only body: GitHub accepts {body, in_reply_to} and go-github's CreateCommentInReplyTo sends " +
 			"exactly that, but the description requires commit_id and path always. The service asks for path when there is no in_reply_to."},

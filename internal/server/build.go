@@ -16,6 +16,7 @@ import (
 	"github.com/hubd/hubd/internal/api/commits"
 	"github.com/hubd/hubd/internal/api/contents"
 	forksapi "github.com/hubd/hubd/internal/api/forks"
+	gistsapi "github.com/hubd/hubd/internal/api/gists"
 	"github.com/hubd/hubd/internal/api/gitdb"
 	hooksapi "github.com/hubd/hubd/internal/api/hooks"
 	interactionsapi "github.com/hubd/hubd/internal/api/interactions"
@@ -106,7 +107,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	// GraphQL's issue mutations run the issues service of the REST routes.
 	issuesAPI, reposAPI, activityAPI := issues.New(d), repos.New(d), activityapi.New(d)
-	rulesetsAPI := rulesetsapi.New(d)
+	rulesetsAPI, gistsAPI := rulesetsapi.New(d), gistsapi.New(d)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -137,13 +138,14 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		rolesapi.New(d).Routes(),
 		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI, Pulls: pullsAPI.Service(),
 			Reviews: reviewsAPI.Service(), Repos: reposAPI, Stars: activityAPI.Service(),
-			Rulesets: rulesetsAPI.Service()}).Routes(),
+			Rulesets: rulesetsAPI.Service(), Gists: gistsAPI.Service()}).Routes(),
 		releasesapi.New(d).Routes(),
 		searchapi.New(d).Routes(),
 		appsapi.New(d).Routes(),
 		activityAPI.Routes(),
 		rulesetsAPI.Routes(),
 		hooksapi.New(d, pullsAPI.Service()).Routes(),
+		gistsAPI.Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)
@@ -155,5 +157,6 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	s.git.MaxPush = cfg.MaxPush
 	s.git.Check = rulesetsAPI.PushCheck // repository rules decide pushes
+	s.git.Resolver = gitResolver{d: &s.deps, gist: gistsAPI.GitAccess}
 	return s, d, nil
 }

@@ -16,9 +16,17 @@ import (
 // lookup as the API (api.Deps.Repo), translated to what git clients expect:
 // 401 (so git asks for credentials) for anonymous callers who cannot read or
 // who push, 403 for signed-in callers without write access, 404 otherwise.
-type gitResolver struct{ d *api.Deps }
+type gitResolver struct {
+	d *api.Deps
+	// gist resolves /gist/{id}.git, GitHub Enterprise Server's path of a
+	// gist's repository (set by Build).
+	gist func(r *http.Request, id string, push bool) (*githttp.Access, error)
+}
 
 func (g gitResolver) Resolve(r *http.Request, owner, name string, push bool) (*githttp.Access, error) {
+	if owner == "gist" && g.gist != nil {
+		return g.gist(r, name, push)
+	}
 	r.SetPathValue("owner", owner)
 	r.SetPathValue("repo", name)
 	need := authz.Read
@@ -73,6 +81,9 @@ func (g gitResolver) Resolve(r *http.Request, owner, name string, push bool) (*g
 type gitObserver struct{ d *api.Deps }
 
 func (g gitObserver) Pushed(ctx context.Context, a *githttp.Access, updates []githttp.RefUpdate) error {
+	if a.OnPush != nil {
+		return a.OnPush(ctx, updates)
+	}
 	list := make([]api.RefUpdate, len(updates))
 	for i, u := range updates {
 		list[i] = api.RefUpdate{Ref: u.Name, Old: u.Old, New: u.New}

@@ -57,7 +57,7 @@ func New(deps api.Deps, sets ...[]rest.Route) (*Server, error) {
 	if s.deps.Tokens == nil {
 		s.deps.Tokens = api.NewTokenCache(0)
 	}
-	s.git = &githttp.Handler{Resolver: gitResolver{&s.deps}, Observer: gitObserver{&s.deps}, Fetched: s.fetched}
+	s.git = &githttp.Handler{Resolver: gitResolver{d: &s.deps}, Observer: gitObserver{&s.deps}, Fetched: s.fetched}
 	s.web = web.New(&s.deps)
 	var all []*rest.Route
 	for _, set := range sets {
@@ -347,7 +347,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // fetched counts a clone or fetch for the repository's traffic.
 func (s *Server) fetched(r *http.Request, a *githttp.Access) {
-	if s.deps.Metrics != nil {
+	if s.deps.Metrics != nil && a.Model != nil {
 		s.deps.Metrics.Fetched(r, a.RepoID)
 	}
 }

@@ -1233,6 +1233,44 @@ CREATE TABLE hook_event_gaps (
   seen_at BIGINT NOT NULL
 );
 `,
+	// Gists: each a git repository on disk under its immutable id (see
+	// gitrepo.GistStorage); the row caches the current files for lists.
+	`
+CREATE TABLE gists (
+  id {{id}},
+  name TEXT NOT NULL UNIQUE,
+  owner_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  public BOOLEAN NOT NULL,
+  description TEXT,
+  files TEXT NOT NULL DEFAULT '[]',
+  head TEXT NOT NULL DEFAULT '',
+  fork_of BIGINT,
+  comments_count BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX gists_owner ON gists (owner_id, id);
+CREATE INDEX gists_public ON gists (public, id);
+CREATE INDEX gists_fork_of ON gists (fork_of, id);
+
+CREATE TABLE gist_stars (
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  gist_id BIGINT NOT NULL REFERENCES gists(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (user_id, gist_id)
+);
+CREATE INDEX gist_stars_gist ON gist_stars (gist_id);
+
+CREATE TABLE gist_comments (
+  id {{id}},
+  gist_id BIGINT NOT NULL REFERENCES gists(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  body TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX gist_comments_gist ON gist_comments (gist_id, id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/model"
@@ -71,30 +70,14 @@ func (a *API) listForAuthenticatedUser(w http.ResponseWriter, r *http.Request) e
 		f.ViewerOwner, f.ViewerCollaborator, f.ViewerOrgMember = true, true, true
 	}
 	var err error
-	if f.UpdatedAfter, err = timeParam(q, "since"); err != nil {
+	if f.UpdatedAfter, err = rest.TimeParam(q, "since"); err != nil {
 		return err
 	}
-	if f.UpdatedBefore, err = timeParam(q, "before"); err != nil {
+	if f.UpdatedBefore, err = rest.TimeParam(q, "before"); err != nil {
 		return err
 	}
 	f.Sort, f.Desc = sortOrder(q, "full_name")
 	return a.page(w, r, f, shapeRepository)
-}
-
-// timeParam reads an ISO 8601 timestamp parameter (absent: nil).
-func timeParam(q url.Values, name string) (*time.Time, error) {
-	s := q.Get(name)
-	if s == "" {
-		return nil, nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		if d, derr := time.Parse("2006-01-02", s); derr == nil {
-			return &d, nil
-		}
-		return nil, model.Unprocessable("Invalid value for '" + name + "': use ISO 8601 format, YYYY-MM-DDTHH:MM:SSZ.")
-	}
-	return &t, nil
 }
 
 // GET /users/{username}/repos: the account's repositories the caller may see.
