@@ -22,6 +22,7 @@ import (
 	"github.com/hubd/hubd/internal/api/issues"
 	"github.com/hubd/hubd/internal/api/licenses"
 	markdownapi "github.com/hubd/hubd/internal/api/markdown"
+	oauthapi "github.com/hubd/hubd/internal/api/oauth"
 	"github.com/hubd/hubd/internal/api/meta"
 	"github.com/hubd/hubd/internal/api/metrics"
 	"github.com/hubd/hubd/internal/api/orgs"
@@ -106,7 +107,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	// GraphQL's issue mutations run the issues service of the REST routes.
 	issuesAPI, reposAPI, activityAPI := issues.New(d), repos.New(d), activityapi.New(d)
-	rulesetsAPI := rulesetsapi.New(d)
+	rulesetsAPI, oauthAPI := rulesetsapi.New(d), oauthapi.New(d)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -144,6 +145,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		activityAPI.Routes(),
 		rulesetsAPI.Routes(),
 		hooksapi.New(d, pullsAPI.Service()).Routes(),
+		oauthAPI.Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)
@@ -155,5 +157,6 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	s.git.MaxPush = cfg.MaxPush
 	s.git.Check = rulesetsAPI.PushCheck // repository rules decide pushes
+	s.Pages, s.Clients = oauthAPI.Pages(), oauthAPI.Clients
 	return s, d, nil
 }

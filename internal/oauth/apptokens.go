@@ -1,0 +1,108 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// ErrNoToken is the /applications operations' answer to a token the
+// client was not issued (or that expired or was revoked).
+var ErrNoToken = &model.HTTPError{Status: 404, Message: "Not Found"}
+
+// tokenOf finds a live token issued to a client, and its user.
+func (s *Service) tokenOf(ctx context.Context, c *model.OAuthClient, token string) (*store.ClientToken, *model.Account, error) {
+	if token == "" {
+		return nil, nil, model.Invalid("Authorization", "access_token", "missing_field")
+	}
+	q := s.Store.R()
+	t, err := q.ClientTokenByHash(ctx, c.ClientID, store.HashToken(token))
+	if errors.Is(err, model.ErrNotFound) {
+		return nil, nil, ErrNoToken
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := q.AccountByID(ctx, t.UserID)
+	if errors.Is(err, model.ErrNotFound) {
+		return nil, nil, ErrNoToken
+	}
+	return t, u, err
+}
+
+// CheckToken is POST /applications/{client_id}/token: the token's
+// authorization when the client was issued it.
+func (s *Service) CheckToken(ctx context.Context, c *model.OAuthClient, token string) (*store.ClientToken, *model.Account, error) {
+	return s.tokenOf(ctx, c, token)
+}
+
+// ResetToken gives a token a new secret (PATCH): the old one stops
+// working; the new one is returned once.
+func (s *Service) ResetToken(ctx context.Context, c *model.OAuthClient, token string) (*store.ClientToken, *model.Account, string, error) {
+	t, u, err := s.tokenOf(ctx, c, token)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	plain := store.NewTokenString(t.Kind)
+	err = s.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.ReplaceTokenSecret(ctx, t.ID, plain); err != nil {
+			return err
+		}
+		return tx.AppendEvent(ctx, "oauth_access.regenerate", u.ID, 0, 0, map[string]any{"client_id": c.ClientID, "token_id": t.ID})
+	})
+	if err != nil {
+		return nil, nil, "", err
+	}
+	s.revoked()
+	t.LastEight = plain[len(plain)-8:]
+	return t, u, plain, nil
+}
+
+// DeleteToken revokes one token (and the refresh token issued with it).
+func (s *Service) DeleteToken(ctx context.Context, c *model.OAuthClient, token string) error {
+	t, u, err := s.tokenOf(ctx, c, token)
+	if err != nil {
+		return err
+	}
+	err = s.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.DeleteToken(ctx, t.ID); err != nil {
+			return err
+		}
+		if err := tx.DeleteRefreshTokensOf(ctx, t.ID); err != nil {
+			return err
+		}
+		return tx.AppendEvent(ctx, "oauth_access.destroy", u.ID, 0, 0, map[string]any{"client_id": c.ClientID, "token_id": t.ID})
+	})
+	s.revoked()
+	return err
+}
+
+// DeleteGrant revokes the client's grant for the token's user: every token,
+// refresh token and code the client holds for them.
+func (s *Service) DeleteGrant(ctx context.Context, c *model.OAuthClient, token string) error {
+	_, u, err := s.tokenOf(ctx, c, token)
+	if err != nil {
+		return err
+	}
+	err = s.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.DeleteClientGrant(ctx, c.ClientID, u.ID); err != nil {
+			return err
+		}
+		return tx.AppendEvent(ctx, "oauth_authorization.destroy", u.ID, 0, 0, map[string]any{"client_id": c.ClientID, "user_id": u.ID})
+	})
+	s.revoked()
+	return err
+}
+
+// Caller is the caller of a client authenticating with its id and secret
+// (server.Server.Clients).
+func (s *Service) Caller(ctx context.Context, clientID, secret string) (*authz.Caller, bool, error) {
+	c, ok, err := s.VerifyClient(ctx, clientID, secret)
+	if !ok || err != nil {
+		return nil, false, err
+	}
+	return &authz.Caller{Kind: authz.ClientCredentials, ClientID: c.ClientID, AppID: c.AppID}, true, nil
+}
