@@ -38,6 +38,7 @@ func appCreate(args []string) error {
 	url := fs.String("url", "", "the app's homepage")
 	perms := fs.String("permissions", "", "comma separated permission:level, e.g. issues:write,contents:read")
 	events := fs.String("events", "", "comma separated webhook events, e.g. issues,push")
+	callback := fs.String("callback-url", "", "where the user authorization flows send users back (user access tokens)")
 	keyOut := fs.String("key-out", "", "also write the private key to this file (mode 0600)")
 	fs.Parse(args)
 	if *owner == "" || *name == "" {
@@ -64,7 +65,7 @@ func appCreate(args []string) error {
 		return fmt.Errorf("no user or organization %q", *owner)
 	}
 	svc := &apps.Service{Store: st}
-	created, err := svc.Create(ctx, 0, apps.CreateInput{Owner: acct, Name: *name, Description: *desc, ExternalURL: *url, Permissions: p, Events: ev})
+	created, err := svc.Create(ctx, 0, apps.CreateInput{Owner: acct, Name: *name, Description: *desc, ExternalURL: *url, Permissions: p, Events: ev, CallbackURL: *callback})
 	if err != nil {
 		return describe(err)
 	}

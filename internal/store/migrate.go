@@ -1253,8 +1253,6 @@ CREATE TABLE oauth_apps (
 INSERT INTO oauth_apps (owner_id, name, url, callback_url, client_id, client_secret_hash, device_flow, created_at, updated_at)
  VALUES (NULL, 'GitHub CLI', 'https://cli.github.com/', 'http://localhost/', '178c6fc778ccc68e1d6a',
  'd1b3190dacfb6af1479bed2866455c0b2deee119104dd70b09ff8a991d73355c', TRUE, 0, 0);
-ALTER TABLE apps ADD COLUMN callback_url TEXT NOT NULL DEFAULT '';
-ALTER TABLE apps ADD COLUMN device_flow BOOLEAN NOT NULL DEFAULT TRUE;
 ALTER TABLE tokens ADD COLUMN client_id TEXT;
 CREATE INDEX tokens_client ON tokens (client_id, user_id);
 
