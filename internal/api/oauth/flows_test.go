@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -64,7 +65,7 @@ func tokenPost(t *testing.T, env *apitest.Env, path, accept string, form url.Val
 			case string:
 				out.Set(k, v)
 			case float64:
-				out.Set(k, strings.TrimSuffix(strings.TrimSuffix(time.Duration(v).String(), "ns"), "s"))
+				out.Set(k, strconv.FormatFloat(v, 'f', -1, 64))
 			}
 		}
 	case strings.HasPrefix(ct, "application/xml"):
