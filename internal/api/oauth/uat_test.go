@@ -1,6 +1,7 @@
 package oauth_test
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"testing"
@@ -51,6 +52,20 @@ func TestUserAccessTokens(t *testing.T) {
 	r = env.Must(403, "POST", "/repos/mona/inside/issues", ghu, map[string]string{"title": "no"})
 	if !strings.Contains(string(r.Body), "Resource not accessible by integration") || r.Header.Get("X-Accepted-GitHub-Permissions") != "issues=write" {
 		t.Errorf("write without issues: write: %s %q", r.Body, r.Header.Get("X-Accepted-GitHub-Permissions"))
+	}
+	// The installations it sees are its app's (go-github).
+	var other struct {
+		Slug string `json:"slug"`
+	}
+	env.Must(201, "POST", "/admin/apps", env.AdminToken, map[string]any{"owner": "hubadmin", "name": "Other App",
+		"default_permissions": map[string]string{"contents": "read"}}).JSON(t, &other)
+	env.Must(201, "POST", "/admin/apps/"+other.Slug+"/installations", env.AdminToken, map[string]any{"account": "mona"})
+	ctx := context.Background()
+	if l, _, err := env.GitHub(ghu).Apps.ListUserInstallations(ctx, nil); err != nil || len(l) != 1 || l[0].GetAppSlug() != app.Slug {
+		t.Errorf("ghu_ installations: %v %d", err, len(l))
+	}
+	if l, _, err := env.GitHub(monaTok).Apps.ListUserInstallations(ctx, nil); err != nil || len(l) != 2 {
+		t.Errorf("classic installations: %v %d", err, len(l))
 	}
 	// An operation without the user access token badge.
 	r = env.Must(403, "GET", "/repos/mona/inside/installation", ghu, nil)
