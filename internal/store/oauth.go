@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"time"
 
 	"github.com/hubd/hubd/internal/authz"
@@ -270,12 +271,20 @@ func (q Q) resolveUserApp(ctx context.Context, c *authz.Caller) (ok bool, err er
 	if err != nil {
 		return false, err
 	}
-	if err := unmarshalPerms(perms, &c.Permissions); err != nil {
+	var appPerms map[string]string
+	if err := unmarshalPerms(perms, &appPerms); err != nil {
 		return false, err
 	}
+	if c.Permissions != nil {
+		// A scoped token keeps only what the app still has.
+		c.Permissions = authz.IntersectPermissions(c.Permissions, appPerms)
+	} else {
+		c.Permissions = appPerms
+	}
+	// A scoped token reaches through its one installation only.
 	rows, err := q.query(ctx, `SELECT i.account_id, i.repository_selection, r.repo_id FROM app_installations i
  LEFT JOIN app_installation_repos r ON r.installation_id = i.id AND i.repository_selection <> ?
- WHERE i.app_id = ? AND i.suspended_at IS NULL`, model.SelectAll, c.AppID)
+ WHERE i.app_id = ? AND i.suspended_at IS NULL AND (? = 0 OR i.id = ?)`, model.SelectAll, c.AppID, c.InstallationID, c.InstallationID)
 	if err != nil {
 		return false, err
 	}
@@ -305,4 +314,25 @@ func (q Q) resolveUserApp(ctx context.Context, c *authz.Caller) (ok bool, err er
 		}
 	}
 	return true, rows.Err()
+}
+
+// CreateScopedUserToken stores a user access token narrowed to one
+// installation of its app, perms and, when not nil, repoIDs (apps/scope-token).
+func (q Q) CreateScopedUserToken(ctx context.Context, userID int64, clientID string, in *model.Installation, perms map[string]string, repoIDs []int64, expires time.Time) (string, *ClientToken, error) {
+	plain := NewTokenString(authz.UserToServer)
+	t := &ClientToken{Token: Token{UserID: userID, Kind: authz.UserToServer, LastEight: plain[len(plain)-8:], ExpiresAt: &expires, CreatedAt: q.Now()},
+		ClientID: clientID, AppID: in.AppID}
+	var repos any
+	if repoIDs != nil {
+		b, _ := json.Marshal(repoIDs)
+		repos = string(b)
+	}
+	id, err := q.insert(ctx, `INSERT INTO tokens (user_id, kind, hash, last_eight, permissions, repo_ids, app_id, installation_id, client_id, expires_at, created_at)
+ VALUES (?,?,?,?,?,?,?,?,?,?,?)`, userID, string(authz.UserToServer), HashToken(plain), t.LastEight, permsColumn(perms), repos, in.AppID, in.ID,
+		clientID, unix(expires), unix(t.CreatedAt))
+	if err != nil {
+		return "", nil, err
+	}
+	t.ID = id
+	return plain, t, nil
 }

@@ -49,6 +49,9 @@ func (a *API) Clients(r *http.Request, id, secret string) (*authz.Caller, bool, 
 	return a.svc.Caller(r.Context(), id, secret)
 }
 
+// noteScope says what apps/scope-token answers differently.
+const noteScope = "The answer's installation is null (GitHub describes the scoped installation there); the scoped token works as described, narrowed to the target's installation, its repositories and permissions."
+
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
 	const tok = "/applications/{client_id}/token"
@@ -57,6 +60,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "POST", Pattern: tok, OperationID: "apps/check-token", Handler: a.check, Scopes: []string{}},
 		{Method: "PATCH", Pattern: tok, OperationID: "apps/reset-token", Handler: a.reset, Scopes: []string{}},
 		{Method: "DELETE", Pattern: tok, OperationID: "apps/delete-token", Handler: a.deleteToken, Scopes: []string{}},
+		{Method: "POST", Pattern: tok + "/scoped", OperationID: "apps/scope-token", Handler: a.scope, Scopes: []string{}, Note: noteScope},
 		{Method: "DELETE", Pattern: "/applications/{client_id}/grant", OperationID: "apps/delete-authorization", Handler: a.deleteGrant, Scopes: []string{}},
 
 		// hubd's own site administration: GitHub registers OAuth apps and
@@ -178,6 +182,36 @@ func (a *API) deleteGrant(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return rest.NoContent(w)
+}
+
+type scopeBody struct {
+	AccessToken   *string           `json:"access_token"`
+	Target        string            `json:"target"`
+	TargetID      int64             `json:"target_id"`
+	Repositories  []string          `json:"repositories"`
+	RepositoryIDs []int64           `json:"repository_ids"`
+	Permissions   map[string]string `json:"permissions"`
+}
+
+// POST /applications/{client_id}/token/scoped
+func (a *API) scope(w http.ResponseWriter, r *http.Request) error {
+	c, err := a.client(r)
+	if err != nil {
+		return err
+	}
+	var in scopeBody
+	if err := rest.Decode(r, &in); err != nil {
+		return err
+	}
+	if in.AccessToken == nil || *in.AccessToken == "" {
+		return model.Invalid("Authorization", "access_token", "missing_field")
+	}
+	t, u, plain, _, err := a.svc.ScopeToken(r.Context(), c, svc.ScopeRequest{AccessToken: *in.AccessToken, Target: in.Target, TargetID: in.TargetID,
+		Repositories: in.Repositories, RepositoryIDs: in.RepositoryIDs, Permissions: in.Permissions})
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, a.authorization(c, t, u, plain))
 }
 
 type createBody struct {

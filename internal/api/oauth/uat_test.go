@@ -3,10 +3,40 @@ package oauth_test
 import (
 	"context"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hubd/hubd/internal/apitest"
 )
+
+func installationID(t *testing.T, env *apitest.Env, tok, slug string) string {
+	t.Helper()
+	var l struct {
+		Installations []struct {
+			ID      int64  `json:"id"`
+			AppSlug string `json:"app_slug"`
+		} `json:"installations"`
+	}
+	env.Must(200, "GET", "/user/installations", tok, nil).JSON(t, &l)
+	for _, in := range l.Installations {
+		if in.AppSlug == slug {
+			return strconv.FormatInt(in.ID, 10)
+		}
+	}
+	t.Fatalf("no installation of %s", slug)
+	return ""
+}
+
+func repoID(t *testing.T, env *apitest.Env, tok, full string) string {
+	t.Helper()
+	var r struct {
+		ID int64 `json:"id"`
+	}
+	env.Must(200, "GET", "/repos/"+full, tok, nil).JSON(t, &r)
+	return strconv.FormatInt(r.ID, 10)
+}
 
 // TestUserAccessTokens: a GitHub App's web flow gives a ghu_ user access
 // token (8 hours) with a ghr_ refresh token (6 months); refreshing rotates
@@ -108,6 +138,25 @@ func TestUserAccessTokens(t *testing.T) {
 	if _, bad, _ := tokenPost(t, env, "/login/oauth/access_token", "", refresh); bad.Get("error") != "incorrect_client_credentials" {
 		t.Errorf("refresh with a wrong secret: %v", bad)
 	}
+	// A token scoped to one repository (go-github has no method for it).
+	env.Must(201, "POST", "/user/repos", monaTok, map[string]any{"name": "second", "private": true})
+	env.Must(204, "PUT", "/user/installations/"+installationID(t, env, monaTok, app.Slug)+"/repositories/"+repoID(t, env, monaTok, "mona/second"), monaTok, nil)
+	var scoped struct {
+		Token string `json:"token"`
+	}
+	env.Must(200, "POST", "/applications/"+app.ClientID+"/token/scoped", "", map[string]any{"access_token": got.Get("access_token"),
+		"target": "mona", "repositories": []string{"second"}}, basic(oauthApp{ClientID: app.ClientID, ClientSecret: app.ClientSecret})).JSON(t, &scoped)
+	if !strings.HasPrefix(scoped.Token, "ghu_") {
+		t.Fatalf("scoped token: %+v", scoped)
+	}
+	env.Must(200, "GET", "/repos/mona/second", scoped.Token, nil)
+	env.Must(404, "GET", "/repos/mona/inside", scoped.Token, nil)
+	env.Must(200, "GET", "/repos/mona/inside", got.Get("access_token"), nil)
+	env.Must(422, "POST", "/applications/"+app.ClientID+"/token/scoped", "", map[string]any{"access_token": got.Get("access_token"),
+		"target": "mona", "repositories": []string{"outside"}}, basic(oauthApp{ClientID: app.ClientID, ClientSecret: app.ClientSecret}))
+	env.Must(422, "POST", "/applications/"+app.ClientID+"/token/scoped", "", map[string]any{"access_token": got.Get("access_token"),
+		"target": "mona", "permissions": map[string]string{"issues": "write"}}, basic(oauthApp{ClientID: app.ClientID, ClientSecret: app.ClientSecret}))
+
 	// The app checks and revokes its user access token.
 	ghu3 := got.Get("access_token")
 	r = env.Must(200, "POST", "/applications/"+app.ClientID+"/token", "", map[string]string{"access_token": ghu3},
