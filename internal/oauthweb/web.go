@@ -28,6 +28,7 @@ import (
 
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/oauth"
+	"github.com/hubd/hubd/internal/ratelimit"
 )
 
 // Cookie names.
@@ -41,6 +42,9 @@ const (
 type Handler struct {
 	Svc     *oauth.Service
 	BaseURL string // the external URL, e.g. https://hubd.example
+	// Logins counts failed sign-ins per client address, shared with the
+	// API's failed authentications (nil: no lockout).
+	Logins *ratelimit.Logins
 }
 
 // New makes the handler.
@@ -208,8 +212,17 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 	if !checkCSRF(r) {
 		return forbiddenCSRF(w)
 	}
+	addr, _ := ratelimit.KeyFor(nil, r.RemoteAddr)
+	if h.Logins != nil {
+		if _, locked := h.Logins.Locked(addr); locked {
+			return h.loginPage(w, r, "Too many sign-in attempts. Please try again later.")
+		}
+	}
 	_, cookie, err := h.Svc.SignIn(r.Context(), r.PostFormValue("login"), r.PostFormValue("password"))
 	if errors.Is(err, oauth.ErrSignIn) {
+		if h.Logins != nil {
+			h.Logins.Fail(addr)
+		}
 		return h.loginPage(w, r, err.Error())
 	}
 	if err != nil {

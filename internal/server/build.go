@@ -157,6 +157,6 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	s.git.MaxPush = cfg.MaxPush
 	s.git.Check = rulesetsAPI.PushCheck // repository rules decide pushes
-	s.Pages, s.Clients = oauthAPI.Pages(), oauthAPI.Clients
+	s.Pages, s.Clients = oauthAPI.Pages(s.LoginLimiter()), oauthAPI.Clients
 	return s, d, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-github/v92/github"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/ratelimit"
 )
 
 const password = "correct horse battery"
@@ -295,4 +296,23 @@ func b2(t *testing.T, env *apitest.Env) *apitest.Browser {
 	b := env.Browser()
 	b.SignIn("mona", password)
 	return b
+}
+
+// TestSignInLockout: failed sign-ins count in the server's failed-login
+// lockout; while it lasts even the right password is refused.
+func TestSignInLockout(t *testing.T) {
+	limits := ratelimit.DefaultLimits()
+	limits.Anonymous, limits.Authenticated, limits.LoginFailures = 1000, 1000, 2
+	env := apitest.New(t, apitest.Options{Limits: &limits})
+	mona, _ := env.NewUser("mona", false)
+	env.SetPassword(mona.Login, password)
+	b := env.Browser()
+	for i := 0; i < 2; i++ {
+		if p := b.Submit(b.Get("/login"), "login", "mona", "password", "nope nope"); p.Status != 422 || !strings.Contains(p.Body, "Incorrect username or password.") {
+			t.Fatalf("failure %d: %d", i, p.Status)
+		}
+	}
+	if p := b.Submit(b.Get("/login"), "login", "mona", "password", password); p.Status != 422 || !strings.Contains(p.Body, "Too many sign-in attempts") {
+		t.Fatalf("locked out: %d\n%s", p.Status, p.Body)
+	}
 }
