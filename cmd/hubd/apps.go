@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // appCmd is `hubd app create|install`.
@@ -24,6 +25,21 @@ func appCmd(args []string) error {
 		return appInstall(args[1:])
 	}
 	return fmt.Errorf("hubd app: unknown subcommand %q (create, install)", args[0])
+}
+
+// openWithOwner opens the store and finds the user or organization that
+// is to own an app.
+func openWithOwner(ctx context.Context, sf storeFlags, login string) (*store.Store, *model.Account, error) {
+	st, err := sf.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	acct, err := st.R().AccountByLogin(ctx, login)
+	if err != nil || acct.Type == model.TypeBot {
+		st.Close()
+		return nil, nil, fmt.Errorf("no user or organization %q", login)
+	}
+	return st, acct, nil
 }
 
 // appCreate registers a GitHub App and prints its id, client id, client
@@ -55,15 +71,11 @@ func appCreate(args []string) error {
 		}
 	}
 	ctx := context.Background()
-	st, err := sf.open(ctx)
+	st, acct, err := openWithOwner(ctx, sf, *owner)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	acct, err := st.R().AccountByLogin(ctx, *owner)
-	if err != nil || acct.Type == model.TypeBot {
-		return fmt.Errorf("no user or organization %q", *owner)
-	}
 	svc := &apps.Service{Store: st}
 	created, err := svc.Create(ctx, 0, apps.CreateInput{Owner: acct, Name: *name, Description: *desc, ExternalURL: *url, Permissions: p, Events: ev, CallbackURL: *callback})
 	if err != nil {

@@ -29,15 +29,11 @@ func oauthAppCreate(args []string) error {
 		return usageError(fs, "--owner, --name and --callback-url are required")
 	}
 	ctx := context.Background()
-	st, err := sf.open(ctx)
+	st, acct, err := openWithOwner(ctx, sf, *owner)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	acct, err := st.R().AccountByLogin(ctx, *owner)
-	if err != nil || acct.Type == model.TypeBot {
-		return fmt.Errorf("no user or organization %q", *owner)
-	}
 	svc := &oauth.Service{Store: st}
 	app, secret, err := svc.CreateApp(ctx, 0, oauth.CreateInput{Owner: acct, Name: *name, URL: *url, CallbackURL: *callback, DeviceFlow: *device})
 	if err != nil {

@@ -322,30 +322,39 @@ func (s *Service) Token(ctx context.Context, in TokenRequest) (*Grant, error) {
 	return nil, errUnsupportedGrant()
 }
 
-func (s *Service) exchangeCode(ctx context.Context, in TokenRequest) (*Grant, error) {
+// clientCode checks the client's id and secret and finds its live code of
+// a kind; bad is the error for a code that is unknown, another client's or
+// expired.
+func (s *Service) clientCode(ctx context.Context, in TokenRequest, kind, secret string, bad func() *Error) (*model.OAuthClient, *model.OAuthCode, error) {
 	c, ok, err := s.VerifyClient(ctx, in.ClientID, in.ClientSecret)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !ok {
-		return nil, errClientCredentials()
+		return nil, nil, errClientCredentials()
 	}
-	code, err := s.Store.R().OAuthCodeByHash(ctx, model.OAuthCodeWeb, store.HashToken(in.Code))
+	code, err := s.Store.R().OAuthCodeByHash(ctx, kind, store.HashToken(secret))
 	if errors.Is(err, model.ErrNotFound) || (err == nil && (code.ClientID != c.ClientID || !code.ExpiresAt.After(s.Store.Now()))) {
-		return nil, errBadCode()
+		return nil, nil, bad()
 	}
+	return c, code, err
+}
+
+func (s *Service) exchangeCode(ctx context.Context, in TokenRequest) (*Grant, error) {
+	c, code, err := s.clientCode(ctx, in, model.OAuthCodeWeb, in.Code, errBadCode)
 	if err != nil {
 		return nil, err
 	}
 	if in.RedirectURI != "" && in.RedirectURI != code.RedirectURI {
 		return nil, errRedirectMismatch()
 	}
-	return s.issue(ctx, c, code)
+	return s.issue(ctx, c, code, errBadCode)
 }
 
-// issue consumes a code and issues the client's token for its user, in
-// one transaction: a code another request consumed first gives nothing.
-func (s *Service) issue(ctx context.Context, c *model.OAuthClient, code *model.OAuthCode) (*Grant, error) {
+// issue consumes a code (or refresh token) and issues the client's tokens
+// for its user, in one transaction: a code another request consumed first
+// gives nothing but spent's error.
+func (s *Service) issue(ctx context.Context, c *model.OAuthClient, code *model.OAuthCode, spent func() *Error) (*Grant, error) {
 	var g *Grant
 	err := s.Store.Tx(ctx, func(tx store.Q) error {
 		ok, err := tx.ConsumeOAuthCode(ctx, code.ID)
@@ -353,7 +362,7 @@ func (s *Service) issue(ctx context.Context, c *model.OAuthClient, code *model.O
 			return err
 		}
 		if !ok {
-			return errBadCode()
+			return spent()
 		}
 		g, err = s.issueTx(ctx, tx, c, code.UserID, code.Scopes)
 		return err
@@ -390,33 +399,11 @@ func (s *Service) issueTx(ctx context.Context, tx store.Q, c *model.OAuthClient,
 // refresh rotates a GitHub App's refresh token: a new user access token and
 // a new refresh token; the one presented is spent.
 func (s *Service) refresh(ctx context.Context, in TokenRequest) (*Grant, error) {
-	c, ok, err := s.VerifyClient(ctx, in.ClientID, in.ClientSecret)
+	c, rc, err := s.clientCode(ctx, in, model.OAuthCodeRefresh, in.RefreshToken, errBadRefresh)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
-		return nil, errClientCredentials()
-	}
-	rc, err := s.Store.R().OAuthCodeByHash(ctx, model.OAuthCodeRefresh, store.HashToken(in.RefreshToken))
-	if errors.Is(err, model.ErrNotFound) || (err == nil && (rc.ClientID != c.ClientID || !rc.ExpiresAt.After(s.Store.Now()))) {
-		return nil, errBadRefresh()
-	}
-	if err != nil {
-		return nil, err
-	}
-	var g *Grant
-	err = s.Store.Tx(ctx, func(tx store.Q) error {
-		ok, err := tx.ConsumeOAuthCode(ctx, rc.ID)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errBadRefresh()
-		}
-		g, err = s.issueTx(ctx, tx, c, rc.UserID, "")
-		return err
-	})
-	return g, err
+	return s.issue(ctx, c, rc, errBadRefresh)
 }
 
 // DeviceStart is the answer of POST /login/device/code.
@@ -536,7 +523,7 @@ func (s *Service) pollDevice(ctx context.Context, in TokenRequest) (*Grant, erro
 	case model.DeviceDenied:
 		return nil, oerr("access_denied", "The authorization request was denied.", deviceErrors)
 	case model.DeviceApproved:
-		return s.issue(ctx, c, code)
+		return s.issue(ctx, c, code, errBadCode)
 	}
 	// Pending: a poll sooner than the interval slows the client down by
 	// five seconds, as GitHub does.

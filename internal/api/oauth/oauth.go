@@ -96,6 +96,16 @@ type tokenBody struct {
 	AccessToken *string `json:"access_token"`
 }
 
+// clientToken is the calling client and the access_token of the body.
+func (a *API) clientToken(r *http.Request) (*model.OAuthClient, string, error) {
+	c, err := a.client(r)
+	if err != nil {
+		return nil, "", err
+	}
+	tok, err := a.body(r)
+	return c, tok, err
+}
+
 func (a *API) body(r *http.Request) (string, error) {
 	var in tokenBody
 	if err := rest.Decode(r, &in); err != nil {
@@ -126,11 +136,7 @@ func (a *API) authorization(c *model.OAuthClient, t *store.ClientToken, u *model
 
 // POST /applications/{client_id}/token
 func (a *API) check(w http.ResponseWriter, r *http.Request) error {
-	c, err := a.client(r)
-	if err != nil {
-		return err
-	}
-	tok, err := a.body(r)
+	c, tok, err := a.clientToken(r)
 	if err != nil {
 		return err
 	}
@@ -143,11 +149,7 @@ func (a *API) check(w http.ResponseWriter, r *http.Request) error {
 
 // PATCH /applications/{client_id}/token
 func (a *API) reset(w http.ResponseWriter, r *http.Request) error {
-	c, err := a.client(r)
-	if err != nil {
-		return err
-	}
-	tok, err := a.body(r)
+	c, tok, err := a.clientToken(r)
 	if err != nil {
 		return err
 	}
@@ -160,11 +162,7 @@ func (a *API) reset(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE /applications/{client_id}/token
 func (a *API) deleteToken(w http.ResponseWriter, r *http.Request) error {
-	c, err := a.client(r)
-	if err != nil {
-		return err
-	}
-	tok, err := a.body(r)
+	c, tok, err := a.clientToken(r)
 	if err != nil {
 		return err
 	}
@@ -176,11 +174,7 @@ func (a *API) deleteToken(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE /applications/{client_id}/grant
 func (a *API) deleteGrant(w http.ResponseWriter, r *http.Request) error {
-	c, err := a.client(r)
-	if err != nil {
-		return err
-	}
-	tok, err := a.body(r)
+	c, tok, err := a.clientToken(r)
 	if err != nil {
 		return err
 	}
