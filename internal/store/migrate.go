@@ -1287,6 +1287,7 @@ CREATE TABLE web_sessions (
   expires_at BIGINT NOT NULL,
   created_at BIGINT NOT NULL
 );
+CREATE INDEX web_sessions_user ON web_sessions (user_id, expires_at);
 `,
 }
 

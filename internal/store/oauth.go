@@ -77,6 +77,10 @@ func (q Q) CreateOAuthCode(ctx context.Context, c *model.OAuthCode, hash, userCo
 	if c.TokenID != 0 {
 		token = c.TokenID
 	}
+	// Expired codes of the client go as new ones come (no sweep needed).
+	if _, err := q.exec(ctx, `DELETE FROM oauth_codes WHERE client_id = ? AND expires_at <= ?`, c.ClientID, unix(c.CreatedAt)); err != nil {
+		return err
+	}
 	id, err := q.insert(ctx, `INSERT INTO oauth_codes (kind, hash, user_code_hash, client_id, user_id, scopes, redirect_uri, state, interval_s, token_id, expires_at, created_at)
  VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, c.Kind, hash, userCode, c.ClientID, user, c.Scopes, c.RedirectURI, c.State, c.Interval, token,
 		unix(c.ExpiresAt), unix(c.CreatedAt))
@@ -229,8 +233,12 @@ func (q Q) PasswordHash(ctx context.Context, userID int64) (string, error) {
 	return h, notFound(err)
 }
 
-// CreateSession stores a web session by the hash of its cookie.
+// CreateSession stores a web session by the hash of its cookie; the
+// user's expired sessions go.
 func (q Q) CreateSession(ctx context.Context, hash string, userID int64, expires time.Time) error {
+	if _, err := q.exec(ctx, `DELETE FROM web_sessions WHERE user_id = ? AND expires_at <= ?`, userID, unix(q.Now())); err != nil {
+		return err
+	}
 	_, err := q.exec(ctx, `INSERT INTO web_sessions (hash, user_id, expires_at, created_at) VALUES (?,?,?,?)`, hash, userID, unix(expires), unix(q.Now()))
 	return err
 }
