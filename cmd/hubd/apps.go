@@ -10,6 +10,7 @@ import (
 
 	"github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // appCmd is `hubd app create|install`.
@@ -26,6 +27,21 @@ func appCmd(args []string) error {
 	return fmt.Errorf("hubd app: unknown subcommand %q (create, install)", args[0])
 }
 
+// openWithOwner opens the store and finds the user or organization that
+// is to own an app.
+func openWithOwner(ctx context.Context, sf storeFlags, login string) (*store.Store, *model.Account, error) {
+	st, err := sf.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	acct, err := st.R().AccountByLogin(ctx, login)
+	if err != nil || acct.Type == model.TypeBot {
+		st.Close()
+		return nil, nil, fmt.Errorf("no user or organization %q", login)
+	}
+	return st, acct, nil
+}
+
 // appCreate registers a GitHub App and prints its id, client id, client
 // secret and private key: the secret and the key are shown only now.
 func appCreate(args []string) error {
@@ -38,6 +54,7 @@ func appCreate(args []string) error {
 	url := fs.String("url", "", "the app's homepage")
 	perms := fs.String("permissions", "", "comma separated permission:level, e.g. issues:write,contents:read")
 	events := fs.String("events", "", "comma separated webhook events, e.g. issues,push")
+	callback := fs.String("callback-url", "", "where the user authorization flows send users back (user access tokens)")
 	keyOut := fs.String("key-out", "", "also write the private key to this file (mode 0600)")
 	fs.Parse(args)
 	if *owner == "" || *name == "" {
@@ -54,17 +71,13 @@ func appCreate(args []string) error {
 		}
 	}
 	ctx := context.Background()
-	st, err := sf.open(ctx)
+	st, acct, err := openWithOwner(ctx, sf, *owner)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	acct, err := st.R().AccountByLogin(ctx, *owner)
-	if err != nil || acct.Type == model.TypeBot {
-		return fmt.Errorf("no user or organization %q", *owner)
-	}
 	svc := &apps.Service{Store: st}
-	created, err := svc.Create(ctx, 0, apps.CreateInput{Owner: acct, Name: *name, Description: *desc, ExternalURL: *url, Permissions: p, Events: ev})
+	created, err := svc.Create(ctx, 0, apps.CreateInput{Owner: acct, Name: *name, Description: *desc, ExternalURL: *url, Permissions: p, Events: ev, CallbackURL: *callback})
 	if err != nil {
 		return describe(err)
 	}

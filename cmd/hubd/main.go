@@ -23,15 +23,17 @@ Usage:
   hubd serve [--addr 127.0.0.1:8080] [--data ./hubd-data] [--database URL] [--external-url URL] [...]
              (all flags: hubd serve -h)
   hubd user create --login NAME [--email ADDR] [--name NAME] [--site-admin]
+  hubd user set-password --login NAME   (reads the password from standard input)
   hubd org create --login NAME --admin USER [--name NAME] [--email ADDR]
   hubd token create --user NAME [--scopes repo,admin:org] [--note TEXT] [--expires-in 720h]
   hubd app create --owner LOGIN --name NAME [--permissions issues:write,contents:read] [--events issues,push]
-                  [--description TEXT] [--url URL] [--key-out FILE]
+                  [--description TEXT] [--url URL] [--callback-url URL] [--key-out FILE]
+  hubd oauth-app create --owner LOGIN --name NAME --callback-url URL [--url URL] [--device-flow]
   hubd app install --app SLUG --account LOGIN [--repos a,b | --all]
   hubd catalogue [--format table|markdown|json] [--status planned,...] [--category repos,...] [--fail-on-regression saved.json]
   hubd version
 
-serve, user, org, token and app take --data (env HUBD_DATA, default ./hubd-data),
+serve, user, org, token, app and oauth-app take --data (env HUBD_DATA, default ./hubd-data),
 --database (env HUBD_DATABASE: a postgres:// URL, sqlite:PATH or a SQLite
 file path; default DATA/hubd.db) and --sqlite-synchronous full|normal.
 Only serve creates the data directory; the others refuse a missing one.
@@ -47,7 +49,13 @@ func main() {
 	case "serve":
 		err = serve(args)
 	case "user":
-		err = sub(args, "create", userCreate)
+		if len(args) > 0 && args[0] == "set-password" {
+			err = userSetPassword(args[1:])
+		} else {
+			err = sub(args, "create", userCreate)
+		}
+	case "oauth-app":
+		err = sub(args, "create", oauthAppCreate)
 	case "org":
 		err = sub(args, "create", orgCreate)
 	case "token":

@@ -52,6 +52,9 @@ type CreateInput struct {
 	// to any repository permission, as GitHub does.
 	Permissions map[string]string
 	Events      []string
+	// CallbackURL is where the user authorization flows send users back
+	// (internal/oauth); the device flow is enabled for every app.
+	CallbackURL string
 }
 
 // Created is a new app with the secrets shown once: its client secret and
@@ -147,6 +150,11 @@ func (s *Service) Create(ctx context.Context, actorID int64, in CreateInput) (*C
 		}
 		if err := tx.AddAppKey(ctx, &model.AppKey{AppID: app.ID, PublicPEM: pubPEM, Fingerprint: fingerprint}); err != nil {
 			return err
+		}
+		if in.CallbackURL != "" {
+			if err := tx.SetAppCallback(ctx, app.ID, in.CallbackURL, true); err != nil {
+				return err
+			}
 		}
 		return tx.AppendEvent(ctx, "integration.created", actorID, 0, orgID(in.Owner), map[string]any{
 			"app_id": app.ID, "slug": app.Slug, "owner_id": app.OwnerID, "permissions": perms, "events": events})

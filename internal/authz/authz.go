@@ -97,6 +97,15 @@ type Caller struct {
 	// them further when set) and whether it is suspended.
 	InstallationTargetID  int64
 	InstallationSuspended bool
+
+	// User access tokens (ghu_): the repositories the app's installations
+	// reach, by account: nil for all of the account's, else the selected
+	// ones (authz/uat.go).
+	AppReach map[int64]map[int64]bool
+
+	// ClientID is the client of ClientCredentials callers and of the
+	// tokens an OAuth app or a GitHub App obtained for a user.
+	ClientID string
 }
 
 // Authenticated reports whether a credential was presented and accepted.

@@ -9,6 +9,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/catalogue"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/oauth"
 	"github.com/hubd/hubd/internal/rest"
 )
 
@@ -31,7 +32,8 @@ func (s *Server) appJWT(r *http.Request, tok string) (*authz.Caller, error) {
 //   - an app's JWT: only the operations an app calls as itself
 //     (apps.JWTOperations); elsewhere it is no credential, 401;
 //   - an installation token: only operations with GitHub's installation
-//     token badge (the catalogue's IAT), and only with the fine-grained
+//     token badge (the catalogue's IAT), a user access token only those
+//     with the user access token badge (UAT), and only with the fine-grained
 //     permission the operation needs (authz.RequiredPermissions), which
 //     X-Accepted-GitHub-Permissions names; 403 otherwise, and 403 while
 //     the installation is suspended.
@@ -39,7 +41,16 @@ func (s *Server) appJWT(r *http.Request, tok string) (*authz.Caller, error) {
 // Neither kind is served web pages.
 func (s *Server) appGate(w http.ResponseWriter, r *http.Request, info *rest.Info, rt *rest.Route) error {
 	c := info.Caller
-	if c.Kind != authz.AppJWT && c.Kind != authz.Installation {
+	if c.Kind == authz.ClientCredentials {
+		// A client's id and secret open only the /applications operations.
+		if rt == nil || !oauth.ClientOperations[rt.OperationID] {
+			return rest.ErrBadCredentials
+		}
+		info.OperationID = rt.OperationID
+		w.Header().Del("X-OAuth-Scopes")
+		return nil
+	}
+	if c.Kind != authz.AppJWT && c.Kind != authz.Installation && c.Kind != authz.UserToServer {
 		return nil
 	}
 	h := w.Header()
@@ -59,7 +70,11 @@ func (s *Server) appGate(w http.ResponseWriter, r *http.Request, info *rest.Info
 	}
 	var category, subcategory string
 	if op, ok := catalogue.ByID(rt.OperationID); ok {
-		if !slices.Contains(op.Tokens, "IAT") {
+		badge := "IAT"
+		if c.Kind == authz.UserToServer {
+			badge = "UAT" // a GitHub App acting for a user (authz/uat.go)
+		}
+		if !slices.Contains(op.Tokens, badge) {
 			return errIntegration
 		}
 		category, subcategory = op.Category, op.Subcategory

@@ -9,6 +9,7 @@ import (
 	"github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/oauth"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
 )
@@ -29,7 +30,14 @@ func (s *Server) authenticate(r *http.Request, info *rest.Info) error {
 	var c *authz.Caller
 	ok := false
 	var refused error = rest.ErrBadCredentials
+	id, secret, basic := r.BasicAuth()
 	switch {
+	case basic && secret != "" && s.Clients != nil && oauth.LooksLikeClientID(id):
+		// An OAuth client's id and secret (the /applications operations).
+		var err error
+		if c, ok, err = s.Clients(r, id, secret); err != nil {
+			return err
+		}
 	case tok != "" && apps.LooksLikeJWT(tok):
 		// A GitHub App's JSON web token (server/apps.go).
 		var err error

@@ -25,6 +25,7 @@ import (
 	markdownapi "github.com/hubd/hubd/internal/api/markdown"
 	"github.com/hubd/hubd/internal/api/meta"
 	"github.com/hubd/hubd/internal/api/metrics"
+	oauthapi "github.com/hubd/hubd/internal/api/oauth"
 	"github.com/hubd/hubd/internal/api/orgs"
 	outsideapi "github.com/hubd/hubd/internal/api/outside"
 	protectionapi "github.com/hubd/hubd/internal/api/protection"
@@ -107,7 +108,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	// GraphQL's issue mutations run the issues service of the REST routes.
 	issuesAPI, reposAPI, activityAPI := issues.New(d), repos.New(d), activityapi.New(d)
-	rulesetsAPI, gistsAPI := rulesetsapi.New(d), gistsapi.New(d)
+	rulesetsAPI, gistsAPI, oauthAPI := rulesetsapi.New(d), gistsapi.New(d), oauthapi.New(d)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -146,6 +147,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		rulesetsAPI.Routes(),
 		hooksapi.New(d, pullsAPI.Service()).Routes(),
 		gistsAPI.Routes(),
+		oauthAPI.Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)
@@ -158,5 +160,6 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	s.git.MaxPush = cfg.MaxPush
 	s.git.Check = rulesetsAPI.PushCheck // repository rules decide pushes
 	s.git.Resolver = gitResolver{d: &s.deps, gist: gistsAPI.GitAccess}
+	s.Pages, s.Clients = oauthAPI.Pages(s.LoginLimiter()), oauthAPI.Clients
 	return s, d, nil
 }

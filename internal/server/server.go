@@ -36,6 +36,15 @@ type Server struct {
 
 	timeouts Timeouts          // set by HTTPServer; stream extends them
 	logins   *ratelimit.Logins // failed authentications per client address
+
+	// Pages serves the sign-in and OAuth authorization pages outside the
+	// API (internal/oauthweb); Clients checks an OAuth client's id and
+	// secret sent with Basic authentication. Both are set by Build.
+	Pages interface {
+		http.Handler
+		Serves(path string) bool
+	}
+	Clients func(r *http.Request, clientID, secret string) (*authz.Caller, bool, error)
 }
 
 // New builds a server from route sets.
@@ -180,6 +189,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	setCORS(h)
 	if r.Method == http.MethodOptions {
 		preflight(w, r)
+		return
+	}
+	if s.Pages != nil && s.Pages.Serves(r.URL.Path) {
+		s.Pages.ServeHTTP(w, r)
 		return
 	}
 	if _, _, _, ok := githttp.Match(r.URL.Path); ok {

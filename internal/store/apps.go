@@ -364,21 +364,27 @@ func (q Q) AccountInstallations(ctx context.Context, accountID int64, limit, off
 const userInstallations = `(i.account_id = ? OR EXISTS (SELECT 1 FROM org_members m
  WHERE m.org_id = i.account_id AND m.user_id = ? AND m.state = 'active'))`
 
+// ofApp limits installations to one app's when its argument (twice) is
+// not 0: a user access token sees only its app's installations.
+const ofApp = ` AND (? = 0 OR i.app_id = ?)`
+
 // UserInstallations is one page of the installations a user may see (see
-// userInstallations), in id order, and their count.
-func (q Q) UserInstallations(ctx context.Context, userID int64, limit, offset int) ([]*model.Installation, int, error) {
+// userInstallations), of one app when appID is not 0, in id order, and
+// their count.
+func (q Q) UserInstallations(ctx context.Context, userID, appID int64, limit, offset int) ([]*model.Installation, int, error) {
 	var total int
-	if err := q.row(ctx, `SELECT COUNT(*) FROM app_installations i WHERE `+userInstallations, userID, userID).Scan(&total); err != nil {
+	if err := q.row(ctx, `SELECT COUNT(*) FROM app_installations i WHERE `+userInstallations+ofApp, userID, userID, appID, appID).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	list, err := q.installations(ctx, `SELECT `+installationCols+` FROM app_installations i WHERE `+userInstallations+` ORDER BY i.id LIMIT ? OFFSET ?`,
-		userID, userID, limit, offset)
+	list, err := q.installations(ctx, `SELECT `+installationCols+` FROM app_installations i WHERE `+userInstallations+ofApp+` ORDER BY i.id LIMIT ? OFFSET ?`,
+		userID, userID, appID, appID, limit, offset)
 	return list, total, err
 }
 
-// UserInstallation finds one of the installations a user may see.
-func (q Q) UserInstallation(ctx context.Context, userID, id int64) (*model.Installation, error) {
-	list, err := q.installations(ctx, `SELECT `+installationCols+` FROM app_installations i WHERE i.id = ? AND `+userInstallations, id, userID, userID)
+// UserInstallation finds one of the installations a user may see (of one
+// app when appID is not 0).
+func (q Q) UserInstallation(ctx context.Context, userID, appID, id int64) (*model.Installation, error) {
+	list, err := q.installations(ctx, `SELECT `+installationCols+` FROM app_installations i WHERE i.id = ? AND `+userInstallations+ofApp, id, userID, userID, appID, appID)
 	if err != nil {
 		return nil, err
 	}

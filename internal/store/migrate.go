@@ -1271,6 +1271,62 @@ CREATE TABLE gist_comments (
 );
 CREATE INDEX gist_comments_gist ON gist_comments (gist_id, id);
 `,
+	// OAuth apps, the web and device authorization flows, user access
+	// tokens' refresh tokens, passwords and web sessions (internal/oauth).
+	// The GitHub CLI's OAuth app ships with hubd, as with GitHub Enterprise
+	// Server, so an unmodified `gh auth login` works; its secret is public.
+	`
+CREATE TABLE oauth_apps (
+  id {{id}},
+  owner_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  url TEXT NOT NULL DEFAULT '',
+  callback_url TEXT NOT NULL DEFAULT '',
+  client_id TEXT NOT NULL UNIQUE,
+  client_secret_hash TEXT NOT NULL,
+  device_flow BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+INSERT INTO oauth_apps (owner_id, name, url, callback_url, client_id, client_secret_hash, device_flow, created_at, updated_at)
+ VALUES (NULL, 'GitHub CLI', 'https://cli.github.com/', 'http://localhost/', '178c6fc778ccc68e1d6a',
+ 'd1b3190dacfb6af1479bed2866455c0b2deee119104dd70b09ff8a991d73355c', TRUE, 0, 0);
+ALTER TABLE tokens ADD COLUMN client_id TEXT;
+CREATE INDEX tokens_client ON tokens (client_id, user_id);
+
+CREATE TABLE oauth_codes (
+  id {{id}},
+  kind TEXT NOT NULL,
+  hash TEXT NOT NULL UNIQUE,
+  user_code_hash TEXT UNIQUE,
+  client_id TEXT NOT NULL,
+  user_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE,
+  scopes TEXT NOT NULL DEFAULT '',
+  redirect_uri TEXT NOT NULL DEFAULT '',
+  state TEXT NOT NULL DEFAULT 'pending',
+  interval_s BIGINT NOT NULL DEFAULT 0,
+  last_poll_at BIGINT,
+  token_id BIGINT,
+  expires_at BIGINT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX oauth_codes_client_user ON oauth_codes (client_id, user_id);
+
+CREATE TABLE user_passwords (
+  user_id BIGINT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+  hash TEXT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+
+CREATE TABLE web_sessions (
+  id {{id}},
+  hash TEXT NOT NULL UNIQUE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  expires_at BIGINT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX web_sessions_user ON web_sessions (user_id, expires_at);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

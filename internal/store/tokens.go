@@ -144,6 +144,12 @@ func (q Q) Authenticate(ctx context.Context, presented string) (c *authz.Caller,
 			return nil, false, err
 		}
 	}
+	if c.Kind == authz.UserToServer && c.AppID != 0 {
+		// The app as it is now narrows the user (store/oauth.go).
+		if ok, err := q.resolveUserApp(ctx, c); !ok || err != nil {
+			return nil, false, err
+		}
+	}
 	return c, true, nil
 }
 
@@ -152,7 +158,7 @@ func (q Q) Authenticate(ctx context.Context, presented string) (c *authz.Caller,
 // row (the built-in "GitHub Site Administrator" app). It reports how many
 // were removed.
 func (q Q) DeleteImpersonationTokens(ctx context.Context, userID int64) (int64, error) {
-	res, err := q.exec(ctx, `DELETE FROM tokens WHERE user_id = ? AND kind = ? AND app_id IS NULL`, userID, string(authz.OAuthApp))
+	res, err := q.exec(ctx, `DELETE FROM tokens WHERE user_id = ? AND kind = ? AND app_id IS NULL AND client_id IS NULL`, userID, string(authz.OAuthApp))
 	if err != nil {
 		return 0, err
 	}
@@ -164,7 +170,7 @@ func (q Q) DeleteImpersonationTokens(ctx context.Context, userID int64) (int64, 
 // hash; model.ErrNotFound when there is none.
 func (q Q) ImpersonationToken(ctx context.Context, userID int64, scopes authz.Scopes) (*Token, string, error) {
 	rows, err := q.query(ctx, `SELECT id, hash, last_eight, note, scopes, expires_at, created_at FROM tokens
- WHERE user_id = ? AND kind = ? AND app_id IS NULL ORDER BY id`, userID, string(authz.OAuthApp))
+ WHERE user_id = ? AND kind = ? AND app_id IS NULL AND client_id IS NULL ORDER BY id`, userID, string(authz.OAuthApp))
 	if err != nil {
 		return nil, "", err
 	}

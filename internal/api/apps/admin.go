@@ -21,6 +21,7 @@ type createAppBody struct {
 	URL         string            `json:"url"`
 	Permissions map[string]string `json:"default_permissions"`
 	Events      []string          `json:"default_events"`
+	CallbackURL string            `json:"callback_url"`
 }
 
 // createdApp is the answer of POST /admin/apps: the app and its secrets,
@@ -57,7 +58,7 @@ func (a *API) adminCreate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	created, err := a.svc.Create(r.Context(), c.UserID(), svc.CreateInput{Owner: owner, Name: *in.Name, Description: in.Description,
-		ExternalURL: in.URL, Permissions: in.Permissions, Events: in.Events})
+		ExternalURL: in.URL, Permissions: in.Permissions, Events: in.Events, CallbackURL: in.CallbackURL})
 	if err != nil {
 		return err
 	}

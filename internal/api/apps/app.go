@@ -379,12 +379,21 @@ func (a *API) userInstallations(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := rest.ParsePage(r)
-	list, total, err := a.d.Store.R().UserInstallations(r.Context(), c.UserID(), p.Limit(), p.Offset())
+	list, total, err := a.d.Store.R().UserInstallations(r.Context(), c.UserID(), userApp(c), p.Limit(), p.Offset())
 	if err != nil {
 		return err
 	}
 	rest.SetLink(w, r, a.d.URLs.API, p, total)
 	return rest.JSON(w, http.StatusOK, wire.InstallationList{TotalCount: total, Installations: a.installations(list)})
+}
+
+// userApp is the app a user access token narrows the user to (0 for
+// other tokens).
+func userApp(c *authz.Caller) int64 {
+	if c.Kind == authz.UserToServer {
+		return c.AppID
+	}
+	return 0
 }
 
 // userInstallationParam loads an installation the user may see.
@@ -393,7 +402,7 @@ func (a *API) userInstallationParam(r *http.Request, c *authz.Caller) (*model.In
 	if err != nil {
 		return nil, err
 	}
-	return a.d.Store.R().UserInstallation(r.Context(), c.UserID(), id)
+	return a.d.Store.R().UserInstallation(r.Context(), c.UserID(), userApp(c), id)
 }
 
 // GET /user/installations/{installation_id}/repositories: the

@@ -35,9 +35,9 @@ func (a *API) Service() *svc.Service { return a.svc }
 
 // Notes of the operations hubd serves only in part.
 const (
-	noteUserInstallations = "Works with classic personal access tokens (hubd has no user access tokens yet): the installations on the user's account and on organizations they are an active member of; " +
+	noteUserInstallations = "The installations on the user's account and on organizations they are an active member of (with a user access token, of its app only); " +
 		"installations reaching only repositories the user collaborates on elsewhere are not listed."
-	noteUserInstallationRepos = "Works with classic personal access tokens (hubd has no user access tokens yet): the installation's repositories the user can see."
+	noteUserInstallationRepos = "The installation's repositories the user can see (with a user access token, of its app's installations only)."
 	noteListInstallations     = "outdated is accepted and ignored."
 	noteGetBySlug             = "Every app is public in hubd: GitHub shows a private app only to its owner and the accounts it is installed on."
 )

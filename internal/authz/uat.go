@@ -1,0 +1,25 @@
+package authz
+
+import "github.com/hubd/hubd/internal/model"
+
+// userAppRepoPermission is RepoPermission for user access tokens (ghu_): a
+// GitHub App acting for a user reaches a repository only where one of its
+// installations reaches it, and there does at most what both the user
+// (p) and the app's permissions allow; elsewhere it reads what is public.
+func userAppRepoPermission(c *Caller, r *model.Repo, p Permission) Permission {
+	set, installed := c.AppReach[r.OwnerID]
+	reaches := installed && (set == nil || set[r.ID]) && Covers(c.Permissions, "metadata", "read") &&
+		(c.RepoIDs == nil || c.RepoIDs[r.ID])
+	if !reaches {
+		if r.Private() {
+			return None
+		}
+		return min(p, Read)
+	}
+	return min(p, InstallationLevel(c.Permissions))
+}
+
+// ClientCredentials is an OAuth app or GitHub App authenticating with its
+// client id and secret (Basic), as the /applications/{client_id}/...
+// operations want; it acts for no user (server/apps.go limits it to them).
+const ClientCredentials TokenKind = "client"
