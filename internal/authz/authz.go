@@ -97,6 +97,13 @@ type Caller struct {
 	// them further when set) and whether it is suspended.
 	InstallationTargetID  int64
 	InstallationSuspended bool
+
+	// Fine-grained personal access tokens: the account whose resources the
+	// token reaches (the user or one organization; patoken.go) and whether
+	// it may reach its private ones now (the organization's policy and
+	// approval allow it).
+	ResourceOwnerID int64
+	OwnerAccess     bool
 }
 
 // Authenticated reports whether a credential was presented and accepted.

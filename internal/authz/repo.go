@@ -38,7 +38,9 @@ func RepoPermission(c *Caller, r *model.Repo, f RepoFacts) Permission {
 		}
 	case Installation:
 		return installationRepoPermission(c, r, p)
-	case FineGrained, UserToServer:
+	case FineGrained:
+		return fineGrainedRepoPermission(c, r, p)
+	case UserToServer:
 		if c.RepoIDs != nil && !c.RepoIDs[r.ID] {
 			if r.Private() {
 				return None
