@@ -102,8 +102,9 @@ type Caller struct {
 	// token reaches (the user or one organization; patoken.go) and whether
 	// it may reach its private ones now (the organization's policy and
 	// approval allow it).
-	ResourceOwnerID int64
-	OwnerAccess     bool
+	ResourceOwnerID    int64
+	ResourceOwnerLogin string
+	OwnerAccess        bool
 }
 
 // Authenticated reports whether a credential was presented and accepted.

@@ -130,6 +130,14 @@ var permissionRules = map[string]string{
 	"repos/get-branch-rules":                           "metadata:read",
 	"activity/list-repos-starred-by-user":              "",
 	"activity/list-repos-watched-by-user":              "",
+	"orgs/list-pat-grant-requests":                     "organization_personal_access_token_requests:read",
+	"orgs/review-pat-grant-requests-in-bulk":           "organization_personal_access_token_requests:write",
+	"orgs/review-pat-grant-request":                    "organization_personal_access_token_requests:write",
+	"orgs/list-pat-grant-request-repositories":         "organization_personal_access_token_requests:read",
+	"orgs/list-pat-grants":                             "organization_personal_access_tokens:read",
+	"orgs/update-pat-accesses":                         "organization_personal_access_tokens:write",
+	"orgs/update-pat-access":                           "organization_personal_access_tokens:write",
+	"orgs/list-pat-grant-repositories":                 "organization_personal_access_tokens:read",
 
 	// hubd's own routes (not in GitHub's description).
 	"hubd/list-refs":                       "contents:read",

@@ -39,6 +39,9 @@ func (s *Server) appJWT(r *http.Request, tok string) (*authz.Caller, error) {
 // Neither kind is served web pages.
 func (s *Server) appGate(w http.ResponseWriter, r *http.Request, info *rest.Info, rt *rest.Route) error {
 	c := info.Caller
+	if c.Kind == authz.FineGrained {
+		return patGate(w, r, info, rt) // server/patokens.go
+	}
 	if c.Kind != authz.AppJWT && c.Kind != authz.Installation {
 		return nil
 	}

@@ -70,19 +70,19 @@ func (q Q) FineGrainedTokenNameTaken(ctx context.Context, userID int64, name str
 func (q Q) resolveFineGrained(ctx context.Context, c *authz.Caller) error {
 	var (
 		owner            sql.NullInt64
-		ownerType        sql.NullString
+		ownerType, login sql.NullString
 		status           sql.NullString
 		allowed, needsOK sql.NullBool
 	)
-	err := q.row(ctx, `SELECT t.resource_owner_id, a.type, g.status, p.fine_grained_allowed, p.approval_required
+	err := q.row(ctx, `SELECT t.resource_owner_id, a.type, a.login, g.status, p.fine_grained_allowed, p.approval_required
  FROM tokens t LEFT JOIN accounts a ON a.id = t.resource_owner_id
  LEFT JOIN pat_grants g ON g.token_id = t.id AND g.org_id = t.resource_owner_id
  LEFT JOIN org_pat_policies p ON p.org_id = t.resource_owner_id
- WHERE t.id = ?`, c.TokenID).Scan(&owner, &ownerType, &status, &allowed, &needsOK)
+ WHERE t.id = ?`, c.TokenID).Scan(&owner, &ownerType, &login, &status, &allowed, &needsOK)
 	if err != nil {
 		return err
 	}
-	c.ResourceOwnerID = owner.Int64
+	c.ResourceOwnerID, c.ResourceOwnerLogin = owner.Int64, login.String
 	switch {
 	case !owner.Valid:
 	case ownerType.String != string(model.TypeOrganization):
@@ -311,7 +311,11 @@ func (q Q) SetPATGrantStatus(ctx context.Context, orgID int64, ids []int64, from
 	if to == PATApproved {
 		granted = unix(q.Now())
 	}
-	all := append([]any{to, reviewerID, reason, granted}, orgID, from)
+	var reviewer any
+	if reviewerID != 0 {
+		reviewer = reviewerID
+	}
+	all := append([]any{to, reviewer, reason, granted}, orgID, from)
 	all = append(all, args...)
 	res, err := q.exec(ctx, `UPDATE pat_grants SET status = ?, reviewer_id = ?, review_reason = ?, granted_at = COALESCE(?, granted_at)
  WHERE org_id = ? AND status = ? AND id IN (`+in+`)`, all...)
