@@ -25,6 +25,8 @@ Usage:
   hubd user create --login NAME [--email ADDR] [--name NAME] [--site-admin]
   hubd org create --login NAME --admin USER [--name NAME] [--email ADDR]
   hubd token create --user NAME [--scopes repo,admin:org] [--note TEXT] [--expires-in 720h]
+  hubd token create --fine-grained --user NAME --name N [--owner ORG] [--repos a,b | --all-repos]
+                    [--permissions issues:write,contents:read] [--expires-in 30d] [--description TEXT]
   hubd app create --owner LOGIN --name NAME [--permissions issues:write,contents:read] [--events issues,push]
                   [--description TEXT] [--url URL] [--key-out FILE]
   hubd app install --app SLUG --account LOGIN [--repos a,b | --all]
