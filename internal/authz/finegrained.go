@@ -68,6 +68,9 @@ var permissionRules = map[string]string{
 	"orgs/rules":                  "organization_administration",
 	"activity/starring":           "metadata:read",
 	"activity/watching":           "metadata:read",
+	"users/blocking":              "blocking",
+	"interactions/user":           "interaction_limits",
+	"orgs/webhooks":               "organization_hooks",
 
 	// Operations whose rule differs from their subcategory's.
 	"repos/get":                                        "metadata:read",
@@ -130,6 +133,8 @@ var permissionRules = map[string]string{
 	"repos/get-branch-rules":                           "metadata:read",
 	"activity/list-repos-starred-by-user":              "",
 	"activity/list-repos-watched-by-user":              "",
+	"repos/list-for-authenticated-user":                "metadata:read",
+	"repos/create-for-authenticated-user":              "administration:write",
 	"orgs/list-pat-grant-requests":                     "organization_personal_access_token_requests:read",
 	"orgs/review-pat-grant-requests-in-bulk":           "organization_personal_access_token_requests:write",
 	"orgs/review-pat-grant-request":                    "organization_personal_access_token_requests:write",

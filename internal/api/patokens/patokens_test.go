@@ -238,6 +238,23 @@ func TestUserTokenAndExpiry(t *testing.T) {
 	e.Must(200, "GET", "/repos/bob/own/contents/README.md", tok.Token, nil)
 	expect(t, "issues without permission", e.Do("GET", "/repos/bob/own/issues", tok.Token, nil), 403, patRefused)
 	expect(t, "acme's repository", e.Do("GET", "/repos/acme/widgets", tok.Token, nil), 404, "")
+	// Lists hold the resource owner's private repositories only.
+	var mine []struct {
+		FullName string `json:"full_name"`
+	}
+	e.Must(200, "GET", "/user/repos?per_page=100", tok.Token, nil).JSON(t, &mine)
+	names := []string{}
+	for _, r := range mine {
+		names = append(names, r.FullName)
+	}
+	if strings.Join(names, " ") != "bob/own bob/pub" {
+		t.Errorf("/user/repos with a token on bob: %v", names)
+	}
+	var orgRepos []any
+	e.Must(200, "GET", "/orgs/acme/repos", tok.Token, nil).JSON(t, &orgRepos)
+	if len(orgRepos) != 0 {
+		t.Errorf("acme's private repositories listed to a token on bob: %d", len(orgRepos))
+	}
 	// Organization operations need the token to target the organization.
 	expect(t, "site admin route", e.Do("POST", "/admin/users/bob/personal-access-tokens", tok.Token, map[string]any{"name": "x"}), 403, patRefused)
 
