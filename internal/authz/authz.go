@@ -97,6 +97,9 @@ type Caller struct {
 	// them further when set) and whether it is suspended.
 	InstallationTargetID  int64
 	InstallationSuspended bool
+	// The repositories the installation reaches and, on an organization,
+	// its active members: its rate limit scales with them.
+	InstallationRepos, InstallationUsers int
 
 	// Fine-grained personal access tokens: the account whose resources the
 	// token reaches (the user or one organization; patoken.go) and whether
