@@ -190,6 +190,12 @@ func TestApprovalFlow(t *testing.T) {
 	if len(grants) != 1 || grants[0].GetTokenID() != tok.ID || grants[0].AccessGrantedAt == nil || grants[0].GetTokenExpired() {
 		t.Fatalf("grants %+v", grants)
 	}
+	var grantRepos []map[string]any
+	e.Must(200, "GET", "/orgs/acme/personal-access-tokens/"+strconv.FormatInt(grants[0].GetID(), 10)+"/repositories?per_page=1", w.appTok, nil).JSON(t, &grantRepos)
+	if len(grantRepos) != 1 || grantRepos[0]["full_name"] != "acme/widgets" {
+		t.Fatalf("grant repositories %v", grantRepos)
+	}
+	expect(t, "a request's repositories once granted", e.Do("GET", "/orgs/acme/personal-access-token-requests/"+strconv.FormatInt(grants[0].GetID(), 10)+"/repositories", w.appTok, nil), 404, "")
 	for _, q := range []string{"owner[]=alice", "repository=gadgets", "permission=contents", "last_used_before=2030-01-01T00:00:00Z", "token_id[]=" + strconv.FormatInt(tok.ID+100, 10)} {
 		var list []any
 		e.Must(200, "GET", "/orgs/acme/personal-access-tokens?"+q, w.appTok, nil).JSON(t, &list)
