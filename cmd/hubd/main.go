@@ -26,6 +26,8 @@ Usage:
   hubd user set-password --login NAME   (reads the password from standard input)
   hubd org create --login NAME --admin USER [--name NAME] [--email ADDR]
   hubd token create --user NAME [--scopes repo,admin:org] [--note TEXT] [--expires-in 720h]
+  hubd token create --fine-grained --user NAME --name N [--owner ORG] [--repos a,b | --all-repos]
+                    [--permissions issues:write,contents:read] [--expires-in 30d] [--description TEXT]
   hubd app create --owner LOGIN --name NAME [--permissions issues:write,contents:read] [--events issues,push]
                   [--description TEXT] [--url URL] [--callback-url URL] [--key-out FILE]
   hubd oauth-app create --owner LOGIN --name NAME --callback-url URL [--url URL] [--device-flow]

@@ -280,6 +280,12 @@ func TestProvisioning(t *testing.T) {
 		t.Fatalf("token create printed %q", tok)
 	}
 	bossTok := strings.TrimSpace(c.ok("token", "create", "--user", "boss", "--scopes", "site_admin,user", "--expires-in", "1h"))
+	fine, errs, code := c.run("token", "create", "--fine-grained", "--user", "mona", "--owner", "octo-org", "--all-repos",
+		"--permissions", "issues:write,contents:read", "--expires-in", "30d", "--name", "ci")
+	if code != 0 || !regexp.MustCompile(`^github_pat_[0-9A-Za-z]{22}_[0-9A-Za-z]{59}\n$`).MatchString(fine) || !strings.Contains(errs, "waits for an owner of octo-org") {
+		t.Fatalf("fine-grained token create: exit %d, %q, %q", code, fine, errs)
+	}
+	fineTok := strings.TrimSpace(fine)
 
 	for _, tc := range []struct {
 		args []string
@@ -295,6 +301,10 @@ func TestProvisioning(t *testing.T) {
 		{[]string{"org", "create", "--login", "other-org", "--admin", "octo-org"}, 1, `no user "octo-org"`},
 		{[]string{"token", "create", "--user", "nobody"}, 1, `no user "nobody"`},
 		{[]string{"token", "create", "--user", "mona", "--scopes", "everything"}, 1, `unknown scope "everything"`},
+		{[]string{"token", "create", "--fine-grained", "--user", "mona", "--name", "ci"}, 1, "already_exists"},
+		{[]string{"token", "create", "--fine-grained", "--user", "mona", "--name", "x", "--expires-in", "400d"}, 1, "expires_at"},
+		{[]string{"token", "create", "--fine-grained", "--user", "mona", "--name", "y", "--scopes", "repo"}, 1, "--scopes is for classic tokens"},
+		{[]string{"token", "create", "--user", "mona", "--expires-in", "soon"}, 1, "--expires-in"},
 		{[]string{"user"}, 1, "usage"},
 		{[]string{"nope"}, 2, "unknown command"},
 	} {
@@ -316,6 +326,11 @@ func TestProvisioning(t *testing.T) {
 	st, h, me := s.get(t, "/api/v3/user", tok)
 	if st != 200 || me["login"] != "mona" || me["name"] != "Mona Lisa" || me["email"] != "mona@example.com" || h.Get("X-OAuth-Scopes") != "read:org, repo" {
 		t.Fatalf("GET /user as mona: %d %v %q", st, me, h.Get("X-OAuth-Scopes"))
+	}
+	// The fine-grained token works as mona, for public resources until an
+	// owner of octo-org approves it.
+	if st, _, me := s.get(t, "/api/v3/user", fineTok); st != 200 || me["login"] != "mona" {
+		t.Fatalf("GET /user with the fine-grained token: %d %v", st, me)
 	}
 	if st, _, org := s.get(t, "/api/v3/users/octo-org", ""); st != 200 || org["type"] != "Organization" {
 		t.Fatalf("GET /users/octo-org: %d %v", st, org)

@@ -5,11 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/names"
+	"github.com/hubd/hubd/internal/patokens"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -98,10 +101,22 @@ func tokenCreate(args []string) error {
 	user := fs.String("user", "", "login of the token's user (required)")
 	scopes := fs.String("scopes", "", "comma separated classic scopes, e.g. repo,admin:org")
 	note := fs.String("note", "", "what the token is for")
-	expires := fs.Duration("expires-in", 0, "lifetime (e.g. 720h); 0 never expires")
+	expires := fs.String("expires-in", "", "lifetime (e.g. 720h or 30d); none: never expires (fine-grained: 30d by default, at most 366d)")
+	fine := fs.Bool("fine-grained", false, "create a fine-grained token (github_pat_) instead of a classic one")
+	owner := fs.String("owner", "", "fine-grained: the resource owner, the user (default) or an organization they belong to")
+	repos := fs.String("repos", "", "fine-grained: comma separated repositories of the owner")
+	allRepos := fs.Bool("all-repos", false, "fine-grained: every repository of the owner")
+	perms := fs.String("permissions", "", "fine-grained: comma separated name:level, e.g. issues:write,contents:read")
+	name := fs.String("name", "", "fine-grained: the token's name (required, unique per user)")
+	description := fs.String("description", "", "fine-grained: what the token is for")
+	reason := fs.String("reason", "", "fine-grained: why the organization should grant it")
 	fs.Parse(args)
 	if *user == "" {
 		return usageError(fs, "--user is required: the login of the user the token acts as")
+	}
+	lifetime, err := parseLifetime(*expires)
+	if err != nil {
+		return usageError(fs, err.Error())
 	}
 	sc := authz.ParseScopes(*scopes)
 	for s := range sc {
@@ -119,9 +134,45 @@ func tokenCreate(args []string) error {
 	if err != nil || u.IsOrg() {
 		return fmt.Errorf("no user %q", *user)
 	}
+	if *fine {
+		if *scopes != "" {
+			return usageError(fs, "--scopes is for classic tokens: a fine-grained token has --permissions")
+		}
+		in := patokens.CreateInput{User: u, Owner: u, Name: *name, Description: *description, Reason: *reason,
+			ExpiresIn: lifetime, Never: *expires == "none", Permissions: map[string]string{}}
+		if *owner != "" {
+			if in.Owner, err = st.R().AccountByLogin(ctx, *owner); err != nil {
+				return fmt.Errorf("no account %q", *owner)
+			}
+		}
+		switch {
+		case *allRepos && *repos != "":
+			return usageError(fs, "--repos and --all-repos exclude each other")
+		case *allRepos:
+			in.Selection = authz.SelectionAll
+		case *repos != "":
+			in.Selection, in.Repositories = authz.SelectionSubset, strings.Split(*repos, ",")
+		}
+		for _, p := range strings.Split(*perms, ",") {
+			if p = strings.TrimSpace(p); p == "" {
+				continue
+			}
+			n, level, _ := strings.Cut(p, ":")
+			in.Permissions[n] = level
+		}
+		made, err := (&patokens.Service{Store: st}).Create(ctx, in)
+		if err != nil {
+			return err
+		}
+		fmt.Println(made.Plain)
+		if made.Grant != nil && made.Grant.Status == store.PATPending {
+			fmt.Fprintf(os.Stderr, "hubd: the token waits for an owner of %s to approve it (request %d)\n", in.Owner.Login, made.Grant.ID)
+		}
+		return nil
+	}
 	var exp *time.Time
-	if *expires > 0 {
-		t := time.Now().Add(*expires).UTC()
+	if lifetime > 0 {
+		t := time.Now().Add(lifetime).UTC()
 		exp = &t
 	}
 	var plain string
@@ -135,6 +186,27 @@ func tokenCreate(args []string) error {
 	}
 	fmt.Println(plain)
 	return nil
+}
+
+// parseLifetime reads --expires-in: a Go duration, a number of days ("30d"),
+// or "" / "none" / "0" for none.
+func parseLifetime(s string) (time.Duration, error) {
+	switch s {
+	case "", "none", "0":
+		return 0, nil
+	}
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(d)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("--expires-in %q: want a number of days, e.g. 30d", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("--expires-in %q: want a duration (720h) or days (30d)", s)
+	}
+	return d, nil
 }
 
 // usageError reports a missing or wrong flag with the command's flags, as

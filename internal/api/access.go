@@ -141,6 +141,10 @@ func ViewerOf(c *authz.Caller) store.Viewer {
 	case authz.ClassicPAT, authz.OAuthApp:
 		v.PublicOnly = !c.Scopes.Has("repo")
 	case authz.FineGrained, authz.UserToServer, authz.Installation:
+		if c.Kind == authz.FineGrained {
+			// Its resource owner's repositories only, once it lets it in.
+			v.PublicOnly, v.OnlyOwnerID = !c.OwnerAccess, c.ResourceOwnerID
+		}
 		if c.RepoIDs != nil {
 			v.RepoIDs = make([]int64, 0, len(c.RepoIDs))
 			for id, ok := range c.RepoIDs {

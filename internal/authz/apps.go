@@ -38,6 +38,7 @@ var PermissionLevels = map[string][]string{
 	"organization_user_blocking": {"read", "write"}, "email_addresses": {"read", "write"},
 	"followers": {"read", "write"}, "git_ssh_keys": {"read", "write"}, "gpg_keys": {"read", "write"},
 	"interaction_limits": {"read", "write"}, "profile": {"write"}, "starring": {"read", "write"}, "gists": {"write"},
+	"watching": {"read", "write"}, "blocking": {"read", "write"},
 	"enterprise_administration": {"read", "write"}, "enterprise_custom_properties_for_organizations": {"read", "write", "admin"},
 	"enterprise_organization_installations": {"read", "write"}, "enterprise_organization_installation_repositories": {"read", "write"},
 }

@@ -106,6 +106,17 @@ type Caller struct {
 	// ClientID is the client of ClientCredentials callers and of the
 	// tokens an OAuth app or a GitHub App obtained for a user.
 	ClientID string
+	// The repositories the installation reaches and, on an organization,
+	// its active members: its rate limit scales with them.
+	InstallationRepos, InstallationUsers int
+
+	// Fine-grained personal access tokens: the account whose resources the
+	// token reaches (the user or one organization; patoken.go) and whether
+	// it may reach its private ones now (the organization's policy and
+	// approval allow it).
+	ResourceOwnerID    int64
+	ResourceOwnerLogin string
+	OwnerAccess        bool
 }
 
 // Authenticated reports whether a credential was presented and accepted.

@@ -69,6 +69,9 @@ var permissionRules = map[string]string{
 	"activity/starring":           "metadata:read",
 	"activity/watching":           "metadata:read",
 	"gists":                       "", // user-level: internal/gists checks the "gists" user permission
+	"users/blocking":              "blocking",
+	"interactions/user":           "interaction_limits",
+	"orgs/webhooks":               "organization_hooks",
 
 	// Operations whose rule differs from their subcategory's.
 	"repos/get":                                        "metadata:read",
@@ -131,6 +134,16 @@ var permissionRules = map[string]string{
 	"repos/get-branch-rules":                           "metadata:read",
 	"activity/list-repos-starred-by-user":              "",
 	"activity/list-repos-watched-by-user":              "",
+	"repos/list-for-authenticated-user":                "metadata:read",
+	"repos/create-for-authenticated-user":              "administration:write",
+	"orgs/list-pat-grant-requests":                     "organization_personal_access_token_requests:read",
+	"orgs/review-pat-grant-requests-in-bulk":           "organization_personal_access_token_requests:write",
+	"orgs/review-pat-grant-request":                    "organization_personal_access_token_requests:write",
+	"orgs/list-pat-grant-request-repositories":         "organization_personal_access_token_requests:read",
+	"orgs/list-pat-grants":                             "organization_personal_access_tokens:read",
+	"orgs/update-pat-accesses":                         "organization_personal_access_tokens:write",
+	"orgs/update-pat-access":                           "organization_personal_access_tokens:write",
+	"orgs/list-pat-grant-repositories":                 "organization_personal_access_tokens:read",
 
 	// hubd's own routes (not in GitHub's description).
 	"hubd/list-refs":                       "contents:read",

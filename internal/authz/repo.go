@@ -38,15 +38,10 @@ func RepoPermission(c *Caller, r *model.Repo, f RepoFacts) Permission {
 		}
 	case Installation:
 		return installationRepoPermission(c, r, p)
+	case FineGrained:
+		return fineGrainedRepoPermission(c, r, p)
 	case UserToServer:
 		return userAppRepoPermission(c, r, p)
-	case FineGrained:
-		if c.RepoIDs != nil && !c.RepoIDs[r.ID] {
-			if r.Private() {
-				return None
-			}
-			return min(p, Read)
-		}
 	}
 	return p
 }

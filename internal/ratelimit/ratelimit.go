@@ -6,6 +6,7 @@ package ratelimit
 import (
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,10 +17,12 @@ import (
 type Limits struct {
 	Anonymous     int // per client address
 	Authenticated int // per user
-	Installation  int // per installation
-	Search        int // search resource, authenticated
-	SearchAnon    int
-	Window        time.Duration
+	Installation  int // per installation, before it scales (InstallationClass)
+	// InstallationMax caps an installation's scaled limit.
+	InstallationMax int
+	Search          int // search resource, authenticated
+	SearchAnon      int
+	Window          time.Duration
 	// LoginFailures failed authentications from one client address within
 	// LoginWindow lock that address out of authentication until the window
 	// ends (see Logins); 0 disables the lockout.
@@ -29,7 +32,7 @@ type Limits struct {
 
 // DefaultLimits are GitHub's published defaults.
 func DefaultLimits() Limits {
-	return Limits{Anonymous: 60, Authenticated: 5000, Installation: 5000, Search: 30, SearchAnon: 10, Window: time.Hour,
+	return Limits{Anonymous: 60, Authenticated: 5000, Installation: 5000, InstallationMax: 12500, Search: 30, SearchAnon: 10, Window: time.Hour,
 		LoginFailures: 20, LoginWindow: 5 * time.Minute}
 }
 
@@ -82,6 +85,9 @@ func (l *Limiter) LimitFor(class, resource string) int {
 		return l.limits.Anonymous
 	case class == "installation":
 		return l.limits.Installation
+	case strings.HasPrefix(class, "installation+"):
+		extra, _ := strconv.Atoi(class[len("installation+"):])
+		return max(min(l.limits.Installation+extra, l.limits.InstallationMax), l.limits.Installation)
 	}
 	return l.limits.Authenticated
 }
@@ -150,7 +156,7 @@ func (l *Limiter) state(b *bucket, class, resource string) State {
 func KeyFor(c *authz.Caller, remoteAddr string) (key, class string) {
 	switch {
 	case c != nil && c.Kind == authz.Installation:
-		return "inst:" + strconv.FormatInt(c.InstallationID, 10), "installation"
+		return "inst:" + strconv.FormatInt(c.InstallationID, 10), InstallationClass(c.InstallationRepos, c.InstallationUsers)
 	case c != nil && c.User != nil:
 		return "user:" + strconv.FormatInt(c.User.ID, 10), "user"
 	}
@@ -159,4 +165,16 @@ func KeyFor(c *authz.Caller, remoteAddr string) (key, class string) {
 		host = remoteAddr
 	}
 	return "ip:" + host, "anonymous"
+}
+
+// InstallationClass is the class of an installation token's requests:
+// GitHub's 5,000 an hour, 50 more for each repository past 20 it reaches
+// and, on an organization, 50 more for each of its users past 20, up to
+// 12,500 (Limits.Installation and InstallationMax).
+func InstallationClass(repos, users int) string {
+	extra := 50*max(repos-20, 0) + 50*max(users-20, 0)
+	if extra == 0 {
+		return "installation"
+	}
+	return "installation+" + strconv.Itoa(extra)
 }

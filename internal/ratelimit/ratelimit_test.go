@@ -26,3 +26,16 @@ func TestTakeAndReset(t *testing.T) {
 		t.Fatalf("window did not reset: %+v", st)
 	}
 }
+
+// An installation's limit scales with its repositories and its
+// organization's users past 20, 50 for each, up to 12,500.
+func TestInstallationScale(t *testing.T) {
+	l := New(DefaultLimits())
+	for _, c := range []struct{ repos, users, want int }{
+		{0, 0, 5000}, {20, 20, 5000}, {21, 0, 5050}, {30, 25, 5750}, {500, 0, 12500},
+	} {
+		if got := l.LimitFor(InstallationClass(c.repos, c.users), "core"); got != c.want {
+			t.Errorf("%d repositories, %d users: %d, want %d", c.repos, c.users, got, c.want)
+		}
+	}
+}

@@ -50,6 +50,9 @@ func (s *Server) appGate(w http.ResponseWriter, r *http.Request, info *rest.Info
 		w.Header().Del("X-OAuth-Scopes")
 		return nil
 	}
+	if c.Kind == authz.FineGrained {
+		return patGate(w, r, info, rt) // server/patokens.go
+	}
 	if c.Kind != authz.AppJWT && c.Kind != authz.Installation && c.Kind != authz.UserToServer {
 		return nil
 	}

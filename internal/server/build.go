@@ -28,6 +28,7 @@ import (
 	oauthapi "github.com/hubd/hubd/internal/api/oauth"
 	"github.com/hubd/hubd/internal/api/orgs"
 	outsideapi "github.com/hubd/hubd/internal/api/outside"
+	patokensapi "github.com/hubd/hubd/internal/api/patokens"
 	protectionapi "github.com/hubd/hubd/internal/api/protection"
 	pullreviewsapi "github.com/hubd/hubd/internal/api/pullreviews"
 	pullsapi "github.com/hubd/hubd/internal/api/pulls"
@@ -118,6 +119,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		markdownapi.New(d).Routes(),
 		licenses.New(d).Routes(),
 		orgs.New(d).Routes(),
+		patokensapi.New(d).Routes(),
 		issuesAPI.Routes(),
 		gitdb.New(d).Routes(),
 		contents.New(d).Routes(),

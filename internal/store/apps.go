@@ -606,8 +606,12 @@ func (q Q) resolveInstallation(ctx context.Context, c *authz.Caller) (ok bool, e
 		suspended         sql.NullInt64
 		installationPerms map[string]string
 	)
-	err = q.row(ctx, `SELECT account_id, repository_selection, permissions, suspended_at FROM app_installations WHERE id = ?`, c.InstallationID).
-		Scan(&account, &selection, &perms, &suspended)
+	err = q.row(ctx, `SELECT i.account_id, i.repository_selection, i.permissions, i.suspended_at,
+ CASE WHEN i.repository_selection = 'all' THEN (SELECT COUNT(*) FROM repos r WHERE r.owner_id = i.account_id)
+  ELSE (SELECT COUNT(*) FROM app_installation_repos ir WHERE ir.installation_id = i.id) END,
+ (SELECT COUNT(*) FROM org_members m WHERE m.org_id = i.account_id AND m.state = 'active')
+ FROM app_installations i WHERE i.id = ?`, c.InstallationID).
+		Scan(&account, &selection, &perms, &suspended, &c.InstallationRepos, &c.InstallationUsers)
 	if err == sql.ErrNoRows {
 		return false, nil
 	}

@@ -1327,6 +1327,42 @@ CREATE TABLE web_sessions (
 );
 CREATE INDEX web_sessions_user ON web_sessions (user_id, expires_at);
 `,
+	// Fine-grained personal access tokens (owned by internal/patokens):
+	// rows of tokens (kind fine_grained) with a name, a description, the
+	// resource owner (the user or one organization) and the repository
+	// selection (none, all, subset; repo_ids holds the subset). A token
+	// whose resource owner is an organization has a grant there: pending
+	// until an owner approves it when the organization requires approval,
+	// then approved, denied or revoked. Each organization's policy for
+	// such tokens (GitHub's defaults when it has no row: allowed, approval
+	// required).
+	`
+ALTER TABLE tokens ADD COLUMN name TEXT NOT NULL DEFAULT '';
+ALTER TABLE tokens ADD COLUMN description TEXT NOT NULL DEFAULT '';
+ALTER TABLE tokens ADD COLUMN resource_owner_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE;
+ALTER TABLE tokens ADD COLUMN repository_selection TEXT NOT NULL DEFAULT '';
+
+CREATE TABLE pat_grants (
+  id {{id}},
+  token_id BIGINT NOT NULL REFERENCES tokens(id) ON DELETE CASCADE,
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  status TEXT NOT NULL,
+  reason TEXT,
+  review_reason TEXT,
+  reviewer_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  created_at BIGINT NOT NULL,
+  granted_at BIGINT,
+  UNIQUE (token_id, org_id)
+);
+CREATE INDEX pat_grants_org ON pat_grants (org_id, status, created_at);
+
+CREATE TABLE org_pat_policies (
+  org_id BIGINT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+  fine_grained_allowed BOOLEAN NOT NULL,
+  approval_required BOOLEAN NOT NULL
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -133,6 +133,9 @@ type Viewer struct {
 	// RepoIDs, when non-nil, limits non-public repositories to these
 	// (fine-grained and app tokens for selected repositories).
 	RepoIDs []int64
+	// OnlyOwnerID, when set, limits non-public repositories to this
+	// owner's (a fine-grained token reaches its resource owner's only).
+	OnlyOwnerID int64
 }
 
 // expand prepends a scanner's leading destinations and appends trailing ones,
@@ -444,6 +447,9 @@ func (f *RepoQuery) filters() ([]string, []any) {
 			}
 		}
 		conds = append(conds, "("+in+")")
+	}
+	if f.Viewer.OnlyOwnerID != 0 {
+		conds, args = append(conds, `(r.visibility = 'public' OR r.owner_id = ?)`), append(args, f.Viewer.OnlyOwnerID)
 	}
 	if f.None {
 		conds = append(conds, "1 = 0")

@@ -38,7 +38,12 @@ const alnum = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 // NewTokenString makes a token with GitHub's prefix for kind and 36 random
 // base62 characters (classic PATs are 40 characters in all).
 func NewTokenString(kind authz.TokenKind) string {
-	b := make([]byte, 36)
+	return authz.Prefixes[kind] + randomAlnum(36)
+}
+
+// randomAlnum is n random base62 characters.
+func randomAlnum(n int) string {
+	b := make([]byte, n)
 	max := big.NewInt(int64(len(alnum)))
 	for i := range b {
 		n, err := rand.Int(rand.Reader, max)
@@ -47,7 +52,7 @@ func NewTokenString(kind authz.TokenKind) string {
 		}
 		b[i] = alnum[n.Int64()]
 	}
-	return authz.Prefixes[kind] + string(b)
+	return string(b)
 }
 
 // CreateToken stores a new token for a user and returns its plaintext, which
@@ -137,6 +142,12 @@ func (q Q) Authenticate(ctx context.Context, presented string) (c *authz.Caller,
 			return nil, false, nil
 		}
 		c.User = u
+	}
+	if c.Kind == authz.FineGrained {
+		// Its resource owner's policy and approval (store/patokens.go).
+		if err := q.resolveFineGrained(ctx, c); err != nil {
+			return nil, false, err
+		}
 	}
 	if c.Kind == authz.Installation {
 		// The installation as it is now limits the token (store/apps.go).

@@ -1,0 +1,77 @@
+package wire
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// PATPermissions is a fine-grained token's permissions by the kind of
+// resource they act on.
+type PATPermissions struct {
+	Organization map[string]string `json:"organization"`
+	Repository   map[string]string `json:"repository"`
+	Other        map[string]string `json:"other"`
+}
+
+// patToken is what grants and requests say of their token.
+type patToken struct {
+	Owner               SimpleUser     `json:"owner"`
+	RepositorySelection string         `json:"repository_selection"`
+	RepositoriesURL     string         `json:"repositories_url"`
+	Permissions         PATPermissions `json:"permissions"`
+	TokenID             int64          `json:"token_id"`
+	TokenName           string         `json:"token_name"`
+	TokenExpired        bool           `json:"token_expired"`
+	TokenExpiresAt      *string        `json:"token_expires_at"`
+	TokenLastUsedAt     *string        `json:"token_last_used_at"`
+}
+
+// PATGrantRequest is organization-programmatic-access-grant-request.
+type PATGrantRequest struct {
+	ID     int64   `json:"id"`
+	Reason *string `json:"reason"`
+	patToken
+	CreatedAt string `json:"created_at"`
+}
+
+// PATGrant is organization-programmatic-access-grant.
+type PATGrant struct {
+	ID int64 `json:"id"`
+	patToken
+	AccessGrantedAt string `json:"access_granted_at"`
+}
+
+func (u URLs) patToken(g *store.PATGrant, org, kind string, now time.Time) patToken {
+	p := PATPermissions{Organization: map[string]string{}, Repository: map[string]string{}, Other: map[string]string{}}
+	for name, level := range g.Token.Permissions {
+		switch authz.PermissionClass(name) {
+		case "organization":
+			p.Organization[name] = level
+		case "repository":
+			p.Repository[name] = level
+		default:
+			p.Other[name] = level
+		}
+	}
+	return patToken{Owner: u.ToSimpleUser(g.Owner), RepositorySelection: g.Token.Selection,
+		RepositoriesURL: u.API + "/orgs/" + org + "/" + kind + "/" + strconv.FormatInt(g.ID, 10) + "/repositories",
+		Permissions:     p, TokenID: g.Token.ID, TokenName: g.Token.Name,
+		TokenExpired: g.Token.ExpiresAt != nil && !g.Token.ExpiresAt.After(now), TokenExpiresAt: TimePtr(g.Token.ExpiresAt)}
+}
+
+// ToPATGrantRequest converts a pending grant of the organization org.
+func (u URLs) ToPATGrantRequest(g *store.PATGrant, org string, now time.Time) PATGrantRequest {
+	return PATGrantRequest{ID: g.ID, Reason: g.Reason, patToken: u.patToken(g, org, "personal-access-token-requests", now), CreatedAt: Time(g.CreatedAt)}
+}
+
+// ToPATGrant converts an approved grant of the organization org.
+func (u URLs) ToPATGrant(g *store.PATGrant, org string, now time.Time) PATGrant {
+	granted := g.CreatedAt
+	if g.GrantedAt != nil {
+		granted = *g.GrantedAt
+	}
+	return PATGrant{ID: g.ID, patToken: u.patToken(g, org, "personal-access-tokens", now), AccessGrantedAt: Time(granted)}
+}
