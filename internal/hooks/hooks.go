@@ -7,7 +7,8 @@
 // delivery per subscribed hook; a job of the durable queue per hook posts
 // them, signed, and records the request and the answer. Pings, tests and
 // redeliveries queue deliveries directly. GitHub does not retry a failed
-// delivery on its own; neither does hubd (redeliver it).
+// delivery on its own; hubd does (Attempts, RetryBackoff), each retry a
+// redelivery of the same GUID in the delivery log.
 package hooks
 
 import (
