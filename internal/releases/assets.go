@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -101,7 +102,9 @@ func (s *Service) Upload(ctx context.Context, a Access, releaseID int64, in Uplo
 	}
 	name := AssetName(in.Name)
 	if name == "" {
-		return nil, model.Invalid("ReleaseAsset", "name", "missing_field")
+		// GitHub's upload server answers a missing (or, rewritten,
+		// empty) name so.
+		return nil, &model.HTTPError{Status: http.StatusBadRequest, Message: "Invalid name for request"}
 	}
 	if _, err := q.ReleaseAssetByName(ctx, r.ID, name); err == nil {
 		return nil, errNameTaken
