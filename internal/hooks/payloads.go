@@ -116,7 +116,7 @@ func (b *builder) resolve(ctx context.Context, e model.Event) ([]pair, error) {
 		return out, nil
 	case "issues":
 		if sub == "deleted" {
-			// The issue is gone: no payload (build logs it).
+			// The issue is gone: its event carries a copy.
 			return []pair{{"issues", "deleted"}}, nil
 		}
 		if !issueActions[sub] && !pullIssueActions[sub] && sub != "commented" {
@@ -182,13 +182,17 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 	var repo *model.Repo
 	if e.RepoID != 0 {
 		var err error
-		if repo, err = b.repo(ctx, e.RepoID); err != nil {
-			if errors.Is(err, model.ErrNotFound) {
-				return nil, skip("%s: repository %d is gone", e.Type, e.RepoID)
-			}
+		repo, err = b.repo(ctx, e.RepoID)
+		switch {
+		case errors.Is(err, model.ErrNotFound) && event == "repository" && action == "deleted" && d.snapshot("repository") != nil:
+			out["repository"] = d.snapshot("repository")
+		case errors.Is(err, model.ErrNotFound):
+			return nil, skip("%s: repository %d is gone", e.Type, e.RepoID)
+		case err != nil:
 			return nil, err
+		default:
+			out["repository"] = b.repoJSON[repo.ID]
 		}
-		out["repository"] = b.repoJSON[repo.ID]
 	}
 	if e.OrgID != 0 {
 		org, err := b.account(ctx, e.OrgID)
@@ -215,7 +219,10 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 		err = b.refEvent(event, repo, d, out)
 	case "issues":
 		if action == "deleted" {
-			return nil, skip("issues deleted: the issue is gone")
+			if out["issue"] = d.snapshot("issue"); out["issue"] == nil {
+				return nil, skip("issues deleted: the issue is gone and its event has no copy")
+			}
+			break
 		}
 		err = b.issueEvent(ctx, repo, e, d, action, out)
 	case "issue_comment":
@@ -266,27 +273,47 @@ func (b *builder) repo(ctx context.Context, id int64) (*model.Repo, error) {
 	if r := b.repos[id]; r != nil {
 		return r, nil
 	}
-	v, err := b.q.RepoByID(ctx, id, 0)
+	r, obj, err := RepoObject(ctx, b.q, b.s.URLs, b.s.License, id)
 	if err != nil {
 		return nil, err
 	}
-	facts, err := b.q.RepoFacts(ctx, []int64{id})
+	b.repos[id], b.repoJSON[id] = r, obj
+	return r, nil
+}
+
+// RepoObject loads repository id and makes its object as webhook payloads
+// carry it (license names the license object of a key; nil: none). A
+// repository's deletion stores it in its event, for the payload that
+// follows.
+func RepoObject(ctx context.Context, q store.Q, urls wire.URLs, license func(string) *wire.LicenseSimple, id int64) (*model.Repo, map[string]any, error) {
+	v, err := q.RepoByID(ctx, id, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	facts, err := q.RepoFacts(ctx, []int64{id})
+	if err != nil {
+		return nil, nil, err
 	}
 	counts := wire.RepoCounts{OpenIssues: v.Repo.OpenIssues, Forks: v.Repo.ForksCount, Language: facts[id].Language}
-	if b.s.License != nil {
-		counts.License = b.s.License(facts[id].License)
+	if license != nil {
+		counts.License = license(facts[id].License)
 	}
-	obj, err := toMap(b.s.URLs.ToRepository(v.Repo, counts, wire.Access{}))
+	obj, err := toMap(urls.ToRepository(v.Repo, counts, wire.Access{}))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if v.Repo.Owner.IsOrg() {
-		obj["organization"] = b.s.URLs.ToSimpleUser(v.Repo.Owner)
+		obj["organization"] = urls.ToSimpleUser(v.Repo.Owner)
 	}
-	b.repos[id], b.repoJSON[id] = v.Repo, obj
-	return v.Repo, nil
+	return v.Repo, obj, nil
+}
+
+// snapshot is the object key of a deletion's event (the issue, comment,
+// milestone, label or repository as it was), nil when it has none.
+func (d domain) snapshot(key string) map[string]any {
+	w, _ := d["webhook"].(map[string]any)
+	m, _ := w[key].(map[string]any)
+	return m
 }
 
 // account loads an account (nil for id 0 or one that is gone).
@@ -392,6 +419,18 @@ func (b *builder) eventLabel(ctx context.Context, repo *model.Repo, d domain, ou
 }
 
 func (b *builder) commentEvent(ctx context.Context, repo *model.Repo, e model.Event, d domain, action string, out map[string]any) error {
+	if action == "deleted" {
+		// The comment is gone; its event keeps a copy.
+		if out["comment"] = d.snapshot("comment"); out["comment"] == nil {
+			return skip("issue_comment deleted: the comment is gone and its event has no copy")
+		}
+		is, err := b.issue(ctx, d.int("issue_id"))
+		if err != nil {
+			return err
+		}
+		out["issue"] = b.issueObject(repo, is)
+		return nil
+	}
 	c, err := b.q.CommentByID(ctx, repo.ID, d.int("comment_id"))
 	if err != nil {
 		return err
@@ -415,7 +454,10 @@ func (b *builder) commentEvent(ctx context.Context, repo *model.Repo, e model.Ev
 func (b *builder) labelEvent(ctx context.Context, repo *model.Repo, d domain, action string, out map[string]any) error {
 	id := d.int("label_id")
 	if action == "deleted" {
-		out["label"] = b.s.URLs.ToLabel(repo, &model.Label{ID: id, Name: d.str("name"), Color: d.str("color")})
+		if out["label"] = d.snapshot("label"); out["label"] == nil {
+			// An event from before deletions kept a copy.
+			out["label"] = b.s.URLs.ToLabel(repo, &model.Label{ID: id, Name: d.str("name"), Color: d.str("color")})
+		}
 		return nil
 	}
 	ls, err := b.q.LabelsByID(ctx, []int64{id})
@@ -453,7 +495,10 @@ func (b *builder) releaseEvent(ctx context.Context, repo *model.Repo, d domain, 
 
 func (b *builder) milestoneEvent(ctx context.Context, repo *model.Repo, d domain, action string, out map[string]any) error {
 	if action == "deleted" {
-		return skip("the milestone of a milestone deleted event is gone")
+		if out["milestone"] = d.snapshot("milestone"); out["milestone"] == nil {
+			return skip("milestone deleted: the milestone is gone and its event has no copy")
+		}
+		return nil
 	}
 	m, err := b.q.MilestoneByID(ctx, d.int("milestone_id"))
 	if err != nil {
