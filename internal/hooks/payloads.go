@@ -157,6 +157,13 @@ func (b *builder) resolve(ctx context.Context, e model.Event) ([]pair, error) {
 		}
 	case "watch":
 		return []pair{{"watch", "started"}}, nil
+	case "team":
+		return teamPairs(d.str("action")), nil
+	case "membership":
+		if a := d.str("action"); a == "added" || a == "removed" {
+			return []pair{{"membership", a}}, nil
+		}
+		return nil, nil
 	case "fork":
 		return []pair{{"fork", ""}}, nil
 	}
@@ -252,6 +259,10 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 		err = b.forkEvent(ctx, d, out)
 	case "member":
 		err = b.memberEvent(ctx, d, out)
+	case "team", "team_add":
+		err = b.teamEvent(ctx, e, d, action, out)
+	case "membership":
+		err = b.membershipEvent(ctx, e, d, action, out)
 	default:
 		return nil, skip("%s %s has no payload", event, action)
 	}
@@ -552,14 +563,23 @@ func (b *builder) memberEvent(ctx context.Context, d domain, out map[string]any)
 
 // pingPayload is the body of a ping of h.
 func (s *Service) pingPayload(ctx context.Context, t Target, h *model.Hook, sender *model.Account) ([]byte, error) {
-	hook, err := toMap(s.URLs.ToHook(t.Repo, t.Org, h))
-	if err != nil {
-		return nil, err
+	var hook map[string]any
+	if t.App != nil {
+		// An app's hook as GitHub's app pings show it.
+		events := h.Events
+		if events == nil {
+			events = []string{}
+		}
+		hook = map[string]any{"type": "App", "id": h.ID, "name": h.Name, "active": h.Active, "events": events,
+			"config": wire.ToHookConfig(h), "updated_at": wire.Time(h.UpdatedAt), "created_at": wire.Time(h.CreatedAt),
+			"app_id": t.App.ID, "deliveries_url": s.URLs.API + "/app/hook/deliveries"}
+	} else {
+		var err error
+		if hook, err = toMap(s.URLs.ToHook(t.Repo, t.Org, h)); err != nil {
+			return nil, err
+		}
 	}
 	out := map[string]any{"zen": zen(h.ID), "hook_id": h.ID, "hook": hook}
-	if t.App != nil {
-		hook["app_id"] = t.App.ID
-	}
 	b := s.newBuilder()
 	if t.Repo != nil {
 		if _, err := b.repo(ctx, t.Repo.ID); err != nil {
