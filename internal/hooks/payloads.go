@@ -159,6 +159,8 @@ func (b *builder) resolve(ctx context.Context, e model.Event) ([]pair, error) {
 		return []pair{{"watch", "started"}}, nil
 	case "team":
 		return teamPairs(d.str("action")), nil
+	case "organization":
+		return organizationPairs(sub), nil
 	case "membership":
 		if a := d.str("action"); a == "added" || a == "removed" {
 			return []pair{{"membership", a}}, nil
@@ -263,6 +265,8 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 		err = b.teamEvent(ctx, e, d, action, out)
 	case "membership":
 		err = b.membershipEvent(ctx, e, d, action, out)
+	case "organization":
+		err = b.organizationEvent(ctx, e, d, action, out)
 	default:
 		return nil, skip("%s %s has no payload", event, action)
 	}

@@ -98,3 +98,65 @@ func (b *builder) membershipEvent(ctx context.Context, e model.Event, d domain, 
 	out["member"] = b.s.URLs.ToSimpleUser(u)
 	return nil
 }
+
+// organizationPairs are the organization webhook events of the
+// organization's membership domain events.
+func organizationPairs(sub string) []pair {
+	switch sub {
+	case "member_added", "member_removed", "member_invited":
+		return []pair{{"organization", sub}}
+	}
+	return nil
+}
+
+// organizationEvent: a member added (an invitation accepted), removed or
+// invited. A removed member's membership is the one they had.
+func (b *builder) organizationEvent(ctx context.Context, e model.Event, d domain, action string, out map[string]any) error {
+	org, err := b.account(ctx, e.OrgID)
+	if err != nil {
+		return err
+	}
+	if org == nil {
+		return model.ErrNotFound
+	}
+	if action == "member_invited" {
+		inv, err := b.q.OrgInvitation(ctx, org.ID, d.int("invitation_id"))
+		if err != nil {
+			return err
+		}
+		obj, err := toMap(b.s.URLs.ToOrgInvitation(inv, false))
+		if err != nil {
+			return err
+		}
+		// The webhook's invitation names no failure yet.
+		for _, k := range []string{"failed_at", "failed_reason", "email", "login"} {
+			if _, ok := obj[k]; !ok {
+				obj[k] = nil
+			}
+		}
+		out["invitation"] = obj
+		if u, err := b.account(ctx, d.int("user_id")); err != nil {
+			return err
+		} else if u != nil {
+			out["user"] = b.s.URLs.ToSimpleUser(u)
+		}
+		return nil
+	}
+	u, err := b.account(ctx, d.int("user_id"))
+	if err != nil {
+		return err
+	}
+	if u == nil {
+		return model.ErrNotFound
+	}
+	m := &model.Membership{OrgID: org.ID, UserID: u.ID, Role: model.OrgRole(d.str("role")), State: "active"}
+	if action == "member_added" {
+		if m, err = b.q.Membership(ctx, org.ID, u.ID); err != nil {
+			return err
+		}
+	}
+	ms := b.s.URLs.ToOrgMembership(org, u, m, false)
+	out["membership"] = map[string]any{"url": ms.URL, "state": ms.State, "role": ms.Role,
+		"organization_url": ms.OrganizationURL, "user": ms.User}
+	return nil
+}

@@ -80,3 +80,41 @@ func TestTeamPayloads(t *testing.T) {
 		t.Errorf("team deleted: %.500s", d.Payload)
 	}
 }
+
+// TestOrganizationPayloads: an organization hook gets organization
+// member_invited, member_added (the invitation accepted) and
+// member_removed, valid against GitHub's webhook schemas.
+func TestOrganizationPayloads(t *testing.T) {
+	f := newFixture(t)
+	f.e.Must(http.StatusCreated, "POST", "/admin/organizations", f.e.AdminToken, map[string]any{"login": "acme", "admin": "mona"})
+	_, hubotTok := f.e.NewUser("hubot", false)
+	const secret = "org"
+	if _, _, err := f.gh.Organizations.CreateHook(ctx, "acme", &github.Hook{Name: github.Ptr("web"),
+		Config: &github.HookConfig{URL: github.Ptr(f.recv.URL), ContentType: github.Ptr("json"), Secret: github.Ptr(secret)},
+		Events: []string{"organization"}}); err != nil {
+		t.Fatal(err)
+	}
+	f.recv.WaitFor(t, "ping", "")
+	f.e.Must(http.StatusOK, "PUT", "/orgs/acme/memberships/hubot", f.token, map[string]any{"role": "member"})
+	d := f.recv.WaitFor(t, "organization", "member_invited")
+	f.check(d, secret)
+	if m := d.Map(t); m["invitation"].(map[string]any)["login"] != "hubot" {
+		t.Errorf("member_invited: %.500s", d.Payload)
+	}
+	if _, _, err := f.e.GitHub(hubotTok).Organizations.EditOrgMembership(ctx, "", "acme", &github.Membership{State: github.Ptr("active")}); err != nil {
+		t.Fatal(err)
+	}
+	d = f.recv.WaitFor(t, "organization", "member_added")
+	f.check(d, secret)
+	if ms := d.Map(t)["membership"].(map[string]any); ms["state"] != "active" || ms["role"] != "member" || ms["user"].(map[string]any)["login"] != "hubot" {
+		t.Errorf("member_added: %.500s", d.Payload)
+	}
+	if _, err := f.gh.Organizations.RemoveMember(ctx, "acme", "hubot"); err != nil {
+		t.Fatal(err)
+	}
+	d = f.recv.WaitFor(t, "organization", "member_removed")
+	f.check(d, secret)
+	if ms := d.Map(t)["membership"].(map[string]any); ms["user"].(map[string]any)["login"] != "hubot" {
+		t.Errorf("member_removed: %.500s", d.Payload)
+	}
+}
