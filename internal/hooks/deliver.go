@@ -133,7 +133,10 @@ func (s *Service) queueRetries(ctx context.Context, tx store.Q, done []*model.Ho
 	var ok []string
 	for _, d := range done {
 		if d.Status == "OK" {
-			ok = append(ok, d.GUID)
+			if d.Redelivery {
+				// Only a redelivery can have retries of its GUID waiting.
+				ok = append(ok, d.GUID)
+			}
 			continue
 		}
 		if d.Attempt >= Attempts {

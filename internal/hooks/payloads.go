@@ -161,6 +161,11 @@ func (b *builder) resolve(ctx context.Context, e model.Event) ([]pair, error) {
 		return teamPairs(d.str("action")), nil
 	case "organization":
 		return organizationPairs(sub), nil
+	case "repository_ruleset":
+		if a := d.str("action"); a == "created" || a == "edited" || a == "deleted" {
+			return []pair{{typ, a}}, nil
+		}
+		return nil, nil
 	case "membership":
 		if a := d.str("action"); a == "added" || a == "removed" {
 			return []pair{{"membership", a}}, nil
@@ -267,6 +272,8 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 		err = b.membershipEvent(ctx, e, d, action, out)
 	case "organization":
 		err = b.organizationEvent(ctx, e, d, action, out)
+	case "repository_ruleset":
+		err = b.rulesetEvent(ctx, d, action, out)
 	default:
 		return nil, skip("%s %s has no payload", event, action)
 	}

@@ -160,3 +160,29 @@ func (b *builder) organizationEvent(ctx context.Context, e model.Event, d domain
 		"organization_url": ms.OrganizationURL, "user": ms.User}
 	return nil
 }
+
+// rulesetEvent: a repository's or an organization's ruleset created,
+// edited or deleted (the deleted one from the copy its event keeps).
+func (b *builder) rulesetEvent(ctx context.Context, d domain, action string, out map[string]any) error {
+	var r *model.Ruleset
+	if row := d.snapshot("ruleset_row"); action == "deleted" {
+		if row == nil {
+			return skip("repository_ruleset deleted: the ruleset is gone and its event has no copy")
+		}
+		raw, err := json.Marshal(row)
+		if err != nil {
+			return err
+		}
+		r = &model.Ruleset{}
+		if err := json.Unmarshal(raw, r); err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if r, err = b.q.RulesetByID(ctx, d.int("ruleset_id")); err != nil {
+			return err
+		}
+	}
+	out["repository_ruleset"] = b.s.URLs.ToRepositoryRuleset(r, true, "")
+	return nil
+}

@@ -118,3 +118,38 @@ func TestOrganizationPayloads(t *testing.T) {
 		t.Errorf("member_removed: %.500s", d.Payload)
 	}
 }
+
+// TestRulesetPayloads: a repository hook gets repository_ruleset created,
+// edited and deleted (from the copy its event keeps), valid against
+// GitHub's webhook schemas.
+func TestRulesetPayloads(t *testing.T) {
+	f := newFixture(t)
+	const secret = "rules"
+	f.hook(secret, "json", "repository_ruleset")
+	f.recv.WaitFor(t, "ping", "")
+	rs, _, err := f.gh.Repositories.CreateRuleset(ctx, "mona", "app", github.RepositoryRuleset{Name: "protect main", Enforcement: "active",
+		Target:     github.Ptr(github.RulesetTargetBranch),
+		Conditions: &github.RepositoryRulesetConditions{RefName: &github.RepositoryRulesetRefConditionParameters{Include: []string{"~DEFAULT_BRANCH"}, Exclude: []string{}}},
+		Rules:      &github.RepositoryRulesetRules{Deletion: &github.EmptyRuleParameters{}, NonFastForward: &github.EmptyRuleParameters{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := f.recv.WaitFor(t, "repository_ruleset", "created")
+	f.check(d, secret)
+	if r := d.Map(t)["repository_ruleset"].(map[string]any); r["name"] != "protect main" || r["id"] != float64(rs.GetID()) {
+		t.Errorf("created: %.500s", d.Payload)
+	}
+	rs.Name = "protect the default branch"
+	if _, _, err := f.gh.Repositories.UpdateRuleset(ctx, "mona", "app", rs.GetID(), *rs); err != nil {
+		t.Fatal(err)
+	}
+	f.check(f.recv.WaitFor(t, "repository_ruleset", "edited"), secret)
+	if _, err := f.gh.Repositories.DeleteRuleset(ctx, "mona", "app", rs.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	d = f.recv.WaitFor(t, "repository_ruleset", "deleted")
+	f.check(d, secret)
+	if r := d.Map(t)["repository_ruleset"].(map[string]any); r["name"] != "protect the default branch" || len(r["rules"].([]any)) != 2 {
+		t.Errorf("deleted: %.800s", d.Payload)
+	}
+}
