@@ -330,6 +330,28 @@ func RepoObject(ctx context.Context, q store.Q, urls wire.URLs, license func(str
 	return v.Repo, obj, nil
 }
 
+// changes is the changes object of an edit ({} when the event has none).
+func (d domain) changes() any {
+	if ch := d["changes"]; ch != nil {
+		return ch
+	}
+	return map[string]any{}
+}
+
+// row decodes the model copy key of a deletion's event into dst; false
+// when the event has none.
+func (d domain) row(key string, dst any) (bool, error) {
+	m := d.snapshot(key)
+	if m == nil {
+		return false, nil
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return false, err
+	}
+	return true, json.Unmarshal(raw, dst)
+}
+
 // snapshot is the object key of a deletion's event (the issue, comment,
 // milestone, label or repository as it was), nil when it has none.
 func (d domain) snapshot(key string) map[string]any {
@@ -464,11 +486,7 @@ func (b *builder) commentEvent(ctx context.Context, repo *model.Repo, e model.Ev
 	out["issue"] = b.issueObject(repo, is)
 	out["comment"] = b.w.ToComment(repo, c)
 	if action == "edited" {
-		ch := d["changes"]
-		if ch == nil {
-			ch = map[string]any{}
-		}
-		out["changes"] = ch
+		out["changes"] = d.changes()
 	}
 	return nil
 }
@@ -492,11 +510,7 @@ func (b *builder) labelEvent(ctx context.Context, repo *model.Repo, d domain, ac
 	}
 	out["label"] = b.s.URLs.ToLabel(repo, l)
 	if action == "edited" {
-		ch := d["changes"]
-		if ch == nil {
-			ch = map[string]any{}
-		}
-		out["changes"] = ch
+		out["changes"] = d.changes()
 	}
 	return nil
 }
@@ -528,11 +542,7 @@ func (b *builder) milestoneEvent(ctx context.Context, repo *model.Repo, d domain
 	}
 	out["milestone"] = b.w.ToMilestone(repo, m)
 	if action == "edited" {
-		ch := d["changes"]
-		if ch == nil {
-			ch = map[string]any{}
-		}
-		out["changes"] = ch
+		out["changes"] = d.changes()
 	}
 	return nil
 }

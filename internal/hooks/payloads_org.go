@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/hubd/hubd/internal/model"
 )
@@ -24,18 +23,12 @@ func teamPairs(action string) []pair {
 // team loads the team of a team or membership event; a deleted team comes
 // from the copy its event keeps.
 func (b *builder) team(ctx context.Context, orgID int64, d domain, action string) (*model.Team, error) {
-	var t *model.Team
-	if row := d.snapshot("team_row"); action == "deleted" && row != nil {
-		raw, err := json.Marshal(row)
-		if err != nil {
-			return nil, err
-		}
-		t = &model.Team{}
-		if err := json.Unmarshal(raw, t); err != nil {
-			return nil, err
-		}
-	} else {
-		var err error
+	t := &model.Team{}
+	found, err := d.row("team_row", t)
+	if err != nil {
+		return nil, err
+	}
+	if action != "deleted" || !found {
 		if t, err = b.q.TeamByID(ctx, d.int("team_id")); err != nil {
 			return nil, err
 		}
@@ -71,11 +64,7 @@ func (b *builder) teamEvent(ctx context.Context, e model.Event, d domain, action
 		out["repository"] = cp
 	}
 	if action == "edited" {
-		ch := d["changes"]
-		if ch == nil {
-			ch = map[string]any{}
-		}
-		out["changes"] = ch
+		out["changes"] = d.changes()
 	}
 	return nil
 }
@@ -164,18 +153,12 @@ func (b *builder) organizationEvent(ctx context.Context, e model.Event, d domain
 // rulesetEvent: a repository's or an organization's ruleset created,
 // edited or deleted (the deleted one from the copy its event keeps).
 func (b *builder) rulesetEvent(ctx context.Context, d domain, action string, out map[string]any) error {
-	var r *model.Ruleset
-	if row := d.snapshot("ruleset_row"); action == "deleted" {
-		if row == nil {
+	r := &model.Ruleset{}
+	if action == "deleted" {
+		if found, err := d.row("ruleset_row", r); err != nil {
+			return err
+		} else if !found {
 			return skip("repository_ruleset deleted: the ruleset is gone and its event has no copy")
-		}
-		raw, err := json.Marshal(row)
-		if err != nil {
-			return err
-		}
-		r = &model.Ruleset{}
-		if err := json.Unmarshal(raw, r); err != nil {
-			return err
 		}
 	} else {
 		var err error

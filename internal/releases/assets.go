@@ -49,10 +49,7 @@ func (s *Service) Asset(ctx context.Context, a Access, id int64) (*model.Release
 // push) and the asset's name.
 func (s *Service) AssetByPath(ctx context.Context, a Access, tag, name string) (*model.ReleaseAsset, error) {
 	q := s.Store.R()
-	r, err := q.PublishedReleaseByTag(ctx, a.Repo.ID, tag)
-	if errors.Is(err, model.ErrNotFound) && a.MayPush() && strings.HasPrefix(tag, "untagged-") {
-		r, err = q.DraftReleaseByKey(ctx, a.Repo.ID, tag)
-	}
+	r, err := byPath(ctx, q, a, tag)
 	if err != nil {
 		return nil, err
 	}

@@ -148,14 +148,20 @@ func (s *Service) ByTag(ctx context.Context, a Access, tag string) (*model.Relea
 // who may push.
 func (s *Service) ByPath(ctx context.Context, a Access, tagPath string) (*model.Release, error) {
 	q := s.Store.R()
-	r, err := q.PublishedReleaseByTag(ctx, a.Repo.ID, tagPath)
-	if errors.Is(err, model.ErrNotFound) && a.MayPush() && strings.HasPrefix(tagPath, "untagged-") {
-		r, err = q.DraftReleaseByKey(ctx, a.Repo.ID, tagPath)
-	}
+	r, err := byPath(ctx, q, a, tagPath)
 	if err != nil {
 		return nil, err
 	}
 	return r, s.withAssets(ctx, q, r)
+}
+
+// byPath is the release a URL's tag path names (see ByPath).
+func byPath(ctx context.Context, q store.Q, a Access, tagPath string) (*model.Release, error) {
+	r, err := q.PublishedReleaseByTag(ctx, a.Repo.ID, tagPath)
+	if errors.Is(err, model.ErrNotFound) && a.MayPush() && strings.HasPrefix(tagPath, "untagged-") {
+		r, err = q.DraftReleaseByKey(ctx, a.Repo.ID, tagPath)
+	}
+	return r, err
 }
 
 // Latest is the repository's latest release: the one marked latest (by
