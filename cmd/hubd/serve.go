@@ -18,8 +18,10 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
+	"github.com/hubd/hubd/internal/releases"
 	"github.com/hubd/hubd/internal/server"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -39,6 +41,8 @@ func serve(args []string) error {
 	fs.DurationVar(&limits.LoginWindow, "login-window", limits.LoginWindow, "window of --login-failures")
 	maxBody := fs.Int64("max-body", 25<<20, "largest request body in bytes (413 above it)")
 	maxPush := fs.Int64("max-push", 2<<30, "largest pack a git push may send, in bytes (0: no limit)")
+	maxAsset := fs.Int64("max-asset", releases.MaxAssetSize, "largest release asset an upload may send, in bytes (GitHub's limit, under 2 GiB, by default)")
+	hookAllow := fs.String("hook-allow", os.Getenv("HUBD_HOOK_ALLOW"), "comma separated CIDR prefixes or addresses webhooks may deliver to besides public addresses, e.g. 127.0.0.0/8,::1 (env HUBD_HOOK_ALLOW)")
 	to := server.DefaultTimeouts()
 	fs.DurationVar(&to.Read, "read-timeout", to.Read, "longest time to read a request, body included (git transfers and archives: longest pause between reads)")
 	fs.DurationVar(&to.Write, "write-timeout", to.Write, "longest time to write a response (git transfers and archives: longest pause between writes)")
@@ -54,6 +58,13 @@ func serve(args []string) error {
 	dsn, d, err := sf.dsn()
 	if err != nil {
 		return err
+	}
+	policy, err := hooks.ParsePolicy(*hookAllow)
+	if err != nil {
+		return fmt.Errorf("--hook-allow: %w", err)
+	}
+	if *maxAsset <= 0 || *maxAsset > releases.MaxAssetSize {
+		return fmt.Errorf("--max-asset %d: want 1 to %d bytes", *maxAsset, int64(releases.MaxAssetSize))
 	}
 	if *external != "" {
 		if u, err := url.Parse(*external); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -101,7 +112,8 @@ func serve(args []string) error {
 		*external = "http://" + ln.Addr().String()
 	}
 	srv, deps, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
-		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(sf.data, "git"), MaxPush: *maxPush})
+		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(sf.data, "git"), MaxPush: *maxPush,
+		HookPolicy: &policy, MaxAsset: *maxAsset})
 	if err != nil {
 		return err
 	}

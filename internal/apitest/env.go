@@ -54,6 +54,7 @@ type Options struct {
 	Limits   *ratelimit.Limits
 	MaxBody  int64
 	MaxPush  int64 // largest git push pack (0: no limit)
+	MaxAsset int64 // largest release asset (0: GitHub's limit)
 	NoVerify bool  // skip schema validation (only for raw-protocol tests)
 	// ManualJobs starts no job workers: the test runs queued jobs itself
 	// (Env.RunJobs), e.g. to see a pull request before its mergeability.
@@ -83,7 +84,7 @@ func New(t testing.TB, opts ...Options) *Env {
 	e.URL = "http://" + e.HTTP.Listener.Addr().String()
 	e.API = e.URL + "/api/v3"
 	srv, deps, err := server.Build(server.Config{Store: e.Store, ExternalURL: e.URL, Limits: limits, MaxBody: o.MaxBody, Version: "test",
-		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush})
+		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset})
 	if err != nil {
 		t.Fatalf("apitest: build: %v", err)
 	}

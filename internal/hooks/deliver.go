@@ -26,8 +26,10 @@ import (
 
 // jobDeliver sends the pending deliveries of one hook, oldest first. Its
 // key is the hook's, so one hook's deliveries go out one at a time and in
-// order, while different hooks are served by different workers. A job
-// that finds nothing pending (another did it) just ends.
+// order, while different hooks are served by different workers. A failed
+// delivery's retry waits for its backoff without holding back the hook's
+// later deliveries (GitHub does not promise an order either). A job that
+// finds nothing due ends, queued again for the earliest waiting retry.
 const jobDeliver = "hooks.deliver"
 
 type deliverJob struct {
@@ -74,12 +76,17 @@ func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
 			return err
 		}
 		if len(list) == 0 {
-			return nil
+			return s.wakeForRetry(ctx, h.ID)
 		}
 		var done []*model.HookDelivery
 		lastFlush, last := time.Now(), ""
 		flush := func() error {
-			err := s.Store.Tx(ctx, func(tx store.Q) error { return tx.RecordHookDeliveries(ctx, h.ID, done, last) })
+			err := s.Store.Tx(ctx, func(tx store.Q) error {
+				if err := tx.RecordHookDeliveries(ctx, h.ID, done, last); err != nil {
+					return err
+				}
+				return s.queueRetries(ctx, tx, done)
+			})
 			done, lastFlush = nil, time.Now()
 			return err
 		}
@@ -104,6 +111,69 @@ func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
 			return err
 		}
 	}
+}
+
+// Attempts is how many times hubd sends a delivery that fails (no
+// answer within Timeout, or an answer other than 2xx) before it gives up:
+// the first attempt and Attempts-1 automatic retries. GitHub does not
+// retry on its own; hubd does, and shows every retry in the delivery log
+// as GitHub shows a redelivery (same GUID, redelivery true).
+const Attempts = 5
+
+// RetryBackoff is the wait before the retry that follows attempt n (1, 2,
+// ...): the job queue's backoff times 15, so 15 s, 1 min, 4 min, 16 min.
+func RetryBackoff(n int) time.Duration { return 15 * jobs.Backoff(n) }
+
+// queueRetries queues the next attempt of each failed delivery in done
+// that has attempts left, due after its backoff; the hook's delivery job
+// is queued to run then (or earlier, for other deliveries). Waiting
+// retries of a delivery that got through are dropped.
+func (s *Service) queueRetries(ctx context.Context, tx store.Q, done []*model.HookDelivery) error {
+	var first time.Duration
+	var ok []string
+	for _, d := range done {
+		if d.Status == "OK" {
+			if d.Redelivery {
+				// Only a redelivery can have retries of its GUID waiting.
+				ok = append(ok, d.GUID)
+			}
+			continue
+		}
+		if d.Attempt >= Attempts {
+			continue
+		}
+		wait := RetryBackoff(max(d.Attempt, 1))
+		next := &model.HookDelivery{HookID: d.HookID, PayloadID: d.PayloadID, GUID: d.GUID, Event: d.Event, Action: d.Action,
+			RepoID: d.RepoID, InstallationID: d.InstallationID, Redelivery: true, Attempt: max(d.Attempt, 1) + 1,
+			RetryAt: tx.Now().Add(wait)}
+		if err := tx.InsertHookDelivery(ctx, next); err != nil {
+			return err
+		}
+		if first == 0 || wait < first {
+			first = wait
+		}
+	}
+	// A delivery that got through (a redelivery by hand) needs no retry.
+	if err := tx.CancelHookRetries(ctx, done[0].HookID, ok); err != nil {
+		return err
+	}
+	if first == 0 {
+		return nil
+	}
+	return jobs.Enqueue(ctx, tx, jobs.Job{Kind: jobDeliver, Key: deliverKey(done[0].HookID), Payload: deliverJob{HookID: done[0].HookID}, Delay: first})
+}
+
+// wakeForRetry queues the hook's delivery job for its earliest retry that
+// is not due yet, if any (a job that ran for other deliveries left it).
+func (s *Service) wakeForRetry(ctx context.Context, hookID int64) error {
+	at, ok, err := s.Store.R().NextHookRetry(ctx, hookID)
+	if err != nil || !ok {
+		return err
+	}
+	return s.Store.Tx(ctx, func(tx store.Q) error {
+		return jobs.Enqueue(ctx, tx, jobs.Job{Kind: jobDeliver, Key: deliverKey(hookID), Payload: deliverJob{HookID: hookID},
+			Delay: max(at.Sub(tx.Now()), time.Second)})
+	})
 }
 
 // userAgent is the User-Agent of deliveries, as GitHub's Hookshot names

@@ -7,7 +7,8 @@
 // delivery per subscribed hook; a job of the durable queue per hook posts
 // them, signed, and records the request and the answer. Pings, tests and
 // redeliveries queue deliveries directly. GitHub does not retry a failed
-// delivery on its own; neither does hubd (redeliver it).
+// delivery on its own; hubd does (Attempts, RetryBackoff), each retry a
+// redelivery of the same GUID in the delivery log.
 package hooks
 
 import (
@@ -403,8 +404,8 @@ func (s *Service) AppHook(ctx context.Context, app *model.App) (*model.Hook, err
 }
 
 // UpdateAppConfig changes an app's webhook config, making the webhook on
-// its first config (which then needs a url). An app's webhook gets the
-// events its installations subscribed to.
+// its first config (which then needs a url) and pinging it. An app's
+// webhook gets the events its installations subscribed to.
 func (s *Service) UpdateAppConfig(ctx context.Context, app *model.App, in ConfigInput) (*model.Hook, error) {
 	t := Target{App: app}
 	h, err := s.AppHook(ctx, app)
@@ -420,11 +421,16 @@ func (s *Service) UpdateAppConfig(ctx context.Context, app *model.App, in Config
 			if err := tx.CreateHook(ctx, h); err != nil {
 				return err
 			}
-			return s.appendEvent(ctx, tx, t, nil, "hook.created", h)
+			if err := s.appendEvent(ctx, tx, t, nil, "hook.created", h); err != nil {
+				return err
+			}
+			// GitHub pings an app's webhook when its URL is first set.
+			return s.queuePing(ctx, tx, t, h, nil)
 		})
 		if err != nil {
 			return nil, err
 		}
+		s.Jobs.Notify() // the ping's delivery job was queued in the transaction
 		s.Wake()
 		return h, nil
 	}

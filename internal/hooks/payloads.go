@@ -116,7 +116,7 @@ func (b *builder) resolve(ctx context.Context, e model.Event) ([]pair, error) {
 		return out, nil
 	case "issues":
 		if sub == "deleted" {
-			// The issue is gone: no payload (build logs it).
+			// The issue is gone: its event carries a copy.
 			return []pair{{"issues", "deleted"}}, nil
 		}
 		if !issueActions[sub] && !pullIssueActions[sub] && sub != "commented" {
@@ -157,6 +157,20 @@ func (b *builder) resolve(ctx context.Context, e model.Event) ([]pair, error) {
 		}
 	case "watch":
 		return []pair{{"watch", "started"}}, nil
+	case "team":
+		return teamPairs(d.str("action")), nil
+	case "organization":
+		return organizationPairs(sub), nil
+	case "repository_ruleset":
+		if a := d.str("action"); a == "created" || a == "edited" || a == "deleted" {
+			return []pair{{typ, a}}, nil
+		}
+		return nil, nil
+	case "membership":
+		if a := d.str("action"); a == "added" || a == "removed" {
+			return []pair{{"membership", a}}, nil
+		}
+		return nil, nil
 	case "fork":
 		return []pair{{"fork", ""}}, nil
 	}
@@ -182,13 +196,17 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 	var repo *model.Repo
 	if e.RepoID != 0 {
 		var err error
-		if repo, err = b.repo(ctx, e.RepoID); err != nil {
-			if errors.Is(err, model.ErrNotFound) {
-				return nil, skip("%s: repository %d is gone", e.Type, e.RepoID)
-			}
+		repo, err = b.repo(ctx, e.RepoID)
+		switch {
+		case errors.Is(err, model.ErrNotFound) && event == "repository" && action == "deleted" && d.snapshot("repository") != nil:
+			out["repository"] = d.snapshot("repository")
+		case errors.Is(err, model.ErrNotFound):
+			return nil, skip("%s: repository %d is gone", e.Type, e.RepoID)
+		case err != nil:
 			return nil, err
+		default:
+			out["repository"] = b.repoJSON[repo.ID]
 		}
-		out["repository"] = b.repoJSON[repo.ID]
 	}
 	if e.OrgID != 0 {
 		org, err := b.account(ctx, e.OrgID)
@@ -215,7 +233,10 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 		err = b.refEvent(event, repo, d, out)
 	case "issues":
 		if action == "deleted" {
-			return nil, skip("issues deleted: the issue is gone")
+			if out["issue"] = d.snapshot("issue"); out["issue"] == nil {
+				return nil, skip("issues deleted: the issue is gone and its event has no copy")
+			}
+			break
 		}
 		err = b.issueEvent(ctx, repo, e, d, action, out)
 	case "issue_comment":
@@ -245,6 +266,14 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 		err = b.forkEvent(ctx, d, out)
 	case "member":
 		err = b.memberEvent(ctx, d, out)
+	case "team", "team_add":
+		err = b.teamEvent(ctx, e, d, action, out)
+	case "membership":
+		err = b.membershipEvent(ctx, e, d, action, out)
+	case "organization":
+		err = b.organizationEvent(ctx, e, d, action, out)
+	case "repository_ruleset":
+		err = b.rulesetEvent(ctx, d, action, out)
 	default:
 		return nil, skip("%s %s has no payload", event, action)
 	}
@@ -266,27 +295,69 @@ func (b *builder) repo(ctx context.Context, id int64) (*model.Repo, error) {
 	if r := b.repos[id]; r != nil {
 		return r, nil
 	}
-	v, err := b.q.RepoByID(ctx, id, 0)
+	r, obj, err := RepoObject(ctx, b.q, b.s.URLs, b.s.License, id)
 	if err != nil {
 		return nil, err
 	}
-	facts, err := b.q.RepoFacts(ctx, []int64{id})
+	b.repos[id], b.repoJSON[id] = r, obj
+	return r, nil
+}
+
+// RepoObject loads repository id and makes its object as webhook payloads
+// carry it (license names the license object of a key; nil: none). A
+// repository's deletion stores it in its event, for the payload that
+// follows.
+func RepoObject(ctx context.Context, q store.Q, urls wire.URLs, license func(string) *wire.LicenseSimple, id int64) (*model.Repo, map[string]any, error) {
+	v, err := q.RepoByID(ctx, id, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	facts, err := q.RepoFacts(ctx, []int64{id})
+	if err != nil {
+		return nil, nil, err
 	}
 	counts := wire.RepoCounts{OpenIssues: v.Repo.OpenIssues, Forks: v.Repo.ForksCount, Language: facts[id].Language}
-	if b.s.License != nil {
-		counts.License = b.s.License(facts[id].License)
+	if license != nil {
+		counts.License = license(facts[id].License)
 	}
-	obj, err := toMap(b.s.URLs.ToRepository(v.Repo, counts, wire.Access{}))
+	obj, err := toMap(urls.ToRepository(v.Repo, counts, wire.Access{}))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if v.Repo.Owner.IsOrg() {
-		obj["organization"] = b.s.URLs.ToSimpleUser(v.Repo.Owner)
+		obj["organization"] = urls.ToSimpleUser(v.Repo.Owner)
 	}
-	b.repos[id], b.repoJSON[id] = v.Repo, obj
-	return v.Repo, nil
+	return v.Repo, obj, nil
+}
+
+// changes is the changes object of an edit ({} when the event has none).
+func (d domain) changes() any {
+	if ch := d["changes"]; ch != nil {
+		return ch
+	}
+	return map[string]any{}
+}
+
+// row decodes the model copy key of a deletion's event into dst; false
+// when the event has none.
+func (d domain) row(key string, dst any) (bool, error) {
+	m := d.snapshot(key)
+	if m == nil {
+		return false, nil
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return false, err
+	}
+	return true, json.Unmarshal(raw, dst)
+}
+
+// snapshot is the object key of a deletion's event (the issue, comment,
+// milestone, label or repository as it was), nil when it has none.
+func (d domain) snapshot(key string) map[string]any {
+	w, _ := d["webhook"].(map[string]any)
+	m, _ := w[key].(map[string]any)
+	return m
 }
 
 // account loads an account (nil for id 0 or one that is gone).
@@ -392,6 +463,18 @@ func (b *builder) eventLabel(ctx context.Context, repo *model.Repo, d domain, ou
 }
 
 func (b *builder) commentEvent(ctx context.Context, repo *model.Repo, e model.Event, d domain, action string, out map[string]any) error {
+	if action == "deleted" {
+		// The comment is gone; its event keeps a copy.
+		if out["comment"] = d.snapshot("comment"); out["comment"] == nil {
+			return skip("issue_comment deleted: the comment is gone and its event has no copy")
+		}
+		is, err := b.issue(ctx, d.int("issue_id"))
+		if err != nil {
+			return err
+		}
+		out["issue"] = b.issueObject(repo, is)
+		return nil
+	}
 	c, err := b.q.CommentByID(ctx, repo.ID, d.int("comment_id"))
 	if err != nil {
 		return err
@@ -403,11 +486,7 @@ func (b *builder) commentEvent(ctx context.Context, repo *model.Repo, e model.Ev
 	out["issue"] = b.issueObject(repo, is)
 	out["comment"] = b.w.ToComment(repo, c)
 	if action == "edited" {
-		ch := d["changes"]
-		if ch == nil {
-			ch = map[string]any{}
-		}
-		out["changes"] = ch
+		out["changes"] = d.changes()
 	}
 	return nil
 }
@@ -415,7 +494,10 @@ func (b *builder) commentEvent(ctx context.Context, repo *model.Repo, e model.Ev
 func (b *builder) labelEvent(ctx context.Context, repo *model.Repo, d domain, action string, out map[string]any) error {
 	id := d.int("label_id")
 	if action == "deleted" {
-		out["label"] = b.s.URLs.ToLabel(repo, &model.Label{ID: id, Name: d.str("name"), Color: d.str("color")})
+		if out["label"] = d.snapshot("label"); out["label"] == nil {
+			// An event from before deletions kept a copy.
+			out["label"] = b.s.URLs.ToLabel(repo, &model.Label{ID: id, Name: d.str("name"), Color: d.str("color")})
+		}
 		return nil
 	}
 	ls, err := b.q.LabelsByID(ctx, []int64{id})
@@ -428,11 +510,7 @@ func (b *builder) labelEvent(ctx context.Context, repo *model.Repo, d domain, ac
 	}
 	out["label"] = b.s.URLs.ToLabel(repo, l)
 	if action == "edited" {
-		ch := d["changes"]
-		if ch == nil {
-			ch = map[string]any{}
-		}
-		out["changes"] = ch
+		out["changes"] = d.changes()
 	}
 	return nil
 }
@@ -453,7 +531,10 @@ func (b *builder) releaseEvent(ctx context.Context, repo *model.Repo, d domain, 
 
 func (b *builder) milestoneEvent(ctx context.Context, repo *model.Repo, d domain, action string, out map[string]any) error {
 	if action == "deleted" {
-		return skip("the milestone of a milestone deleted event is gone")
+		if out["milestone"] = d.snapshot("milestone"); out["milestone"] == nil {
+			return skip("milestone deleted: the milestone is gone and its event has no copy")
+		}
+		return nil
 	}
 	m, err := b.q.MilestoneByID(ctx, d.int("milestone_id"))
 	if err != nil {
@@ -461,11 +542,7 @@ func (b *builder) milestoneEvent(ctx context.Context, repo *model.Repo, d domain
 	}
 	out["milestone"] = b.w.ToMilestone(repo, m)
 	if action == "edited" {
-		ch := d["changes"]
-		if ch == nil {
-			ch = map[string]any{}
-		}
-		out["changes"] = ch
+		out["changes"] = d.changes()
 	}
 	return nil
 }
@@ -507,14 +584,23 @@ func (b *builder) memberEvent(ctx context.Context, d domain, out map[string]any)
 
 // pingPayload is the body of a ping of h.
 func (s *Service) pingPayload(ctx context.Context, t Target, h *model.Hook, sender *model.Account) ([]byte, error) {
-	hook, err := toMap(s.URLs.ToHook(t.Repo, t.Org, h))
-	if err != nil {
-		return nil, err
+	var hook map[string]any
+	if t.App != nil {
+		// An app's hook as GitHub's app pings show it.
+		events := h.Events
+		if events == nil {
+			events = []string{}
+		}
+		hook = map[string]any{"type": "App", "id": h.ID, "name": h.Name, "active": h.Active, "events": events,
+			"config": wire.ToHookConfig(h), "updated_at": wire.Time(h.UpdatedAt), "created_at": wire.Time(h.CreatedAt),
+			"app_id": t.App.ID, "deliveries_url": s.URLs.API + "/app/hook/deliveries"}
+	} else {
+		var err error
+		if hook, err = toMap(s.URLs.ToHook(t.Repo, t.Org, h)); err != nil {
+			return nil, err
+		}
 	}
 	out := map[string]any{"zen": zen(h.ID), "hook_id": h.ID, "hook": hook}
-	if t.App != nil {
-		hook["app_id"] = t.App.ID
-	}
 	b := s.newBuilder()
 	if t.Repo != nil {
 		if _, err := b.repo(ctx, t.Repo.ID); err != nil {

@@ -71,7 +71,8 @@ type HookPayload struct {
 }
 
 // HookDelivery is one attempt to deliver a payload to a hook: the first
-// and every redelivery (same GUID, Redelivery set) are rows of their own.
+// and every redelivery (same GUID, Redelivery set) are rows of their own,
+// automatic retries of a failed delivery included.
 type HookDelivery struct {
 	ID             int64
 	HookID         int64
@@ -81,6 +82,11 @@ type HookDelivery struct {
 	RepoID         int64 // 0: none
 	InstallationID int64 // 0: none
 	Redelivery     bool
+	// Attempt counts the automatic attempts of one delivery (1: the
+	// first; a manual redelivery starts again at 1); RetryAt is when a
+	// retry may be sent (zero: at once).
+	Attempt        int
+	RetryAt        time.Time
 	Delivered      bool // false while it waits for the worker
 	Status         string
 	StatusCode     int

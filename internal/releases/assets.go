@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -48,10 +49,7 @@ func (s *Service) Asset(ctx context.Context, a Access, id int64) (*model.Release
 // push) and the asset's name.
 func (s *Service) AssetByPath(ctx context.Context, a Access, tag, name string) (*model.ReleaseAsset, error) {
 	q := s.Store.R()
-	r, err := q.PublishedReleaseByTag(ctx, a.Repo.ID, tag)
-	if errors.Is(err, model.ErrNotFound) && a.MayPush() && strings.HasPrefix(tag, "untagged-") {
-		r, err = q.DraftReleaseByKey(ctx, a.Repo.ID, tag)
-	}
+	r, err := byPath(ctx, q, a, tag)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +99,9 @@ func (s *Service) Upload(ctx context.Context, a Access, releaseID int64, in Uplo
 	}
 	name := AssetName(in.Name)
 	if name == "" {
-		return nil, model.Invalid("ReleaseAsset", "name", "missing_field")
+		// GitHub's upload server answers a missing (or, rewritten,
+		// empty) name so.
+		return nil, &model.HTTPError{Status: http.StatusBadRequest, Message: "Invalid name for request"}
 	}
 	if _, err := q.ReleaseAssetByName(ctx, r.ID, name); err == nil {
 		return nil, errNameTaken

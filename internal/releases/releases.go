@@ -143,6 +143,27 @@ func (s *Service) ByTag(ctx context.Context, a Access, tag string) (*model.Relea
 	return r, s.withAssets(ctx, q, r)
 }
 
+// ByPath finds the release of an html_url's tag path: the published
+// release of the tag, or a draft by its key ("untagged-...") for those
+// who may push.
+func (s *Service) ByPath(ctx context.Context, a Access, tagPath string) (*model.Release, error) {
+	q := s.Store.R()
+	r, err := byPath(ctx, q, a, tagPath)
+	if err != nil {
+		return nil, err
+	}
+	return r, s.withAssets(ctx, q, r)
+}
+
+// byPath is the release a URL's tag path names (see ByPath).
+func byPath(ctx context.Context, q store.Q, a Access, tagPath string) (*model.Release, error) {
+	r, err := q.PublishedReleaseByTag(ctx, a.Repo.ID, tagPath)
+	if errors.Is(err, model.ErrNotFound) && a.MayPush() && strings.HasPrefix(tagPath, "untagged-") {
+		r, err = q.DraftReleaseByKey(ctx, a.Repo.ID, tagPath)
+	}
+	return r, err
+}
+
 // Latest is the repository's latest release: the one marked latest (by
 // make_latest), or by the legacy rule the newest published full release,
 // by created_at and then by version.

@@ -260,8 +260,10 @@ func (s *Service) remove(ctx context.Context, r *model.Ruleset, actorID, repoID,
 		if err := tx.DeleteRuleset(ctx, r.ID); err != nil {
 			return err
 		}
+		// The repository_ruleset webhook's "deleted" carries the ruleset
+		// as it was.
 		return tx.AppendEvent(ctx, "repository_ruleset.deleted", actorID, repoID, orgID,
-			map[string]any{"action": "deleted", "ruleset_id": r.ID, "name": r.Name})
+			map[string]any{"action": "deleted", "ruleset_id": r.ID, "name": r.Name, "webhook": map[string]any{"ruleset_row": r}})
 	})
 }
 

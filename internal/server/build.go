@@ -43,6 +43,7 @@ import (
 	"github.com/hubd/hubd/internal/api/users"
 	"github.com/hubd/hubd/internal/gitrepo"
 	graphqlapi "github.com/hubd/hubd/internal/graphql"
+	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/ratelimit"
@@ -61,6 +62,8 @@ type Config struct {
 	GitRoot     string        // directory of the git repositories ("": route table only, no git)
 	MaxPush     int64         // largest pack a git push may send (0: no limit)
 	Version     string
+	HookPolicy  *hooks.Policy // where webhooks may deliver (nil: HUBD_HOOK_ALLOW)
+	MaxAsset    int64         // largest release asset in bytes (0: GitHub's limit)
 }
 
 // Build wires every api package into a server.
@@ -142,12 +145,12 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI, Pulls: pullsAPI.Service(),
 			Reviews: reviewsAPI.Service(), Repos: reposAPI, Stars: activityAPI.Service(),
 			Rulesets: rulesetsAPI.Service(), Gists: gistsAPI.Service()}).Routes(),
-		releasesapi.New(d).Routes(),
+		releasesapi.New(d, cfg.MaxAsset).Routes(),
 		searchapi.New(d).Routes(),
 		appsapi.New(d).Routes(),
 		activityAPI.Routes(),
 		rulesetsAPI.Routes(),
-		hooksapi.New(d, pullsAPI.Service()).Routes(),
+		hooksapi.New(d, pullsAPI.Service(), cfg.HookPolicy).Routes(),
 		gistsAPI.Routes(),
 		oauthAPI.Routes(),
 		// Each api package adds its route set here, one line each.

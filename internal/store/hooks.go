@@ -336,24 +336,59 @@ func (q Q) InsertHookPayload(ctx context.Context, p *model.HookPayload) error {
 func (q Q) InsertHookDelivery(ctx context.Context, d *model.HookDelivery) error {
 	d.CreatedAt = q.Now()
 	var err error
+	if d.Attempt < 1 {
+		d.Attempt = 1
+	}
+	var retryAt any
+	if !d.RetryAt.IsZero() {
+		retryAt = unix(d.RetryAt)
+	}
 	d.ID, err = q.insert(ctx, `INSERT INTO hook_deliveries (hook_id, payload_id, guid, event, action, repo_id, installation_id, redelivery,
- delivered, status, status_code, duration_us, request_headers, response_headers, created_at)
- VALUES (?,?,?,?,?,?,?,?,FALSE,'',0,0,'{}','{}',?)`,
-		d.HookID, d.PayloadID, d.GUID, d.Event, nullText(d.Action), idOrNil(d.RepoID), idOrNil(d.InstallationID), d.Redelivery, unix(d.CreatedAt))
+ delivered, status, status_code, duration_us, request_headers, response_headers, created_at, attempt, retry_at)
+ VALUES (?,?,?,?,?,?,?,?,FALSE,'',0,0,'{}','{}',?,?,?)`,
+		d.HookID, d.PayloadID, d.GUID, d.Event, nullText(d.Action), idOrNil(d.RepoID), idOrNil(d.InstallationID), d.Redelivery, unix(d.CreatedAt),
+		d.Attempt, retryAt)
 	return err
 }
 
+// CancelHookRetries drops the waiting retries of deliveries of a hook by
+// GUID (one of their attempts got through).
+func (q Q) CancelHookRetries(ctx context.Context, hookID int64, guids []string) error {
+	if len(guids) == 0 {
+		return nil
+	}
+	args := []any{hookID}
+	for _, g := range guids {
+		args = append(args, g)
+	}
+	_, err := q.exec(ctx, `DELETE FROM hook_deliveries WHERE hook_id = ? AND delivered = FALSE AND retry_at IS NOT NULL AND guid IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(guids)), ",")+`)`, args...)
+	return err
+}
+
+// NextHookRetry is when the earliest retry of a hook that is not due yet
+// may be sent (false: none waits).
+func (q Q) NextHookRetry(ctx context.Context, hookID int64) (time.Time, bool, error) {
+	var at sql.NullInt64
+	err := q.row(ctx, `SELECT MIN(retry_at) FROM hook_deliveries WHERE hook_id = ? AND delivered = FALSE AND retry_at > ?`,
+		hookID, unix(q.Now())).Scan(&at)
+	if err != nil || !at.Valid {
+		return time.Time{}, false, err
+	}
+	return fromUnix(at.Int64), true, nil
+}
+
 const deliveryCols = `d.id, d.hook_id, d.payload_id, d.guid, d.event, d.action, d.repo_id, d.installation_id, d.redelivery, d.delivered,
- d.status, d.status_code, d.duration_us, d.delivered_at, d.request_headers, d.response_headers, d.response_body, d.created_at`
+ d.status, d.status_code, d.duration_us, d.delivered_at, d.request_headers, d.response_headers, d.response_body, d.created_at, d.attempt, d.retry_at`
 
 func scanDelivery(sc scanner, extra ...any) (*model.HookDelivery, error) {
 	d := &model.HookDelivery{}
 	var action, respBody sql.NullString
-	var repo, inst, delivered sql.NullInt64
+	var repo, inst, delivered, retryAt sql.NullInt64
 	var dur, created int64
 	var reqH, respH string
 	dest := append([]any{&d.ID, &d.HookID, &d.PayloadID, &d.GUID, &d.Event, &action, &repo, &inst, &d.Redelivery, &d.Delivered,
-		&d.Status, &d.StatusCode, &dur, &delivered, &reqH, &respH, &respBody, &created}, extra...)
+		&d.Status, &d.StatusCode, &dur, &delivered, &reqH, &respH, &respBody, &created, &d.Attempt, &retryAt}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -361,6 +396,9 @@ func scanDelivery(sc scanner, extra ...any) (*model.HookDelivery, error) {
 	d.Duration = time.Duration(dur) * time.Microsecond
 	if delivered.Valid {
 		d.DeliveredAt = fromUnix(delivered.Int64)
+	}
+	if retryAt.Valid {
+		d.RetryAt = fromUnix(retryAt.Int64)
 	}
 	d.ResponseBody = nullStr(respBody)
 	d.CreatedAt = fromUnix(created)
@@ -374,10 +412,11 @@ func scanDelivery(sc scanner, extra ...any) (*model.HookDelivery, error) {
 }
 
 // PendingHookDeliveries are the oldest deliveries of a hook that wait for
-// the worker, with their payloads.
+// the worker and are due (a retry waits for its retry_at), with their
+// payloads.
 func (q Q) PendingHookDeliveries(ctx context.Context, hookID int64, limit int) ([]*model.HookDelivery, error) {
 	rows, err := q.query(ctx, `SELECT `+deliveryCols+`, p.body FROM hook_deliveries d JOIN hook_payloads p ON p.id = d.payload_id
- WHERE d.hook_id = ? AND d.delivered = FALSE ORDER BY d.id LIMIT ?`, hookID, limit)
+ WHERE d.hook_id = ? AND d.delivered = FALSE AND (d.retry_at IS NULL OR d.retry_at <= ?) ORDER BY d.id LIMIT ?`, hookID, unix(q.Now()), limit)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,8 @@ import (
 // left, or kept as failed for an operator to read.
 
 // EnqueueJob queues a job unless a pending job with the same non-empty key
-// exists, which it then touches instead: the touch locks that row until
+// exists, which it then touches instead (making it due no later than this
+// job's run_at): the touch locks that row until
 // this transaction ends, so a worker cannot claim it (and run without
 // seeing this transaction's writes) before the commit — on PostgreSQL a
 // claim skips or waits for the locked row; SQLite serializes writes. It
@@ -36,7 +37,8 @@ func (q Q) EnqueueJob(ctx context.Context, j *model.Job) (bool, error) {
 	}
 	res, err := q.exec(ctx, `INSERT INTO jobs (kind, dedup_key, payload, state, attempts, max_attempts, run_at, created_at, updated_at)
  VALUES (?, ?, ?, 'pending', 0, ?, ?, ?, ?)
- ON CONFLICT (dedup_key) WHERE state = 'pending' DO UPDATE SET updated_at = excluded.updated_at`,
+ ON CONFLICT (dedup_key) WHERE state = 'pending' DO UPDATE SET updated_at = excluded.updated_at,
+ run_at = CASE WHEN excluded.run_at < jobs.run_at THEN excluded.run_at ELSE jobs.run_at END`,
 		j.Kind, key, string(j.Payload), max, runAt.Unix(), unix(now), unix(now))
 	if err != nil {
 		return false, err

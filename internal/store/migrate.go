@@ -1363,6 +1363,12 @@ CREATE TABLE org_pat_policies (
   approval_required BOOLEAN NOT NULL
 );
 `,
+	// Webhook retries: a failed delivery's next attempt waits until
+	// retry_at; attempt counts the automatic attempts of one delivery.
+	`
+ALTER TABLE hook_deliveries ADD COLUMN attempt BIGINT NOT NULL DEFAULT 1;
+ALTER TABLE hook_deliveries ADD COLUMN retry_at BIGINT;
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

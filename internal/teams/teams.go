@@ -523,7 +523,11 @@ func (s *Service) Delete(ctx context.Context, t *model.Team, a Actor) error {
 		if err := tx.DeleteTeam(ctx, t.ID); err != nil {
 			return err
 		}
-		return tx.AppendEvent(ctx, "team", a.id(), 0, t.OrgID, map[string]any{"action": "deleted", "team_id": t.ID, "slug": t.Slug})
+		// The team webhook's "deleted" carries the team as it was.
+		row := *t
+		row.Org, row.Parent = nil, nil
+		return tx.AppendEvent(ctx, "team", a.id(), 0, t.OrgID, map[string]any{"action": "deleted", "team_id": t.ID, "slug": t.Slug,
+			"webhook": map[string]any{"team_row": row}})
 	})
 }
 

@@ -140,6 +140,7 @@ func TestEveryHTMLURLIsAPage(t *testing.T) {
 	e.Must(201, "POST", "/repos/mona/hello/issues", tok, map[string]any{"title": "One", "milestone": 1, "labels": []string{"needs triage/now"}})
 	e.Must(201, "POST", "/repos/mona/hello/issues/1/comments", tok, map[string]any{"body": "first"})
 	e.Must(201, "POST", "/repos/mona/hello/issues/1/comments", tok, map[string]any{"body": "second"})
+	e.Must(201, "POST", "/repos/mona/hello/releases", tok, map[string]any{"tag_name": "v1", "body": "Notes"})
 
 	var urls []string
 	for _, p := range []string{
@@ -147,7 +148,7 @@ func TestEveryHTMLURLIsAPage(t *testing.T) {
 		"/repos/mona/hello/milestones/1", "/repos/mona/hello/contents/", "/repos/mona/hello/contents/docs",
 		"/repos/mona/hello/contents/README.md", "/repos/mona/hello/commits", "/repos/mona/hello/commits/main",
 		"/repos/mona/hello/branches/feature/x", "/repos/mona/hello/compare/main...feature/x",
-		"/repos/mona/hello/git/commits/" + mustSHA(t, e, tok), "/repos/mona/hello/readme",
+		"/repos/mona/hello/git/commits/" + mustSHA(t, e, tok), "/repos/mona/hello/readme", "/repos/mona/hello/releases",
 	} {
 		r := e.Do("GET", p, tok, nil)
 		if r.StatusCode != 200 {
@@ -174,7 +175,7 @@ func TestEveryHTMLURLIsAPage(t *testing.T) {
 			kinds[strings.SplitN(segs[2], "#", 2)[0]] = true
 		}
 	}
-	for _, k := range []string{"account", "repository", "issues", "milestone", "commit", "tree", "blob", "compare"} {
+	for _, k := range []string{"account", "repository", "issues", "milestone", "commit", "tree", "blob", "compare", "releases"} {
 		if !kinds[k] {
 			t.Errorf("no html_url of kind %q was followed (%v)", k, kinds)
 		}
@@ -551,6 +552,54 @@ func TestPagesAreSafe(t *testing.T) {
 		}
 		if strings.Contains(body, "<script") {
 			t.Errorf("%s: script", p)
+		}
+	}
+}
+
+// TestReleasePage: a release's html_url shows its notes rendered as
+// Markdown and links its assets at their browser_download_url; a draft's
+// page (its untagged-... key) is seen only by those who may push.
+func TestReleasePage(t *testing.T) {
+	e := apitest.New(t)
+	_, tok := e.NewUser("mona", false)
+	gh := e.GitHub(tok)
+	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("hello"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	rel, _, err := gh.Repositories.CreateRelease(ctx, "mona", "hello", github.CreateReleaseRequest{TagName: "v1.0/rc",
+		Name: github.Ptr("First <release>"), Body: github.Ptr("## Changes\n\n* **bold** fix\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, _, err := gh.Repositories.UploadReleaseAssetFromRelease(ctx, rel, &github.UploadOptions{Name: "app.tar.gz", Label: "Linux"},
+		strings.NewReader("bytes"), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := content(browse(t, e, rel.GetHTMLURL(), ""))
+	for _, want := range []string{"First &lt;release&gt;", "Changes</h2>", "<strong>bold</strong>",
+		`href="` + as.GetBrowserDownloadURL() + `"`, ">app.tar.gz</a>", "Linux", `href="` + rel.GetZipballURL() + `"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("release page lacks %q:\n%.3000s", want, body)
+		}
+	}
+	draft, _, err := gh.Repositories.CreateRelease(ctx, "mona", "hello", github.CreateReleaseRequest{TagName: "v2", Draft: github.Ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(browse(t, e, draft.GetHTMLURL(), tok), "Draft") {
+		t.Error("the draft's page does not say so")
+	}
+	for _, u := range []string{draft.GetHTMLURL(), e.URL + "/mona/hello/releases/tag/v9", e.URL + "/mona/hello/releases/tag"} {
+		req, _ := http.NewRequest("GET", u, nil)
+		req.Header.Set("Accept", "text/html")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Errorf("anonymous %s: %d", u, resp.StatusCode)
 		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package web serves hubd's HTML pages: a minimal, read-only page at every
 // html_url the API hands out (accounts, repositories, files and
 // directories, commits, issues and pull requests with their comments,
-// issue lists, milestones and labels), so that the links of API responses
+// issue lists, milestones and labels, releases), so that the links of API responses
 // lead somewhere a person can read. Pages under a repository are counted
 // for its traffic (views, popular paths, referrers). The pages live outside
 // the API's route table: the server hands them the GET requests no API route
@@ -53,6 +53,7 @@ var kinds = map[string]struct{ min, max int }{
 	"blob":       {2, -1},
 	"raw":        {2, -1},
 	"compare":    {1, -1}, // compare/{base}...{head} (refs may hold slashes)
+	"releases":   {2, -1}, // releases/tag/{tag...}
 }
 
 // maxSegments bounds the path a page request may have.
@@ -127,7 +128,7 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 	}
 	r.SetPathValue("owner", pg.owner)
 	r.SetPathValue("repo", pg.repo)
-	repo, _, err := h.d.Repo(r, authz.Read)
+	repo, perm, err := h.d.Repo(r, authz.Read)
 	var mv *model.Moved
 	switch {
 	case errors.As(err, &mv):
@@ -151,7 +152,7 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 		http.Redirect(w, r, h.d.URLs.Web+base+below(r.URL.EscapedPath())+query(r), http.StatusMovedPermanently)
 		return true
 	}
-	x := &req{h: h, w: w, r: r, repo: repo, pg: pg, base: base}
+	x := &req{h: h, w: w, r: r, repo: repo, perm: perm, pg: pg, base: base}
 	switch pg.kind {
 	case "":
 		return x.repoPage()
@@ -184,6 +185,8 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 		return x.rawRedirect()
 	case "compare":
 		return x.comparePage()
+	case "releases":
+		return x.releasePage()
 	}
 	return false
 }
@@ -194,6 +197,7 @@ type req struct {
 	w    http.ResponseWriter
 	r    *http.Request
 	repo *model.Repo
+	perm authz.Permission
 	pg   page
 	base string // "/owner/repo"
 }

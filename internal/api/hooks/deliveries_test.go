@@ -5,20 +5,23 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-github/v92/github"
 
 	"github.com/hubd/hubd/internal/apitest"
+	svc "github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/hooks/hookstest"
 )
 
 // TestDeliveryLog lists a hook's deliveries newest first with GitHub's
 // cursor pagination, shows one with its request and response, filters by
-// status, and redelivers a failed one: GitHub does not retry by itself,
-// so a failure stays one attempt until someone asks again.
+// status, and redelivers a failed one by hand (before its automatic retry
+// is due, which the redelivery's success then cancels).
 func TestDeliveryLog(t *testing.T) {
 	f := newFixture(t)
 	const secret = "shh"
@@ -85,7 +88,7 @@ func TestDeliveryLog(t *testing.T) {
 		t.Errorf("guid %s vs header %s", one.GetGUID(), one.Request.Headers["X-GitHub-Delivery"])
 	}
 
-	// A failing receiver: recorded once, not retried; then redelivered.
+	// A failing receiver: recorded once; redelivered before the retry.
 	f.recv.SetStatus(http.StatusInternalServerError)
 	if _, _, err := f.gh.Issues.Create(ctx, "mona", "app", github.CreateIssueRequest{Title: "four"}); err != nil {
 		t.Fatal(err)
@@ -321,5 +324,109 @@ func waitQueued(t *testing.T, f *fixture, n int) {
 			t.Fatalf("%d deliveries queued after a minute, want %d", pending+delivered, n)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestRetries: GitHub does not retry a failed delivery; hubd does, after
+// 15 s, 1 min, 4 min and 16 min (the store's clock is moved on here), each
+// attempt in the delivery log as a redelivery of the same GUID. A retry
+// that gets through ends them; a delivery that keeps failing stops after
+// svc.Attempts attempts; other deliveries do not wait for a retry.
+func TestRetries(t *testing.T) {
+	f := newFixture(t)
+	var skew atomic.Int64
+	f.e.Store.SetClock(func() time.Time {
+		return time.Now().Add(time.Duration(skew.Load())).UTC().Truncate(time.Second)
+	})
+	later := func(d time.Duration) { skew.Add(int64(d)) }
+	h := f.hook("", "json", "issues")
+	f.recv.WaitFor(t, "ping", "")
+	hookstest.Drain(t, f.e)
+
+	f.recv.SetStatus(http.StatusServiceUnavailable)
+	if _, _, err := f.gh.Issues.Create(ctx, "mona", "app", github.CreateIssueRequest{Title: "flaky"}); err != nil {
+		t.Fatal(err)
+	}
+	first := f.recv.WaitFor(t, "issues", "opened")
+	guid := first.Header.Get("X-GitHub-Delivery")
+	hookstest.Drain(t, f.e)
+	if n := countGUID(f.recv, guid); n != 1 {
+		t.Fatalf("sent %d times before the backoff ran out", n)
+	}
+	// A later event is not held back by the waiting retry.
+	f.recv.SetStatus(http.StatusOK)
+	if _, _, err := f.gh.Issues.Create(ctx, "mona", "app", github.CreateIssueRequest{Title: "steady"}); err != nil {
+		t.Fatal(err)
+	}
+	f.recv.Wait(t, "issue steady", func(d *hookstest.Delivery) bool { return strings.Contains(string(d.Payload), `"title":"steady"`) })
+	if n := countGUID(f.recv, guid); n != 1 {
+		t.Fatalf("the retry went out early (%d attempts)", n)
+	}
+	f.recv.SetStatus(http.StatusServiceUnavailable)
+	waitGUID := func(n int) {
+		t.Helper()
+		f.recv.Wait(t, "attempt "+strconv.Itoa(n), func(*hookstest.Delivery) bool { return countGUID(f.recv, guid) >= n })
+		hookstest.Drain(t, f.e)
+		if got := countGUID(f.recv, guid); got != n {
+			t.Fatalf("%d attempts, want %d", got, n)
+		}
+	}
+	later(15 * time.Second)
+	waitGUID(2)
+	later(time.Minute)
+	waitGUID(3)
+	f.recv.SetStatus(http.StatusOK)
+	later(4 * time.Minute)
+	waitGUID(4)
+	later(time.Hour)
+	time.Sleep(1500 * time.Millisecond) // a worker poll: nothing more is due
+	hookstest.Drain(t, f.e)
+	if n := countGUID(f.recv, guid); n != 4 {
+		t.Errorf("retried after a success: %d attempts", n)
+	}
+	list, _, err := f.gh.Repositories.ListHookDeliveries(ctx, "mona", "app", h.GetID(), &github.ListCursorOptions{PerPage: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine []*github.HookDelivery
+	for _, d := range list {
+		if d.GetGUID() == guid {
+			mine = append(mine, d)
+		}
+	}
+	if len(mine) != 4 {
+		t.Fatalf("%d deliveries of %s in the log, want 4", len(mine), guid)
+	}
+	for i, d := range mine { // newest first
+		wantCode, wantRe := http.StatusServiceUnavailable, true
+		if i == 0 {
+			wantCode = http.StatusOK
+		}
+		if i == 3 {
+			wantRe = false
+		}
+		if d.GetStatusCode() != wantCode || d.GetRedelivery() != wantRe {
+			t.Errorf("attempt %d: %d redelivery=%v", 4-i, d.GetStatusCode(), d.GetRedelivery())
+		}
+	}
+
+	// A receiver that keeps failing gets svc.Attempts attempts.
+	f.recv.SetStatus(http.StatusInternalServerError)
+	if _, _, err := f.gh.Issues.Create(ctx, "mona", "app", github.CreateIssueRequest{Title: "doomed"}); err != nil {
+		t.Fatal(err)
+	}
+	guid = f.recv.Wait(t, "issue doomed", func(d *hookstest.Delivery) bool {
+		return strings.Contains(string(d.Payload), `"title":"doomed"`)
+	}).Header.Get("X-GitHub-Delivery")
+	hookstest.Drain(t, f.e)
+	for n := 2; n <= svc.Attempts; n++ {
+		later(svc.RetryBackoff(n - 1))
+		waitGUID(n)
+	}
+	later(24 * time.Hour)
+	time.Sleep(1500 * time.Millisecond)
+	hookstest.Drain(t, f.e)
+	if n := countGUID(f.recv, guid); n != svc.Attempts {
+		t.Errorf("%d attempts of a failing delivery, want %d", n, svc.Attempts)
 	}
 }

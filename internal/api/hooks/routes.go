@@ -27,14 +27,20 @@ type API struct {
 }
 
 // New makes the package and its service. Pull request payloads need the
-// pulls service (nil: they are skipped). The delivery policy's allow list
-// comes from HUBD_HOOK_ALLOW (comma separated CIDR prefixes, e.g.
-// 127.0.0.0/8 to deliver to receivers on this machine); a malformed list
-// allows nothing extra and is logged.
-func New(d *api.Deps, pullSvc *pulls.Service) *API {
-	policy, err := svc.ParsePolicy(os.Getenv("HUBD_HOOK_ALLOW"))
-	if err != nil {
-		slog.Error("webhooks: HUBD_HOOK_ALLOW", "err", err)
+// pulls service (nil: they are skipped). The delivery policy is the
+// operator's (hubd serve --hook-allow); nil reads HUBD_HOOK_ALLOW (comma
+// separated CIDR prefixes, e.g. 127.0.0.0/8 to deliver to receivers on
+// this machine), where a malformed list allows nothing extra and is
+// logged.
+func New(d *api.Deps, pullSvc *pulls.Service, p *svc.Policy) *API {
+	var policy svc.Policy
+	if p != nil {
+		policy = *p
+	} else {
+		var err error
+		if policy, err = svc.ParsePolicy(os.Getenv("HUBD_HOOK_ALLOW")); err != nil {
+			slog.Error("webhooks: HUBD_HOOK_ALLOW", "err", err)
+		}
 	}
 	s := &svc.Service{Store: d.Store, Jobs: d.Jobs, URLs: d.URLs, Git: d.Git, Version: d.Version, Policy: policy,
 		License: func(key string) *wire.LicenseSimple { return licenses.SimpleByKey(d.URLs, key) }}
@@ -58,12 +64,14 @@ func New(d *api.Deps, pullSvc *pulls.Service) *API {
 func (a *API) Service() *svc.Service { return a.svc }
 
 const (
-	noteCreate = "Hooks deliver to public addresses; loopback and private addresses only when the operator admits them (HUBD_HOOK_ALLOW). " +
+	noteCreate = "Hooks deliver to public addresses; loopback and private addresses only when the operator admits them (hubd serve --hook-allow). " +
+		"GitHub does not retry a failed delivery on its own; hubd does, 4 times (after 15 s, 1 min, 4 min and 16 min), each retry in the delivery log as a redelivery with the same GUID. " +
 		"Payloads exist for ping, push, create, delete, issues, issue_comment, pull_request, pull_request_review, pull_request_review_comment, " +
-		"label, milestone, release, repository, member, fork, commit_comment, star and watch; other events, and deletions whose subject is gone " +
-		"(issues deleted, issue_comment deleted, milestone deleted, repository deleted), are accepted as subscriptions and not delivered (logged)."
-	noteApp = "An app's webhook gets the repository events its installations subscribed to, with the installation in the payload; " +
-		"installation and installation_repositories events are not delivered yet, and no ping is sent when the URL is first set."
+		"label, milestone, release, repository, member, fork, commit_comment, star, watch, team, team_add, membership, repository_ruleset " +
+		"and organization (member_added, member_removed, member_invited), deletions included; " +
+		"other events (status, check_run, check_suite, branch_protection_rule and the rest of GitHub's list) are accepted as subscriptions and not delivered (logged)."
+	noteApp = "An app's webhook gets the repository events its installations subscribed to, with the installation in the payload, " +
+		"and a ping when its URL is first set; installation and installation_repositories events are not delivered yet."
 	noteTest = "Sends the latest push recorded by hubd (pushes made before webhooks existed in hubd are not known)."
 )
 

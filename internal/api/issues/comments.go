@@ -287,7 +287,10 @@ func (a *API) deleteComment(w http.ResponseWriter, r *http.Request) error {
 		if err := tx.DeleteCommentedEvent(ctx, c.IssueID, c.ID); err != nil {
 			return err
 		}
-		return tx.AppendEvent(ctx, "issue_comment.deleted", x.c.UserID(), x.repo.ID, x.org(), commentPayload(c, "deleted"))
+		// The issue_comment webhook's "deleted" carries the comment as it was.
+		p := commentPayload(c, "deleted")
+		p["webhook"] = map[string]any{"comment": a.d.URLs.NewIssueWriter(wire.BodyFormat{Raw: true}).ToComment(x.repo, c)}
+		return tx.AppendEvent(ctx, "issue_comment.deleted", x.c.UserID(), x.repo.ID, x.org(), p)
 	})
 	if err != nil {
 		return err

@@ -216,7 +216,10 @@ func (a *API) deleteLabel(w http.ResponseWriter, r *http.Request) error {
 		if err := tx.DeleteLabel(ctx, l.ID); err != nil {
 			return err
 		}
-		return tx.AppendEvent(ctx, "label.deleted", x.c.UserID(), x.repo.ID, x.org(), labelPayload(l))
+		// The label webhook's "deleted" carries the label as it was.
+		p := labelPayload(l)
+		p["webhook"] = map[string]any{"label": a.d.URLs.ToLabel(x.repo, l)}
+		return tx.AppendEvent(ctx, "label.deleted", x.c.UserID(), x.repo.ID, x.org(), p)
 	})
 	if err != nil {
 		return err

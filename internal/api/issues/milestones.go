@@ -10,6 +10,7 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/wire"
 )
 
 // milestone loads the {milestone_number} milestone of the repository.
@@ -218,6 +219,9 @@ func (a *API) deleteMilestone(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
+		// The milestone webhook's "deleted" carries it as it was.
+		p := milestonePayload(m, "deleted")
+		p["webhook"] = map[string]any{"milestone": a.d.URLs.NewIssueWriter(wire.BodyFormat{Raw: true}).ToMilestone(x.repo, m)}
 		list, _, err := tx.ListIssues(ctx, store.IssueQuery{RepoID: x.repo.ID, State: "all", MilestoneID: m.ID, Limit: 1 << 30})
 		if err != nil {
 			return err
@@ -230,7 +234,7 @@ func (a *API) deleteMilestone(w http.ResponseWriter, r *http.Request) error {
 		if err := tx.DeleteMilestone(ctx, m.ID); err != nil {
 			return err
 		}
-		return tx.AppendEvent(ctx, "milestone.deleted", actor, x.repo.ID, x.org(), milestonePayload(m, "deleted"))
+		return tx.AppendEvent(ctx, "milestone.deleted", actor, x.repo.ID, x.org(), p)
 	})
 	if err != nil {
 		return err

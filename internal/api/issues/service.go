@@ -9,6 +9,7 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/wire"
 )
 
 // The issue writes that REST and GraphQL share: the REST handlers parse
@@ -414,11 +415,19 @@ func (a *API) DeleteIssue(ctx context.Context, c *authz.Caller, repo *model.Repo
 		if err != nil {
 			return err
 		}
+		// The issues webhook's "deleted" carries the issue as it was.
+		if err := tx.IssueDetails(ctx, []*model.Issue{cur}, true); err != nil {
+			return err
+		}
+		wr := a.d.URLs.NewIssueWriter(wire.BodyFormat{Raw: true})
+		snap := wr.ToIssue(repo, cur, nil)
+		wr.WithClosedBy(&snap, cur)
 		if err := tx.DeleteIssue(ctx, cur, c.UserID()); err != nil {
 			return err
 		}
 		p := issuePayload(cur, "deleted")
 		p["title"] = cur.Title
+		p["webhook"] = map[string]any{"issue": snap}
 		return tx.AppendEvent(ctx, "issues.deleted", c.UserID(), repo.ID, x.org(), p)
 	})
 }

@@ -88,6 +88,15 @@ func TestUploadDownload(t *testing.T) {
 		t.Fatalf("duplicate name: %v (%d files)", err, len(f.assetFiles()))
 	}
 
+	// No name (or one that is nothing once rewritten): GitHub's 400, no file.
+	for _, q := range []string{"", "?name=", "?name=..."} {
+		r := f.e.Do("POST", f.e.URL+"/api/uploads/repos/mona/app/releases/"+itoa(rel.ID)+"/assets"+q, f.token, "data",
+			"Content-Type: application/octet-stream")
+		if r.StatusCode != 400 || !strings.Contains(string(r.Body), `"message":"Invalid name for request"`) || len(f.assetFiles()) != files {
+			t.Errorf("upload %q: %d %s (%d files)", q, r.StatusCode, r.Body, len(f.assetFiles()))
+		}
+	}
+
 	// The release lists its assets; so does the asset list, paginated.
 	got, _, err := f.gh.Repositories.GetRelease(ctx, "mona", "app", rel.ID)
 	if err != nil || len(got.Assets) != 3 || got.Assets[0].GetName() != "app-linux.tar.gz" {

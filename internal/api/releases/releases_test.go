@@ -328,9 +328,14 @@ func TestReleaseOfPushedTag(t *testing.T) {
 	git(t, w, "add", ".")
 	git(t, w, "commit", "-q", "-m", "x")
 	git(t, w, "tag", "-a", "v9", "-m", "nine")
-	git(t, w, "push", "-q", "origin", "main", "v9")
+	git(t, w, "push", "-q", "origin", "main", "v9", "HEAD~1:refs/heads/older")
 	head := strings.TrimSpace(git(t, w, "rev-parse", "HEAD"))
-	rel := f.create(f.gh, github.CreateReleaseRequest{TagName: "v9", TargetCommitish: github.Ptr("main")})
+	// A tag that exists keeps its commit whatever target_commitish names
+	// (GitHub: "Unused if the Git tag already exists"; not refused).
+	rel := f.create(f.gh, github.CreateReleaseRequest{TagName: "v9", TargetCommitish: github.Ptr("older")})
+	if f.ref("refs/tags/v9") == "" || rel.GetTargetCommitish() != "older" {
+		t.Fatalf("release of an existing tag: %+v", rel)
+	}
 	if _, err := f.gh.Repositories.DeleteRelease(ctx, "mona", "app", rel.ID); err != nil {
 		t.Fatal(err)
 	}

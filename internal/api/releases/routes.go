@@ -26,9 +26,13 @@ type API struct {
 }
 
 // New makes the package and its service. Asset files live in the data
-// directory (the parent of the git storage) under release-assets.
-func New(d *api.Deps) *API {
-	s := &svc.Service{Store: d.Store, Git: d.Git, Web: d.URLs.Web, MaxAssetSize: svc.MaxAssetSize,
+// directory (the parent of the git storage) under release-assets. An
+// upload may send maxAsset bytes (0: GitHub's limit).
+func New(d *api.Deps, maxAsset int64) *API {
+	if maxAsset <= 0 || maxAsset > svc.MaxAssetSize {
+		maxAsset = svc.MaxAssetSize
+	}
+	s := &svc.Service{Store: d.Store, Git: d.Git, Web: d.URLs.Web, MaxAssetSize: maxAsset,
 		Resolve: func(ctx context.Context, repo *model.Repo, ref string) (string, error) {
 			g, err := d.GitRepo(ctx, repo)
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/hubd/hubd/internal/api/licenses"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -540,6 +541,8 @@ func (a *API) delete(w http.ResponseWriter, r *http.Request) error {
 	// A private repository takes its (private) forks with it, as on
 	// GitHub; a public one leaves its forks to the rest of the network.
 	gone := []int64{repo.ID}
+	// The repository webhook's "deleted" carries each repository as it was.
+	license := func(k string) *wire.LicenseSimple { return licenses.SimpleByKey(a.d.URLs, k) }
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		if repo.Private() {
 			forks, err := tx.PrivateForks(ctx, repo.ID)
@@ -547,26 +550,30 @@ func (a *API) delete(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 			for _, id := range forks {
-				v, err := tx.RepoByID(ctx, id, 0)
+				fork, snap, err := hooks.RepoObject(ctx, tx, a.d.URLs, license, id)
 				if err != nil {
 					return err
 				}
 				if err := tx.DeleteRepo(ctx, id); err != nil {
 					return err
 				}
-				if err := tx.AppendEvent(ctx, "repository.deleted", c.UserID(), id, orgID(v.Repo.Owner), map[string]any{
-					"action": "deleted", "repository_id": id, "full_name": v.Repo.FullName(),
+				if err := tx.AppendEvent(ctx, "repository.deleted", c.UserID(), id, orgID(fork.Owner), map[string]any{
+					"action": "deleted", "repository_id": id, "full_name": fork.FullName(), "webhook": map[string]any{"repository": snap},
 				}); err != nil {
 					return err
 				}
 				gone = append(gone, id)
 			}
 		}
+		_, snap, err := hooks.RepoObject(ctx, tx, a.d.URLs, license, repo.ID)
+		if err != nil {
+			return err
+		}
 		if err := tx.DeleteRepo(ctx, repo.ID); err != nil {
 			return err
 		}
 		return tx.AppendEvent(ctx, "repository.deleted", c.UserID(), repo.ID, orgID(repo.Owner), map[string]any{
-			"action": "deleted", "repository_id": repo.ID, "full_name": repo.FullName(),
+			"action": "deleted", "repository_id": repo.ID, "full_name": repo.FullName(), "webhook": map[string]any{"repository": snap},
 		})
 	})
 	if err != nil {
