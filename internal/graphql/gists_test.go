@@ -29,6 +29,11 @@ func TestGists(t *testing.T) {
 	if n := dig(mustData(t, post(t, w.e, w.monaTok, list, vars("SECRET", false))), "viewer", "gists", "nodes").([]any); len(n) != 1 || dig(n[0], "name") != secret["id"] {
 		t.Fatalf("SECRET: %v", n)
 	}
+	// node(id:) finds a gist by the node_id of REST.
+	r = post(t, w.e, w.melTok, `query($id: ID!) { node(id: $id) { __typename ... on Gist { name isPublic } } }`, map[string]any{"id": secret["node_id"]})
+	if dig(mustData(t, r), "node", "__typename") != "Gist" || dig(r.Data, "node", "name") != secret["id"] {
+		t.Fatalf("node: %s", r.Raw)
+	}
 	// Another user sees mona's public gists only, whatever privacy asks.
 	q := `query($login: String!, $name: String!) { user(login: $login) {
 		gists(first: 10, privacy: ALL, orderBy: {field: UPDATED_AT, direction: ASC}) { totalCount nodes { name stargazerCount viewerHasStarred owner { login } url isFork files(limit: 1) { name size extension isImage isTruncated encoding text(truncate: 3) } } }
