@@ -29,6 +29,18 @@ func TestGists(t *testing.T) {
 	if n := dig(mustData(t, post(t, w.e, w.monaTok, list, vars("SECRET", false))), "viewer", "gists", "nodes").([]any); len(n) != 1 || dig(n[0], "name") != secret["id"] {
 		t.Fatalf("SECRET: %v", n)
 	}
+	// addStar and removeStar star gists (as PUT/DELETE /gists/{id}/star).
+	star := `mutation($id: ID!) { addStar(input: {starrableId: $id}) { starrable { __typename stargazerCount viewerHasStarred } } }`
+	r = post(t, w.e, w.olgaTok, star, map[string]any{"id": secret["node_id"]})
+	if dig(mustData(t, r), "addStar", "starrable", "__typename") != "Gist" || dig(r.Data, "addStar", "starrable", "viewerHasStarred") != true ||
+		dig(r.Data, "addStar", "starrable", "stargazerCount") != jsonNum(1) {
+		t.Fatalf("addStar on a gist: %s", r.Raw)
+	}
+	w.e.Must(204, "GET", "/gists/"+secret["id"].(string)+"/star", w.olgaTok, nil)
+	r = post(t, w.e, w.olgaTok, `mutation($id: ID!) { removeStar(input: {starrableId: $id}) { starrable { viewerHasStarred } } }`, map[string]any{"id": secret["node_id"]})
+	if dig(mustData(t, r), "removeStar", "starrable", "viewerHasStarred") != false {
+		t.Fatalf("removeStar on a gist: %s", r.Raw)
+	}
 	// node(id:) finds a gist by the node_id of REST.
 	r = post(t, w.e, w.melTok, `query($id: ID!) { node(id: $id) { __typename ... on Gist { name isPublic } } }`, map[string]any{"id": secret["node_id"]})
 	if dig(mustData(t, r), "node", "__typename") != "Gist" || dig(r.Data, "node", "name") != secret["id"] {
