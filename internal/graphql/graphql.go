@@ -37,6 +37,7 @@ type API struct {
 	d         *api.Deps
 	schema    *engine.Schema
 	issuesSvc *issues.API
+	gistsSvc  *gists.Service // addStar and removeStar star gists too
 }
 
 // Services are the domain services mutations run (the same the REST routes
@@ -57,7 +58,7 @@ func New(d *api.Deps, svc Services) *API {
 	if err != nil {
 		panic("graphql: the embedded schema does not load: " + err.Error())
 	}
-	a := &API{d: d, schema: s, issuesSvc: svc.Issues}
+	a := &API{d: d, schema: s, issuesSvc: svc.Issues, gistsSvc: svc.Gists}
 	s.TypeOf = typeOf
 	a.register()
 	a.registerMutations(svc.Issues)

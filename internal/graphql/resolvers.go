@@ -319,7 +319,7 @@ func decodeNodeID(s string) (prefix string, id int64, ok bool) {
 // Ids of one kind load in one query.
 func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 	out := make([]any, len(ids))
-	var repoIDs, issueIDs []int64
+	var repoIDs, issueIDs, gistIDs []int64
 	for i, s := range ids {
 		prefix, id, ok := decodeNodeID(s)
 		if !ok {
@@ -341,6 +341,20 @@ func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 			repoIDs = append(repoIDs, id)
 		case "I":
 			issueIDs = append(issueIDs, id)
+		case "G":
+			gistIDs = append(gistIDs, id)
+		}
+	}
+	if len(gistIDs) > 0 {
+		// Gists are unlisted, not private: whoever has the id sees one.
+		byID, err := a.d.Store.R().GistsByID(ctx, gistIDs)
+		if err != nil {
+			return nil, err
+		}
+		for i, s := range ids {
+			if prefix, id, ok := decodeNodeID(s); ok && prefix == "G" && byID[id] != nil && byID[id].Head != "" {
+				out[i] = byID[id]
+			}
 		}
 	}
 	issueAt := map[int64]*model.Issue{}

@@ -113,7 +113,10 @@ func (a *API) registerStars(svc *stars.Service) {
 		return func(ctx context.Context, _ any, args map[string]any) (any, error) {
 			in := input(args)
 			id, _ := in["starrableId"].(string)
-			o, err := a.repoByNodeID(ctx, id) // hubd's starrables are repositories
+			if prefix, _, ok := decodeNodeID(id); ok && prefix == "G" {
+				return a.starGist(ctx, id, add, in["clientMutationId"])
+			}
+			o, err := a.repoByNodeID(ctx, id) // hubd's other starrables are repositories
 			if err != nil {
 				return nil, err
 			}
@@ -139,10 +142,32 @@ func (a *API) registerStars(svc *stars.Service) {
 			return p.(*payload).clientMutationID, nil
 		})
 		a.field(typ, "starrable", func(_ context.Context, p any, _ map[string]any) (any, error) {
-			if r, ok := p.(*payload).issue.(*repoObj); ok && r != nil {
-				return r, nil
+			switch o := p.(*payload).issue.(type) {
+			case *repoObj:
+				if o != nil {
+					return o, nil
+				}
+			case *model.Gist:
+				return o, nil
 			}
 			return nil, nil
 		})
 	}
+}
+
+// starGist stars or unstars the gist of node id through the gists service
+// of PUT/DELETE /gists/{gist_id}/star.
+func (a *API) starGist(ctx context.Context, id string, add bool, clientMutationID any) (any, error) {
+	nodes, err := a.nodes(ctx, []string{id})
+	if err != nil {
+		return nil, err
+	}
+	g, _ := nodes[0].(*model.Gist)
+	if g == nil {
+		return nil, notFound("Could not resolve to a node with the global id of '%s'", id)
+	}
+	if err := a.gistsSvc.Star(ctx, from(ctx).caller, g.Name, add); err != nil {
+		return nil, gqlError(err)
+	}
+	return &payload{clientMutationID: clientMutationID, issue: g}, nil
 }
