@@ -142,6 +142,7 @@ type IssueEvent struct {
 	IssueID     int64
 	ActorID     int64
 	Actor       *Account // slim
+	ViaApp      *App     // the GitHub App that acted (see Issue.ViaApp)
 	Event       string
 	CommitID    *string
 	LabelName   string

@@ -1,6 +1,7 @@
 package apps_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/google/go-github/v92/github"
@@ -44,5 +45,32 @@ func TestPerformedViaGitHubApp(t *testing.T) {
 	}
 	if comments[0].GetPerformedViaGithubApp().GetSlug() != w.app.Slug || comments[1].PerformedViaGithubApp != nil {
 		t.Fatalf("comments' performed_via_github_app: %v, %v", comments[0].PerformedViaGithubApp, comments[1].PerformedViaGithubApp)
+	}
+}
+
+// Events an installation token causes (closing an issue) carry the app.
+func TestPerformedViaGitHubAppEvents(t *testing.T) {
+	w := newWorld(t)
+	bot := w.e.GitHub(w.token(nil).GetToken())
+	issue, _, err := bot.Issues.Create(ctx, "acme", "widgets", github.CreateIssueRequest{Title: "to close"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := bot.Issues.Update(ctx, "acme", "widgets", issue.GetNumber(), github.UpdateIssueRequest{State: github.Ptr("closed")}); err != nil {
+		t.Fatal(err)
+	}
+	events, _, err := w.e.GitHub(w.aliceTok).Issues.ListIssueEvents(ctx, "acme", "widgets", issue.GetNumber(), nil)
+	if err != nil || len(events) == 0 {
+		t.Fatalf("events: %v %d", err, len(events))
+	}
+	for _, e := range events {
+		if e.GetPerformedViaGithubApp().GetSlug() != w.app.Slug {
+			t.Errorf("%s event: performed_via_github_app %v", e.GetEvent(), e.PerformedViaGithubApp)
+		}
+	}
+	var timeline []map[string]any
+	w.e.Must(200, "GET", "/repos/acme/widgets/issues/"+strconv.Itoa(issue.GetNumber())+"/timeline", w.aliceTok, nil).JSON(t, &timeline)
+	if len(timeline) == 0 || timeline[len(timeline)-1]["performed_via_github_app"] == nil {
+		t.Errorf("timeline %v", timeline)
 	}
 }
