@@ -47,7 +47,10 @@ type Issue struct {
 	DepSummary    DependencySummary
 	Parent        *IssueRef // the parent's repository and number
 	PinnedComment *IssueComment
-	MergedAt      *time.Time // a merged pull request's merge time
+	// ViaApp is the GitHub App that wrote it (its author is the app's bot:
+	// it was written with an installation token); nil otherwise.
+	ViaApp   *App
+	MergedAt *time.Time // a merged pull request's merge time
 }
 
 // IssueRef names an issue by repository and number (URLs of related issues).
@@ -103,6 +106,7 @@ type IssueComment struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	Association string
+	ViaApp      *App // the GitHub App that wrote it (see Issue.ViaApp)
 	Rollup      ReactionRollup
 }
 
@@ -138,6 +142,7 @@ type IssueEvent struct {
 	IssueID     int64
 	ActorID     int64
 	Actor       *Account // slim
+	ViaApp      *App     // the GitHub App that acted (see Issue.ViaApp)
 	Event       string
 	CommitID    *string
 	LabelName   string

@@ -767,9 +767,20 @@ func (q Q) IssueDetails(ctx context.Context, list []*model.Issue, closedBy bool)
 			byID[p[0]].Assignees = append(byID[p[0]].Assignees, a)
 		}
 	}
+	var bots []int64
+	for _, is := range list {
+		if a := accounts[is.UserID]; a != nil && a.Type == model.TypeBot {
+			bots = append(bots, a.ID)
+		}
+	}
+	viaApps, err := q.appsOfBots(ctx, bots)
+	if err != nil {
+		return err
+	}
 	for _, is := range list {
 		sortLabels(is.Labels)
 		is.User = accounts[is.UserID]
+		is.ViaApp = viaApps[is.UserID]
 		is.Association = "NONE"
 		if a, ok := assoc[assocKey{is.RepoID, is.UserID}]; ok && is.User != nil {
 			is.Association = a

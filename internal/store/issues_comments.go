@@ -183,10 +183,23 @@ func (q Q) ListComments(ctx context.Context, f CommentQuery) ([]*model.IssueComm
 // CommentRollups loads the reaction rollups of the comments that have
 // reactions.
 func (q Q) CommentRollups(ctx context.Context, list []*model.IssueComment) error {
-	var ids []int64
+	var ids, bots []int64
 	for _, c := range list {
 		if c.Reactions > 0 {
 			ids = append(ids, c.ID)
+		}
+		if c.User != nil && c.User.Type == model.TypeBot {
+			bots = append(bots, c.UserID)
+		}
+	}
+	if len(bots) > 0 {
+		// What an app wrote (store/viaapps.go).
+		apps, err := q.appsOfBots(ctx, bots)
+		if err != nil {
+			return err
+		}
+		for _, c := range list {
+			c.ViaApp = apps[c.UserID]
 		}
 	}
 	if len(ids) == 0 {

@@ -53,14 +53,29 @@ func (q Q) events(ctx context.Context, query string, args ...any) ([]*model.Issu
 	}
 	defer rows.Close()
 	out := []*model.IssueEvent{}
+	var bots []int64
 	for rows.Next() {
 		e, err := scanEvent(rows)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, e)
+		if e.Actor != nil && e.Actor.Type == model.TypeBot {
+			bots = append(bots, e.ActorID)
+		}
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil || len(bots) == 0 {
+		return out, err
+	}
+	rows.Close()
+	apps, err := q.appsOfBots(ctx, bots) // store/viaapps.go
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range out {
+		e.ViaApp = apps[e.ActorID]
+	}
+	return out, nil
 }
 
 func nullText(s string) any {

@@ -174,7 +174,7 @@ type Issue struct {
 	TimelineURL              string              `json:"timeline_url"`
 	Type                     *struct{}           `json:"type"`
 	Repository               *Repository         `json:"repository,omitempty"`
-	PerformedViaGitHubApp    *struct{}           `json:"performed_via_github_app"`
+	PerformedViaGitHubApp    *Integration        `json:"performed_via_github_app"`
 	AuthorAssociation        string              `json:"author_association"`
 	Reactions                ReactionRollup      `json:"reactions"`
 	SubIssuesSummary         SubIssuesSummary    `json:"sub_issues_summary"`
@@ -211,7 +211,7 @@ type IssueComment struct {
 	UpdatedAt             string         `json:"updated_at"`
 	IssueURL              string         `json:"issue_url"`
 	AuthorAssociation     string         `json:"author_association"`
-	PerformedViaGitHubApp *struct{}      `json:"performed_via_github_app"`
+	PerformedViaGitHubApp *Integration   `json:"performed_via_github_app"`
 	Reactions             ReactionRollup `json:"reactions"`
 	Pin                   *PinnedInfo    `json:"pin"`
 	Minimized             *Minimized     `json:"minimized"` // always null: hubd hides no comments
@@ -376,7 +376,18 @@ func (w *IssueWriter) ToIssue(repo *model.Repo, is *model.Issue, withRepo *Acces
 		r := w.U.ToRepository(repo, RepoCounts{}, *withRepo)
 		out.Repository = &r
 	}
+	out.PerformedViaGitHubApp = w.viaApp(is.ViaApp)
 	return out
+}
+
+// viaApp is the performed_via_github_app object of what an app wrote (nil
+// for the rest).
+func (w *IssueWriter) viaApp(a *model.App) *Integration {
+	if a == nil {
+		return nil
+	}
+	in := w.U.ToIntegration(a, nil)
+	return &in
 }
 
 // WithClosedBy adds the closed_by field of single-issue responses.
@@ -402,6 +413,7 @@ func (w *IssueWriter) ToComment(repo *model.Repo, c *model.IssueComment) IssueCo
 	if c.PinnedAt != nil {
 		out.Pin = &PinnedInfo{PinnedAt: Time(*c.PinnedAt), PinnedBy: w.User(c.PinnedBy)}
 	}
+	out.PerformedViaGitHubApp = w.viaApp(c.ViaApp)
 	return out
 }
 

@@ -17,7 +17,7 @@ type IssueEvent struct {
 	CommitID              *string               `json:"commit_id"`
 	CommitURL             *string               `json:"commit_url"`
 	CreatedAt             string                `json:"created_at"`
-	PerformedViaGitHubApp *struct{}             `json:"performed_via_github_app"`
+	PerformedViaGitHubApp *Integration          `json:"performed_via_github_app"`
 	Issue                 *Issue                `json:"issue,omitempty"`
 	Label                 *EventLabel           `json:"label,omitempty"`
 	Assignee              *SimpleUser           `json:"assignee,omitempty"`
@@ -79,7 +79,7 @@ func (u URLs) EventAPIURL(repo *model.Repo, id int64) string {
 func (w *IssueWriter) ToIssueEvent(repo *model.Repo, e *model.IssueEvent, refs map[int64]*IssueReference) IssueEvent {
 	out := IssueEvent{
 		ID: e.ID, NodeID: NodeID("IE", e.ID), URL: w.U.EventAPIURL(repo, e.ID), Actor: w.User(e.Actor),
-		Event: e.Event, CommitID: e.CommitID, CreatedAt: Time(e.CreatedAt),
+		Event: e.Event, CommitID: e.CommitID, CreatedAt: Time(e.CreatedAt), PerformedViaGitHubApp: w.viaApp(e.ViaApp),
 	}
 	if e.CommitID != nil {
 		c := w.U.RepoAPIURL(repo) + "/commits/" + *e.CommitID

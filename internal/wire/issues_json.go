@@ -99,7 +99,7 @@ func (w *IssueWriter) appendIssue(dst []byte, is *Issue) []byte {
 		dst = append(dst, `,"repository":`...)
 		dst = appendMarshal(dst, is.Repository)
 	}
-	dst = append(dst, `,"performed_via_github_app":null`...)
+	dst = appendViaApp(dst, is.PerformedViaGitHubApp)
 	dst = appendField(dst, "author_association", is.AuthorAssociation)
 	dst = append(dst, `,"reactions":`...)
 	dst = appendRollup(dst, &is.Reactions)
@@ -143,7 +143,8 @@ func (w *IssueWriter) appendComment(dst []byte, c *IssueComment) []byte {
 	dst = appendField(dst, "updated_at", c.UpdatedAt)
 	dst = appendField(dst, "issue_url", c.IssueURL)
 	dst = appendField(dst, "author_association", c.AuthorAssociation)
-	dst = append(dst, `,"performed_via_github_app":null,"reactions":`...)
+	dst = appendViaApp(dst, c.PerformedViaGitHubApp)
+	dst = append(dst, `,"reactions":`...)
 	dst = appendRollup(dst, &c.Reactions)
 	dst = append(dst, `,"pin":`...)
 	if c.Pin == nil {
@@ -330,3 +331,13 @@ func appendMarshal(dst []byte, v any) []byte {
 
 // appendString writes s as a JSON string as encoding/json does with HTML escaping off.
 func appendString(b []byte, s string) []byte { return jsonw.AppendString(b, s, false) }
+
+// appendViaApp writes performed_via_github_app: null, or the app (rare:
+// encoded the ordinary way).
+func appendViaApp(dst []byte, a *Integration) []byte {
+	if a == nil {
+		return append(dst, `,"performed_via_github_app":null`...)
+	}
+	dst = append(dst, `,"performed_via_github_app":`...)
+	return appendMarshal(dst, a)
+}
