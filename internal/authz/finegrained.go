@@ -73,6 +73,7 @@ var permissionRules = map[string]string{
 	"repos/get":                                        "metadata:read",
 	"repos/list-for-org":                               "metadata:read",
 	"repos/list-for-user":                              "metadata:read",
+	"repos/list-for-authenticated-user":                "metadata:read",
 	"repos/list-public":                                "metadata:read",
 	"repos/get-all-topics":                             "metadata:read",
 	"repos/list-languages":                             "metadata:read",

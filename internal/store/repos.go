@@ -133,6 +133,10 @@ type Viewer struct {
 	// RepoIDs, when non-nil, limits non-public repositories to these
 	// (fine-grained and app tokens for selected repositories).
 	RepoIDs []int64
+	// OwnerIDs, with RepoIDs non-nil, also reaches every non-public
+	// repository of these owners (user access tokens: the accounts their
+	// app is installed on for all repositories).
+	OwnerIDs []int64
 }
 
 // expand prepends a scanner's leading destinations and appends trailing ones,
@@ -440,6 +444,12 @@ func (f *RepoQuery) filters() ([]string, []any) {
 		if len(f.Viewer.RepoIDs) > 0 {
 			in += " OR r.id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(f.Viewer.RepoIDs)), ",") + ")"
 			for _, id := range f.Viewer.RepoIDs {
+				args = append(args, id)
+			}
+		}
+		if len(f.Viewer.OwnerIDs) > 0 {
+			in += " OR r.owner_id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(f.Viewer.OwnerIDs)), ",") + ")"
+			for _, id := range f.Viewer.OwnerIDs {
 				args = append(args, id)
 			}
 		}

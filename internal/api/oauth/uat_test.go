@@ -97,6 +97,18 @@ func TestUserAccessTokens(t *testing.T) {
 	if l, _, err := env.GitHub(monaTok).Apps.ListUserInstallations(ctx, nil); err != nil || len(l) != 2 {
 		t.Errorf("classic installations: %v %d", err, len(l))
 	}
+	// Repository lists show what both reach.
+	var repos []struct {
+		Name string `json:"name"`
+	}
+	env.Must(200, "GET", "/user/repos", ghu, nil).JSON(t, &repos)
+	if len(repos) != 1 || repos[0].Name != "inside" {
+		t.Errorf("ghu_ /user/repos: %+v", repos)
+	}
+	env.Must(200, "GET", "/user/repos", monaTok, nil).JSON(t, &repos)
+	if len(repos) != 2 {
+		t.Errorf("classic /user/repos: %+v", repos)
+	}
 	// An operation without the user access token badge.
 	r = env.Must(403, "GET", "/repos/mona/inside/installation", ghu, nil)
 	if !strings.Contains(string(r.Body), "Resource not accessible by integration") {
