@@ -169,6 +169,15 @@ func TestUserAccessTokens(t *testing.T) {
 	env.Must(422, "POST", "/applications/"+app.ClientID+"/token/scoped", "", map[string]any{"access_token": got.Get("access_token"),
 		"target": "mona", "permissions": map[string]string{"issues": "write"}}, basic(oauthApp{ClientID: app.ClientID, ClientSecret: app.ClientSecret}))
 
+	// The device flow gives a GitHub App the same pair (device flow is on
+	// by default for apps).
+	d := startDevice(t, env, app.ClientID, "")
+	env.ApproveDevice(mona.Login, password, d.Get("user_code"), true)
+	if dev := poll(t, env, app.ClientID, d.Get("device_code")); !strings.HasPrefix(dev.Get("access_token"), "ghu_") ||
+		!strings.HasPrefix(dev.Get("refresh_token"), "ghr_") || dev.Get("expires_in") != "28800" {
+		t.Errorf("app device flow: %v", dev)
+	}
+
 	// The app checks and revokes its user access token.
 	ghu3 := got.Get("access_token")
 	r = env.Must(200, "POST", "/applications/"+app.ClientID+"/token", "", map[string]string{"access_token": ghu3},
