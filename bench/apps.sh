@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # GitHub App authentication cost: the same read (GET /repos/acme/repo-1) with
 # a classic token and with an installation token (resolved from the token,
-# its installation and its selection, then cached like any token), and GET
-# /app with an app JWT (RS256 verified on every request, never cached).
+# its installation and its selection, then cached like any token), with a
+# user access token of the app (resolved from the token, its user, the app's
+# permissions and installations, then cached), and GET /app with an app JWT
+# (RS256 verified on every request, never cached).
 #
 #   bash bench/apps.sh                 # 5 s per measurement, 16 connections
 #   DURATION=10s CONNS=32 bash bench/apps.sh
@@ -46,3 +48,23 @@ measure() { # NAME AUTH URL
 measure "GET /repos/acme/repo-1 (classic token)" "token $TOKEN" "http://$HUBD/api/v3/repos/acme/repo-1"
 measure "GET /repos/acme/repo-1 (installation)" "token $IAT" "http://$HUBD/api/v3/repos/acme/repo-1"
 measure "GET /app (JWT)" "Bearer $JWT" "http://$HUBD/api/v3/app"
+
+# A user access token (ghu_) of the app for the same user, through the device
+# flow as a client drives it: the admin signs in to the flow page with a
+# password and enters the code (cookie jar, CSRF token from the form).
+api -X PUT "http://$HUBD/api/v3/admin/users/$LOGIN/password" -d '{"password":"bench password 1"}' >/dev/null
+CLIENT=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["client_id"])' "$work/app.json")
+SECRET=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["client_secret"])' "$work/app.json")
+curl -sf -X POST -H "Accept: application/json" "http://$HUBD/login/device/code" -d "client_id=$CLIENT" >"$work/device.json"
+DEVICE=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["device_code"])' "$work/device.json")
+USERCODE=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["user_code"])' "$work/device.json")
+jar="$work/cookies"
+csrf() { sed -n 's/.*name="authenticity_token" value="\([^"]*\)".*/\1/p' | head -1; }
+T=$(curl -sf -c "$jar" -b "$jar" "http://$HUBD/login" | csrf)
+curl -sf -o /dev/null -c "$jar" -b "$jar" "http://$HUBD/session" --data-urlencode "authenticity_token=$T" --data-urlencode "login=$LOGIN" --data-urlencode "password=bench password 1"
+T=$(curl -sf -c "$jar" -b "$jar" "http://$HUBD/login/device" | csrf)
+curl -sf -o /dev/null -c "$jar" -b "$jar" "http://$HUBD/login/device" --data-urlencode "authenticity_token=$T" --data-urlencode "user_code=$USERCODE" --data-urlencode "authorize=1"
+UAT=$(curl -sf -X POST -H "Accept: application/json" "http://$HUBD/login/oauth/access_token" \
+  -d "client_id=$CLIENT&client_secret=$SECRET&device_code=$DEVICE&grant_type=urn:ietf:params:oauth:grant-type:device_code" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
+measure "GET /repos/acme/repo-1 (user access token)" "token $UAT" "http://$HUBD/api/v3/repos/acme/repo-1"

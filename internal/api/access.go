@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -140,7 +141,9 @@ func ViewerOf(c *authz.Caller) store.Viewer {
 	switch c.Kind {
 	case authz.ClassicPAT, authz.OAuthApp:
 		v.PublicOnly = !c.Scopes.Has("repo")
-	case authz.FineGrained, authz.UserToServer, authz.Installation:
+	case authz.UserToServer:
+		return userAppViewer(c, v)
+	case authz.FineGrained, authz.Installation:
 		if c.Kind == authz.FineGrained {
 			// Its resource owner's repositories only, once it lets it in.
 			v.PublicOnly, v.OnlyOwnerID = !c.OwnerAccess, c.ResourceOwnerID
@@ -155,5 +158,33 @@ func ViewerOf(c *authz.Caller) store.Viewer {
 			sort.Slice(v.RepoIDs, func(i, j int) bool { return v.RepoIDs[i] < v.RepoIDs[j] })
 		}
 	}
+	return v
+}
+
+// userAppViewer limits a user access token's viewer to what its app
+// reaches: its installations' selected repositories and every repository
+// of the accounts it is installed on for all (a scoped token: its
+// repositories).
+func userAppViewer(c *authz.Caller, v store.Viewer) store.Viewer {
+	v.RepoIDs = []int64{}
+	switch {
+	case c.RepoIDs != nil:
+		for id, ok := range c.RepoIDs {
+			if ok {
+				v.RepoIDs = append(v.RepoIDs, id)
+			}
+		}
+	case authz.Covers(c.Permissions, "metadata", "read"):
+		for account, set := range c.AppReach {
+			if set == nil {
+				v.OwnerIDs = append(v.OwnerIDs, account)
+			}
+			for id := range set {
+				v.RepoIDs = append(v.RepoIDs, id)
+			}
+		}
+	}
+	slices.Sort(v.RepoIDs)
+	slices.Sort(v.OwnerIDs)
 	return v
 }

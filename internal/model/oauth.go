@@ -33,12 +33,15 @@ type OAuthCode struct {
 	UserID      int64 // 0 until a device code is authorized
 	Scopes      string
 	RedirectURI string
-	State       string // device codes: pending, approved, denied
-	Interval    int    // device codes: seconds between polls
-	LastPollAt  *time.Time
-	TokenID     int64 // refresh tokens: the access token issued with it
-	ExpiresAt   time.Time
-	CreatedAt   time.Time
+	// CodeChallenge is a web flow code's PKCE challenge (S256), "" when
+	// the client sent none.
+	CodeChallenge string
+	State         string // device codes: pending, approved, denied
+	Interval      int    // device codes: seconds between polls
+	LastPollAt    *time.Time
+	TokenID       int64 // refresh tokens: the access token issued with it
+	ExpiresAt     time.Time
+	CreatedAt     time.Time
 }
 
 // Kinds of OAuthCode and states of device codes.

@@ -262,6 +262,23 @@ func port(u *url.URL) string {
 	return "80"
 }
 
+// PKCEChallenge is the S256 code challenge of a PKCE code verifier (the
+// only method GitHub accepts).
+func PKCEChallenge(verifier string) string {
+	sum := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// ValidChallenge reports whether a code challenge and its method are ones
+// GitHub accepts: S256, 43 base64url characters.
+func ValidChallenge(challenge, method string) bool {
+	if method != "S256" || len(challenge) != 43 {
+		return false
+	}
+	_, err := base64.RawURLEncoding.DecodeString(challenge)
+	return err == nil
+}
+
 // NormalizeScopes keeps the scopes GitHub knows, in the order asked, once
 // each, as the comma list GitHub answers.
 func NormalizeScopes(s string) string {
@@ -277,11 +294,12 @@ func NormalizeScopes(s string) string {
 }
 
 // Authorize is a user's consent in the web flow: an authorization code for
-// the client, good once for ten minutes, bound to the redirect_uri asked.
-func (s *Service) Authorize(ctx context.Context, user *model.Account, c *model.OAuthClient, redirectURI, scopes string) (string, error) {
+// the client, good once for ten minutes, bound to the redirect_uri asked
+// and, with PKCE, to a code challenge (S256).
+func (s *Service) Authorize(ctx context.Context, user *model.Account, c *model.OAuthClient, redirectURI, scopes, codeChallenge string) (string, error) {
 	code := randomFrom("0123456789abcdef", 20)
 	oc := &model.OAuthCode{Kind: model.OAuthCodeWeb, ClientID: c.ClientID, UserID: user.ID, Scopes: scopes, RedirectURI: redirectURI,
-		State: model.DeviceApproved, ExpiresAt: s.Store.Now().Add(CodeTTL)}
+		CodeChallenge: codeChallenge, State: model.DeviceApproved, ExpiresAt: s.Store.Now().Add(CodeTTL)}
 	err := s.Store.Tx(ctx, func(tx store.Q) error { return tx.CreateOAuthCode(ctx, oc, store.HashToken(code), "") })
 	return code, err
 }
@@ -303,6 +321,7 @@ type TokenRequest struct {
 	Code, RedirectURI      string
 	DeviceCode             string
 	RefreshToken           string
+	CodeVerifier           string // PKCE
 }
 
 // DeviceGrant is the device flow's grant type.
@@ -347,6 +366,9 @@ func (s *Service) exchangeCode(ctx context.Context, in TokenRequest) (*Grant, er
 	}
 	if in.RedirectURI != "" && in.RedirectURI != code.RedirectURI {
 		return nil, errRedirectMismatch()
+	}
+	if code.CodeChallenge != "" && PKCEChallenge(in.CodeVerifier) != code.CodeChallenge {
+		return nil, errBadCode()
 	}
 	return s.issue(ctx, c, code, errBadCode)
 }

@@ -303,6 +303,11 @@ func (h *Handler) authorizeParams(w http.ResponseWriter, r *http.Request, form u
 		http.Error(w, "This application has no callback URL.", http.StatusBadRequest)
 		return nil, "", false, nil
 	}
+	if ch := form.Get("code_challenge"); (ch != "" || form.Get("code_challenge_method") != "") && !oauth.ValidChallenge(ch, form.Get("code_challenge_method")) {
+		redirectError(w, r, c.CallbackURL, "invalid_request", "The code_challenge must be a S256 challenge (code_challenge_method=S256).",
+			authorizeDocs, form.Get("state"))
+		return nil, "", false, nil
+	}
 	if !oauth.RedirectAllowed(c.CallbackURL, redirect) {
 		// GitHub sends the error to the registered callback, never to the
 		// URL asked for (no open redirect).
@@ -333,7 +338,8 @@ func (h *Handler) authorizePage(w http.ResponseWriter, r *http.Request) error {
 		lines = append(lines, "Scopes: "+strings.ReplaceAll(scopes, ",", ", "))
 	}
 	return h.render(w, r, http.StatusOK, view{Title: "Authorize " + c.Name, User: u.Login, Lines: lines, Action: "/login/oauth/authorize",
-		Hidden:  map[string]string{"client_id": c.ClientID, "redirect_uri": redirect, "scope": scopes, "state": q.Get("state")},
+		Hidden: map[string]string{"client_id": c.ClientID, "redirect_uri": redirect, "scope": scopes, "state": q.Get("state"),
+			"code_challenge": q.Get("code_challenge"), "code_challenge_method": q.Get("code_challenge_method")},
 		Buttons: []button{{Label: "Authorize " + c.Name, Name: "authorize", Value: "1"}, {Label: "Cancel", Name: "authorize", Value: "0"}}})
 }
 
@@ -364,7 +370,7 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) error {
 	if !c.GitHubApp() {
 		scopes = oauth.NormalizeScopes(r.PostFormValue("scope"))
 	}
-	code, err := h.Svc.Authorize(r.Context(), u, c, r.PostFormValue("redirect_uri"), scopes)
+	code, err := h.Svc.Authorize(r.Context(), u, c, r.PostFormValue("redirect_uri"), scopes, r.PostFormValue("code_challenge"))
 	if err != nil {
 		return err
 	}
@@ -417,7 +423,8 @@ func (h *Handler) accessToken(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	in := oauth.TokenRequest{ClientID: p.Get("client_id"), ClientSecret: p.Get("client_secret"), GrantType: p.Get("grant_type"),
-		Code: p.Get("code"), RedirectURI: p.Get("redirect_uri"), DeviceCode: p.Get("device_code"), RefreshToken: p.Get("refresh_token")}
+		Code: p.Get("code"), RedirectURI: p.Get("redirect_uri"), DeviceCode: p.Get("device_code"), RefreshToken: p.Get("refresh_token"),
+		CodeVerifier: p.Get("code_verifier")}
 	if id, secret, ok := r.BasicAuth(); ok && in.ClientSecret == "" {
 		in.ClientID, in.ClientSecret = id, secret
 	}

@@ -1303,6 +1303,7 @@ CREATE TABLE oauth_codes (
   user_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE,
   scopes TEXT NOT NULL DEFAULT '',
   redirect_uri TEXT NOT NULL DEFAULT '',
+  code_challenge TEXT NOT NULL DEFAULT '',
   state TEXT NOT NULL DEFAULT 'pending',
   interval_s BIGINT NOT NULL DEFAULT 0,
   last_poll_at BIGINT,

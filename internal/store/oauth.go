@@ -81,20 +81,20 @@ func (q Q) CreateOAuthCode(ctx context.Context, c *model.OAuthCode, hash, userCo
 	if _, err := q.exec(ctx, `DELETE FROM oauth_codes WHERE client_id = ? AND expires_at <= ?`, c.ClientID, unix(c.CreatedAt)); err != nil {
 		return err
 	}
-	id, err := q.insert(ctx, `INSERT INTO oauth_codes (kind, hash, user_code_hash, client_id, user_id, scopes, redirect_uri, state, interval_s, token_id, expires_at, created_at)
- VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, c.Kind, hash, userCode, c.ClientID, user, c.Scopes, c.RedirectURI, c.State, c.Interval, token,
+	id, err := q.insert(ctx, `INSERT INTO oauth_codes (kind, hash, user_code_hash, client_id, user_id, scopes, redirect_uri, code_challenge, state, interval_s, token_id, expires_at, created_at)
+ VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)`, c.Kind, hash, userCode, c.ClientID, user, c.Scopes, c.RedirectURI, c.CodeChallenge, c.State, c.Interval, token,
 		unix(c.ExpiresAt), unix(c.CreatedAt))
 	c.ID = id
 	return err
 }
 
-const codeCols = `id, kind, client_id, user_id, scopes, redirect_uri, state, interval_s, last_poll_at, token_id, expires_at, created_at`
+const codeCols = `id, kind, client_id, user_id, scopes, redirect_uri, code_challenge, state, interval_s, last_poll_at, token_id, expires_at, created_at`
 
 func scanCode(sc scanner) (*model.OAuthCode, error) {
 	c := &model.OAuthCode{}
 	var user, token, poll sql.NullInt64
 	var expires, created int64
-	if err := sc.Scan(&c.ID, &c.Kind, &c.ClientID, &user, &c.Scopes, &c.RedirectURI, &c.State, &c.Interval, &poll, &token, &expires, &created); err != nil {
+	if err := sc.Scan(&c.ID, &c.Kind, &c.ClientID, &user, &c.Scopes, &c.RedirectURI, &c.CodeChallenge, &c.State, &c.Interval, &poll, &token, &expires, &created); err != nil {
 		return nil, notFound(err)
 	}
 	c.UserID, c.TokenID, c.LastPollAt = user.Int64, token.Int64, fromNullUnix(poll)

@@ -136,6 +136,10 @@ type Viewer struct {
 	// OnlyOwnerID, when set, limits non-public repositories to this
 	// owner's (a fine-grained token reaches its resource owner's only).
 	OnlyOwnerID int64
+	// OwnerIDs, with RepoIDs non-nil, also reaches every non-public
+	// repository of these owners (user access tokens: the accounts their
+	// app is installed on for all repositories).
+	OwnerIDs []int64
 }
 
 // expand prepends a scanner's leading destinations and appends trailing ones,
@@ -443,6 +447,12 @@ func (f *RepoQuery) filters() ([]string, []any) {
 		if len(f.Viewer.RepoIDs) > 0 {
 			in += " OR r.id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(f.Viewer.RepoIDs)), ",") + ")"
 			for _, id := range f.Viewer.RepoIDs {
+				args = append(args, id)
+			}
+		}
+		if len(f.Viewer.OwnerIDs) > 0 {
+			in += " OR r.owner_id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(f.Viewer.OwnerIDs)), ",") + ")"
+			for _, id := range f.Viewer.OwnerIDs {
 				args = append(args, id)
 			}
 		}

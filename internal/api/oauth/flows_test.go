@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-github/v92/github"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/oauth"
 	"github.com/hubd/hubd/internal/ratelimit"
 )
 
@@ -213,6 +214,21 @@ func TestWebFlow(t *testing.T) {
 	back = consent(t, b, url.Values{"client_id": {app.ClientID}, "state": {"st-2"}}, false)
 	if back.Host != "tool.example" || back.Query().Get("error") != "access_denied" || back.Query().Get("state") != "st-2" {
 		t.Errorf("denied: %s", back)
+	}
+	// PKCE: the code needs its verifier; only S256 challenges are taken.
+	verifier := "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+	back = consent(t, b, url.Values{"client_id": {app.ClientID}, "code_challenge": {oauth.PKCEChallenge(verifier)}, "code_challenge_method": {"S256"}}, true)
+	form = url.Values{"client_id": {app.ClientID}, "client_secret": {app.ClientSecret}, "code": {back.Query().Get("code")}, "code_verifier": {"wrong-verifier"}}
+	if _, got, _ := tokenPost(t, env, "/login/oauth/access_token", "", form); got.Get("error") != "bad_verification_code" {
+		t.Errorf("wrong code_verifier: %v", got)
+	}
+	form.Set("code_verifier", verifier)
+	if _, got, _ := tokenPost(t, env, "/login/oauth/access_token", "", form); !strings.HasPrefix(got.Get("access_token"), "gho_") {
+		t.Errorf("PKCE exchange: %v", got)
+	}
+	p = b.Get("/login/oauth/authorize?" + url.Values{"client_id": {app.ClientID}, "code_challenge": {"abc"}, "code_challenge_method": {"plain"}}.Encode())
+	if u, _ := url.Parse(p.Location); p.Status != 302 || u.Query().Get("error") != "invalid_request" {
+		t.Errorf("plain PKCE: %d %q", p.Status, p.Location)
 	}
 	// A redirect_uri elsewhere: the error goes to the registered callback.
 	for _, bad := range []string{"https://evil.example/cb", "https://tool.example/other", "https://tool.example:8443/cb", "http://tool.example/cb", "https://tool.example/cb/../x"} {

@@ -97,6 +97,18 @@ func TestUserAccessTokens(t *testing.T) {
 	if l, _, err := env.GitHub(monaTok).Apps.ListUserInstallations(ctx, nil); err != nil || len(l) != 2 {
 		t.Errorf("classic installations: %v %d", err, len(l))
 	}
+	// Repository lists show what both reach.
+	var repos []struct {
+		Name string `json:"name"`
+	}
+	env.Must(200, "GET", "/user/repos", ghu, nil).JSON(t, &repos)
+	if len(repos) != 1 || repos[0].Name != "inside" {
+		t.Errorf("ghu_ /user/repos: %+v", repos)
+	}
+	env.Must(200, "GET", "/user/repos", monaTok, nil).JSON(t, &repos)
+	if len(repos) != 2 {
+		t.Errorf("classic /user/repos: %+v", repos)
+	}
 	// An operation without the user access token badge.
 	r = env.Must(403, "GET", "/repos/mona/inside/installation", ghu, nil)
 	if !strings.Contains(string(r.Body), "Resource not accessible by integration") {
@@ -156,6 +168,15 @@ func TestUserAccessTokens(t *testing.T) {
 		"target": "mona", "repositories": []string{"outside"}}, basic(oauthApp{ClientID: app.ClientID, ClientSecret: app.ClientSecret}))
 	env.Must(422, "POST", "/applications/"+app.ClientID+"/token/scoped", "", map[string]any{"access_token": got.Get("access_token"),
 		"target": "mona", "permissions": map[string]string{"issues": "write"}}, basic(oauthApp{ClientID: app.ClientID, ClientSecret: app.ClientSecret}))
+
+	// The device flow gives a GitHub App the same pair (device flow is on
+	// by default for apps).
+	d := startDevice(t, env, app.ClientID, "")
+	env.ApproveDevice(mona.Login, password, d.Get("user_code"), true)
+	if dev := poll(t, env, app.ClientID, d.Get("device_code")); !strings.HasPrefix(dev.Get("access_token"), "ghu_") ||
+		!strings.HasPrefix(dev.Get("refresh_token"), "ghr_") || dev.Get("expires_in") != "28800" {
+		t.Errorf("app device flow: %v", dev)
+	}
 
 	// The app checks and revokes its user access token.
 	ghu3 := got.Get("access_token")
