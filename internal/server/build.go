@@ -41,6 +41,7 @@ import (
 	"github.com/hubd/hubd/internal/gitrepo"
 	graphqlapi "github.com/hubd/hubd/internal/graphql"
 	"github.com/hubd/hubd/internal/jobs"
+	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
@@ -80,6 +81,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Version: cfg.Version,
 		Tokens:  api.NewTokenCache(cfg.TokenTTL),
 		Jobs:    jobs.New(cfg.Store),
+		Outbox:  outbox.New(cfg.Store),
 	}
 	var s *Server // the catalogue reads the final route table on its first request
 	// Reviews follow pull requests: comments move when a head moves, and

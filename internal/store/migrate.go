@@ -1233,6 +1233,26 @@ CREATE TABLE hook_event_gaps (
   seen_at BIGINT NOT NULL
 );
 `,
+	// 31: outbox consumers (internal/outbox): one cursor per consumer of
+	// the events log and the ids each passed before they committed; the
+	// webhook dispatcher's cursor and gaps move here as consumer "hooks".
+	`
+CREATE TABLE outbox_cursors (
+  name TEXT PRIMARY KEY,
+  last_event_id BIGINT NOT NULL
+);
+INSERT INTO outbox_cursors (name, last_event_id) SELECT 'hooks', last_event_id FROM hook_cursor WHERE id = 1;
+
+CREATE TABLE outbox_gaps (
+  consumer TEXT NOT NULL,
+  event_id BIGINT NOT NULL,
+  seen_at BIGINT NOT NULL,
+  PRIMARY KEY (consumer, event_id)
+);
+INSERT INTO outbox_gaps (consumer, event_id, seen_at) SELECT 'hooks', event_id, seen_at FROM hook_event_gaps;
+DROP TABLE hook_event_gaps;
+DROP TABLE hook_cursor;
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

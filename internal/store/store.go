@@ -38,6 +38,11 @@ type Store struct {
 	rebound sync.Map // query -> rebound query (PostgreSQL)
 	stmts   sync.Map // stmtKey -> *sql.Stmt
 	cache   *readCache
+
+	// committed are told when a write transaction that appended domain
+	// events commits (the outbox consumers of this process wake on it).
+	committedMu sync.Mutex
+	committed   []func()
 }
 
 // Open connects to dsn and applies the migrations before it returns. It is
@@ -261,6 +266,8 @@ type Q struct {
 	s  *Store
 	db *sql.DB
 	tx *sql.Tx
+	// appended is set when the transaction appends a domain event.
+	appended *bool
 }
 
 type stmtKey struct {
@@ -359,13 +366,30 @@ func (s *Store) Tx(ctx context.Context, fn func(tx Q) error) error {
 	if err != nil {
 		return err
 	}
-	if err := fn(Q{s: s, db: s.write, tx: t}); err != nil {
+	var appended bool
+	if err := fn(Q{s: s, db: s.write, tx: t, appended: &appended}); err != nil {
 		t.Rollback()
 		return err
 	}
 	err = t.Commit()
 	s.cache.invalidate()
+	if err == nil && appended {
+		s.committedMu.Lock()
+		fns := s.committed
+		s.committedMu.Unlock()
+		for _, f := range fns {
+			f()
+		}
+	}
 	return err
+}
+
+// OnEventsCommitted registers f, called (it must not block) after every
+// write transaction of this process that appended domain events commits.
+func (s *Store) OnEventsCommitted(f func()) {
+	s.committedMu.Lock()
+	defer s.committedMu.Unlock()
+	s.committed = append(s.committed, f)
 }
 
 // notFound maps sql.ErrNoRows to model.ErrNotFound.
