@@ -109,6 +109,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	// GraphQL's issue mutations run the issues service of the REST routes.
 	issuesAPI, reposAPI, activityAPI := issues.New(d), repos.New(d), activityapi.New(d)
 	rulesetsAPI := rulesetsapi.New(d)
+	hooksAPI := hooksapi.New(d, pullsAPI.Service())
+	activityAPI.UseHooks(hooksAPI.Service()) // activity events reuse the webhook payloads
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -145,7 +147,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		appsapi.New(d).Routes(),
 		activityAPI.Routes(),
 		rulesetsAPI.Routes(),
-		hooksapi.New(d, pullsAPI.Service()).Routes(),
+		hooksAPI.Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

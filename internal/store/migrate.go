@@ -1253,6 +1253,26 @@ INSERT INTO outbox_gaps (consumer, event_id, seen_at) SELECT 'hooks', event_id, 
 DROP TABLE hook_event_gaps;
 DROP TABLE hook_cursor;
 `,
+	// 32: activity events (internal/activity): GitHub's events rendered
+	// from the domain events log by an outbox consumer, with the actor and
+	// repository of the time; the id is the event's id on the API.
+	`
+CREATE TABLE activity_events (
+  id {{id}},
+  event_id BIGINT NOT NULL,
+  type TEXT NOT NULL,
+  actor_id BIGINT NOT NULL,
+  repo_id BIGINT NOT NULL,
+  org_id BIGINT NOT NULL,
+  public BOOLEAN NOT NULL,
+  body TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX activity_events_repo ON activity_events (repo_id, id);
+CREATE INDEX activity_events_actor ON activity_events (actor_id, id);
+CREATE INDEX activity_events_org ON activity_events (org_id, id);
+CREATE INDEX activity_events_public ON activity_events (public, id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
