@@ -308,7 +308,7 @@ func (s *Service) List(ctx context.Context, f store.ActivityQuery, limit, offset
 		return &Page{Body: []byte("[]")}, nil
 	}
 	limit = min(limit, Cap-offset)
-	f.Since = s.Store.R().Now().Add(-Window)
+	f.Since = s.Store.R().Now().Add(-Window).Truncate(time.Minute) // a minute's pages share the read cache
 	rows, total, err := s.Store.R().ListActivityEvents(ctx, f, limit, offset, Cap)
 	if err != nil {
 		return nil, err

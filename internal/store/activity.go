@@ -38,8 +38,8 @@ type ActivityQuery struct {
 	RepoIDs []int64 // of these repositories
 	// NetworkOf: of the repositories of this fork network's root.
 	NetworkOf int64
-	ActorID int64   // by this user
-	OrgID   int64   // in this organization's repositories
+	ActorID   int64 // by this user
+	OrgID     int64 // in this organization's repositories
 	// ReceivedBy: in the repositories this user watches.
 	ReceivedBy int64
 	PublicOnly bool
@@ -88,9 +88,52 @@ func (f ActivityQuery) where() (string, []any) {
 	return " WHERE " + strings.Join(conds, " AND "), args
 }
 
+// activityPageKey names a page of a list without a viewer in the read
+// cache (the hot lists: a repository's events, public events).
+type activityPageKey struct {
+	repo, network, actor, org, received int64
+	public                              bool
+	since                               int64
+	limit, offset, limitTotal           int
+}
+
+type activityPage struct {
+	rows  []ActivityEvent
+	total int
+}
+
 // ListActivityEvents is a page of f's events, newest first, and how many
-// there are (counted up to limitTotal).
+// there are (counted up to limitTotal). Pages of lists without a viewer
+// go through the read cache (the rows are shared: read only).
 func (q Q) ListActivityEvents(ctx context.Context, f ActivityQuery, limit, offset, limitTotal int) ([]ActivityEvent, int, error) {
+	if q.tx != nil || f.Viewer != nil || len(f.RepoIDs) > 1 {
+		return q.listActivityEvents(ctx, f, limit, offset, limitTotal)
+	}
+	k := activityPageKey{network: f.NetworkOf, actor: f.ActorID, org: f.OrgID, received: f.ReceivedBy, public: f.PublicOnly,
+		since: unix(f.Since), limit: limit, offset: offset, limitTotal: limitTotal}
+	if len(f.RepoIDs) == 1 {
+		k.repo = f.RepoIDs[0]
+	}
+	if v, _, ok := q.s.cache.get(k); ok {
+		p := v.(activityPage)
+		return p.rows, p.total, nil
+	}
+	got, err := sharedLoad(q, k, func() (map[activityPageKey]activityPage, error) {
+		return cachedBatch(q, []activityPageKey{k}, func([]activityPageKey) (map[activityPageKey]activityPage, error) {
+			rows, total, err := q.listActivityEvents(ctx, f, limit, offset, limitTotal)
+			if err != nil {
+				return nil, err
+			}
+			return map[activityPageKey]activityPage{k: {rows, total}}, nil
+		})
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return got[k].rows, got[k].total, nil
+}
+
+func (q Q) listActivityEvents(ctx context.Context, f ActivityQuery, limit, offset, limitTotal int) ([]ActivityEvent, int, error) {
 	where, args := f.where()
 	rows, err := q.query(ctx, `SELECT id, body, created_at FROM activity_events`+where+` ORDER BY id DESC LIMIT ? OFFSET ?`,
 		append(args, limit, offset)...)
@@ -101,12 +144,11 @@ func (q Q) ListActivityEvents(ctx context.Context, f ActivityQuery, limit, offse
 	var out []ActivityEvent
 	for rows.Next() {
 		var e ActivityEvent
-		var body string
 		var created int64
-		if err := rows.Scan(&e.ID, &body, &created); err != nil {
+		if err := rows.Scan(&e.ID, &e.Body, &created); err != nil {
 			return nil, 0, err
 		}
-		e.Body, e.CreatedAt = []byte(body), fromUnix(created)
+		e.CreatedAt = fromUnix(created)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
