@@ -67,6 +67,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: "/users/{username}/received_events/public", OperationID: "activity/list-received-public-events-for-user", Handler: a.receivedPublicEvents},
 		// Starring
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/stargazers", OperationID: "activity/list-stargazers-for-repo", Handler: a.stargazers},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/stargazers/count", OperationID: "activity/get-stargazer-count-for-repo", Handler: a.stargazerCount},
 		{Method: "GET", Pattern: "/user/starred", OperationID: "activity/list-repos-starred-by-authenticated-user", Handler: a.myStarred},
 		{Method: "GET", Pattern: "/user/starred/{owner}/{repo}", OperationID: "activity/check-repo-is-starred-by-authenticated-user", Handler: a.isStarred},
 		{Method: "PUT", Pattern: "/user/starred/{owner}/{repo}", OperationID: "activity/star-repo-for-authenticated-user", Handler: a.star, Scopes: star},
