@@ -79,4 +79,3 @@ func TestReleaseReactionsThroughGoGitHub(t *testing.T) {
 		t.Errorf("stargazers/count %d", c.Count)
 	}
 }
-
