@@ -89,7 +89,7 @@ type queued struct {
 // past the batch. It reports how many events it handled and whether any
 // hook is active.
 func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
-	q := s.Store.R()
+	q := s.Store.Background()
 	floor, active, err := q.HookFloor(ctx)
 	if err != nil || !active {
 		return 0, false, err

@@ -186,7 +186,7 @@ type Batch struct {
 // Read reads the next batch of at most limit events after the cursor, or
 // after floor when that is further (events up to floor concern nobody).
 func (c *Consumer) Read(ctx context.Context, floor int64, limit int) (*Batch, error) {
-	q := c.o.Store.R()
+	q := c.o.Store.Background()
 	cur, err := q.OutboxCursor(ctx, c.Name)
 	if err != nil {
 		return nil, err

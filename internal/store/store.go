@@ -268,6 +268,8 @@ type Q struct {
 	tx *sql.Tx
 	// appended is set when the transaction appends a domain event.
 	appended *bool
+	// quiet reads are not counted by Reads (background readers).
+	quiet bool
 }
 
 type stmtKey struct {
@@ -314,7 +316,9 @@ func (q Q) exec(ctx context.Context, query string, args ...any) (sql.Result, err
 }
 
 func (q Q) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	q.s.reads.Add(1)
+	if !q.quiet {
+		q.s.reads.Add(1)
+	}
 	st, err := q.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -324,7 +328,9 @@ func (q Q) query(ctx context.Context, query string, args ...any) (*sql.Rows, err
 
 // row runs a one-row query; a preparation error surfaces from Scan.
 func (q Q) row(ctx context.Context, query string, args ...any) rowScanner {
-	q.s.reads.Add(1)
+	if !q.quiet {
+		q.s.reads.Add(1)
+	}
 	st, err := q.stmt(ctx, query)
 	if err != nil {
 		return errRow{err}
@@ -359,6 +365,11 @@ func (q Q) Now() time.Time { return q.s.now() }
 
 // R is the read side of the store.
 func (s *Store) R() Q { return Q{s: s, db: s.read} }
+
+// Background is the read side for work off the request path (the outbox
+// consumers polling the log): its queries are not counted by Reads, which
+// bounds what a request costs.
+func (s *Store) Background() Q { return Q{s: s, db: s.read, quiet: true} }
 
 // Tx runs fn in one write transaction; it commits when fn returns nil.
 func (s *Store) Tx(ctx context.Context, fn func(tx Q) error) error {
