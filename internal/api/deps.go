@@ -10,6 +10,7 @@ import (
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
@@ -26,6 +27,9 @@ type Deps struct {
 	// Jobs is the durable background queue: packages register the
 	// handlers of their job kinds in New; the program starts the workers.
 	Jobs *jobs.Queue
+	// Outbox runs the consumers of the domain events log (webhooks,
+	// activity events, notifications); they register in New.
+	Outbox *outbox.Outbox
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
 	// PushHooks run after RecordPush recorded a push (outside its

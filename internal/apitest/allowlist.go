@@ -26,6 +26,13 @@ var allowed = []struct {
 			"so a faithful body matches both branches and fails oneOf. The body is still checked against each branch.",
 	},
 	{
+		OperationID: "activity/*events*", Status: 200, Contains: "matches more than one oneOf schemas",
+		Reason: "An event's payload is declared as oneOf fifteen payload shapes whose required fields overlap (watch-event " +
+			"requires only action, which every issues, comment, pull request and release payload has; public-event requires " +
+			"nothing), so every faithful IssuesEvent or PullRequestEvent matches several branches. Each payload still has to " +
+			"match at least one branch (no branch matching is a different error).",
+	},
+	{
 		OperationID: "search/issues-and-pull-requests", Status: 200, Contains: "/body\": Value is not nullable",
 		Reason: "issue-search-result-item declares body a non-nullable string, but an issue without a body has body null " +
 			"in every other issue shape (the issue schema says string or null; github/rest-api-description#767 fixed " +
@@ -50,7 +57,7 @@ func filterAllowed(opID string, status int, err error) error {
 		msg := e.Error()
 		ok := false
 		for _, a := range allowed {
-			if (a.OperationID == opID || a.OperationID == "*") && (a.Status == 0 || a.Status == status || a.Status == -400 && status >= 400) && strings.Contains(msg, a.Contains) {
+			if (a.OperationID == opID || a.OperationID == "*" || a.OperationID == "activity/*events*" && strings.HasPrefix(opID, "activity/") && strings.Contains(opID, "events")) && (a.Status == 0 || a.Status == status || a.Status == -400 && status >= 400) && strings.Contains(msg, a.Contains) {
 				ok = true
 				break
 			}

@@ -400,10 +400,12 @@ func errorShape(r response) string {
 }
 
 // fingerprint is the database and the refs of every repository on disk.
-// Two tables are left out because they are written in the background, off
+// Some tables are left out because they are written in the background, off
 // the request that caused it: traffic (page views and clones, flushed by a
-// timer) and repo_facts (license and language, detected after a push, so a
-// later refused request may find an earlier accepted one's row appear).
+// timer), repo_facts (license and language, detected after a push, so a
+// later refused request may find an earlier accepted one's row appear) and
+// what the outbox consumers make of an accepted request's events (their
+// cursors and gaps, the activity events).
 type fingerprint map[string]string
 
 func (w *world) fingerprint() fingerprint {
@@ -414,6 +416,9 @@ func (w *world) fingerprint() fingerprint {
 	}
 	delete(fp, "traffic")
 	delete(fp, "repo_facts")
+	for _, t := range []string{"outbox_cursors", "outbox_gaps", "activity_events"} {
+		delete(fp, t)
+	}
 	root := filepath.Join(w.e.DataDir, "git", "repositories")
 	dirs, _ := filepath.Glob(filepath.Join(root, "*", "*.git"))
 	for _, d := range dirs {

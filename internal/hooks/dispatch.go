@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hubd/hubd/internal/model"
@@ -18,75 +17,53 @@ import (
 // batch is how many outbox events one dispatch pass reads.
 const batch = 200
 
-// gapLife is how long the dispatcher waits for an event id it passed to
-// commit: longer than any write transaction runs.
-const gapLife = 10 * time.Minute
-
 // Retention is how long the delivery log keeps a delivery (and its
 // payload, for redelivery).
 const Retention = 30 * 24 * time.Hour
 
-// Start runs the dispatcher in the background until ctx ends or the store
-// is closed. Several hubd processes may run one each: the cursor only
-// moves for one of them.
+// Consumer is the dispatcher's name among the outbox consumers.
+const Consumer = "hooks"
+
+// Start runs the dispatcher (an outbox consumer) in the background until
+// ctx ends or the store is closed. Several hubd processes may run one
+// each: the outbox cursor only moves for one of them.
 func (s *Service) Start(ctx context.Context) {
-	s.startOnce.Do(func() { go s.loop(ctx) })
+	s.consumer.Start(ctx)
 }
 
 // Wake makes the dispatcher look at the outbox now (a hook was created or
 // activated in this process).
 func (s *Service) Wake() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+	s.consumer.Wake()
 }
 
-func (s *Service) loop(ctx context.Context) {
-	var lastExpire time.Time
-	for ctx.Err() == nil {
-		n, active, err := s.Dispatch(ctx)
-		wait := s.Idle
-		switch {
-		case err != nil && (ctx.Err() != nil || strings.Contains(err.Error(), "is closed")):
-			return
-		case errors.Is(err, store.ErrHookCursorMoved):
-			continue // another process dispatched these: read on
-		case err != nil:
-			slog.Warn("webhook dispatcher", "err", err)
-			wait = 5 * s.Poll
-		case n > 0:
-			continue
-		case active:
-			wait = s.Poll
-		}
-		if active && time.Since(lastExpire) > time.Minute {
-			lastExpire = time.Now()
-			if err := s.expire(ctx); err != nil {
-				slog.Warn("webhook dispatcher: expire", "err", err)
-			}
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-		case <-s.wake:
-		case <-t.C:
-		}
-		t.Stop()
+// step is one pass of the dispatcher: dispatch the next batch and, once a
+// minute while hooks are active, forget deliveries older than Retention.
+// It polls at the outbox's pace while hooks are active, Idle otherwise.
+func (s *Service) step(ctx context.Context) (int, time.Duration, error) {
+	n, active, err := s.Dispatch(ctx)
+	if err != nil || n > 0 {
+		return n, 0, err
 	}
+	if !active {
+		return 0, s.Idle, nil
+	}
+	if time.Since(s.lastExpire) > time.Minute {
+		s.lastExpire = time.Now()
+		if err := s.expire(ctx); err != nil {
+			slog.Warn("webhook dispatcher: expire", "err", err)
+		}
+	}
+	return 0, s.Poll, nil
 }
 
-// expire forgets old gaps and deliveries older than Retention (a bounded
-// number per call, so no transaction grows large).
+// expire forgets deliveries older than Retention (a bounded number per
+// call, so no transaction grows large).
 func (s *Service) expire(ctx context.Context) error {
-	err := s.Store.Tx(ctx, func(tx store.Q) error {
-		if err := tx.ExpireHookGaps(ctx, tx.Now().Add(-gapLife)); err != nil {
-			return err
-		}
+	return s.Store.Tx(ctx, func(tx store.Q) error {
 		_, err := tx.ExpireHookDeliveries(ctx, tx.Now().Add(-Retention), 1000)
 		return err
 	})
-	return err
 }
 
 // withInstallation adds the installation object of an app's delivery to a
@@ -112,47 +89,23 @@ type queued struct {
 // past the batch. It reports how many events it handled and whether any
 // hook is active.
 func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
-	q := s.Store.R()
+	q := s.Store.Background()
 	floor, active, err := q.HookFloor(ctx)
 	if err != nil || !active {
 		return 0, false, err
 	}
-	cur, err := q.HookCursor(ctx)
+	bt, err := s.consumer.Read(ctx, floor, batch)
 	if err != nil {
 		return 0, true, err
 	}
-	from := max(cur, floor)
-	events, err := q.EventsAfter(ctx, from, batch)
-	if err != nil {
-		return 0, true, err
-	}
-	late, err := q.HookGapEvents(ctx)
-	if err != nil {
-		return 0, true, err
-	}
-	if len(events) == 0 && len(late) == 0 {
-		if from != cur {
+	if len(bt.Events) == 0 {
+		if bt.Moves() {
 			// Nothing happened since the oldest hook: skip what came before it.
-			err := s.Store.Tx(ctx, func(tx store.Q) error {
-				_, err := tx.MoveHookCursor(ctx, cur, from)
-				return err
-			})
-			return 0, true, err
+			return 0, true, s.Store.Tx(ctx, func(tx store.Q) error { return bt.Commit(ctx, tx) })
 		}
 		return 0, true, nil
 	}
-	// Ids the batch skips belong to transactions that have not committed
-	// (PostgreSQL numbers rows before commit) or rolled back: remember
-	// them and deliver those that show up later.
-	var missing []int64
-	to, prev := from, from
-	for _, e := range events {
-		for id := prev + 1; id < e.ID && len(missing) < 1000; id++ {
-			missing = append(missing, id)
-		}
-		prev, to = e.ID, e.ID
-	}
-	all := append(late, events...)
+	all := bt.Events
 	var repoIDs, orgIDs []int64
 	seenRepo, seenOrg := map[int64]bool{}, map[int64]bool{}
 	for _, e := range all {
@@ -232,23 +185,7 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 	}
 	var kick map[int64]bool
 	err = s.Store.Tx(ctx, func(tx store.Q) error {
-		ok, err := tx.MoveHookCursor(ctx, cur, to)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return store.ErrHookCursorMoved
-		}
-		for _, e := range late {
-			took, err := tx.TakeHookGap(ctx, e.ID)
-			if err != nil {
-				return err
-			}
-			if !took {
-				return store.ErrHookCursorMoved
-			}
-		}
-		if err := tx.AddHookGaps(ctx, missing); err != nil {
+		if err := bt.Commit(ctx, tx); err != nil {
 			return err
 		}
 		kick = map[int64]bool{}

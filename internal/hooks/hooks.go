@@ -18,12 +18,12 @@ import (
 	"errors"
 	"net/http"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
@@ -44,21 +44,24 @@ type Service struct {
 	// License is the license object of a detected license key (nil or
 	// returning nil: none).
 	License func(key string) *wire.LicenseSimple
-	// Poll is how often the dispatcher looks at the outbox while hooks
-	// are active; Idle how often it looks for active hooks otherwise.
+	// Outbox runs the dispatcher as one of its consumers: it wakes after
+	// every commit of this process that appended events.
+	Outbox *outbox.Outbox
+	// Poll is how often the dispatcher looks at the outbox for other
+	// processes' events while hooks are active; Idle how often it looks
+	// for active hooks otherwise.
 	Poll, Idle time.Duration
 
 	client, insecure *http.Client
-	wake             chan struct{}
-	startOnce        sync.Once
+	consumer         *outbox.Consumer
+	lastExpire       time.Time
 }
 
 // New prepares the service and registers its job handler.
 func New(s *Service) *Service {
 	s.client, s.insecure = newClients(s.Policy)
-	s.wake = make(chan struct{}, 1)
 	if s.Poll == 0 {
-		s.Poll = 100 * time.Millisecond
+		s.Poll = time.Second
 	}
 	if s.Idle == 0 {
 		s.Idle = 10 * time.Second
@@ -66,6 +69,7 @@ func New(s *Service) *Service {
 	if s.Jobs != nil {
 		s.Jobs.Handle(jobDeliver, s.runDeliver)
 	}
+	s.consumer = s.Outbox.Register(Consumer, false, s.step)
 	return s
 }
 

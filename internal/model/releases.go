@@ -28,6 +28,8 @@ type Release struct {
 	// Loaded for responses.
 	Author *Account // nil when the account is gone
 	Assets []*ReleaseAsset
+	// Rollup counts the release's reactions by content.
+	Rollup ReactionRollup
 }
 
 // make_latest values.

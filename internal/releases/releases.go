@@ -98,6 +98,7 @@ func (s *Service) List(ctx context.Context, a Access, limit, offset int) ([]*mod
 	return list, total, s.withAssets(ctx, q, list...)
 }
 
+// withAssets loads the assets and reaction counts of releases.
 func (s *Service) withAssets(ctx context.Context, q store.Q, list ...*model.Release) error {
 	if len(list) == 0 {
 		return nil
@@ -110,7 +111,12 @@ func (s *Service) withAssets(ctx context.Context, q store.Q, list ...*model.Rele
 	if err != nil {
 		return err
 	}
+	rollups, err := q.ReleaseRollups(ctx, ids)
+	if err != nil {
+		return err
+	}
 	for _, r := range list {
+		r.Rollup = rollups[r.ID]
 		r.Assets = assets[r.ID]
 		if r.Assets == nil {
 			r.Assets = []*model.ReleaseAsset{}

@@ -45,6 +45,7 @@ import (
 	graphqlapi "github.com/hubd/hubd/internal/graphql"
 	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/jobs"
+	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
@@ -86,6 +87,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Version: cfg.Version,
 		Tokens:  api.NewTokenCache(cfg.TokenTTL),
 		Jobs:    jobs.New(cfg.Store),
+		Outbox:  outbox.New(cfg.Store),
 	}
 	var s *Server // the catalogue reads the final route table on its first request
 	// Reviews follow pull requests: comments move when a head moves, and
@@ -113,6 +115,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	// GraphQL's issue mutations run the issues service of the REST routes.
 	issuesAPI, reposAPI, activityAPI := issues.New(d), repos.New(d), activityapi.New(d)
 	rulesetsAPI, gistsAPI, oauthAPI := rulesetsapi.New(d), gistsapi.New(d), oauthapi.New(d)
+	hooksAPI := hooksapi.New(d, pullsAPI.Service(), cfg.HookPolicy)
+	activityAPI.UseHooks(hooksAPI.Service()) // activity events reuse the webhook payloads
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -150,7 +154,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		appsapi.New(d).Routes(),
 		activityAPI.Routes(),
 		rulesetsAPI.Routes(),
-		hooksapi.New(d, pullsAPI.Service(), cfg.HookPolicy).Routes(),
+		hooksAPI.Routes(),
 		gistsAPI.Routes(),
 		oauthAPI.Routes(),
 		// Each api package adds its route set here, one line each.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 
 	"github.com/hubd/hubd/internal/model"
@@ -15,6 +16,9 @@ func (q Q) AppendEvent(ctx context.Context, typ string, actorID, repoID, orgID i
 	}
 	_, err = q.exec(ctx, `INSERT INTO events (type, actor_id, repo_id, org_id, payload, created_at) VALUES (?,?,?,?,?,?)`,
 		typ, actorID, repoID, orgID, string(b), unix(q.Now()))
+	if err == nil && q.appended != nil {
+		*q.appended = true
+	}
 	return err
 }
 
@@ -25,6 +29,11 @@ func (q Q) EventsAfter(ctx context.Context, after int64, limit int) ([]model.Eve
 	if err != nil {
 		return nil, err
 	}
+	return scanEvents(rows)
+}
+
+// scanEvents reads rows of events.
+func scanEvents(rows *sql.Rows) ([]model.Event, error) {
 	defer rows.Close()
 	var out []model.Event
 	for rows.Next() {

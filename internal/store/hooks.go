@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"strings"
 	"time"
 
@@ -13,9 +12,8 @@ import (
 
 // Webhooks (owned by internal/hooks): hooks of repositories, organizations
 // and apps; the payloads built from the events outbox; one delivery row per
-// attempt to send a payload to a hook; the dispatcher's cursor in the
-// outbox and the event ids it passed while they were not yet committed
-// (gaps, PostgreSQL only).
+// attempt to send a payload to a hook. The dispatcher's place in the
+// outbox is an outbox cursor (outbox.go).
 
 const hookCols = `id, repo_id, org_id, app_id, name, active, events, url, content_type, secret, insecure_ssl, since_event, last_code, last_status, last_message, creator_id, created_at, updated_at`
 
@@ -247,82 +245,6 @@ func (q Q) HookFloor(ctx context.Context) (floor int64, ok bool, err error) {
 	return v.Int64, v.Valid, nil
 }
 
-// HookCursor is the last outbox event the dispatcher handled.
-func (q Q) HookCursor(ctx context.Context) (int64, error) {
-	var id int64
-	err := q.row(ctx, `SELECT last_event_id FROM hook_cursor WHERE id = 1`).Scan(&id)
-	return id, err
-}
-
-// MoveHookCursor advances the cursor from from to to; false when another
-// dispatcher moved it first (the caller's transaction must then roll back).
-func (q Q) MoveHookCursor(ctx context.Context, from, to int64) (bool, error) {
-	res, err := q.exec(ctx, `UPDATE hook_cursor SET last_event_id = ? WHERE id = 1 AND last_event_id = ?`, to, from)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
-}
-
-// scanEvents reads rows of events.
-func scanEvents(rows *sql.Rows) ([]model.Event, error) {
-	defer rows.Close()
-	var out []model.Event
-	for rows.Next() {
-		var e model.Event
-		var payload string
-		var created int64
-		if err := rows.Scan(&e.ID, &e.Type, &e.ActorID, &e.RepoID, &e.OrgID, &payload, &created); err != nil {
-			return nil, err
-		}
-		e.Payload, e.CreatedAt = []byte(payload), fromUnix(created)
-		out = append(out, e)
-	}
-	return out, rows.Err()
-}
-
-// AddHookGaps records event ids the dispatcher passed that were not
-// committed yet (a PostgreSQL transaction that took its id earlier may
-// still commit).
-func (q Q) AddHookGaps(ctx context.Context, ids []int64) error {
-	now := unix(q.Now())
-	for _, id := range ids {
-		if _, err := q.exec(ctx, `INSERT INTO hook_event_gaps (event_id, seen_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, id, now); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// HookGapEvents are the events of recorded gaps that have committed since.
-func (q Q) HookGapEvents(ctx context.Context) ([]model.Event, error) {
-	rows, err := q.query(ctx, `SELECT e.id, e.type, e.actor_id, e.repo_id, e.org_id, e.payload, e.created_at
- FROM hook_event_gaps g JOIN events e ON e.id = g.event_id ORDER BY e.id LIMIT 500`)
-	if err != nil {
-		return nil, err
-	}
-	return scanEvents(rows)
-}
-
-// TakeHookGap removes a gap whose event is being dispatched; false when
-// another dispatcher took it.
-func (q Q) TakeHookGap(ctx context.Context, id int64) (bool, error) {
-	res, err := q.exec(ctx, `DELETE FROM hook_event_gaps WHERE event_id = ?`, id)
-	if err != nil {
-		return false, err
-	}
-	n, err := res.RowsAffected()
-	return n == 1, err
-}
-
-// ExpireHookGaps forgets gaps older than before: their transactions rolled
-// back.
-func (q Q) ExpireHookGaps(ctx context.Context, before time.Time) error {
-	_, err := q.exec(ctx, `DELETE FROM hook_event_gaps WHERE seen_at < ?`, unix(before))
-	return err
-}
-
 // InsertHookPayload stores a payload and sets its id.
 func (q Q) InsertHookPayload(ctx context.Context, p *model.HookPayload) error {
 	p.CreatedAt = q.Now()
@@ -542,9 +464,6 @@ func (q Q) LatestPushEvent(ctx context.Context, repoID int64) (*model.Event, err
 	}
 	return &list[0], nil
 }
-
-// ErrHookCursorMoved reports that another dispatcher handled the events.
-var ErrHookCursorMoved = errors.New("store: hook cursor moved")
 
 // HookDeliveryCounts counts deliveries waiting for the worker and those
 // made (operators, tests).

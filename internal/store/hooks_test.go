@@ -60,15 +60,18 @@ func TestHookStore(t *testing.T) {
 	if list, err := q.ActiveHooks(ctx, nil, []int64{org.ID}, nil); err != nil || len(list) != 1 || list[0].ID != a.ID {
 		t.Errorf("active hooks %v %v", list, err)
 	}
-	cur, err := q.HookCursor(ctx)
+	if err := s.Tx(ctx, func(tx store.Q) error { return tx.EnsureOutboxCursor(ctx, "hooks", false) }); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := q.OutboxCursor(ctx, "hooks")
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = s.Tx(ctx, func(tx store.Q) error {
-		if ok, err := tx.MoveHookCursor(ctx, cur, cur+5); err != nil || !ok {
+		if ok, err := tx.MoveOutboxCursor(ctx, "hooks", cur, cur+5); err != nil || !ok {
 			t.Errorf("move: %v %v", ok, err)
 		}
-		if ok, err := tx.MoveHookCursor(ctx, cur, cur+9); err != nil || ok {
+		if ok, err := tx.MoveOutboxCursor(ctx, "hooks", cur, cur+9); err != nil || ok {
 			t.Errorf("a stale move succeeded: %v %v", ok, err)
 		}
 		return nil

@@ -1370,6 +1370,46 @@ CREATE TABLE org_pat_policies (
 ALTER TABLE hook_deliveries ADD COLUMN attempt BIGINT NOT NULL DEFAULT 1;
 ALTER TABLE hook_deliveries ADD COLUMN retry_at BIGINT;
 `,
+	// outbox consumers (internal/outbox): one cursor per consumer of
+	// the events log and the ids each passed before they committed; the
+	// webhook dispatcher's cursor and gaps move here as consumer "hooks".
+	`
+CREATE TABLE outbox_cursors (
+  name TEXT PRIMARY KEY,
+  last_event_id BIGINT NOT NULL
+);
+INSERT INTO outbox_cursors (name, last_event_id) SELECT 'hooks', last_event_id FROM hook_cursor WHERE id = 1;
+
+CREATE TABLE outbox_gaps (
+  consumer TEXT NOT NULL,
+  event_id BIGINT NOT NULL,
+  seen_at BIGINT NOT NULL,
+  PRIMARY KEY (consumer, event_id)
+);
+INSERT INTO outbox_gaps (consumer, event_id, seen_at) SELECT 'hooks', event_id, seen_at FROM hook_event_gaps;
+DROP TABLE hook_event_gaps;
+DROP TABLE hook_cursor;
+`,
+	// 32: activity events (internal/activity): GitHub's events rendered
+	// from the domain events log by an outbox consumer, with the actor and
+	// repository of the time; the id is the event's id on the API.
+	`
+CREATE TABLE activity_events (
+  id {{id}},
+  event_id BIGINT NOT NULL,
+  type TEXT NOT NULL,
+  actor_id BIGINT NOT NULL,
+  repo_id BIGINT NOT NULL,
+  org_id BIGINT NOT NULL,
+  public BOOLEAN NOT NULL,
+  body TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX activity_events_repo ON activity_events (repo_id, id);
+CREATE INDEX activity_events_actor ON activity_events (actor_id, id);
+CREATE INDEX activity_events_org ON activity_events (org_id, id);
+CREATE INDEX activity_events_public ON activity_events (public, id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -425,3 +425,8 @@ func (q Q) FirstMergedPulls(ctx context.Context, repoID int64, userIDs []int64) 
 	}
 	return out, nil
 }
+
+// ReleaseRollups counts the reactions of releases by content.
+func (q Q) ReleaseRollups(ctx context.Context, ids []int64) (map[int64]model.ReactionRollup, error) {
+	return q.rollups(ctx, ReactRelease, ids)
+}

@@ -38,6 +38,11 @@ type Store struct {
 	rebound sync.Map // query -> rebound query (PostgreSQL)
 	stmts   sync.Map // stmtKey -> *sql.Stmt
 	cache   *readCache
+
+	// committed are told when a write transaction that appended domain
+	// events commits (the outbox consumers of this process wake on it).
+	committedMu sync.Mutex
+	committed   []func()
 }
 
 // Open connects to dsn and applies the migrations before it returns. It is
@@ -261,6 +266,10 @@ type Q struct {
 	s  *Store
 	db *sql.DB
 	tx *sql.Tx
+	// appended is set when the transaction appends a domain event.
+	appended *bool
+	// quiet reads are not counted by Reads (background readers).
+	quiet bool
 }
 
 type stmtKey struct {
@@ -307,7 +316,9 @@ func (q Q) exec(ctx context.Context, query string, args ...any) (sql.Result, err
 }
 
 func (q Q) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	q.s.reads.Add(1)
+	if !q.quiet {
+		q.s.reads.Add(1)
+	}
 	st, err := q.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -317,7 +328,9 @@ func (q Q) query(ctx context.Context, query string, args ...any) (*sql.Rows, err
 
 // row runs a one-row query; a preparation error surfaces from Scan.
 func (q Q) row(ctx context.Context, query string, args ...any) rowScanner {
-	q.s.reads.Add(1)
+	if !q.quiet {
+		q.s.reads.Add(1)
+	}
 	st, err := q.stmt(ctx, query)
 	if err != nil {
 		return errRow{err}
@@ -353,19 +366,41 @@ func (q Q) Now() time.Time { return q.s.now() }
 // R is the read side of the store.
 func (s *Store) R() Q { return Q{s: s, db: s.read} }
 
+// Background is the read side for work off the request path (the outbox
+// consumers polling the log): its queries are not counted by Reads, which
+// bounds what a request costs.
+func (s *Store) Background() Q { return Q{s: s, db: s.read, quiet: true} }
+
 // Tx runs fn in one write transaction; it commits when fn returns nil.
 func (s *Store) Tx(ctx context.Context, fn func(tx Q) error) error {
 	t, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if err := fn(Q{s: s, db: s.write, tx: t}); err != nil {
+	var appended bool
+	if err := fn(Q{s: s, db: s.write, tx: t, appended: &appended}); err != nil {
 		t.Rollback()
 		return err
 	}
 	err = t.Commit()
 	s.cache.invalidate()
+	if err == nil && appended {
+		s.committedMu.Lock()
+		fns := s.committed
+		s.committedMu.Unlock()
+		for _, f := range fns {
+			f()
+		}
+	}
 	return err
+}
+
+// OnEventsCommitted registers f, called (it must not block) after every
+// write transaction of this process that appended domain events commits.
+func (s *Store) OnEventsCommitted(f func()) {
+	s.committedMu.Lock()
+	defer s.committedMu.Unlock()
+	s.committed = append(s.committed, f)
 }
 
 // notFound maps sql.ErrNoRows to model.ErrNotFound.

@@ -29,6 +29,8 @@ type Release struct {
 	UpdatedAt   *string        `json:"updated_at"`
 	Author      SimpleUser     `json:"author"`
 	Assets      []ReleaseAsset `json:"assets"`
+	// Reactions is present once the release has reactions, as on GitHub.
+	Reactions *ReactionRollup `json:"reactions,omitempty"`
 }
 
 // ReleaseAsset is components/schemas/release-asset.
@@ -91,6 +93,9 @@ func (u URLs) ToRelease(repo *model.Repo, r *model.Release, f BodyFormat) Releas
 	}
 	for i, a := range r.Assets {
 		out.Assets[i] = u.ToReleaseAsset(repo, a)
+	}
+	if rollup := ToRollup(base+"/reactions", r.Rollup); rollup.TotalCount > 0 {
+		out.Reactions = &rollup
 	}
 	return out
 }

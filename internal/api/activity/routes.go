@@ -1,7 +1,7 @@
-// Package activity is the REST adapter of starring and watching (the
-// "starring" and "watching" subcategories of GitHub's Activity category):
-// it parses requests, calls the stars service (internal/stars) and writes
-// GitHub's shapes.
+// Package activity is the REST adapter of GitHub's Activity category:
+// events (the activity service, internal/activity), starring and watching
+// (the stars service, internal/stars). It parses requests, calls the
+// services and writes GitHub's shapes.
 package activity
 
 import (
@@ -9,9 +9,11 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/hubd/hubd/internal/activity"
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/stars"
@@ -21,12 +23,28 @@ import (
 
 // API is the activity package.
 type API struct {
-	d   *api.Deps
-	svc *stars.Service
+	d      *api.Deps
+	svc    *stars.Service
+	events *activity.Service
 }
 
-// New makes the package and its service.
-func New(d *api.Deps) *API { return &API{d: d, svc: stars.New(d.Store)} }
+// New makes the package and its services; the activity events consumer
+// starts with a serving hubd (one with git storage) once UseHooks gave it
+// the webhook payload builder.
+func New(d *api.Deps) *API {
+	return &API{d: d, svc: stars.New(d.Store), events: activity.New(d.Store, d.URLs, d.Outbox)}
+}
+
+// UseHooks renders activity events with the webhook service's payloads.
+func (a *API) UseHooks(h *hooks.Service) {
+	a.events.Render = h.NewRenderer
+	if a.d.Git != nil && a.d.Jobs != nil {
+		a.events.Start(context.Background())
+	}
+}
+
+// Events is the activity events service.
+func (a *API) Events() *activity.Service { return a.events }
 
 // Service is the stars service (GraphQL's addStar, removeStar and
 // viewerHasStarred call it).
@@ -37,8 +55,19 @@ func (a *API) Routes() []rest.Route {
 	star := []string{"public_repo", "repo"}
 	watch := []string{"notifications"}
 	return []rest.Route{
+		// Events
+		{Method: "GET", Pattern: "/events", OperationID: "activity/list-public-events", Handler: a.publicEvents},
+		{Method: "GET", Pattern: "/networks/{owner}/{repo}/events", OperationID: "activity/list-public-events-for-repo-network", Handler: a.networkEvents},
+		{Method: "GET", Pattern: "/orgs/{org}/events", OperationID: "activity/list-public-org-events", Handler: a.orgEvents},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/events", OperationID: "activity/list-repo-events", Handler: a.repoEvents},
+		{Method: "GET", Pattern: "/users/{username}/events", OperationID: "activity/list-events-for-authenticated-user", Handler: a.userEvents},
+		{Method: "GET", Pattern: "/users/{username}/events/orgs/{org}", OperationID: "activity/list-org-events-for-authenticated-user", Handler: a.userOrgEvents},
+		{Method: "GET", Pattern: "/users/{username}/events/public", OperationID: "activity/list-public-events-for-user", Handler: a.userPublicEvents},
+		{Method: "GET", Pattern: "/users/{username}/received_events", OperationID: "activity/list-received-events-for-user", Handler: a.receivedEvents},
+		{Method: "GET", Pattern: "/users/{username}/received_events/public", OperationID: "activity/list-received-public-events-for-user", Handler: a.receivedPublicEvents},
 		// Starring
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/stargazers", OperationID: "activity/list-stargazers-for-repo", Handler: a.stargazers},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/stargazers/count", OperationID: "activity/get-stargazer-count-for-repo", Handler: a.stargazerCount},
 		{Method: "GET", Pattern: "/user/starred", OperationID: "activity/list-repos-starred-by-authenticated-user", Handler: a.myStarred},
 		{Method: "GET", Pattern: "/user/starred/{owner}/{repo}", OperationID: "activity/check-repo-is-starred-by-authenticated-user", Handler: a.isStarred},
 		{Method: "PUT", Pattern: "/user/starred/{owner}/{repo}", OperationID: "activity/star-repo-for-authenticated-user", Handler: a.star, Scopes: star},

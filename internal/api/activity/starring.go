@@ -42,6 +42,19 @@ func (a *API) stargazers(w http.ResponseWriter, r *http.Request) error {
 	return rest.JSON(w, http.StatusOK, out)
 }
 
+// GET /repos/{owner}/{repo}/stargazers/count
+func (a *API) stargazerCount(w http.ResponseWriter, r *http.Request) error {
+	repo, _, err := a.d.Repo(r, authz.Read)
+	if err != nil {
+		return err
+	}
+	_, total, err := a.svc.Stargazers(r.Context(), repo, 1, 0)
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, map[string]int{"count": total})
+}
+
 // listQuery reads sort (created, the default, or updated) and direction
 // (desc by default) of the starred lists; unknown values fall back to the
 // defaults, as GitHub's lists do.

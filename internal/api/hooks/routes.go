@@ -42,7 +42,7 @@ func New(d *api.Deps, pullSvc *pulls.Service, p *svc.Policy) *API {
 			slog.Error("webhooks: HUBD_HOOK_ALLOW", "err", err)
 		}
 	}
-	s := &svc.Service{Store: d.Store, Jobs: d.Jobs, URLs: d.URLs, Git: d.Git, Version: d.Version, Policy: policy,
+	s := &svc.Service{Store: d.Store, Jobs: d.Jobs, Outbox: d.Outbox, URLs: d.URLs, Git: d.Git, Version: d.Version, Policy: policy,
 		License: func(key string) *wire.LicenseSimple { return licenses.SimpleByKey(d.URLs, key) }}
 	if pullSvc != nil {
 		s.PullDetails = pullSvc.Details

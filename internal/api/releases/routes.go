@@ -91,6 +91,10 @@ func (a *API) Routes() []rest.Route {
 		{Method: "PATCH", Pattern: base + "/{release_id}", OperationID: "repos/update-release", Handler: a.update, Scopes: write, Note: noteUpdate},
 		{Method: "DELETE", Pattern: base + "/{release_id}", OperationID: "repos/delete-release", Handler: a.delete, Scopes: write},
 
+		{Method: "GET", Pattern: base + "/{release_id}/reactions", OperationID: "reactions/list-for-release", Handler: a.reactions().List, Scopes: read},
+		{Method: "POST", Pattern: base + "/{release_id}/reactions", OperationID: "reactions/create-for-release", Handler: a.reactions().Create, Scopes: write},
+		{Method: "DELETE", Pattern: base + "/{release_id}/reactions/{reaction_id}", OperationID: "reactions/delete-for-release", Handler: a.reactions().Delete, Scopes: write},
+
 		{Method: "GET", Pattern: base + "/{release_id}/assets", OperationID: "repos/list-release-assets", Handler: a.listAssets, Scopes: read},
 		// The body is the asset, streamed to its file (Stream: no
 		// buffering, and the server's body limit gives way to the
