@@ -214,6 +214,9 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 		out.Write([]byte(e.stamp("##[error]" + fmt.Sprintf(format, args...) + "\n")))
 		return out.String(), Result{Conclusion: model.ConclusionFailure}
 	}
+	if err := os.MkdirAll(e.Root, 0o700); err != nil {
+		return fail("work directory: %v", err)
+	}
 	dir, err := os.MkdirTemp(e.Root, fmt.Sprintf("job-%d-", j.ID))
 	if err != nil {
 		return fail("work directory: %v", err)

@@ -287,3 +287,16 @@ func (s *Service) DeleteLogs(ctx context.Context, repo *model.Repo, actorID int6
 		return tx.AppendEvent(ctx, "workflow_run.logs_deleted", actorID, repo.ID, orgID(repo), map[string]any{"run_id": run.ID})
 	})
 }
+
+// Labels are the runs-on labels of a run's jobs, by job key.
+func (s *Service) Labels(run *model.WorkflowRun) map[string][]string {
+	out := map[string][]string{}
+	w, err := parseWorkflow(run.WorkflowPath, []byte(run.Source))
+	if err != nil {
+		return out
+	}
+	for k, j := range w.wf.Jobs {
+		out[k] = j.RunsOn()
+	}
+	return out
+}

@@ -103,7 +103,7 @@ func (lw *logWriter) run(ctx context.Context, s *Spec) Result {
 		DefaultBranch: s.Env["GITHUB_DEFAULT_BRANCH"], LogOutput: true, Env: s.Env, Inputs: s.Inputs,
 		Secrets: s.Secrets, Token: s.Token, GitHubInstance: s.Instance, ActionOfflineMode: true,
 		Platforms: map[string]string{}, NoSkipCheckout: false, UseGitIgnore: false, ConcurrentJobs: 1,
-		ContainerDaemonSocket: "-",
+		ContainerDaemonSocket: "-", ActionCacheDir: filepath.Join(filepath.Dir(s.Result), "act"),
 	}
 	// Every runs-on label runs on this host.
 	for _, l := range job.RunsOn() {
@@ -221,7 +221,10 @@ func (lw *logWriter) Format(e *logrus.Entry) ([]byte, error) {
 			st.Status, st.Conclusion, st.CompletedAt = model.ActionsCompleted, &c, &now
 		}
 		if !strings.HasPrefix(name, "Pre ") && !strings.HasPrefix(name, "Post ") {
-			lw.steps = append(lw.steps, model.WorkflowStep{Name: stepName(name), Number: len(lw.steps) + 1, Status: model.ActionsInProgress, StartedAt: &now})
+			lw.steps = append(lw.steps, model.WorkflowStep{Name: name, Number: len(lw.steps) + 1, Status: model.ActionsInProgress, StartedAt: &now})
+		}
+		if name == "Set up job" || name == "Complete job" {
+			return []byte("##[group]" + name + "\n"), nil
 		}
 		return []byte("##[group]Run " + name + "\n"), nil
 	}
@@ -232,14 +235,4 @@ func (lw *logWriter) Format(e *logrus.Entry) ([]byte, error) {
 		return []byte("##[error]" + msg + "\n"), nil
 	}
 	return []byte(msg + "\n"), nil
-}
-
-// stepName is GitHub's name of a step: "Run <command>" for a run step
-// without a name.
-func stepName(s string) string {
-	switch s {
-	case "Set up job", "Complete job":
-		return s
-	}
-	return s
 }

@@ -26,6 +26,9 @@ type Deps struct {
 	// Jobs is the durable background queue: packages register the
 	// handlers of their job kinds in New; the program starts the workers.
 	Jobs *jobs.Queue
+	// Runner is the queue's workers for workflow jobs (internal/actions):
+	// the program starts them (--actions-workers).
+	Runner *jobs.Queue
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
 	// PushHooks run after RecordPush recorded a push (outside its

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
+	actionsapi "github.com/hubd/hubd/internal/api/actions"
 	activityapi "github.com/hubd/hubd/internal/api/activity"
 	"github.com/hubd/hubd/internal/api/admin"
 	appsapi "github.com/hubd/hubd/internal/api/apps"
@@ -58,6 +59,9 @@ type Config struct {
 	GitRoot     string        // directory of the git repositories ("": route table only, no git)
 	MaxPush     int64         // largest pack a git push may send (0: no limit)
 	Version     string
+	// ActionsWorker is the command that runs one workflow job
+	// (`hubd actions-worker`); empty: workflow jobs stay queued.
+	ActionsWorker []string
 }
 
 // Build wires every api package into a server.
@@ -144,6 +148,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		activityAPI.Routes(),
 		rulesetsAPI.Routes(),
 		hooksapi.New(d, pullsAPI.Service()).Routes(),
+		actionsapi.New(d, cfg.ActionsWorker, cfg.GitRoot).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -111,22 +111,5 @@ func (g gitReader) BranchAt(ctx context.Context, repo *model.Repo, sha string) *
 }
 
 func (g gitReader) Commits(ctx context.Context, repo *model.Repo, shas []string) map[string]*model.SimpleCommit {
-	out := map[string]*model.SimpleCommit{}
-	r := g.d.Git.Open(repo.ID)
-	if !r.Exists() {
-		return out
-	}
-	for _, sha := range shas {
-		_, data, err := r.Read(ctx, sha, 1<<20)
-		if err != nil {
-			continue
-		}
-		c, err := gitrepo.ParseCommit(sha, data)
-		if err != nil {
-			continue
-		}
-		out[sha] = &model.SimpleCommit{ID: sha, TreeID: c.Tree, Message: strings.TrimRight(c.Message, "\n"), Timestamp: c.Committer.When,
-			AuthorName: c.Author.Name, AuthorEmail: c.Author.Email, CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email}
-	}
-	return out
+	return g.d.SimpleCommits(ctx, repo, shas)
 }

@@ -1,0 +1,293 @@
+package actions_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v92/github"
+	"github.com/hubd/hubd/internal/actions"
+	"github.com/hubd/hubd/internal/apitest"
+)
+
+var ctx = context.Background()
+
+// TestMain doubles as `hubd actions-worker`: the runner starts this test
+// binary (with a clean environment holding HUBD_ACTIONS_WORKER=1) for each
+// workflow job.
+func TestMain(m *testing.M) {
+	if os.Getenv("HUBD_ACTIONS_WORKER") == "1" && len(os.Args) == 2 {
+		if err := actions.Work(context.Background(), os.Args[1], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "worker:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+type fixture struct {
+	e     *apitest.Env
+	gh    *github.Client
+	token string
+	dir   string // a clone of mona/app
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := apitest.New(t, apitest.Options{ActionsWorker: []string{exe}})
+	_, tok := e.NewUser("mona", false)
+	f := &fixture{e: e, gh: e.GitHub(tok), token: tok, dir: t.TempDir()}
+	if _, _, err := f.gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("app"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(e.URL + "/mona/app.git")
+	u.User = url.UserPassword("mona", tok)
+	f.git(t, "clone", "-q", u.String(), ".")
+	return f
+}
+
+// git runs git in the clone with no user or system configuration.
+func (f *fixture) git(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=Mona", "-c", "user.email=mona@example.com"}, args...)...)
+	cmd.Dir = f.dir
+	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_ASKPASS=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// push commits files (path → content) and pushes main; it returns the
+// new head.
+func (f *fixture) push(t *testing.T, msg string, files map[string]string) string {
+	t.Helper()
+	for p, c := range files {
+		full := filepath.Join(f.dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.git(t, "add", "-A")
+	f.git(t, "commit", "-q", "-m", msg)
+	f.git(t, "push", "-q", "origin", "HEAD:main")
+	return f.git(t, "rev-parse", "HEAD")
+}
+
+// waitRun waits until the repository has a run of head and it completed.
+func (f *fixture) waitRun(t *testing.T, head string, done bool) *github.WorkflowRun {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		runs, _, err := f.gh.Actions.ListRepositoryWorkflowRuns(ctx, "mona", "app", &github.ListWorkflowRunsOptions{HeadSHA: head})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs.WorkflowRuns) > 0 && (!done || runs.WorkflowRuns[0].GetStatus() == "completed") {
+			return runs.WorkflowRuns[0]
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no run of %s completed", head)
+	return nil
+}
+
+// jobs lists a run's jobs by name.
+func (f *fixture) jobs(t *testing.T, runID int64) map[string]*github.WorkflowJob {
+	t.Helper()
+	list, _, err := f.gh.Actions.ListWorkflowJobs(ctx, "mona", "app", runID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*github.WorkflowJob{}
+	for _, j := range list.Jobs {
+		out[j.GetName()] = j
+	}
+	return out
+}
+
+// jobLog follows a job's log redirect and reads the text.
+func (f *fixture) jobLog(t *testing.T, jobID int64) string {
+	t.Helper()
+	u, _, err := f.gh.Actions.GetWorkflowJobLogs(ctx, "mona", "app", jobID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(u.String()) // the URL needs no credentials
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("log download: %d %s", resp.StatusCode, b)
+	}
+	return string(b)
+}
+
+const ciWorkflow = `name: CI
+on:
+  push:
+    branches: [main]
+    paths-ignore: ['docs/**']
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    outputs:
+      greeting: ${{ steps.say.outputs.greeting }}
+    steps:
+      - uses: actions/checkout@v4
+      - id: say
+        run: echo "greeting=hello-from-build" >> "$GITHUB_OUTPUT"
+      - run: echo "FOO=bar" >> "$GITHUB_ENV"
+      - run: echo "foo is $FOO at $(git rev-parse HEAD) with $(cat .github/workflows/ci.yml | head -1)"
+      - name: may fail
+        run: exit 3
+        continue-on-error: true
+  test:
+    needs: build
+    runs-on: ubuntu-latest
+    strategy:
+      matrix:
+        n: [1, 2]
+    steps:
+      - run: echo "got ${{ needs.build.outputs.greeting }} n=${{ matrix.n }}"
+  fail:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo boom; exit 1
+  after:
+    needs: fail
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo never
+`
+
+// A git push of a workflow runs it: outputs cross needs, a matrix makes a
+// job per combination, continue-on-error keeps a job green, a failing job
+// fails the run and skips its dependants; logs hold the steps' output.
+func TestPushRunsWorkflow(t *testing.T) {
+	f := newFixture(t)
+	head := f.push(t, "add CI", map[string]string{".github/workflows/ci.yml": ciWorkflow})
+	run := f.waitRun(t, head, true)
+	if run.GetConclusion() != "failure" || run.GetEvent() != "push" || run.GetHeadBranch() != "main" || run.GetName() != "CI" ||
+		run.GetRunNumber() != 1 || run.GetPath() != ".github/workflows/ci.yml" || run.GetActor().GetLogin() != "mona" ||
+		run.GetHeadCommit().GetMessage() != "add CI" {
+		t.Fatalf("run %+v", run)
+	}
+	jobs := f.jobs(t, run.GetID())
+	want := map[string]string{"build": "success", "test (1)": "success", "test (2)": "success", "fail": "failure", "after": "skipped"}
+	for name, c := range want {
+		if j := jobs[name]; j == nil || j.GetConclusion() != c || j.GetStatus() != "completed" {
+			t.Errorf("job %q: %+v, want %s", name, j, c)
+		}
+	}
+	if len(jobs) != len(want) {
+		t.Errorf("jobs %v", jobs)
+	}
+	build := f.jobLog(t, jobs["build"].GetID())
+	if !strings.Contains(build, "foo is bar at "+head+" with name: CI") {
+		t.Errorf("build log:\n%s", build)
+	}
+	if l := f.jobLog(t, jobs["test (2)"].GetID()); !strings.Contains(l, "got hello-from-build n=2") {
+		t.Errorf("test (2) log:\n%s", l)
+	}
+	if l := f.jobLog(t, jobs["fail"].GetID()); !strings.Contains(l, "boom") {
+		t.Errorf("fail log:\n%s", l)
+	}
+	steps := jobs["build"].Steps
+	if len(steps) == 0 {
+		t.Errorf("build has no steps")
+	}
+	// The run's logs: a zip with a text file per job.
+	u, _, err := f.gh.Actions.GetWorkflowRunLogs(ctx, "mona", "app", run.GetID(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	zb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	zr, err := zip.NewReader(bytes.NewReader(zb), int64(len(zb)))
+	if err != nil {
+		t.Fatalf("run logs: %v", err)
+	}
+	if len(zr.File) != 4 { // the skipped job has no log
+		names := []string{}
+		for _, zf := range zr.File {
+			names = append(names, zf.Name)
+		}
+		t.Errorf("zip files %v", names)
+	}
+
+	// The workflow is listed, by id and by file name.
+	wfs, _, err := f.gh.Actions.ListWorkflows(ctx, "mona", "app", nil)
+	if err != nil || wfs.GetTotalCount() != 1 || wfs.Workflows[0].GetState() != "active" || wfs.Workflows[0].GetName() != "CI" {
+		t.Fatalf("workflows %+v %v", wfs, err)
+	}
+	wf, _, err := f.gh.Actions.GetWorkflowByFileName(ctx, "mona", "app", "ci.yml")
+	if err != nil || wf.GetID() != wfs.Workflows[0].GetID() || !strings.HasSuffix(wf.GetBadgeURL(), "/mona/app/workflows/CI/badge.svg") {
+		t.Fatalf("workflow %+v %v", wf, err)
+	}
+	// A push touching only ignored paths runs nothing.
+	docs := f.push(t, "docs only", map[string]string{"docs/readme.md": "hi\n"})
+	f.e.RunJobs()
+	if runs, _, _ := f.gh.Actions.ListRepositoryWorkflowRuns(ctx, "mona", "app", &github.ListWorkflowRunsOptions{HeadSHA: docs}); runs.GetTotalCount() != 0 {
+		t.Errorf("paths-ignore: %d runs", runs.GetTotalCount())
+	}
+	// A disabled workflow is not triggered.
+	if _, err := f.gh.Actions.DisableWorkflowByFileName(ctx, "mona", "app", "ci.yml"); err != nil {
+		t.Fatal(err)
+	}
+	off := f.push(t, "while disabled", map[string]string{"src.txt": "1\n"})
+	f.e.RunJobs()
+	if runs, _, _ := f.gh.Actions.ListRepositoryWorkflowRuns(ctx, "mona", "app", &github.ListWorkflowRunsOptions{HeadSHA: off}); runs.GetTotalCount() != 0 {
+		t.Errorf("disabled: %d runs", runs.GetTotalCount())
+	}
+	if _, err := f.gh.Actions.EnableWorkflowByID(ctx, "mona", "app", wf.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	// Rerun of the failed jobs: a second attempt; the successful jobs are
+	// copied, the failed one runs again.
+	if _, err := f.gh.Actions.RerunFailedJobsByID(ctx, "mona", "app", run.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	again := f.waitRun(t, head, true)
+	if again.GetRunAttempt() != 2 || again.GetConclusion() != "failure" || again.GetPreviousAttemptURL() == "" {
+		t.Errorf("rerun %+v", again)
+	}
+	// Delete the logs, then the run.
+	if _, err := f.gh.Actions.DeleteWorkflowRunLogs(ctx, "mona", "app", run.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.gh.Actions.GetWorkflowJobLogs(ctx, "mona", "app", f.jobs(t, run.GetID())["fail"].GetID(), 0); err == nil {
+		t.Errorf("log after deletion")
+	}
+	if _, err := f.gh.Actions.DeleteWorkflowRun(ctx, "mona", "app", run.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, resp, err := f.gh.Actions.GetWorkflowRunByID(ctx, "mona", "app", run.GetID()); err == nil || resp.StatusCode != 404 {
+		t.Errorf("deleted run: %v", err)
+	}
+}
