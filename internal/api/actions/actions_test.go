@@ -3,6 +3,7 @@ package actions_test
 import (
 	"archive/zip"
 	"bytes"
+	"encoding/base64"
 	"context"
 	"fmt"
 	"io"
@@ -290,4 +291,50 @@ func TestPushRunsWorkflow(t *testing.T) {
 	if _, resp, err := f.gh.Actions.GetWorkflowRunByID(ctx, "mona", "app", run.GetID()); err == nil || resp.StatusCode != 404 {
 		t.Errorf("deleted run: %v", err)
 	}
+}
+
+const tokenWorkflow = `name: Token
+on: push
+permissions:
+  issues: write
+jobs:
+  file:
+    runs-on: ubuntu-latest
+    steps:
+      - run: |
+          curl -sS -f -X POST -H "Authorization: Bearer ${{ secrets.GITHUB_TOKEN }}" -H "Accept: application/vnd.github+json" \
+            "$GITHUB_API_URL/repos/$GITHUB_REPOSITORY/issues" -d '{"title":"filed by the workflow"}' -o /dev/null -w "status %{http_code}\n"
+          echo "plain ${{ secrets.GITHUB_TOKEN }}"
+          echo "encoded $(printf %s "${{ secrets.GITHUB_TOKEN }}" | base64 -w0)"
+`
+
+// A job's GITHUB_TOKEN is an installation token for the run's repository
+// with the workflow's permissions: a step creates an issue with it through
+// hubd's API; the log masks it; it is revoked when the job ends.
+func TestJobToken(t *testing.T) {
+	f := newFixture(t)
+	head := f.push(t, "token", map[string]string{".github/workflows/token.yml": tokenWorkflow})
+	run := f.waitRun(t, head, true)
+	jobs := f.jobs(t, run.GetID())
+	log := f.jobLog(t, jobs["file"].GetID())
+	if run.GetConclusion() != "success" || !strings.Contains(log, "status 201") {
+		t.Fatalf("run %s:\n%s", run.GetConclusion(), log)
+	}
+	if !strings.Contains(log, "plain ***") || strings.Contains(log, "plain ghs_") {
+		t.Errorf("token not masked:\n%s", log)
+	}
+	issues, _, err := f.gh.Issues.ListByRepo(ctx, "mona", "app", nil)
+	if err != nil || len(issues) != 1 || issues[0].GetTitle() != "filed by the workflow" || issues[0].GetUser().GetLogin() != "github-actions[bot]" {
+		t.Fatalf("issues %+v %v", issues, err)
+	}
+	i := strings.LastIndex(log, "encoded ")
+	if i < 0 {
+		t.Fatalf("no encoded token:\n%s", log)
+	}
+	enc := strings.Fields(log[i+len("encoded "):])[0]
+	tok, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil || !strings.HasPrefix(string(tok), "ghs_") {
+		t.Fatalf("token %q %v", tok, err)
+	}
+	f.e.Must(401, "GET", "/repos/mona/app", string(tok), nil)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/repos"
+	appsvc "github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
@@ -35,6 +36,13 @@ func New(d *api.Deps, worker []string, gitRoot string) *API {
 		a.svc.Exec.Root = filepath.Join(filepath.Dir(gitRoot), "actions")
 	}
 	d.Runner = a.svc.Runner
+	// Jobs' GITHUB_TOKENs are installation tokens of the GitHub Actions app.
+	tokens := &actions.Tokens{Apps: &appsvc.Service{Store: d.Store, Revoked: func() {
+		if d.Tokens != nil {
+			d.Tokens.Flush()
+		}
+	}}}
+	a.svc.Exec.Token, a.svc.Exec.Revoke = tokens.Mint, tokens.Revoke
 	d.PushHooks = append(d.PushHooks, func(ctx context.Context, repo *model.Repo, actorID int64, updates []api.RefUpdate) {
 		list := make([]actions.PushUpdate, len(updates))
 		for i, u := range updates {
