@@ -256,7 +256,7 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 	payload := map[string]any{"repository": map[string]any{"full_name": full, "name": repo.Name, "default_branch": repo.DefaultBranch,
 		"owner": map[string]any{"login": repo.Owner.Login}}}
 	if run.Event == "workflow_dispatch" {
-		payload["inputs"], payload["ref"] = run.Inputs, ref
+		payload["inputs"], payload["ref"] = inputs, ref // strings, as github.event.inputs are
 	}
 	spec := Spec{Path: run.WorkflowPath, Source: run.Source, JobKey: j.Key, Matrix: j.Matrix, Needs: needs, Event: run.Event,
 		Payload: payload, Inputs: inputs, Workdir: ws, Instance: u.Host, Token: token, Result: filepath.Join(dir, "result.json"),
@@ -264,7 +264,7 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 			"GITHUB_SERVER_URL": e.Web, "GITHUB_API_URL": e.API, "GITHUB_GRAPHQL_URL": e.Web + "/api/graphql",
 			"GITHUB_REPOSITORY": full, "GITHUB_REPOSITORY_OWNER": repo.Owner.Login, "GITHUB_REF": ref,
 			"GITHUB_REF_NAME": strings.TrimPrefix(strings.TrimPrefix(ref, "refs/heads/"), "refs/tags/"),
-			"SHA_REF": run.HeadSHA, "GITHUB_SHA": run.HeadSHA, "GITHUB_RUN_ID": strconv.FormatInt(run.ID, 10),
+			"SHA_REF":         run.HeadSHA, "GITHUB_SHA": run.HeadSHA, "GITHUB_RUN_ID": strconv.FormatInt(run.ID, 10),
 			"GITHUB_RUN_NUMBER": strconv.FormatInt(run.RunNumber, 10), "GITHUB_RUN_ATTEMPT": strconv.FormatInt(j.RunAttempt, 10),
 			"GITHUB_DEFAULT_BRANCH": repo.DefaultBranch, "GITHUB_WORKSPACE": ws, "CI": "true", "GITHUB_ACTIONS": "true",
 			"RUNNER_OS": "Linux", "RUNNER_TEMP": filepath.Join(dir, "tmp"), "RUNNER_TOOL_CACHE": filepath.Join(dir, "toolcache"),

@@ -80,10 +80,10 @@ type WorkflowJob struct {
 	RunID       int64
 	RepoID      int64
 	RunAttempt  int64
-	Key         string            // the job's id in the workflow file
-	Name        string            // "build (1, linux)" for a matrix combination
-	Matrix      map[string]any    // the combination (nil without a matrix)
-	Needs       []string          // keys of the jobs it waits for
+	Key         string         // the job's id in the workflow file
+	Name        string         // "build (1, linux)" for a matrix combination
+	Matrix      map[string]any // the combination (nil without a matrix)
+	Needs       []string       // keys of the jobs it waits for
 	Status      string
 	Conclusion  *string
 	HeadSHA     string

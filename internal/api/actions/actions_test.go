@@ -3,8 +3,8 @@ package actions_test
 import (
 	"archive/zip"
 	"bytes"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -337,4 +337,107 @@ func TestJobToken(t *testing.T) {
 		t.Fatalf("token %q %v", tok, err)
 	}
 	f.e.Must(401, "GET", "/repos/mona/app", string(tok), nil)
+}
+
+const dispatchWorkflow = `name: Deploy
+on:
+  workflow_dispatch:
+    inputs:
+      target:
+        required: true
+        type: string
+      level:
+        type: choice
+        options: [low, high]
+        default: low
+      dry:
+        type: boolean
+  push:
+    branches: [nothing-pushes-here]
+jobs:
+  go:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo "target=${{ inputs.target }} level=${{ inputs.level }} dry=${{ inputs.dry }} event=${{ github.event_name }}"
+`
+
+// workflow_dispatch through go-github: typed inputs reach the job; bad
+// inputs, unknown refs and workflows without the trigger get GitHub's 422s.
+func TestDispatch(t *testing.T) {
+	f := newFixture(t)
+	f.push(t, "workflows", map[string]string{".github/workflows/deploy.yml": dispatchWorkflow, ".github/workflows/ci.yml": "on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: true\n"})
+	f.e.RunJobs()
+	if _, _, err := f.gh.Actions.CreateWorkflowDispatchEventByFileName(ctx, "mona", "app", "deploy.yml", github.CreateWorkflowDispatchEventRequest{
+		Ref: "main", Inputs: map[string]any{"target": "prod", "dry": true}}); err != nil {
+		t.Fatal(err)
+	}
+	runs, _, err := f.gh.Actions.ListWorkflowRunsByFileName(ctx, "mona", "app", "deploy.yml", &github.ListWorkflowRunsOptions{Event: "workflow_dispatch"})
+	if err != nil || runs.GetTotalCount() != 1 {
+		t.Fatalf("dispatched runs %+v %v", runs, err)
+	}
+	run := f.waitRun(t, runs.WorkflowRuns[0].GetHeadSHA(), true)
+	if run.GetEvent() != "workflow_dispatch" || run.GetConclusion() != "success" {
+		t.Fatalf("run %+v", run)
+	}
+	log := f.jobLog(t, f.jobs(t, run.GetID())["go"].GetID())
+	if !strings.Contains(log, "target=prod level=low dry=true event=workflow_dispatch") {
+		t.Errorf("log:\n%s", log)
+	}
+	for _, c := range []struct {
+		file string
+		body any
+		msg  string
+	}{
+		{"deploy.yml", map[string]any{"ref": "main", "inputs": map[string]any{"nope": "1", "target": "x"}}, `Unexpected inputs provided: ["nope"]`},
+		{"deploy.yml", map[string]any{"ref": "main"}, "Required input 'target' not provided"},
+		{"deploy.yml", map[string]any{"ref": "main", "inputs": map[string]any{"target": "x", "level": "mid"}}, "Provided value 'mid' for input 'level' not in the list of allowed values"},
+		{"deploy.yml", map[string]any{"ref": "nowhere", "inputs": map[string]any{"target": "x"}}, "No ref found for: nowhere"},
+		{"ci.yml", map[string]any{"ref": "main"}, "Workflow does not have 'workflow_dispatch' trigger"},
+	} {
+		r := f.e.Must(422, "POST", "/repos/mona/app/actions/workflows/"+c.file+"/dispatches", f.token, c.body)
+		if !strings.Contains(string(r.Body), strings.ReplaceAll(c.msg, `"`, `\"`)) {
+			t.Errorf("%v: %s", c.body, r.Body)
+		}
+	}
+	f.e.Must(404, "POST", "/repos/mona/app/actions/workflows/missing.yml/dispatches", f.token, map[string]any{"ref": "main"})
+}
+
+// Cancelling a run stops its sleeping job at once; a worker process that
+// dies fails its job instead of leaving it in progress.
+func TestCancelAndDeadWorker(t *testing.T) {
+	f := newFixture(t)
+	head := f.push(t, "slow", map[string]string{
+		".github/workflows/slow.yml": "name: Slow\non: push\njobs:\n  nap:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo napping; sleep 120\n",
+	})
+	run := f.waitRun(t, head, false)
+	deadline := time.Now().Add(30 * time.Second)
+	for f.jobs(t, run.GetID())["nap"].GetStatus() != "in_progress" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	start := time.Now()
+	// go-github reports GitHub's 202 as an *AcceptedError.
+	if _, err := f.gh.Actions.CancelWorkflowRunByID(ctx, "mona", "app", run.GetID()); err != nil {
+		if _, ok := err.(*github.AcceptedError); !ok {
+			t.Fatal(err)
+		}
+	}
+	run = f.waitRun(t, head, true)
+	if run.GetConclusion() != "cancelled" || time.Since(start) > 5*time.Second {
+		t.Errorf("cancelled run %s after %v", run.GetConclusion(), time.Since(start))
+	}
+	// Cancelling it again: 409.
+	f.e.Must(409, "POST", fmt.Sprintf("/repos/mona/app/actions/runs/%d/cancel", run.GetID()), f.token, nil)
+
+	// A step that kills its worker process: the job fails with a message.
+	head = f.push(t, "suicide", map[string]string{
+		".github/workflows/slow.yml": "name: Slow\non: push\njobs:\n  nap:\n    runs-on: ubuntu-latest\n    steps:\n      - run: kill -9 $PPID; sleep 30\n",
+	})
+	run = f.waitRun(t, head, true)
+	jobs := f.jobs(t, run.GetID())
+	if run.GetConclusion() != "failure" || jobs["nap"].GetConclusion() != "failure" {
+		t.Fatalf("run %s, job %+v", run.GetConclusion(), jobs["nap"])
+	}
+	if l := f.jobLog(t, jobs["nap"].GetID()); !strings.Contains(l, "The worker process of this job ended without a result") {
+		t.Errorf("log:\n%s", l)
+	}
 }

@@ -224,7 +224,9 @@ func (a *API) rerunAny(w http.ResponseWriter, r *http.Request, failedOnly bool) 
 func (a *API) rerun(w http.ResponseWriter, r *http.Request) error { return a.rerunAny(w, r, false) }
 
 // POST /repos/{owner}/{repo}/actions/runs/{run_id}/rerun-failed-jobs
-func (a *API) rerunFailed(w http.ResponseWriter, r *http.Request) error { return a.rerunAny(w, r, true) }
+func (a *API) rerunFailed(w http.ResponseWriter, r *http.Request) error {
+	return a.rerunAny(w, r, true)
+}
 
 // DELETE /repos/{owner}/{repo}/actions/runs/{run_id}/logs
 func (a *API) deleteLogs(w http.ResponseWriter, r *http.Request) error {
