@@ -379,9 +379,38 @@ func TestDispatch(t *testing.T) {
 	if run.GetEvent() != "workflow_dispatch" || run.GetConclusion() != "success" {
 		t.Fatalf("run %+v", run)
 	}
-	log := f.jobLog(t, f.jobs(t, run.GetID())["go"].GetID())
+	job := f.jobs(t, run.GetID())["go"]
+	log := f.jobLog(t, job.GetID())
 	if !strings.Contains(log, "target=prod level=low dry=true event=workflow_dispatch") {
 		t.Errorf("log:\n%s", log)
+	}
+	got, _, err := f.gh.Actions.GetWorkflowJobByID(ctx, "mona", "app", job.GetID())
+	if err != nil || got.GetName() != "go" || got.GetRunID() != run.GetID() || got.GetWorkflowName() != "Deploy" || len(got.Labels) != 1 {
+		t.Fatalf("job %+v %v", got, err)
+	}
+	// A rerun is a second attempt of every job with the same inputs.
+	if _, err := f.gh.Actions.RerunWorkflowByID(ctx, "mona", "app", run.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if run, _, err = f.gh.Actions.GetWorkflowRunByID(ctx, "mona", "app", run.GetID()); err != nil {
+			t.Fatal(err)
+		}
+		if run.GetStatus() == "completed" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if run.GetRunAttempt() != 2 || run.GetConclusion() != "success" {
+		t.Fatalf("rerun %+v", run)
+	}
+	all, _, err := f.gh.Actions.ListWorkflowJobs(ctx, "mona", "app", run.GetID(), &github.ListWorkflowJobsOptions{Filter: "all"})
+	if err != nil || all.GetTotalCount() != 2 {
+		t.Fatalf("jobs of both attempts %+v %v", all, err)
+	}
+	if l := f.jobLog(t, all.Jobs[1].GetID()); !strings.Contains(l, "target=prod level=low dry=true") {
+		t.Errorf("second attempt log:\n%s", l)
 	}
 	for _, c := range []struct {
 		file string
