@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hubd/hubd/internal/checks"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
@@ -40,6 +41,9 @@ type Service struct {
 	// (--actions-workers) and a lease as long as the longest job.
 	Queue, Runner *jobs.Queue
 	Exec          Executor
+	// Checks, when set, shows each job as a check run (and the run as
+	// the check suite of its commit), as GitHub does.
+	Checks *checks.Service
 }
 
 // New makes the service and registers its job kinds.

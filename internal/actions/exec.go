@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"os/exec"
@@ -16,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/checks"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -139,6 +142,7 @@ func (e *Executor) handle(ctx context.Context, payload []byte) error {
 		revoke()
 		return err
 	}
+	e.startCheck(ctx, repo, run, j)
 	log, res := e.execute(ctx, repo, run, j, w, token)
 	revoke()
 	return e.finish(ctx, j, res.Conclusion, res.Outputs, res.Steps, log)
@@ -153,13 +157,14 @@ func (e *Executor) stamp(s string) string {
 func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion string, outputs map[string]string, steps []model.WorkflowStep, log string) error {
 	s := e.svc
 	ctx = context.WithoutCancel(ctx)
-	return s.Store.Tx(ctx, func(tx store.Q) error {
+	moved := false
+	err := s.Store.Tx(ctx, func(tx store.Q) error {
 		if err := tx.SetJobLog(ctx, j.ID, log); err != nil {
 			return err
 		}
 		j.Conclusion, j.Outputs, j.Steps = &conclusion, outputs, steps
-		moved, err := tx.FinishJob(ctx, j)
-		if err != nil || !moved {
+		var err error
+		if moved, err = tx.FinishJob(ctx, j); err != nil || !moved {
 			return err // cancelled meanwhile: the cancellation decided
 		}
 		j.Status = model.ActionsCompleted
@@ -175,6 +180,55 @@ func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion 
 		}
 		return s.advance(ctx, tx, run)
 	})
+	if err == nil && !moved {
+		// Cancelled meanwhile: the check run takes the job's conclusion.
+		if cur, cerr := s.Store.R().Job(ctx, j.RepoID, j.ID); cerr == nil {
+			conclusion = deref(cur.Conclusion)
+		}
+	}
+	if err == nil {
+		e.finishCheck(ctx, j, conclusion)
+	}
+	return err
+}
+
+// startCheck shows a started job as an in-progress check run of the
+// run's commit (its suite is the run's); failures only cost the check.
+func (e *Executor) startCheck(ctx context.Context, repo *model.Repo, run *model.WorkflowRun, j *model.WorkflowJob) {
+	if e.svc.Checks == nil {
+		return
+	}
+	name, status := j.Name, model.CheckInProgress
+	details := fmt.Sprintf("%s/%s/%s/actions/runs/%d/job/%d", e.Web, repo.Owner.Login, repo.Name, run.ID, j.ID)
+	ext := strconv.FormatInt(j.ID, 10)
+	v, err := e.svc.Checks.CreateRun(ctx, repo, authz.Admin, run.TriggeringActorID, checks.RunInput{Name: &name, HeadSHA: run.HeadSHA,
+		Status: &status, DetailsURL: &details, ExternalID: &ext})
+	if err != nil {
+		slog.Warn("actions: check run", "job", j.ID, "err", err)
+		return
+	}
+	j.CheckRunID = v.Run.ID
+	_ = e.svc.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.SetJobCheckRun(ctx, j.ID, v.Run.ID); err != nil {
+			return err
+		}
+		return tx.SetRunCheckSuite(ctx, run.ID, v.Run.SuiteID)
+	})
+}
+
+// finishCheck completes a job's check run with its conclusion.
+func (e *Executor) finishCheck(ctx context.Context, j *model.WorkflowJob, conclusion string) {
+	if e.svc.Checks == nil || j.CheckRunID == 0 {
+		return
+	}
+	v, err := e.svc.Store.R().RepoByID(ctx, j.RepoID, 0)
+	if err != nil {
+		return
+	}
+	status := model.CheckCompleted
+	if _, err := e.svc.Checks.UpdateRun(ctx, v.Repo, authz.Admin, 0, j.CheckRunID, checks.RunInput{Status: &status, Conclusion: &conclusion}); err != nil {
+		slog.Warn("actions: check run", "job", j.ID, "err", err)
+	}
 }
 
 // cappedBuffer keeps the first max bytes written to it.

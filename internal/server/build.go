@@ -110,7 +110,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	// GraphQL's issue mutations run the issues service of the REST routes.
 	issuesAPI, reposAPI, activityAPI := issues.New(d), repos.New(d), activityapi.New(d)
-	rulesetsAPI := rulesetsapi.New(d)
+	rulesetsAPI, checksAPI := rulesetsapi.New(d), checksapi.New(d)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -130,7 +130,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		pullsAPI.Routes(),
 		reviewsAPI.Routes(),
 		forksapi.New(d).Routes(),
-		checksapi.New(d).Routes(),
+		checksAPI.Routes(),
 		pullstacksapi.New(d).Routes(),
 		protAPI.Routes(),
 		blocksapi.New(d).Routes(),
@@ -148,7 +148,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		activityAPI.Routes(),
 		rulesetsAPI.Routes(),
 		hooksapi.New(d, pullsAPI.Service()).Routes(),
-		actionsapi.New(d, cfg.ActionsWorker, cfg.GitRoot).Routes(),
+		actionsapi.New(d, checksAPI.Service(), cfg.ActionsWorker, cfg.GitRoot).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

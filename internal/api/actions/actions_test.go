@@ -219,6 +219,17 @@ func TestPushRunsWorkflow(t *testing.T) {
 	if len(steps) == 0 {
 		t.Errorf("build has no steps")
 	}
+	// Each job that ran is a check run of the commit, in the run's suite.
+	checks, _, err := f.gh.Checks.ListCheckRunsForRef(ctx, "mona", "app", head, nil)
+	if err != nil || checks.GetTotal() != 4 || run.GetCheckSuiteID() == 0 {
+		t.Fatalf("check runs %+v %v (suite %d)", checks, err, run.GetCheckSuiteID())
+	}
+	for _, c := range checks.CheckRuns {
+		if j := jobs[c.GetName()]; j == nil || c.GetConclusion() != j.GetConclusion() || c.GetStatus() != "completed" ||
+			c.GetCheckSuite().GetID() != run.GetCheckSuiteID() || j.GetCheckRunURL() != c.GetURL() {
+			t.Errorf("check run %s: %s %s", c.GetName(), c.GetStatus(), c.GetConclusion())
+		}
+	}
 	// The run's logs: a zip with a text file per job.
 	u, _, err := f.gh.Actions.GetWorkflowRunLogs(ctx, "mona", "app", run.GetID(), 0)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/repos"
 	appsvc "github.com/hubd/hubd/internal/apps"
+	"github.com/hubd/hubd/internal/checks"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
@@ -29,8 +30,9 @@ type API struct {
 // New makes the package and its service, hooks pushes to the evaluation
 // of their triggers and installs the runner's queue in d (worker: the
 // command running one job; jobs work in a directory beside gitRoot).
-func New(d *api.Deps, worker []string, gitRoot string) *API {
+func New(d *api.Deps, checks *checks.Service, worker []string, gitRoot string) *API {
 	a := &API{d: d, svc: actions.New(d.Store, d.Git, d.Jobs), sign: api.NewDownloadSigner()}
+	a.svc.Checks = checks
 	a.svc.Exec.Web, a.svc.Exec.API, a.svc.Exec.Command = d.URLs.Web, d.URLs.API, worker
 	if gitRoot != "" {
 		a.svc.Exec.Root = filepath.Join(filepath.Dir(gitRoot), "actions")
@@ -58,7 +60,7 @@ func (a *API) Service() *actions.Service { return a.svc }
 
 const (
 	noteLogs  = "Job logs are kept in hubd's database (16 MiB per job) until deleted; lines are timestamped as GitHub's are."
-	noteRuns  = "pull_requests is always empty (pull_request triggers come later); check_suite_id is absent until runs report as check suites."
+	noteRuns  = "pull_requests is always empty (pull_request triggers come later)."
 	noteRerun = "Starts a new attempt with every job (or the failed ones and their dependants), run again by hubd's workers; enable_debug_logging is ignored."
 )
 

@@ -26,6 +26,9 @@ type API struct {
 
 // New makes the package and registers its push hook (a suite per pushed
 // branch head).
+// Service is the checks service (workflow jobs report as check runs).
+func (a *API) Service() *svc.Service { return a.svc }
+
 func New(d *api.Deps) *API {
 	a := &API{d: d}
 	a.svc = svc.New(d.Store, gitReader{d})
