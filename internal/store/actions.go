@@ -188,6 +188,7 @@ type RunFilter struct {
 	Event        string
 	Status       string // a status or a conclusion, as GitHub's filter
 	HeadSHA      string
+	CheckSuiteID int64
 	CreatedFrom  *time.Time
 	CreatedUntil *time.Time
 }
@@ -214,6 +215,9 @@ func (q Q) Runs(ctx context.Context, f RunFilter, limit, offset int) ([]*model.W
 	}
 	if f.HeadSHA != "" {
 		add("r.head_sha = ?", f.HeadSHA)
+	}
+	if f.CheckSuiteID != 0 {
+		add("r.check_suite_id = ?", f.CheckSuiteID)
 	}
 	if f.Status != "" {
 		where = append(where, "(r.status = ? OR r.conclusion = ?)")

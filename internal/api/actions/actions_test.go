@@ -253,6 +253,24 @@ func TestPushRunsWorkflow(t *testing.T) {
 		t.Errorf("zip files %v", names)
 	}
 
+	// The run list's filters.
+	for _, c := range []struct {
+		opts *github.ListWorkflowRunsOptions
+		want int
+	}{
+		{&github.ListWorkflowRunsOptions{Actor: "mona", Branch: "main", Event: "push", Status: "failure"}, 1},
+		{&github.ListWorkflowRunsOptions{Status: "completed", Created: ">=2000-01-01"}, 1},
+		{&github.ListWorkflowRunsOptions{CheckSuiteID: run.GetCheckSuiteID()}, 1},
+		{&github.ListWorkflowRunsOptions{Actor: "nobody"}, 0},
+		{&github.ListWorkflowRunsOptions{Status: "success"}, 0},
+		{&github.ListWorkflowRunsOptions{Created: "<2000-01-01"}, 0},
+		{&github.ListWorkflowRunsOptions{Branch: "other"}, 0},
+	} {
+		runs, _, err := f.gh.Actions.ListRepositoryWorkflowRuns(ctx, "mona", "app", c.opts)
+		if err != nil || runs.GetTotalCount() != c.want || len(runs.WorkflowRuns) != c.want {
+			t.Errorf("runs %+v: %+v %v", c.opts, runs, err)
+		}
+	}
 	// The workflow is listed, by id and by file name.
 	wfs, _, err := f.gh.Actions.ListWorkflows(ctx, "mona", "app", nil)
 	if err != nil || wfs.GetTotalCount() != 1 || wfs.Workflows[0].GetState() != "active" || wfs.Workflows[0].GetName() != "CI" {

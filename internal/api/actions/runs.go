@@ -2,6 +2,7 @@ package actions
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,6 +63,13 @@ func (a *API) runFilter(r *http.Request, repo *model.Repo) (store.RunFilter, err
 		} else {
 			f.ActorID = acc.ID
 		}
+	}
+	if v := q.Get("check_suite_id"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return f, model.Invalid("", "check_suite_id", "invalid")
+		}
+		f.CheckSuiteID = n
 	}
 	if c := q.Get("created"); c != "" {
 		from, until, ok := parseCreated(c)
