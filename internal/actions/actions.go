@@ -49,7 +49,9 @@ type Service struct {
 // New makes the service and registers its job kinds.
 func New(s *store.Store, g *gitrepo.Manager, q *jobs.Queue) *Service {
 	svc := &Service{Store: s, Git: g, Queue: q, Runner: jobs.New(s)}
-	svc.Runner.Lease = maxJobTimeout + 5*time.Minute
+	// A running job renews its lease: a job whose hubd process died is
+	// taken over (and failed) about a minute later.
+	svc.Runner.Lease, svc.Runner.Renew, svc.Runner.MaxRun = time.Minute, 15*time.Second, maxJobTimeout+5*time.Minute
 	svc.Exec.svc = svc
 	if q != nil {
 		q.Handle(kindPush, svc.handlePush)
