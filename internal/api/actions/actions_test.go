@@ -499,3 +499,40 @@ func TestCancelAndDeadWorker(t *testing.T) {
 		t.Errorf("log:\n%s", l)
 	}
 }
+
+// A workflow file that does not parse gets a run that failed at once, as on
+// GitHub; a job past its timeout-minutes is stopped and timed out.
+func TestBadWorkflowAndTimeout(t *testing.T) {
+	f := newFixture(t)
+	head := f.push(t, "broken", map[string]string{
+		".github/workflows/bad.yml":  "name: Bad\non: push\njobs:\n  a:\n    needs: nowhere\n    runs-on: ubuntu-latest\n    steps:\n      - run: true\n",
+		".github/workflows/slow.yml": "name: Slow\non: push\njobs:\n  nap:\n    runs-on: ubuntu-latest\n    timeout-minutes: 0.05\n    steps:\n      - run: sleep 60\n",
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	var runs *github.WorkflowRuns
+	for time.Now().Before(deadline) {
+		var err error
+		if runs, _, err = f.gh.Actions.ListRepositoryWorkflowRuns(ctx, "mona", "app", &github.ListWorkflowRunsOptions{HeadSHA: head, Status: "completed"}); err != nil {
+			t.Fatal(err)
+		}
+		if runs.GetTotalCount() == 2 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	byName := map[string]*github.WorkflowRun{}
+	for _, r := range runs.WorkflowRuns {
+		byName[r.GetName()] = r
+	}
+	if r := byName[".github/workflows/bad.yml"]; r == nil || r.GetConclusion() != "failure" {
+		t.Errorf("bad workflow run %+v", r)
+	}
+	slow := byName["Slow"]
+	if slow == nil || slow.GetConclusion() != "failure" {
+		t.Fatalf("slow run %+v", slow)
+	}
+	j := f.jobs(t, slow.GetID())["nap"]
+	if j.GetConclusion() != "timed_out" || !strings.Contains(f.jobLog(t, j.GetID()), "exceeded the maximum execution time") {
+		t.Errorf("timed out job %+v", j)
+	}
+}
