@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -229,6 +230,12 @@ func TestPushRunsWorkflow(t *testing.T) {
 			c.GetCheckSuite().GetID() != run.GetCheckSuiteID() || j.GetCheckRunURL() != c.GetURL() {
 			t.Errorf("check run %s: %s %s", c.GetName(), c.GetStatus(), c.GetConclusion())
 		}
+	}
+	// Its timing: the jobs that ran.
+	usage, _, err := f.gh.Actions.GetWorkflowRunUsageByID(ctx, "mona", "app", run.GetID())
+	if err != nil || (*usage.GetBillable())["UBUNTU"] == nil || (*usage.GetBillable())["UBUNTU"].GetJobs() != 4 {
+		b, _ := json.Marshal(usage)
+		t.Fatalf("timing %s %v", b, err)
 	}
 	// The run's logs: a zip with a text file per job.
 	u, _, err := f.gh.Actions.GetWorkflowRunLogs(ctx, "mona", "app", run.GetID(), 0)

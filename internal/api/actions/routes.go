@@ -84,6 +84,8 @@ func (a *API) Routes() []rest.Route {
 		{Method: "POST", Pattern: repo + "/runs/{run_id}/cancel", OperationID: "actions/cancel-workflow-run", Handler: a.cancel, Scopes: wr},
 		{Method: "POST", Pattern: repo + "/runs/{run_id}/rerun", OperationID: "actions/re-run-workflow", Handler: a.rerun, Scopes: wr, Note: noteRerun},
 		{Method: "POST", Pattern: repo + "/runs/{run_id}/rerun-failed-jobs", OperationID: "actions/re-run-workflow-failed-jobs", Handler: a.rerunFailed, Scopes: wr, Note: noteRerun},
+		{Method: "GET", Pattern: repo + "/runs/{run_id}/timing", OperationID: "actions/get-workflow-run-usage", Handler: a.timing, Scopes: rd,
+			Note: "Every job runs on hubd's own host: its time is reported under UBUNTU (to the second), and nothing is billed."},
 		{Method: "GET", Pattern: repo + "/runs/{run_id}/logs", OperationID: "actions/download-workflow-run-logs", Handler: a.runLogs, Scopes: rd, Note: noteLogs},
 		{Method: "DELETE", Pattern: repo + "/runs/{run_id}/logs", OperationID: "actions/delete-workflow-run-logs", Handler: a.deleteLogs, Scopes: wr},
 		// Workflow jobs

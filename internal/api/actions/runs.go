@@ -247,3 +247,48 @@ func (a *API) deleteLogs(w http.ResponseWriter, r *http.Request) error {
 	}
 	return rest.NoContent(w)
 }
+
+// GET /repos/{owner}/{repo}/actions/runs/{run_id}/timing
+func (a *API) timing(w http.ResponseWriter, r *http.Request) error {
+	_, run, err := a.run(r, authz.Read)
+	if err != nil {
+		return err
+	}
+	list, _, err := a.d.Store.R().RunJobs(r.Context(), run.ID, run.RunAttempt, 1<<30, 0)
+	if err != nil {
+		return err
+	}
+	type jobRun struct {
+		JobID      int64 `json:"job_id"`
+		DurationMS int64 `json:"duration_ms"`
+	}
+	host := struct {
+		TotalMS int64    `json:"total_ms"`
+		Jobs    int      `json:"jobs"`
+		JobRuns []jobRun `json:"job_runs"`
+	}{JobRuns: []jobRun{}}
+	end := run.RunStartedAt
+	for _, j := range list {
+		if j.StartedAt == nil || (j.Conclusion != nil && *j.Conclusion == model.ConclusionSkipped) {
+			continue // never ran
+		}
+		until := time.Now()
+		if j.CompletedAt != nil {
+			until = *j.CompletedAt
+		}
+		if until.After(end) {
+			end = until
+		}
+		ms := until.Sub(*j.StartedAt).Milliseconds()
+		host.TotalMS += ms
+		host.Jobs++
+		host.JobRuns = append(host.JobRuns, jobRun{j.ID, ms})
+	}
+	if run.Status != model.ActionsCompleted {
+		end = time.Now()
+	}
+	return rest.JSON(w, http.StatusOK, map[string]any{
+		"billable":        map[string]any{"UBUNTU": host},
+		"run_duration_ms": end.Sub(run.RunStartedAt).Milliseconds(),
+	})
+}
