@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -34,6 +35,7 @@ Usage:
   hubd app install --app SLUG --account LOGIN [--repos a,b | --all]
   hubd catalogue [--format table|markdown|json] [--status planned,...] [--category repos,...] [--fail-on-regression saved.json]
   hubd version
+  hubd actions-worker SPEC   (run by serve: one workflow job, described by the file SPEC)
 
 serve, user, org, token, app and oauth-app take --data (env HUBD_DATA, default ./hubd-data),
 --database (env HUBD_DATABASE: a postgres:// URL, sqlite:PATH or a SQLite
@@ -66,6 +68,12 @@ func main() {
 		err = appCmd(args)
 	case "catalogue":
 		err = catalogueCmd(args)
+	case "actions-worker":
+		if len(args) != 1 {
+			err = fmt.Errorf("usage: hubd actions-worker SPEC")
+			break
+		}
+		err = actions.Work(context.Background(), args[0], os.Stdout)
 	case "version":
 		fmt.Println("hubd", version)
 	case "help", "-h", "--help":

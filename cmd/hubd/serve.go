@@ -47,6 +47,7 @@ func serve(args []string) error {
 	fs.DurationVar(&to.Read, "read-timeout", to.Read, "longest time to read a request, body included (git transfers and archives: longest pause between reads)")
 	fs.DurationVar(&to.Write, "write-timeout", to.Write, "longest time to write a response (git transfers and archives: longest pause between writes)")
 	fs.DurationVar(&to.Idle, "idle-timeout", to.Idle, "how long an idle keep-alive connection stays open")
+	actionsWorkers := fs.Int("actions-workers", 1, "workflow jobs run at once by this process (0: none)")
 	fs.Parse(args)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
@@ -113,7 +114,7 @@ func serve(args []string) error {
 	}
 	srv, deps, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
 		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(sf.data, "git"), MaxPush: *maxPush,
-		HookPolicy: &policy, MaxAsset: *maxAsset})
+		HookPolicy: &policy, MaxAsset: *maxAsset, ActionsWorker: actionsWorker()})
 	if err != nil {
 		return err
 	}
@@ -128,6 +129,10 @@ func serve(args []string) error {
 	// jobs left from an earlier run are picked up here.
 	deps.Jobs.Start(2)
 	defer deps.Jobs.Stop()
+	if *actionsWorkers > 0 {
+		deps.Runner.Start(*actionsWorkers)
+		defer deps.Runner.Stop()
+	}
 	fmt.Printf("hubd %s listening on %s\nAPI: %s/ and %s/api/v3/\n", version, ln.Addr(), *external, *external)
 	hs := srv.HTTPServer(to)
 	go func() {
@@ -168,4 +173,14 @@ func bootstrap(ctx context.Context, st *store.Store, login string) error {
 	}
 	fmt.Printf("First start: created the site administrator.\nlogin: %s\ntoken: %s\n(the token is shown only this once)\n", login, plain)
 	return nil
+}
+
+// actionsWorker is the command that runs one workflow job: this binary's
+// actions-worker.
+func actionsWorker() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return []string{exe, "actions-worker"}
 }

@@ -30,6 +30,9 @@ type Deps struct {
 	// Outbox runs the consumers of the domain events log (webhooks,
 	// activity events, notifications); they register in New.
 	Outbox *outbox.Outbox
+	// Runner is the queue's workers for workflow jobs (internal/actions):
+	// the program starts them (--actions-workers).
+	Runner *jobs.Queue
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
 	// PushHooks run after RecordPush recorded a push (outside its

@@ -147,3 +147,29 @@ func (d *Deps) ResolveCommit(ctx context.Context, g *gitrepo.Repo, repo *model.R
 	}
 	return "", model.ErrNotFound
 }
+
+// SimpleCommits reads commits of a repository as simple-commit objects
+// (check suites, workflow runs); a commit that cannot be read is absent.
+func (d *Deps) SimpleCommits(ctx context.Context, repo *model.Repo, shas []string) map[string]*model.SimpleCommit {
+	out := map[string]*model.SimpleCommit{}
+	r := d.Git.Open(repo.ID)
+	if !r.Exists() {
+		return out
+	}
+	for _, sha := range shas {
+		if _, ok := out[sha]; ok {
+			continue
+		}
+		_, data, err := r.Read(ctx, sha, 1<<20)
+		if err != nil {
+			continue
+		}
+		c, err := gitrepo.ParseCommit(sha, data)
+		if err != nil {
+			continue
+		}
+		out[sha] = &model.SimpleCommit{ID: sha, TreeID: c.Tree, Message: strings.TrimRight(c.Message, "\n"), Timestamp: c.Committer.When,
+			AuthorName: c.Author.Name, AuthorEmail: c.Author.Email, CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email}
+	}
+	return out
+}

@@ -59,6 +59,9 @@ type Options struct {
 	// ManualJobs starts no job workers: the test runs queued jobs itself
 	// (Env.RunJobs), e.g. to see a pull request before its mergeability.
 	ManualJobs bool
+	// ActionsWorker is the command running one workflow job (a test binary
+	// that calls actions.Work); set, one runner worker runs jobs.
+	ActionsWorker []string
 }
 
 // New starts an environment; it is torn down when the test ends.
@@ -84,7 +87,7 @@ func New(t testing.TB, opts ...Options) *Env {
 	e.URL = "http://" + e.HTTP.Listener.Addr().String()
 	e.API = e.URL + "/api/v3"
 	srv, deps, err := server.Build(server.Config{Store: e.Store, ExternalURL: e.URL, Limits: limits, MaxBody: o.MaxBody, Version: "test",
-		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset})
+		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset, ActionsWorker: o.ActionsWorker})
 	if err != nil {
 		t.Fatalf("apitest: build: %v", err)
 	}
@@ -99,8 +102,13 @@ func New(t testing.TB, opts ...Options) *Env {
 		deps.Jobs.Poll = 50 * time.Millisecond
 		deps.Jobs.Start(2)
 	}
+	if len(o.ActionsWorker) > 0 {
+		deps.Runner.Poll = 50 * time.Millisecond
+		deps.Runner.Start(1)
+	}
 	t.Cleanup(func() {
 		e.HTTP.Close()
+		deps.Runner.Stop()
 		deps.Jobs.Stop()
 		if deps.Metrics != nil {
 			deps.Metrics.Close()

@@ -29,6 +29,7 @@ var permissionRules = map[string]string{
 	"issues/timeline":             "issues|pull_requests",
 	"pulls":                       "pull_requests",
 	"checks":                      "checks",
+	"actions":                     "actions",
 	"commits/comments":            "contents",
 	"commits/commits":             "contents:read",
 	"commits/statuses":            "statuses",

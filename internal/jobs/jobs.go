@@ -70,6 +70,10 @@ type Queue struct {
 	// Poll is how often idle workers look for jobs queued by other
 	// processes or come due.
 	Poll time.Duration
+	// Renew, when set, renews a running job's lease this often, so that
+	// a job may run up to MaxRun while a dead worker's job is taken over
+	// one Lease after its last renewal (workflow jobs).
+	Renew, MaxRun time.Duration
 
 	worker   string
 	mu       sync.Mutex
@@ -178,9 +182,16 @@ func (q *Queue) RunOne(ctx context.Context) (bool, error) {
 	q.mu.Lock()
 	h := q.handlers[j.Kind]
 	q.mu.Unlock()
-	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.Lease)
+	deadline := q.Lease
+	stopRenew := func() {}
+	if q.Renew > 0 {
+		deadline = max(q.MaxRun, q.Lease)
+		stopRenew = q.renew(j.ID)
+	}
+	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deadline)
 	err = run(jctx, h, j.Payload)
 	cancel()
+	stopRenew()
 	// Recording the outcome must not be lost to a stopping worker.
 	rctx, rcancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer rcancel()
@@ -195,6 +206,31 @@ func (q *Queue) RunOne(ctx context.Context) (bool, error) {
 	}
 	slog.Warn("job failed", "kind", j.Kind, "id", j.ID, "attempt", j.Attempts, "retry", retry != nil, "err", err)
 	return true, q.Store.FailJob(rctx, j.ID, q.worker, err.Error(), retry)
+}
+
+// renew renews job id's lease every q.Renew until the returned stop.
+func (q *Queue) renew(id int64) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(q.Renew)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				if err := q.Store.RenewJob(rctx, id, q.worker, q.Lease); err != nil {
+					slog.Warn("job lease", "id", id, "err", err)
+				}
+				cancel()
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }
 
 // run calls h, turning a panic into a permanent failure.

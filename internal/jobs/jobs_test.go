@@ -200,3 +200,39 @@ func TestKeyedEnqueueHoldsThePendingJob(t *testing.T) {
 		t.Fatalf("one job for the work of both: %v %v", counts, err)
 	}
 }
+
+// A job whose queue renews its lease keeps it past the first lease while
+// its handler runs: no other worker takes it over.
+func TestRenewKeepsLease(t *testing.T) {
+	s := storetest.Open(t)
+	var mu sync.Mutex
+	now := time.Unix(1_800_000_000, 0).UTC()
+	s.SetClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
+	q := jobs.New(s)
+	q.Lease, q.Renew, q.MaxRun = time.Minute, 5*time.Millisecond, time.Hour
+	release := make(chan struct{})
+	started := make(chan struct{})
+	q.Handle("long", func(ctx context.Context, _ []byte) error { close(started); <-release; return nil })
+	if err := q.Enqueue(ctx, jobs.Job{Kind: "long"}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := q.RunOne(ctx); done <- err }()
+	<-started
+	for range 5 { // five leases later, renewed all along
+		mu.Lock()
+		now = now.Add(50 * time.Second)
+		mu.Unlock()
+		time.Sleep(30 * time.Millisecond)
+	}
+	if j, err := s.ClaimJob(ctx, "other", time.Minute, []string{"long"}); err != nil || j != nil {
+		t.Fatalf("taken over: %+v %v", j, err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if c := counts(t, s); c["running"]+c["pending"] != 0 {
+		t.Fatalf("left %v", c)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
+	actionsapi "github.com/hubd/hubd/internal/api/actions"
 	activityapi "github.com/hubd/hubd/internal/api/activity"
 	"github.com/hubd/hubd/internal/api/admin"
 	appsapi "github.com/hubd/hubd/internal/api/apps"
@@ -65,6 +66,9 @@ type Config struct {
 	Version     string
 	HookPolicy  *hooks.Policy // where webhooks may deliver (nil: HUBD_HOOK_ALLOW)
 	MaxAsset    int64         // largest release asset in bytes (0: GitHub's limit)
+	// ActionsWorker is the command that runs one workflow job
+	// (`hubd actions-worker`); empty: workflow jobs stay queued.
+	ActionsWorker []string
 }
 
 // Build wires every api package into a server.
@@ -117,6 +121,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	rulesetsAPI, gistsAPI, oauthAPI := rulesetsapi.New(d), gistsapi.New(d), oauthapi.New(d)
 	hooksAPI := hooksapi.New(d, pullsAPI.Service(), cfg.HookPolicy)
 	activityAPI.UseHooks(hooksAPI.Service()) // activity events reuse the webhook payloads
+	checksAPI := checksapi.New(d)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -137,7 +142,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		pullsAPI.Routes(),
 		reviewsAPI.Routes(),
 		forksapi.New(d).Routes(),
-		checksapi.New(d).Routes(),
+		checksAPI.Routes(),
 		pullstacksapi.New(d).Routes(),
 		protAPI.Routes(),
 		blocksapi.New(d).Routes(),
@@ -157,6 +162,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		hooksAPI.Routes(),
 		gistsAPI.Routes(),
 		oauthAPI.Routes(),
+		actionsapi.New(d, checksAPI.Service(), cfg.ActionsWorker, cfg.GitRoot).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -94,6 +94,17 @@ func (s *Store) ClaimJob(ctx context.Context, worker string, lease time.Duration
 	return j, nil
 }
 
+// RenewJob extends the lease of a job worker runs to now+lease (a long
+// job's heartbeat); a job another worker took over is left alone.
+func (s *Store) RenewJob(ctx context.Context, id int64, worker string, lease time.Duration) error {
+	return s.Tx(ctx, func(tx Q) error {
+		now := tx.Now().Unix()
+		_, err := tx.exec(ctx, `UPDATE jobs SET lease_until = ?, updated_at = ? WHERE id = ? AND worker = ? AND state = 'running'`,
+			now+int64(lease/time.Second), now, id, worker)
+		return err
+	})
+}
+
 // CompleteJob deletes a job worker finished (a job whose lease another
 // worker took over meanwhile is left to that worker).
 func (s *Store) CompleteJob(ctx context.Context, id int64, worker string) error {

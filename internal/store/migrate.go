@@ -1410,6 +1410,74 @@ CREATE INDEX activity_events_actor ON activity_events (actor_id, id);
 CREATE INDEX activity_events_org ON activity_events (org_id, id);
 CREATE INDEX activity_events_public ON activity_events (public, id);
 `,
+	// GitHub Actions (internal/actions): workflows of a repository, runs
+	// with the workflow file at their commit, jobs (one per matrix
+	// combination) and their logs.
+	`
+CREATE TABLE actions_workflows (
+  id {{id}},
+  repo_id BIGINT NOT NULL,
+  path TEXT NOT NULL,
+  name TEXT NOT NULL,
+  state TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (repo_id, path)
+);
+
+CREATE TABLE actions_runs (
+  id {{id}},
+  repo_id BIGINT NOT NULL,
+  workflow_id BIGINT NOT NULL,
+  name TEXT NOT NULL,
+  display_title TEXT NOT NULL,
+  run_number BIGINT NOT NULL,
+  run_attempt BIGINT NOT NULL,
+  event TEXT NOT NULL,
+  status TEXT NOT NULL,
+  conclusion TEXT,
+  head_branch TEXT,
+  ref TEXT NOT NULL DEFAULT '',
+  head_sha TEXT NOT NULL,
+  actor_id BIGINT NOT NULL,
+  triggering_actor_id BIGINT NOT NULL,
+  inputs TEXT NOT NULL DEFAULT '{}',
+  source TEXT NOT NULL,
+  check_suite_id BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  run_started_at BIGINT NOT NULL,
+  UNIQUE (workflow_id, run_number)
+);
+CREATE INDEX actions_runs_repo ON actions_runs (repo_id, id);
+
+CREATE TABLE actions_jobs (
+  id {{id}},
+  run_id BIGINT NOT NULL,
+  repo_id BIGINT NOT NULL,
+  run_attempt BIGINT NOT NULL,
+  job_key TEXT NOT NULL,
+  name TEXT NOT NULL,
+  matrix TEXT,
+  needs TEXT NOT NULL DEFAULT '[]',
+  status TEXT NOT NULL,
+  conclusion TEXT,
+  outputs TEXT NOT NULL DEFAULT '{}',
+  steps TEXT NOT NULL DEFAULT '[]',
+  runner_name TEXT,
+  check_run_id BIGINT NOT NULL DEFAULT 0,
+  token_id BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  started_at BIGINT,
+  completed_at BIGINT
+);
+CREATE INDEX actions_jobs_run ON actions_jobs (run_id, run_attempt, id);
+
+CREATE TABLE actions_job_logs (
+  job_id BIGINT PRIMARY KEY,
+  content TEXT NOT NULL
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

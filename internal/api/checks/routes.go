@@ -26,6 +26,9 @@ type API struct {
 
 // New makes the package and registers its push hook (a suite per pushed
 // branch head).
+// Service is the checks service (workflow jobs report as check runs).
+func (a *API) Service() *svc.Service { return a.svc }
+
 func New(d *api.Deps) *API {
 	a := &API{d: d}
 	a.svc = svc.New(d.Store, gitReader{d})
@@ -111,22 +114,5 @@ func (g gitReader) BranchAt(ctx context.Context, repo *model.Repo, sha string) *
 }
 
 func (g gitReader) Commits(ctx context.Context, repo *model.Repo, shas []string) map[string]*model.SimpleCommit {
-	out := map[string]*model.SimpleCommit{}
-	r := g.d.Git.Open(repo.ID)
-	if !r.Exists() {
-		return out
-	}
-	for _, sha := range shas {
-		_, data, err := r.Read(ctx, sha, 1<<20)
-		if err != nil {
-			continue
-		}
-		c, err := gitrepo.ParseCommit(sha, data)
-		if err != nil {
-			continue
-		}
-		out[sha] = &model.SimpleCommit{ID: sha, TreeID: c.Tree, Message: strings.TrimRight(c.Message, "\n"), Timestamp: c.Committer.When,
-			AuthorName: c.Author.Name, AuthorEmail: c.Author.Email, CommitterName: c.Committer.Name, CommitterEmail: c.Committer.Email}
-	}
-	return out
+	return g.d.SimpleCommits(ctx, repo, shas)
 }

@@ -43,7 +43,7 @@ func (a *API) archiveLink(w http.ResponseWriter, r *http.Request, format string)
 	}
 	loc := a.d.URLs.Web + "/_codeload/" + repo.Owner.Login + "/" + repo.Name + "/" + format + "/" + wire.EscapeContentPath(s.ref)
 	if repo.Private() {
-		loc += "?token=" + a.sign.token("archive", repo.ID, format+"/"+s.ref, time.Now())
+		loc += "?token=" + a.sign.Token("archive", repo.ID, format+"/"+s.ref, time.Now())
 	}
 	w.Header().Set("Location", loc)
 	w.WriteHeader(http.StatusFound)
@@ -133,7 +133,7 @@ func (a *API) downloadRepo(r *http.Request, kind, resource string) (*model.Repo,
 	if authz.CanSee(authz.RepoPermission(c, v.Repo, v.Facts)) {
 		return v.Repo, nil
 	}
-	if tok := r.URL.Query().Get("token"); tok != "" && a.sign.valid(tok, kind, v.Repo.ID, resource, time.Now()) {
+	if tok := r.URL.Query().Get("token"); tok != "" && a.sign.Valid(tok, kind, v.Repo.ID, resource, time.Now()) {
 		return v.Repo, nil
 	}
 	return nil, model.ErrNotFound

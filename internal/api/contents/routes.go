@@ -18,7 +18,7 @@ import (
 // API is the contents package.
 type API struct {
 	d    *api.Deps
-	sign *signer
+	sign *api.DownloadSigner
 	// writeLocks serialize this process's file commits to a repository
 	// (striped by repository id).
 	writeLocks [64]sync.Mutex
@@ -27,7 +27,7 @@ type API struct {
 
 // New makes the package. The download token key is made here, per process.
 func New(d *api.Deps) *API {
-	return &API{d: d, sign: newSigner(), rendered: bytecache.New[renderKey](32<<20, 2<<20)}
+	return &API{d: d, sign: api.NewDownloadSigner(), rendered: bytecache.New[renderKey](32<<20, 2<<20)}
 }
 
 // Routes is the package's route table.

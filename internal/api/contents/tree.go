@@ -318,7 +318,7 @@ func writablePath(p string) bool {
 func (a *API) downloadURL(s *snapshot, p string) *string {
 	u := a.d.URLs.Web + "/_raw/" + s.repo.Owner.Login + "/" + s.repo.Name + "/" + url.PathEscape(s.ref) + "/" + wire.EscapeContentPath(p)
 	if s.repo.Private() {
-		u += "?token=" + a.sign.token("raw", s.repo.ID, s.ref+"/"+p, time.Now())
+		u += "?token=" + a.sign.Token("raw", s.repo.ID, s.ref+"/"+p, time.Now())
 	}
 	return &u
 }

@@ -1,4 +1,4 @@
-package contents
+package api
 
 import (
 	"crypto/hmac"
@@ -16,37 +16,38 @@ import (
 // HMAC of (kind, repository id, resource, expiry) under a key made at
 // startup: checking one reads nothing and writes nothing, and a restart
 // revokes them all.
-type signer struct{ key []byte }
+type DownloadSigner struct{ key []byte }
 
 // tokenWindow: tokens expire 5 to 10 minutes after they are made. Expiries
 // are rounded to the window so that an API response (and its ETag) stays the
 // same within a window.
 const tokenWindow = 5 * 60
 
-func newSigner() *signer {
+// NewDownloadSigner makes a signer with a fresh key.
+func NewDownloadSigner() *DownloadSigner {
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
-		panic("contents: no randomness for the download token key: " + err.Error())
+		panic("api: no randomness for the download token key: " + err.Error())
 	}
-	return &signer{key: key}
+	return &DownloadSigner{key: key}
 }
 
-func (s *signer) mac(kind string, repoID int64, resource string, exp uint64) []byte {
+func (s *DownloadSigner) mac(kind string, repoID int64, resource string, exp uint64) []byte {
 	m := hmac.New(sha256.New, s.key)
 	m.Write([]byte(kind + "\x00" + strconv.FormatInt(repoID, 10) + "\x00" + resource + "\x00" + strconv.FormatUint(exp, 10)))
 	return m.Sum(nil)[:18]
 }
 
-// token signs access to resource ("ref/path" of a raw file, "format/ref" of
-// an archive) of a repository.
-func (s *signer) token(kind string, repoID int64, resource string, now time.Time) string {
+// Token signs access to resource ("ref/path" of a raw file, "format/ref" of
+// an archive, a job's log) of a repository.
+func (s *DownloadSigner) Token(kind string, repoID int64, resource string, now time.Time) string {
 	exp := uint64(now.Unix()/tokenWindow+2) * tokenWindow
 	b := binary.BigEndian.AppendUint64(nil, exp)
 	return base64.RawURLEncoding.EncodeToString(append(b, s.mac(kind, repoID, resource, exp)...))
 }
 
-// valid checks a token for the resource at now.
-func (s *signer) valid(tok, kind string, repoID int64, resource string, now time.Time) bool {
+// Valid checks a token for the resource at now.
+func (s *DownloadSigner) Valid(tok, kind string, repoID int64, resource string, now time.Time) bool {
 	b, err := base64.RawURLEncoding.DecodeString(tok)
 	if err != nil || len(b) != 8+18 {
 		return false

@@ -1,0 +1,97 @@
+package actions
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/hubd/hubd/internal/apps"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// The GITHUB_TOKEN of a job is an installation token (ghs_) of hubd's
+// "GitHub Actions" app, as on GitHub: installed on the repository's owner
+// when a first job needs it, narrowed to the run's repository and the
+// workflow's permissions:, and revoked when the job ends.
+
+// ActionsAppName is the app whose bot (github-actions[bot]) acts for jobs.
+const ActionsAppName = "GitHub Actions"
+
+// appPermissions is what the installation may grant; tokens take the
+// workflow's share of it.
+var appPermissions = map[string]string{"actions": "write", "checks": "write", "contents": "write", "deployments": "write",
+	"issues": "write", "packages": "write", "pages": "write", "pull_requests": "write", "repository_projects": "write",
+	"security_events": "write", "statuses": "write", "discussions": "write", "metadata": "read"}
+
+// Tokens mints and revokes jobs' tokens.
+type Tokens struct {
+	Apps *apps.Service
+	mu   sync.Mutex // one app creation at a time
+}
+
+// installation finds or makes the Actions app's installation on the
+// owner of repo.
+func (t *Tokens) installation(ctx context.Context, repo *model.Repo) (*model.Installation, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	q := t.Apps.Store.R()
+	app, err := q.AppBySlug(ctx, apps.Slug(ActionsAppName))
+	if errors.Is(err, model.ErrNotFound) {
+		// The app belongs to the owner of the first repository whose job
+		// needs it (hubd has no "github" organization to own it).
+		created, cerr := t.Apps.Create(ctx, repo.OwnerID, apps.CreateInput{Owner: repo.Owner, Name: ActionsAppName,
+			Description: "Runs the workflows of hubd's repositories.", Permissions: appPermissions})
+		if cerr != nil {
+			return nil, cerr
+		}
+		app = created.App
+	} else if err != nil {
+		return nil, err
+	}
+	in, err := q.InstallationOn(ctx, app.ID, repo.OwnerID)
+	if errors.Is(err, model.ErrNotFound) {
+		return t.Apps.Install(ctx, repo.OwnerID, app, repo.Owner, true, nil)
+	}
+	if err == nil {
+		in.App = app
+	}
+	return in, err
+}
+
+// Mint issues a token for repo with perms (at most an hour: a longer job
+// keeps a token that has expired, as GitHub's do after 24 hours).
+func (t *Tokens) Mint(ctx context.Context, repo *model.Repo, perms map[string]string) (string, int64, error) {
+	in, err := t.installation(ctx, repo)
+	if err != nil {
+		return "", 0, err
+	}
+	perms = authz.IntersectPermissions(perms, authz.WithMetadata(in.Permissions))
+	var plain string
+	var id int64
+	err = t.Apps.Store.Tx(ctx, func(tx store.Q) error {
+		p, tok, err := tx.CreateInstallationToken(ctx, in, perms, []int64{repo.ID}, tx.Now().Add(apps.TokenLifetime))
+		if err != nil {
+			return err
+		}
+		plain, id = p, tok.ID
+		return tx.AppendEvent(ctx, "installation_token.created", in.App.BotID, 0, 0, map[string]any{
+			"installation_id": in.ID, "app_id": in.AppID, "token_id": tok.ID, "permissions": perms, "repository_ids": []int64{repo.ID}})
+	})
+	return plain, id, err
+}
+
+// Revoke revokes a job's token.
+func (t *Tokens) Revoke(ctx context.Context, id int64) error {
+	err := t.Apps.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.DeleteToken(ctx, id); err != nil {
+			return err
+		}
+		return tx.AppendEvent(ctx, "installation_token.revoked", 0, 0, 0, map[string]any{"token_id": id})
+	})
+	if err == nil && t.Apps.Revoked != nil {
+		t.Apps.Revoked()
+	}
+	return err
+}
