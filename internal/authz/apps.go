@@ -156,15 +156,24 @@ func InstallationLevel(perms map[string]string) Permission {
 // when the installation or the token selects), the level of its
 // permissions; elsewhere what anyone may do (read a public repository).
 func installationRepoPermission(c *Caller, r *model.Repo, p Permission) Permission {
-	reaches := c.InstallationTargetID != 0 && r.OwnerID == c.InstallationTargetID && (c.RepoIDs == nil || c.RepoIDs[r.ID]) &&
-		Covers(c.Permissions, "metadata", "read") // no repository permission: no repository
-	if !reaches {
+	reaches := c.InstallationTargetID != 0 && r.OwnerID == c.InstallationTargetID
+	return narrowed(c, r, reaches, p, InstallationLevel(c.Permissions))
+}
+
+// narrowed is the permission of a token narrowed to some repositories and
+// permissions (installation, fine-grained and user access tokens): on a
+// repository it reaches (reaches, within c.RepoIDs when set, and with
+// metadata read: no repository permission, no repository) the level
+// given; elsewhere what the user's own permission p allows up to reading
+// a public repository.
+func narrowed(c *Caller, r *model.Repo, reaches bool, p, level Permission) Permission {
+	if !reaches || (c.RepoIDs != nil && !c.RepoIDs[r.ID]) || !Covers(c.Permissions, "metadata", "read") {
 		if r.Private() {
 			return None
 		}
 		return min(p, Read)
 	}
-	return InstallationLevel(c.Permissions)
+	return level
 }
 
 // PermissionSet is one way to be allowed an operation: every permission

@@ -92,13 +92,6 @@ func OrganizationOnly(sets []PermissionSet) bool {
 // lower of the user's role and what its permissions amount to; elsewhere
 // what anyone may do (read a public repository).
 func fineGrainedRepoPermission(c *Caller, r *model.Repo, p Permission) Permission {
-	reaches := c.OwnerAccess && r.OwnerID == c.ResourceOwnerID && (c.RepoIDs == nil || c.RepoIDs[r.ID]) &&
-		Covers(c.Permissions, "metadata", "read")
-	if !reaches {
-		if r.Private() {
-			return None
-		}
-		return min(p, Read)
-	}
-	return min(p, InstallationLevel(c.Permissions))
+	reaches := c.OwnerAccess && r.OwnerID == c.ResourceOwnerID
+	return narrowed(c, r, reaches, p, min(p, InstallationLevel(c.Permissions)))
 }

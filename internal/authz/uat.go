@@ -8,15 +8,7 @@ import "github.com/hubd/hubd/internal/model"
 // (p) and the app's permissions allow; elsewhere it reads what is public.
 func userAppRepoPermission(c *Caller, r *model.Repo, p Permission) Permission {
 	set, installed := c.AppReach[r.OwnerID]
-	reaches := installed && (set == nil || set[r.ID]) && Covers(c.Permissions, "metadata", "read") &&
-		(c.RepoIDs == nil || c.RepoIDs[r.ID])
-	if !reaches {
-		if r.Private() {
-			return None
-		}
-		return min(p, Read)
-	}
-	return min(p, InstallationLevel(c.Permissions))
+	return narrowed(c, r, installed && (set == nil || set[r.ID]), p, min(p, InstallationLevel(c.Permissions)))
 }
 
 // ClientCredentials is an OAuth app or GitHub App authenticating with its

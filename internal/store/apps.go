@@ -456,20 +456,7 @@ func (q Q) RemoveInstallationRepo(ctx context.Context, installationID, repoID in
 
 // InstallationRepoIDs lists the selected repositories of an installation.
 func (q Q) InstallationRepoIDs(ctx context.Context, installationID int64) ([]int64, error) {
-	rows, err := q.query(ctx, `SELECT repo_id FROM app_installation_repos WHERE installation_id = ? ORDER BY repo_id`, installationID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	ids := []int64{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return q.int64s(ctx, `SELECT repo_id FROM app_installation_repos WHERE installation_id = ? ORDER BY repo_id`, installationID)
 }
 
 // InstallationReposQuery selects repositories reached by an installation.

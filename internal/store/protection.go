@@ -193,20 +193,7 @@ func (q Q) ReviewVerdictsOf(ctx context.Context, pullIDs []int64) (map[int64][]m
 // StaleApprovals are the ids of a pull request's approvals made on
 // another commit than head.
 func (q Q) StaleApprovals(ctx context.Context, pullID int64, head string) ([]int64, error) {
-	rows, err := q.query(ctx, `SELECT id FROM pull_reviews WHERE pull_id = ? AND state = 'APPROVED' AND commit_id <> ? ORDER BY id`, pullID, head)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []int64{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+	return q.int64s(ctx, `SELECT id FROM pull_reviews WHERE pull_id = ? AND state = 'APPROVED' AND commit_id <> ? ORDER BY id`, pullID, head)
 }
 
 // ProtectedBranchNames are the names of a repository's protected branches
