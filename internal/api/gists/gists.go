@@ -6,7 +6,6 @@ package gists
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -362,12 +361,11 @@ func (a *API) fork(w http.ResponseWriter, r *http.Request) error {
 // GET /gists/{gist_id}/star: 204 when starred, 404 when not.
 func (a *API) isStarred(w http.ResponseWriter, r *http.Request) error {
 	ok, err := a.svc.IsStarred(r.Context(), rest.Caller(r), r.PathValue("gist_id"))
-	if err != nil && !errors.Is(err, model.ErrNotFound) {
+	if err != nil {
 		return err
 	}
 	if !ok {
-		// GitHub's description: an empty object, not the error shape, for
-		// a gist not starred as for one not found.
+		// GitHub's description: an empty object, not the error shape.
 		return rest.JSON(w, http.StatusNotFound, struct{}{})
 	}
 	return rest.NoContent(w)
