@@ -64,6 +64,7 @@ type Config struct {
 	Version     string
 	HookPolicy  *hooks.Policy // where webhooks may deliver (nil: HUBD_HOOK_ALLOW)
 	MaxAsset    int64         // largest release asset in bytes (0: GitHub's limit)
+	Enterprise  string        // slug of hubd's one enterprise ("": "hubd")
 }
 
 // Build wires every api package into a server.
@@ -87,6 +88,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Tokens:  api.NewTokenCache(cfg.TokenTTL),
 		Jobs:    jobs.New(cfg.Store),
 	}
+	d.URLs.Enterprise = cfg.Enterprise
 	var s *Server // the catalogue reads the final route table on its first request
 	// Reviews follow pull requests: comments move when a head moves, and
 	// pull request objects show requested reviewers.

@@ -1369,6 +1369,14 @@ CREATE TABLE org_pat_policies (
 ALTER TABLE hook_deliveries ADD COLUMN attempt BIGINT NOT NULL DEFAULT 1;
 ALTER TABLE hook_deliveries ADD COLUMN retry_at BIGINT;
 `,
+	// hubd's enterprise (internal/apps): an app installed on the enterprise
+	// is an installation with target_type 'Enterprise' whose account_id is
+	// the app's own bot (one enterprise installation per app; the bot owns
+	// no repositories, so its tokens reach none). '' is an installation on
+	// its account.
+	`
+ALTER TABLE app_installations ADD COLUMN target_type TEXT NOT NULL DEFAULT '';
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
