@@ -4,8 +4,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v92/github"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // enterpriseWorld is the world with two more apps owned by acme: "Org
@@ -208,4 +212,36 @@ func TestEnterpriseInstallationRefusals(t *testing.T) {
 	if len(list) != 1 {
 		t.Fatalf("acme's installations after refusals: %v", list)
 	}
+}
+
+// A user access token of the app installed on the enterprise works for a
+// site administrator (GitHub Enterprise Server's enterprise owners) and
+// for no one else; one of an app not on the enterprise works for no one.
+func TestEnterpriseUserAccessToken(t *testing.T) {
+	w := newEnterpriseWorld(t)
+	uat := func(userID int64, app createdApp) string {
+		t.Helper()
+		exp := w.now().Add(8 * time.Hour)
+		var plain string
+		err := w.e.Store.Tx(ctx, func(tx store.Q) (err error) {
+			plain, _, err = tx.CreateClientToken(ctx, authz.UserToServer, userID, app.ClientID, app.ID, nil, &exp)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return plain
+	}
+	const path = "/enterprises/hubd/apps/installable_organizations"
+	admin := uat(w.e.Admin.ID, w.manager)
+	if r := w.bearer("GET", path, admin, nil); r.StatusCode != 200 {
+		t.Fatalf("site administrator's user access token: %d %s", r.StatusCode, r.Body)
+	}
+	r := w.bearer("POST", "/enterprises/hubd/apps/organizations/acme/installations", admin,
+		map[string]any{"client_id": w.deployer.ClientID, "repository_selection": "all"})
+	if r.StatusCode != 201 {
+		t.Fatalf("install with a user access token: %d %s", r.StatusCode, r.Body)
+	}
+	expect(t, "alice's user access token", w.bearer("GET", path, uat(w.alice.ID, w.manager), nil), 403, "Resource not accessible by integration")
+	expect(t, "an app not on the enterprise", w.bearer("GET", path, uat(w.e.Admin.ID, w.deployer), nil), 403, "Resource not accessible by integration")
 }

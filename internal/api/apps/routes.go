@@ -86,18 +86,18 @@ func (a *API) Routes() []rest.Route {
 		// on the enterprise (enterprise.go).
 		{Method: "GET", Pattern: ent + "/installable_organizations", OperationID: "enterprise-apps/installable-organizations", Handler: a.installableOrgs, Note: noteEnterprise},
 		{Method: "GET", Pattern: ent + "/installable_organizations/{org}/accessible_repositories", OperationID: "enterprise-apps/installable-organization-accessible-repositories",
-			Handler: a.orgAccessibleRepos, Note: noteEnterprise},
-		{Method: "GET", Pattern: entOrg, OperationID: "enterprise-apps/organization-installations", Handler: a.enterpriseOrgInstallations, Note: noteEnterprise},
+			Handler: a.orgAccessibleRepos},
+		{Method: "GET", Pattern: entOrg, OperationID: "enterprise-apps/organization-installations", Handler: a.enterpriseOrgInstallations},
 		{Method: "POST", Pattern: entOrg, OperationID: "enterprise-apps/create-installation", Handler: a.enterpriseInstall, Note: noteEnterpriseInstall},
-		{Method: "DELETE", Pattern: entOrg + "/{installation_id}", OperationID: "enterprise-apps/delete-installation", Handler: a.enterpriseUninstall, Note: noteEnterprise},
+		{Method: "DELETE", Pattern: entOrg + "/{installation_id}", OperationID: "enterprise-apps/delete-installation", Handler: a.enterpriseUninstall},
 		{Method: "GET", Pattern: entOrg + "/{installation_id}/repositories", OperationID: "enterprise-apps/organization-installation-repositories",
-			Handler: a.enterpriseInstallationRepos, Note: noteEnterprise},
+			Handler: a.enterpriseInstallationRepos},
 		{Method: "PATCH", Pattern: entOrg + "/{installation_id}/repositories", OperationID: "enterprise-apps/change-installation-repository-access-selection",
-			Handler: a.enterpriseSetRepos, Note: noteEnterprise},
+			Handler: a.enterpriseSetRepos},
 		{Method: "PATCH", Pattern: entOrg + "/{installation_id}/repositories/add", OperationID: "enterprise-apps/grant-repository-access-to-installation",
-			Handler: a.enterpriseAddRepos, Note: noteEnterprise},
+			Handler: a.enterpriseAddRepos},
 		{Method: "PATCH", Pattern: entOrg + "/{installation_id}/repositories/remove", OperationID: "enterprise-apps/remove-repository-access-to-installation",
-			Handler: a.enterpriseRemoveRepos, Note: noteEnterprise},
+			Handler: a.enterpriseRemoveRepos},
 
 		// hubd's own site administration: GitHub registers apps in its web
 		// interface (or the manifest flow), which hubd does not have.
