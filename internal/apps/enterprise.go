@@ -135,7 +135,7 @@ func (s *Service) SetRepositories(ctx context.Context, actorID int64, in *model.
 			if err != nil {
 				return err
 			}
-			gone := idSet(repoIDs)
+			gone := IDSet(repoIDs)
 			left := 0
 			for _, id := range selected {
 				if !gone[id] {
@@ -167,7 +167,8 @@ func (s *Service) SetRepositories(ctx context.Context, actorID int64, in *model.
 	return err
 }
 
-func idSet(ids []int64) map[int64]bool {
+// IDSet is a set of ids.
+func IDSet(ids []int64) map[int64]bool {
 	m := make(map[int64]bool, len(ids))
 	for _, id := range ids {
 		m[id] = true

@@ -3,7 +3,6 @@ package apps
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/hubd/hubd/internal/api"
 	svc "github.com/hubd/hubd/internal/apps"
@@ -127,17 +126,9 @@ func (a *API) adminInstall(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return model.Invalid("Installation", "repository_selection", "invalid")
 	}
-	byName, err := q.ReposOfAccountByName(ctx, account.ID, in.Repositories)
+	ids, err := a.repoIDsByName(r, account.ID, in.Repositories)
 	if err != nil {
 		return err
-	}
-	var ids []int64
-	for _, n := range in.Repositories {
-		id, ok := byName[strings.ToLower(n)]
-		if !ok {
-			return &model.ValidationError{Errors: []model.FieldError{{Resource: "Installation", Field: "repositories", Code: "invalid", Value: n}}}
-		}
-		ids = append(ids, id)
 	}
 	inst, err := a.svc.Install(ctx, c.UserID(), app, account, all, ids)
 	if err != nil {
