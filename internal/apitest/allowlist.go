@@ -37,6 +37,13 @@ var allowed = []struct {
 			"component says anyOf), so a user or organization account would need the enterprise's name, slug and timestamps too. " +
 			"allOf checks simple-user first and stops at the first failing branch, so the account is still checked as a simple-user.",
 	},
+	{
+		OperationID: "apps/list-installations", Status: 200, Contains: `/account": doesn't match schema due to: Error at "/events_url": property "events_url" is missing`,
+		Reason: "The same allOf [simple-user, enterprise] defect seen from the other side: an installation on the enterprise " +
+			"(target_type Enterprise) has the enterprise as its account, which no simple-user can be. Its account is checked as " +
+			"the enterprise schema wherever the description says anyOf (GET /enterprises/{enterprise}/installation, " +
+			"GET /app/installations/{installation_id}).",
+	},
 }
 
 func filterAllowed(opID string, status int, err error) error {

@@ -58,6 +58,23 @@ func (a *API) enterpriseCaller(r *http.Request) (*authz.Caller, error) {
 	return nil, model.Forbidden(authz.ErrPATMessage)
 }
 
+// GET /enterprises/{enterprise}/installation: the JWT's app's installation
+// on the enterprise (404 when there is none).
+func (a *API) enterpriseInstallation(w http.ResponseWriter, r *http.Request) error {
+	c, err := requireJWT(r)
+	if err != nil {
+		return err
+	}
+	if !strings.EqualFold(r.PathValue("enterprise"), a.d.URLs.EnterpriseSlug()) {
+		return model.ErrNotFound
+	}
+	in, err := a.d.Store.R().EnterpriseInstallation(r.Context(), c.AppID)
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToInstallation(in))
+}
+
 // enterpriseOrg is {org}, one of the enterprise's organizations (every
 // organization of hubd).
 func (a *API) enterpriseOrg(r *http.Request) (*authz.Caller, *model.Account, error) {

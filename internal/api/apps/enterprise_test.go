@@ -70,6 +70,26 @@ func names(list []*github.AccessibleRepository) string {
 // exactly the selected repositories.
 func TestEnterpriseInstallsAppOnOrganization(t *testing.T) {
 	w := newEnterpriseWorld(t)
+	// The app finds its enterprise installation with its JWT.
+	now := w.now().Unix()
+	jwt := signJWT(t, w.manager.PEM, "RS256", map[string]any{"iat": now - 30, "exp": now + 120, "iss": w.manager.ID})
+	var got struct {
+		ID         int64  `json:"id"`
+		TargetType string `json:"target_type"`
+		TargetID   int64  `json:"target_id"`
+	}
+	w.bearer("GET", "/enterprises/hubd/installation", jwt, nil).JSON(t, &got)
+	if got.ID != w.managerInst || got.TargetType != "Enterprise" || got.TargetID != 1 {
+		t.Fatalf("enterprise installation: %+v", got)
+	}
+	expect(t, "another enterprise's installation", w.bearer("GET", "/enterprises/other/installation", jwt, nil), 404, "Not Found")
+	expect(t, "an app not on the enterprise", w.bearer("GET", "/enterprises/hubd/installation", w.appJWT(), nil), 404, "Not Found")
+	if r := w.bearer("GET", "/app/installations/"+itoa(w.managerInst), jwt, nil); r.StatusCode != 200 || !strings.Contains(string(r.Body), `"slug":"hubd"`) {
+		t.Fatalf("the app's enterprise installation: %d %s", r.StatusCode, r.Body)
+	}
+	if r := w.bearer("GET", "/app/installations", jwt, nil); r.StatusCode != 200 || !strings.Contains(string(r.Body), `"target_type":"Enterprise"`) {
+		t.Fatalf("the app's installations: %d %s", r.StatusCode, r.Body)
+	}
 	tok := w.appToken(w.manager, w.managerInst)
 	if !strings.HasPrefix(tok.GetToken(), "ghs_") || tok.GetPermissions().GetEnterpriseOrganizationInstallations() != "write" {
 		t.Fatalf("enterprise token: %+v", tok)

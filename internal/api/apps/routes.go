@@ -63,6 +63,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "DELETE", Pattern: inst + "/suspended", OperationID: "apps/unsuspend-installation", Handler: a.unsuspend},
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/installation", OperationID: "apps/get-repo-installation", Handler: a.repoInstallation},
 		{Method: "GET", Pattern: "/orgs/{org}/installation", OperationID: "apps/get-org-installation", Handler: a.orgInstallation},
+		{Method: "GET", Pattern: "/enterprises/{enterprise}/installation", OperationID: "apps/get-enterprise-installation", Handler: a.enterpriseInstallation},
 		{Method: "GET", Pattern: "/users/{username}/installation", OperationID: "apps/get-user-installation", Handler: a.userInstallation},
 		{Method: "GET", Pattern: "/apps/{app_slug}", OperationID: "apps/get-by-slug", Handler: a.getBySlug, Note: noteGetBySlug},
 
