@@ -182,6 +182,22 @@ func TestEnterpriseInstallsAppOnOrganization(t *testing.T) {
 	}
 	expect(t, "the token of the uninstalled app", w.bearer("GET", "/installation/repositories", dtok.GetToken(), nil), 401, "")
 	expect(t, "uninstall twice", w.bearer("DELETE", path, tok.GetToken(), nil), 404, "")
+
+	// Each write appended its event.
+	events, err := w.e.Store.R().EventsAfter(ctx, 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, ev := range events {
+		count[ev.Type]++
+	}
+	for typ, want := range map[string]int{"installation.created": 3, "installation.deleted": 1, "installation_repositories.added": 2,
+		"installation_repositories.removed": 2, "installation_repositories.changed": 2} {
+		if count[typ] != want {
+			t.Errorf("%d %s events, want %d (%v)", count[typ], typ, want, count)
+		}
+	}
 }
 
 func itoa(n int64) string { return github.Stringify(n) }
