@@ -105,9 +105,19 @@ func appInstall(args []string) error {
 	account := fs.String("account", "", "login of the user or organization to install it on (required)")
 	reposFlag := fs.String("repos", "", "comma separated repository names: install on these only")
 	all := fs.Bool("all", false, "install on all repositories of the account (the default without --repos)")
+	enterprise := fs.Bool("enterprise", false, "install on hubd's enterprise instead of an account (its tokens manage app installations on organizations)")
 	fs.Parse(args)
+	if *enterprise {
+		if *account != "" || *reposFlag != "" || *all {
+			return usageError(fs, "--enterprise excludes --account, --repos and --all")
+		}
+		if *slug == "" {
+			return usageError(fs, "--app is required")
+		}
+		return appInstallEnterprise(sf, *slug)
+	}
 	if *slug == "" || *account == "" {
-		return usageError(fs, "--app and --account are required")
+		return usageError(fs, "--app and --account (or --enterprise) are required")
 	}
 	var names []string
 	for _, n := range strings.Split(*reposFlag, ",") {
@@ -155,6 +165,27 @@ func appInstall(args []string) error {
 		what = strings.Join(names, ", ")
 	}
 	fmt.Printf("installation id: %d (%s on %s: %s)\n", in.ID, app.Slug, acct.Login, what)
+	return nil
+}
+
+// appInstallEnterprise installs an app on hubd's enterprise.
+func appInstallEnterprise(sf storeFlags, slug string) error {
+	ctx := context.Background()
+	st, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	app, err := st.R().AppBySlug(ctx, slug)
+	if err != nil {
+		return fmt.Errorf("no app %q", slug)
+	}
+	svc := &apps.Service{Store: st}
+	in, err := svc.InstallOnEnterprise(ctx, 0, app)
+	if err != nil {
+		return describe(err)
+	}
+	fmt.Printf("installation id: %d (%s on the enterprise)\n", in.ID, app.Slug)
 	return nil
 }
 

@@ -50,6 +50,8 @@ func TestAppCommands(t *testing.T) {
 		{[]string{"app", "install", "--app", "nope", "--account", "acme"}, `no app "nope"`},
 		{[]string{"app", "install", "--app", "ci-bot", "--account", "acme", "--repos", "missing"}, "no repository acme/missing"},
 		{[]string{"app", "install", "--app", "ci-bot", "--account", "acme", "--all", "--repos", "a"}, "--all and --repos exclude each other"},
+		{[]string{"app", "install", "--app", "ci-bot", "--enterprise", "--account", "acme"}, "--enterprise excludes --account, --repos and --all"},
+		{[]string{"app", "install", "--app", "nope", "--enterprise"}, `no app "nope"`},
 		{[]string{"app", "frobnicate"}, "unknown subcommand"},
 	} {
 		if _, errs, code := c.run(tc.args...); code == 0 || !strings.Contains(errs, tc.err) {
@@ -70,6 +72,14 @@ func TestAppCommands(t *testing.T) {
 	}
 	if _, errs, code := c.run("app", "install", "--app", "ci-bot", "--account", "acme", "--all"); code == 0 || !strings.Contains(errs, "account: already taken") {
 		t.Fatalf("installed twice: %d %q", code, errs)
+	}
+
+	// On the enterprise: once.
+	if out := c.ok("app", "install", "--app", "ci-bot", "--enterprise"); !strings.Contains(out, "(ci-bot on the enterprise)") {
+		t.Fatalf("app install --enterprise printed %q", out)
+	}
+	if _, errs, code := c.run("app", "install", "--app", "ci-bot", "--enterprise"); code == 0 || !strings.Contains(errs, "enterprise: already taken") {
+		t.Fatalf("installed on the enterprise twice: %d %q", code, errs)
 	}
 
 	now := time.Now().Unix()

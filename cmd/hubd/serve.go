@@ -42,6 +42,7 @@ func serve(args []string) error {
 	maxBody := fs.Int64("max-body", 25<<20, "largest request body in bytes (413 above it)")
 	maxPush := fs.Int64("max-push", 2<<30, "largest pack a git push may send, in bytes (0: no limit)")
 	maxAsset := fs.Int64("max-asset", releases.MaxAssetSize, "largest release asset an upload may send, in bytes (GitHub's limit, under 2 GiB, by default)")
+	enterprise := fs.String("enterprise", "hubd", "slug of hubd's one enterprise (GitHub Enterprise Server style: the site administrators own it)")
 	hookAllow := fs.String("hook-allow", os.Getenv("HUBD_HOOK_ALLOW"), "comma separated CIDR prefixes or addresses webhooks may deliver to besides public addresses, e.g. 127.0.0.0/8,::1 (env HUBD_HOOK_ALLOW)")
 	to := server.DefaultTimeouts()
 	fs.DurationVar(&to.Read, "read-timeout", to.Read, "longest time to read a request, body included (git transfers and archives: longest pause between reads)")
@@ -114,7 +115,7 @@ func serve(args []string) error {
 	}
 	srv, deps, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
 		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(sf.data, "git"), MaxPush: *maxPush,
-		HookPolicy: &policy, MaxAsset: *maxAsset, ActionsWorker: actionsWorker()})
+		HookPolicy: &policy, MaxAsset: *maxAsset, ActionsWorker: actionsWorker(), Enterprise: *enterprise})
 	if err != nil {
 		return err
 	}

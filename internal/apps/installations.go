@@ -16,6 +16,14 @@ import (
 // repositories, or on the given ones (which must be the account's). The
 // installation takes the app's permissions and events.
 func (s *Service) Install(ctx context.Context, actorID int64, app *model.App, account *model.Account, all bool, repoIDs []int64) (*model.Installation, error) {
+	if !all && len(uniqIDs(repoIDs)) == 0 {
+		return nil, model.Invalid("Installation", "repositories", "missing_field")
+	}
+	return s.install(ctx, actorID, app, account, all, repoIDs)
+}
+
+// install is Install that allows a selection of no repository.
+func (s *Service) install(ctx context.Context, actorID int64, app *model.App, account *model.Account, all bool, repoIDs []int64) (*model.Installation, error) {
 	if account == nil || account.Type == model.TypeBot {
 		return nil, model.Invalid("Installation", "account", "invalid")
 	}
@@ -24,21 +32,12 @@ func (s *Service) Install(ctx context.Context, actorID int64, app *model.App, ac
 	if !all {
 		in.Selection = model.SelectSelected
 		repoIDs = uniqIDs(repoIDs)
-		if len(repoIDs) == 0 {
-			return nil, model.Invalid("Installation", "repositories", "missing_field")
-		}
 	} else {
 		repoIDs = nil
 	}
 	err := s.Store.Tx(ctx, func(tx store.Q) error {
-		owners, err := tx.RepoOwners(ctx, repoIDs)
-		if err != nil {
+		if err := checkOwned(ctx, tx, account.ID, repoIDs); err != nil {
 			return err
-		}
-		for _, id := range repoIDs {
-			if owners[id] != account.ID {
-				return &model.ValidationError{Errors: []model.FieldError{{Resource: "Installation", Field: "repositories", Code: "invalid", Value: id}}}
-			}
 		}
 		if err := tx.CreateInstallation(ctx, in, repoIDs); err != nil {
 			return err
@@ -271,38 +270,7 @@ func (s *Service) SetRepository(ctx context.Context, actorID int64, in *model.In
 	if repo.OwnerID != in.AccountID {
 		return model.ErrNotFound
 	}
-	if in.Selection == model.SelectAll {
-		if add {
-			return nil
-		}
-		return ErrSelectionAll
-	}
-	err := s.Store.Tx(ctx, func(tx store.Q) error {
-		action := "added"
-		if add {
-			if err := tx.AddInstallationRepo(ctx, in.ID, repo.ID); err != nil {
-				return err
-			}
-		} else {
-			action = "removed"
-			ids, err := tx.InstallationRepoIDs(ctx, in.ID)
-			if err != nil {
-				return err
-			}
-			if len(ids) == 1 && ids[0] == repo.ID {
-				return ErrLastRepository
-			}
-			if _, err := tx.RemoveInstallationRepo(ctx, in.ID, repo.ID); err != nil {
-				return err
-			}
-		}
-		return tx.AppendEvent(ctx, "installation_repositories."+action, actorID, repo.ID, orgID(in.Account), map[string]any{
-			"installation_id": in.ID, "app_id": in.AppID, "repository_id": repo.ID})
-	})
-	if err == nil && !add {
-		s.revoked()
-	}
-	return err
+	return s.SetRepositories(ctx, actorID, in, []int64{repo.ID}, add)
 }
 
 // Refusals of removing a repository from an installation.

@@ -196,6 +196,7 @@ var JWTOperations = map[string]bool{
 	"apps/get-repo-installation":            true,
 	"apps/get-org-installation":             true,
 	"apps/get-user-installation":            true,
+	"apps/get-enterprise-installation":      true,
 	"apps/get-by-slug":                      true,
 	// The app's own webhook (internal/api/hooks).
 	"apps/get-webhook-config-for-app":    true,

@@ -20,6 +20,12 @@ import (
 // by category; an operation none of them names is refused to such tokens.
 var permissionRules = map[string]string{
 	// Categories and subcategories.
+	"enterprise-admin/organization-installations":                      "enterprise_organization_installations",
+	"enterprise-apps/installable-organization-accessible-repositories": "enterprise_organization_installation_repositories:read",
+	"enterprise-apps/organization-installation-repositories":           "enterprise_organization_installation_repositories",
+	"enterprise-apps/change-installation-repository-access-selection":  "enterprise_organization_installation_repositories",
+	"enterprise-apps/grant-repository-access-to-installation":          "enterprise_organization_installation_repositories",
+	"enterprise-apps/remove-repository-access-to-installation":         "enterprise_organization_installation_repositories",
 	"issues":                      "issues",
 	"issues/assignees":            "issues|pull_requests",
 	"issues/comments":             "issues|pull_requests",

@@ -37,7 +37,7 @@ func PermissionClass(name string) string {
 // patUnavailable are operations with GitHub's user token badge that
 // fine-grained personal access tokens still may not call: the ones only
 // GitHub Apps may (an organization's token requests and grants, the
-// installations a user token reaches).
+// installations a user token reaches, the enterprise's app installations).
 var patUnavailable = map[string]bool{
 	"orgs/list-pat-grant-requests":                              true,
 	"orgs/review-pat-grant-requests-in-bulk":                    true,
@@ -51,6 +51,17 @@ var patUnavailable = map[string]bool{
 	"apps/list-installation-repos-for-authenticated-user":       true,
 	"apps/add-repo-to-installation-for-authenticated-user":      true,
 	"apps/remove-repo-from-installation-for-authenticated-user": true,
+	// "This API can only be called by a GitHub App installed on the
+	// enterprise" (api/apps/enterprise.go).
+	"enterprise-apps/installable-organizations":                        true,
+	"enterprise-apps/installable-organization-accessible-repositories": true,
+	"enterprise-apps/organization-installations":                       true,
+	"enterprise-apps/create-installation":                              true,
+	"enterprise-apps/delete-installation":                              true,
+	"enterprise-apps/organization-installation-repositories":           true,
+	"enterprise-apps/change-installation-repository-access-selection":  true,
+	"enterprise-apps/grant-repository-access-to-installation":          true,
+	"enterprise-apps/remove-repository-access-to-installation":         true,
 }
 
 // FineGrainedOperation reports whether a fine-grained personal access

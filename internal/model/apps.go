@@ -52,6 +52,9 @@ type Installation struct {
 	SuspendedBy *Account
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// Enterprise is an installation on hubd's enterprise rather than on an
+	// account: AccountID is then the app's bot, which owns no repositories.
+	Enterprise bool
 }
 
 // Installation repository selections.

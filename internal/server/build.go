@@ -69,6 +69,7 @@ type Config struct {
 	// ActionsWorker is the command that runs one workflow job
 	// (`hubd actions-worker`); empty: workflow jobs stay queued.
 	ActionsWorker []string
+	Enterprise    string // slug of hubd's one enterprise ("": "hubd")
 }
 
 // Build wires every api package into a server.
@@ -93,6 +94,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Jobs:    jobs.New(cfg.Store),
 		Outbox:  outbox.New(cfg.Store),
 	}
+	d.URLs.Enterprise = cfg.Enterprise
 	var s *Server // the catalogue reads the final route table on its first request
 	// Reviews follow pull requests: comments move when a head moves, and
 	// pull request objects show requested reviewers.

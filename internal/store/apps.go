@@ -181,16 +181,18 @@ func (q Q) CountInstallations(ctx context.Context, appID int64) (int, error) {
 }
 
 const installationCols = `i.id, i.app_id, i.account_id, i.repository_selection, i.permissions, i.events,
- i.suspended_at, COALESCE(i.suspended_by_id, 0), i.created_at, i.updated_at`
+ i.suspended_at, COALESCE(i.suspended_by_id, 0), i.created_at, i.updated_at, i.target_type`
 
 func scanInstallation(sc scanner) (*model.Installation, error) {
 	in := &model.Installation{}
 	var perms, events string
 	var suspended sql.NullInt64
 	var by, created, updated int64
-	if err := sc.Scan(&in.ID, &in.AppID, &in.AccountID, &in.Selection, &perms, &events, &suspended, &by, &created, &updated); err != nil {
+	var target string
+	if err := sc.Scan(&in.ID, &in.AppID, &in.AccountID, &in.Selection, &perms, &events, &suspended, &by, &created, &updated, &target); err != nil {
 		return nil, err
 	}
+	in.Enterprise = target == TargetEnterprise
 	if err := unmarshalPerms(perms, &in.Permissions); err != nil {
 		return nil, err
 	}
@@ -205,15 +207,23 @@ func scanInstallation(sc scanner) (*model.Installation, error) {
 	return in, nil
 }
 
+// TargetEnterprise is the target_type of an installation on hubd's
+// enterprise.
+const TargetEnterprise = "Enterprise"
+
 // CreateInstallation installs an app on an account with its repository
 // selection (repoIDs for "selected"). ErrDuplicate when the app is already
 // installed there.
 func (q Q) CreateInstallation(ctx context.Context, in *model.Installation, repoIDs []int64) error {
 	now := q.Now()
 	in.CreatedAt, in.UpdatedAt = now, now
+	target := ""
+	if in.Enterprise {
+		target = TargetEnterprise
+	}
 	id, err := q.insert(ctx, `INSERT INTO app_installations (app_id, account_id, repository_selection, permissions, events,
- created_at, updated_at) VALUES (?,?,?,?,?,?,?)`,
-		in.AppID, in.AccountID, in.Selection, permsColumn(in.Permissions), eventsColumn(in.Events), unix(now), unix(now))
+ created_at, updated_at, target_type) VALUES (?,?,?,?,?,?,?,?)`,
+		in.AppID, in.AccountID, in.Selection, permsColumn(in.Permissions), eventsColumn(in.Events), unix(now), unix(now), target)
 	if isUnique(err) {
 		return ErrDuplicate
 	}
@@ -625,4 +635,33 @@ func (q Q) resolveInstallation(ctx context.Context, c *authz.Caller) (ok bool, e
 		c.RepoIDs = selected
 	}
 	return true, nil
+}
+
+// EnterpriseInstallation finds an app's installation on the enterprise.
+func (q Q) EnterpriseInstallation(ctx context.Context, appID int64) (*model.Installation, error) {
+	list, err := q.installations(ctx, `SELECT `+installationCols+` FROM app_installations i WHERE i.app_id = ? AND i.target_type = ?`, appID, TargetEnterprise)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, model.ErrNotFound
+	}
+	return list[0], nil
+}
+
+// ClearInstallationRepos empties an installation's repository selection.
+func (q Q) ClearInstallationRepos(ctx context.Context, installationID int64) error {
+	_, err := q.exec(ctx, `DELETE FROM app_installation_repos WHERE installation_id = ?`, installationID)
+	return err
+}
+
+// OrgsPage is one page of the organizations in id order and their count.
+func (q Q) OrgsPage(ctx context.Context, limit, offset int) ([]*model.Account, int, error) {
+	n, err := q.CountAccounts(ctx, model.TypeOrganization)
+	if err != nil {
+		return nil, 0, err
+	}
+	list, err := q.accounts(ctx, `SELECT `+accountCols+` FROM accounts a WHERE a.type = ? ORDER BY a.id LIMIT ? OFFSET ?`,
+		string(model.TypeOrganization), limit, offset)
+	return list, n, err
 }

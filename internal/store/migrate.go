@@ -1478,6 +1478,14 @@ CREATE TABLE actions_job_logs (
   content TEXT NOT NULL
 );
 `,
+	// hubd's enterprise (internal/apps): an app installed on the enterprise
+	// is an installation with target_type 'Enterprise' whose account_id is
+	// the app's own bot (one enterprise installation per app; the bot owns
+	// no repositories, so its tokens reach none). '' is an installation on
+	// its account.
+	`
+ALTER TABLE app_installations ADD COLUMN target_type TEXT NOT NULL DEFAULT '';
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

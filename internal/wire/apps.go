@@ -53,7 +53,7 @@ func (u URLs) ToIntegration(a *model.App, installations *int) Integration {
 // Installation is components/schemas/installation.
 type Installation struct {
 	ID                     int64             `json:"id"`
-	Account                *SimpleUser       `json:"account"`
+	Account                any               `json:"account"` // *SimpleUser, or *Enterprise
 	RepositorySelection    string            `json:"repository_selection"`
 	AccessTokensURL        string            `json:"access_tokens_url"`
 	RepositoriesURL        string            `json:"repositories_url"`
@@ -77,10 +77,20 @@ type Installation struct {
 // ToInstallation converts an installation (with its app and account).
 func (u URLs) ToInstallation(in *model.Installation) Installation {
 	id := strconv.FormatInt(in.ID, 10)
-	account := u.ToSimpleUser(in.Account)
+	var account any
 	html := u.Web + "/settings/installations/" + id
-	if in.Account.IsOrg() {
+	targetID, targetType := in.AccountID, string(in.Account.Type)
+	switch {
+	case in.Enterprise:
+		e := u.ToEnterprise()
+		account, targetID, targetType = &e, e.ID, "Enterprise"
+		html = e.HTMLURL + "/settings/apps/installations/" + id
+	case in.Account.IsOrg():
 		html = u.Web + "/organizations/" + in.Account.Login + "/settings/installations/" + id
+		fallthrough
+	default:
+		a := u.ToSimpleUser(in.Account)
+		account = &a
 	}
 	perms := in.Permissions
 	if perms == nil {
@@ -91,11 +101,11 @@ func (u URLs) ToInstallation(in *model.Installation) Installation {
 		events = []string{}
 	}
 	out := Installation{
-		ID: in.ID, Account: &account, RepositorySelection: in.Selection,
+		ID: in.ID, Account: account, RepositorySelection: in.Selection,
 		AccessTokensURL: u.API + "/app/installations/" + id + "/access_tokens",
 		RepositoriesURL: u.API + "/installation/repositories", HTMLURL: html,
 		AppID: in.AppID, AppSlug: in.App.Slug, ClientID: in.App.ClientID,
-		TargetID: in.AccountID, TargetType: string(in.Account.Type),
+		TargetID: targetID, TargetType: targetType,
 		Permissions: perms, Events: events, CreatedAt: Time(in.CreatedAt), UpdatedAt: Time(in.UpdatedAt),
 		SingleFilePaths: []string{}, SuspendedAt: TimePtr(in.SuspendedAt),
 	}
@@ -128,4 +138,78 @@ type InstallationRepositories struct {
 type InstallationList struct {
 	TotalCount    int            `json:"total_count"`
 	Installations []Installation `json:"installations"`
+}
+
+// EnterpriseID is the id of hubd's one enterprise.
+const EnterpriseID = 1
+
+// DefaultEnterprise is the enterprise's slug when none is configured.
+const DefaultEnterprise = "hubd"
+
+// Enterprise is components/schemas/enterprise.
+type Enterprise struct {
+	Description *string `json:"description"`
+	HTMLURL     string  `json:"html_url"`
+	WebsiteURL  *string `json:"website_url"`
+	ID          int64   `json:"id"`
+	NodeID      string  `json:"node_id"`
+	Name        string  `json:"name"`
+	Slug        string  `json:"slug"`
+	CreatedAt   *string `json:"created_at"`
+	UpdatedAt   *string `json:"updated_at"`
+	AvatarURL   string  `json:"avatar_url"`
+}
+
+// EnterpriseSlug is the slug of hubd's enterprise.
+func (u URLs) EnterpriseSlug() string {
+	if u.Enterprise == "" {
+		return DefaultEnterprise
+	}
+	return u.Enterprise
+}
+
+// ToEnterprise is hubd's one enterprise, GitHub Enterprise Server style:
+// its slug is its name, and the site administrators own it.
+func (u URLs) ToEnterprise() Enterprise {
+	slug := u.EnterpriseSlug()
+	return Enterprise{HTMLURL: u.Web + "/enterprises/" + slug, ID: EnterpriseID, NodeID: NodeID("Enterprise", EnterpriseID),
+		Name: slug, Slug: slug, AvatarURL: u.Web + "/avatars/e/" + strconv.Itoa(EnterpriseID)}
+}
+
+// InstallableOrganization is components/schemas/installable-organization.
+type InstallableOrganization struct {
+	ID                        int64  `json:"id"`
+	Login                     string `json:"login"`
+	AccessibleRepositoriesURL string `json:"accessible_repositories_url"`
+}
+
+// AccessibleRepository is components/schemas/accessible-repository.
+type AccessibleRepository struct {
+	ID       int64  `json:"id"`
+	Name     string `json:"name"`
+	FullName string `json:"full_name"`
+}
+
+// EnterpriseOrgInstallation is
+// components/schemas/enterprise-organization-installation.
+type EnterpriseOrgInstallation struct {
+	ID                  int64             `json:"id"`
+	AppSlug             string            `json:"app_slug"`
+	ClientID            string            `json:"client_id"`
+	RepositorySelection string            `json:"repository_selection"`
+	RepositoriesURL     string            `json:"repositories_url"`
+	Permissions         map[string]string `json:"permissions"`
+	Events              []string          `json:"events"`
+	CreatedAt           string            `json:"created_at"`
+	UpdatedAt           string            `json:"updated_at"`
+}
+
+// ToEnterpriseOrgInstallation converts an installation on an organization
+// as the enterprise's operations show it.
+func (u URLs) ToEnterpriseOrgInstallation(in *model.Installation) EnterpriseOrgInstallation {
+	full := u.ToInstallation(in)
+	return EnterpriseOrgInstallation{ID: in.ID, AppSlug: in.App.Slug, ClientID: in.App.ClientID, RepositorySelection: in.Selection,
+		RepositoriesURL: u.API + "/enterprises/" + u.EnterpriseSlug() + "/apps/organizations/" + in.Account.Login + "/installations/" +
+			strconv.FormatInt(in.ID, 10) + "/repositories",
+		Permissions: full.Permissions, Events: full.Events, CreatedAt: full.CreatedAt, UpdatedAt: full.UpdatedAt}
 }

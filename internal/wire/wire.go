@@ -14,6 +14,8 @@ import (
 type URLs struct {
 	API string // e.g. http://127.0.0.1:8080/api/v3 (no trailing slash)
 	Web string // e.g. http://127.0.0.1:8080
+	// Enterprise is the slug of hubd's one enterprise ("": "hubd").
+	Enterprise string
 }
 
 // NewURLs derives the API and web bases from an external URL.

@@ -3,7 +3,6 @@ package apps
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/hubd/hubd/internal/api"
 	svc "github.com/hubd/hubd/internal/apps"
@@ -68,13 +67,17 @@ func (a *API) adminCreate(w http.ResponseWriter, r *http.Request) error {
 
 // installAppBody is POST /admin/apps/{app_slug}/installations.
 type installAppBody struct {
-	Account      *string  `json:"account"`
+	Account *string `json:"account"`
+	// TargetType "Enterprise" installs the app on hubd's enterprise (no
+	// account, no repositories).
+	TargetType   string   `json:"target_type"`
 	Selection    string   `json:"repository_selection"`
 	Repositories []string `json:"repositories"`
 }
 
 // POST /admin/apps/{app_slug}/installations: a site administrator installs
-// an app on a user or an organization, on all or the named repositories.
+// an app on a user or an organization, on all or the named repositories,
+// or (target_type "Enterprise") on hubd's enterprise.
 func (a *API) adminInstall(w http.ResponseWriter, r *http.Request) error {
 	c, err := api.RequireSiteAdmin(r)
 	if err != nil {
@@ -89,6 +92,20 @@ func (a *API) adminInstall(w http.ResponseWriter, r *http.Request) error {
 	var in installAppBody
 	if err := rest.Decode(r, &in); err != nil {
 		return err
+	}
+	switch in.TargetType {
+	case "Enterprise":
+		if in.Account != nil || in.Selection != "" || len(in.Repositories) > 0 {
+			return model.Invalid("Installation", "target_type", "invalid")
+		}
+		inst, err := a.svc.InstallOnEnterprise(ctx, c.UserID(), app)
+		if err != nil {
+			return err
+		}
+		return rest.JSON(w, http.StatusCreated, a.d.URLs.ToInstallation(inst))
+	case "", "User", "Organization":
+	default:
+		return model.Invalid("Installation", "target_type", "invalid")
 	}
 	if in.Account == nil || *in.Account == "" {
 		return model.Invalid("Installation", "account", "missing_field")
@@ -109,17 +126,9 @@ func (a *API) adminInstall(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return model.Invalid("Installation", "repository_selection", "invalid")
 	}
-	byName, err := q.ReposOfAccountByName(ctx, account.ID, in.Repositories)
+	ids, err := a.repoIDsByName(r, account.ID, in.Repositories)
 	if err != nil {
 		return err
-	}
-	var ids []int64
-	for _, n := range in.Repositories {
-		id, ok := byName[strings.ToLower(n)]
-		if !ok {
-			return &model.ValidationError{Errors: []model.FieldError{{Resource: "Installation", Field: "repositories", Code: "invalid", Value: n}}}
-		}
-		ids = append(ids, id)
 	}
 	inst, err := a.svc.Install(ctx, c.UserID(), app, account, all, ids)
 	if err != nil {

@@ -197,20 +197,12 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		caller := &authz.Caller{Kind: authz.Installation, User: &model.Account{ID: in.App.BotID}, Permissions: tok.Permissions,
-			InstallationTargetID: in.AccountID, RepoIDs: idSet(tok.RepoIDs)}
+			InstallationTargetID: in.AccountID, RepoIDs: svc.IDSet(tok.RepoIDs)}
 		if out.Repositories, err = a.repositories(r, caller, list); err != nil {
 			return err
 		}
 	}
 	return rest.JSON(w, http.StatusCreated, out)
-}
-
-func idSet(ids []int64) map[int64]bool {
-	m := make(map[int64]bool, len(ids))
-	for _, id := range ids {
-		m[id] = true
-	}
-	return m
 }
 
 // repositories renders repository objects as caller c sees them, with

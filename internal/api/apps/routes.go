@@ -39,12 +39,18 @@ const (
 		"installations reaching only repositories the user collaborates on elsewhere are not listed."
 	noteUserInstallationRepos = "The installation's repositories the user can see (with a user access token, of its app's installations only)."
 	noteListInstallations     = "outdated is accepted and ignored."
-	noteGetBySlug             = "Every app is public in hubd: GitHub shows a private app only to its owner and the accounts it is installed on."
+	noteEnterprise            = "hubd has one enterprise (GitHub Enterprise Server style: slug from hubd serve --enterprise, default hubd; every organization belongs to it; the site administrators own it). " +
+		"Called by an app installed on the enterprise (hubd app install --enterprise): its installation token, or its user access token for a site administrator; " +
+		"like GitHub, no other credential (classic tokens of site administrators included) is accepted."
+	noteEnterpriseInstall = noteEnterprise + " An app already installed on the organization is unsuspended and answered (200) as it is: hubd has no pending installation or update requests to approve."
+	noteGetBySlug         = "Every app is public in hubd: GitHub shows a private app only to its owner and the accounts it is installed on."
 )
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
 	const inst = "/app/installations/{installation_id}"
+	const ent = "/enterprises/{enterprise}/apps"
+	const entOrg = ent + "/organizations/{org}/installations"
 	site := []string{"site_admin"}
 	return []rest.Route{
 		// The app itself, with a JWT (GET /app also with its installation tokens).
@@ -57,6 +63,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "DELETE", Pattern: inst + "/suspended", OperationID: "apps/unsuspend-installation", Handler: a.unsuspend},
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/installation", OperationID: "apps/get-repo-installation", Handler: a.repoInstallation},
 		{Method: "GET", Pattern: "/orgs/{org}/installation", OperationID: "apps/get-org-installation", Handler: a.orgInstallation},
+		{Method: "GET", Pattern: "/enterprises/{enterprise}/installation", OperationID: "apps/get-enterprise-installation", Handler: a.enterpriseInstallation},
 		{Method: "GET", Pattern: "/users/{username}/installation", OperationID: "apps/get-user-installation", Handler: a.userInstallation},
 		{Method: "GET", Pattern: "/apps/{app_slug}", OperationID: "apps/get-by-slug", Handler: a.getBySlug, Note: noteGetBySlug},
 
@@ -75,6 +82,23 @@ func (a *API) Routes() []rest.Route {
 			Handler: a.removeRepo, Scopes: []string{"repo"}},
 		{Method: "GET", Pattern: "/orgs/{org}/installations", OperationID: "orgs/list-app-installations", Handler: a.orgInstallations,
 			Scopes: []string{"read:org"}},
+
+		// The enterprise's organization installations, by an app installed
+		// on the enterprise (enterprise.go).
+		{Method: "GET", Pattern: ent + "/installable_organizations", OperationID: "enterprise-apps/installable-organizations", Handler: a.installableOrgs, Note: noteEnterprise},
+		{Method: "GET", Pattern: ent + "/installable_organizations/{org}/accessible_repositories", OperationID: "enterprise-apps/installable-organization-accessible-repositories",
+			Handler: a.orgAccessibleRepos},
+		{Method: "GET", Pattern: entOrg, OperationID: "enterprise-apps/organization-installations", Handler: a.enterpriseOrgInstallations},
+		{Method: "POST", Pattern: entOrg, OperationID: "enterprise-apps/create-installation", Handler: a.enterpriseInstall, Note: noteEnterpriseInstall},
+		{Method: "DELETE", Pattern: entOrg + "/{installation_id}", OperationID: "enterprise-apps/delete-installation", Handler: a.enterpriseUninstall},
+		{Method: "GET", Pattern: entOrg + "/{installation_id}/repositories", OperationID: "enterprise-apps/organization-installation-repositories",
+			Handler: a.enterpriseInstallationRepos},
+		{Method: "PATCH", Pattern: entOrg + "/{installation_id}/repositories", OperationID: "enterprise-apps/change-installation-repository-access-selection",
+			Handler: a.enterpriseSetRepos},
+		{Method: "PATCH", Pattern: entOrg + "/{installation_id}/repositories/add", OperationID: "enterprise-apps/grant-repository-access-to-installation",
+			Handler: a.enterpriseAddRepos},
+		{Method: "PATCH", Pattern: entOrg + "/{installation_id}/repositories/remove", OperationID: "enterprise-apps/remove-repository-access-to-installation",
+			Handler: a.enterpriseRemoveRepos},
 
 		// hubd's own site administration: GitHub registers apps in its web
 		// interface (or the manifest flow), which hubd does not have.
