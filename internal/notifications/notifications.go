@@ -10,6 +10,7 @@ package notifications
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -174,6 +175,11 @@ func (rn *run) event(ctx context.Context, r *hooks.Renderer, e model.Event) erro
 	if e.RepoID == 0 || !relevant(e.Type) {
 		return nil
 	}
+	if e.Type == "issues.review_requested" {
+		if err := rn.teamRequest(ctx, e); err != nil {
+			return err
+		}
+	}
 	list, err := r.Render(ctx, e)
 	if err != nil {
 		return err
@@ -191,6 +197,44 @@ func (rn *run) event(ctx context.Context, r *hooks.Renderer, e model.Event) erro
 		}
 	}
 	return nil
+}
+
+// teamRequest notifies the members of a team asked for a review (the
+// webhook payloads leave team requests out).
+func (rn *run) teamRequest(ctx context.Context, e model.Event) error {
+	var d struct {
+		IssueID int64 `json:"issue_id"`
+		TeamID  int64 `json:"requested_team_id"`
+	}
+	if json.Unmarshal(e.Payload, &d) != nil || d.TeamID == 0 {
+		return nil
+	}
+	p, err := rn.q.PullByIssueID(ctx, d.IssueID)
+	if errors.Is(err, model.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	v, err := rn.q.RepoByID(ctx, e.RepoID, 0)
+	if errors.Is(err, model.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	members, err := rn.q.TeamMemberIDs(ctx, d.TeamID)
+	if err != nil {
+		return err
+	}
+	url := rn.s.URLs.RepoAPIURL(v.Repo) + "/pulls/" + strconv.FormatInt(p.Number, 10)
+	sub := subject{repoID: e.RepoID, private: v.Repo.Visibility != model.Public, typ: "PullRequest", key: p.Number,
+		title: p.Issue.Title, url: url, commentURL: url, authorID: p.Issue.UserID}
+	direct := map[int64]string{}
+	for _, id := range members {
+		direct[id] = "review_requested"
+	}
+	return rn.deliver(ctx, sub, e.ActorID, "", direct, false)
 }
 
 func relevant(typ string) bool {
@@ -277,8 +321,25 @@ func (rn *run) hook(ctx context.Context, event string, p payload) error {
 	}
 	for _, login := range Mentions(body) {
 		u, err := rn.q.AccountByLogin(ctx, login)
-		if err == nil && u.Type == "User" {
+		if err == nil && u.Type == model.TypeUser {
 			add(u.ID, "mention")
+		}
+	}
+	for _, tm := range TeamMentions(body) {
+		org, err := rn.q.AccountByLogin(ctx, tm[0])
+		if err != nil || org.Type != model.TypeOrganization {
+			continue
+		}
+		team, err := rn.q.TeamBySlug(ctx, org.ID, tm[1])
+		if err != nil {
+			continue
+		}
+		members, err := rn.q.TeamMemberIDs(ctx, team.ID)
+		if err != nil {
+			return err
+		}
+		for _, id := range members {
+			add(id, "team_mention")
 		}
 	}
 	return rn.deliver(ctx, sub, actor, actorReason, direct, notify)
@@ -412,15 +473,52 @@ func (rn *run) thread(sub subject, user int64, t *store.Thread) *store.Thread {
 
 var mention = regexp.MustCompile(`(?:^|[^\w/` + "`" + `])@([A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38})\b`)
 
+var teamMention = regexp.MustCompile(`(?:^|[^\w/` + "`" + `])@([A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38})/([A-Za-z0-9][A-Za-z0-9_.-]*)`)
+
+// TeamMentions is the teams (organization login, slug) @mentioned in a
+// Markdown body, once each.
+func TeamMentions(body string) [][2]string {
+	var out [][2]string
+	seen := map[[2]string]bool{}
+	for _, line := range mentionLines(body) {
+		for _, m := range teamMention.FindAllStringSubmatch(line, -1) {
+			k := [2]string{strings.ToLower(m[1]), strings.ToLower(m[2])}
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// mentionLines is the lines of body that may mention (not indented code
+// or quotes), with code spans blanked.
+func mentionLines(body string) []string {
+	var out []string
+	fenced := false
+	for _, line := range strings.Split(body, "\n") {
+		trim := strings.TrimSpace(line)
+		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || strings.HasPrefix(line, "    ") || strings.HasPrefix(trim, ">") {
+			continue
+		}
+		out = append(out, codeSpan.ReplaceAllString(line, ""))
+	}
+	return out
+}
+
+var codeSpan = regexp.MustCompile("`[^`]*`")
+
 // Mentions is the logins @mentioned in a Markdown body (outside code
 // spans), once each.
 func Mentions(body string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, line := range strings.Split(body, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "    ") || strings.HasPrefix(line, ">") {
-			continue
-		}
+	for _, line := range mentionLines(body) {
 		for _, m := range mention.FindAllStringSubmatch(line, -1) {
 			l := strings.ToLower(m[1])
 			if !seen[l] {
