@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/hooks"
+	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/store"
@@ -33,15 +34,20 @@ type Service struct {
 	// Render builds the webhook payloads of a batch of domain events (the
 	// webhook service's NewRenderer).
 	Render func() *hooks.Renderer
+	// Jobs runs the marking of many threads read.
+	Jobs *jobs.Queue
 
 	consumer *outbox.Consumer
 }
 
-// New makes the service and registers its consumer, which starts at the
-// end of the log (no notifications for what happened before).
-func New(st *store.Store, urls wire.URLs, o *outbox.Outbox) *Service {
-	s := &Service{Store: st, URLs: urls}
+// New makes the service, registers its consumer, which starts at the end
+// of the log (no notifications for what happened before), and its job.
+func New(st *store.Store, urls wire.URLs, o *outbox.Outbox, q *jobs.Queue) *Service {
+	s := &Service{Store: st, URLs: urls, Jobs: q}
 	s.consumer = o.Register(Consumer, false, s.step)
+	if q != nil {
+		q.Handle(jobMarkRead, s.runMarkRead)
+	}
 	return s
 }
 

@@ -2,9 +2,12 @@ package notifications
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -64,16 +67,58 @@ func (s *Service) Thread(ctx context.Context, c *authz.Caller, viewer store.View
 	return s.Store.R().ThreadOf(ctx, c.User.ID, viewer, id)
 }
 
+// MarkLimit is how many threads one transaction marks read: a request
+// marking more marks the rest in a job (GitHub's 202).
+var MarkLimit = 1000
+
+const jobMarkRead = "notifications.mark_read"
+
+type markJob struct {
+	UserID int64 `json:"user_id"`
+	RepoID int64 `json:"repo_id"`
+	At     int64 `json:"at"`
+}
+
 // MarkRead marks the caller's threads (of repoID, when not 0) updated at
-// or before at read (read false: nothing changes).
-func (s *Service) MarkRead(ctx context.Context, c *authz.Caller, repoID int64, at time.Time, read bool) error {
+// or before at read (read false: nothing changes). queued: there were
+// more than MarkLimit, and a job marks the rest.
+func (s *Service) MarkRead(ctx context.Context, c *authz.Caller, repoID int64, at time.Time, read bool) (queued bool, err error) {
 	if err := reader(c); err != nil || !read {
-		return err
+		return false, err
 	}
-	return s.Store.Tx(ctx, func(tx store.Q) error {
-		_, err := tx.MarkThreadsRead(ctx, c.User.ID, repoID, at)
-		return err
+	err = s.Store.Tx(ctx, func(tx store.Q) error {
+		n, err := tx.MarkThreadsRead(ctx, c.User.ID, repoID, at, MarkLimit)
+		if err != nil || n < int64(MarkLimit) {
+			return err
+		}
+		queued = true
+		return jobs.Enqueue(ctx, tx, jobs.Job{Kind: jobMarkRead, Key: fmt.Sprintf("%d:%d", c.User.ID, repoID),
+			Payload: markJob{UserID: c.User.ID, RepoID: repoID, At: at.Unix()}})
 	})
+	if queued && s.Jobs != nil {
+		s.Jobs.Notify()
+	}
+	return queued, err
+}
+
+// runMarkRead marks the rest of a request's threads read, MarkLimit a
+// transaction.
+func (s *Service) runMarkRead(ctx context.Context, payload []byte) error {
+	var j markJob
+	if err := json.Unmarshal(payload, &j); err != nil {
+		return jobs.Permanent(err)
+	}
+	for {
+		var n int64
+		err := s.Store.Tx(ctx, func(tx store.Q) error {
+			var err error
+			n, err = tx.MarkThreadsRead(ctx, j.UserID, j.RepoID, time.Unix(j.At, 0), MarkLimit)
+			return err
+		})
+		if err != nil || n < int64(MarkLimit) {
+			return err
+		}
+	}
 }
 
 // MarkThread marks the caller's thread id read, or done (out of the inbox

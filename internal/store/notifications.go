@@ -217,15 +217,16 @@ func (q Q) ThreadOf(ctx context.Context, userID int64, viewer Viewer, id int64) 
 	return t, notFound(err)
 }
 
-// MarkThreadsRead marks userID's unread threads updated at or before at
-// read (of repoID, when not 0) and reports how many.
-func (q Q) MarkThreadsRead(ctx context.Context, userID, repoID int64, at time.Time) (int64, error) {
-	query := `UPDATE notification_threads SET unread = ?, last_read_at = ? WHERE user_id = ? AND unread = ? AND updated_at <= ?`
+// MarkThreadsRead marks at most limit of userID's unread threads updated
+// at or before at read (of repoID, when not 0) and reports how many.
+func (q Q) MarkThreadsRead(ctx context.Context, userID, repoID int64, at time.Time, limit int) (int64, error) {
+	sel := `SELECT id FROM notification_threads WHERE user_id = ? AND unread = ? AND updated_at <= ?`
 	args := []any{false, unix(at), userID, true, unix(at)}
 	if repoID != 0 {
-		query, args = query+` AND repo_id = ?`, append(args, repoID)
+		sel, args = sel+` AND repo_id = ?`, append(args, repoID)
 	}
-	res, err := q.exec(ctx, query, args...)
+	res, err := q.exec(ctx, `UPDATE notification_threads SET unread = ?, last_read_at = ? WHERE id IN (`+sel+` ORDER BY id LIMIT ?)`,
+		append(args, limit)...)
 	if err != nil {
 		return 0, err
 	}

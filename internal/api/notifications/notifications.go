@@ -28,7 +28,7 @@ type API struct {
 
 // New makes the package and its service.
 func New(d *api.Deps) *API {
-	return &API{d: d, svc: notifications.New(d.Store, d.URLs, d.Outbox)}
+	return &API{d: d, svc: notifications.New(d.Store, d.URLs, d.Outbox, d.Jobs)}
 }
 
 // UseHooks makes threads from the webhook service's payloads; the
@@ -218,7 +218,9 @@ func (a *API) markRepo(w http.ResponseWriter, r *http.Request) error {
 }
 
 // mark marks threads read up to last_read_at (now when absent) and
-// answers 205 Reset Content. read: false changes nothing.
+// answers 205 Reset Content, or 202 with GitHub's message when there were
+// too many for one request and a job marks the rest. read: false changes
+// nothing.
 func (a *API) mark(w http.ResponseWriter, r *http.Request, repoID int64) error {
 	var in markInput
 	if err := rest.Decode(r, &in); err != nil {
@@ -233,8 +235,12 @@ func (a *API) mark(w http.ResponseWriter, r *http.Request, repoID int64) error {
 		at = t
 	}
 	c := rest.Caller(r)
-	if err := a.svc.MarkRead(r.Context(), c, repoID, at, in.Read == nil || *in.Read); err != nil {
+	queued, err := a.svc.MarkRead(r.Context(), c, repoID, at, in.Read == nil || *in.Read)
+	if err != nil {
 		return err
+	}
+	if queued {
+		return rest.JSON(w, http.StatusAccepted, map[string]string{"message": "Unread notifications couldn't be marked in a single request. Notifications are being marked as read in the background."})
 	}
 	w.WriteHeader(http.StatusResetContent)
 	return nil
