@@ -121,9 +121,8 @@ func (s *Service) runMarkRead(ctx context.Context, payload []byte) error {
 	}
 }
 
-// MarkThread marks the caller's thread id read, or done (out of the inbox
-// until the subject has new activity).
-func (s *Service) MarkThread(ctx context.Context, c *authz.Caller, viewer store.Viewer, id int64, done bool) error {
+// inThread runs fn on the caller's thread id in a transaction.
+func (s *Service) inThread(ctx context.Context, c *authz.Caller, viewer store.Viewer, id int64, fn func(tx store.Q, t *store.Thread) error) error {
 	if err := reader(c); err != nil {
 		return err
 	}
@@ -132,6 +131,14 @@ func (s *Service) MarkThread(ctx context.Context, c *authz.Caller, viewer store.
 		if err != nil {
 			return err
 		}
+		return fn(tx, t)
+	})
+}
+
+// MarkThread marks the caller's thread id read, or done (out of the inbox
+// until the subject has new activity).
+func (s *Service) MarkThread(ctx context.Context, c *authz.Caller, viewer store.Viewer, id int64, done bool) error {
+	return s.inThread(ctx, c, viewer, id, func(tx store.Q, t *store.Thread) error {
 		return tx.MarkThreadRead(ctx, t.ID, done, tx.Now())
 	})
 }
@@ -152,37 +159,23 @@ func (s *Service) Subscription(ctx context.Context, c *authz.Caller, viewer stor
 // SetSubscription subscribes the caller to thread id, or ignores it (no
 // more notifications of it).
 func (s *Service) SetSubscription(ctx context.Context, c *authz.Caller, viewer store.Viewer, id int64, ignored bool) (*store.Thread, error) {
-	if err := reader(c); err != nil {
-		return nil, err
-	}
-	var t *store.Thread
-	err := s.Store.Tx(ctx, func(tx store.Q) error {
-		var err error
-		if t, err = tx.ThreadOf(ctx, c.User.ID, viewer, id); err != nil {
-			return err
-		}
+	var out *store.Thread
+	err := s.inThread(ctx, c, viewer, id, func(tx store.Q, t *store.Thread) error {
 		t.Sub = "subscribed"
 		if ignored {
 			t.Sub = "ignored"
 		}
 		now := tx.Now()
-		t.SubAt = &now
+		t.SubAt, out = &now, t
 		return tx.SetThreadSub(ctx, t.ID, t.Sub, t.SubAt)
 	})
-	return t, err
+	return out, err
 }
 
 // DeleteSubscription mutes thread id until the caller comments on it or
 // is mentioned (notifications of the repository's watch still come).
 func (s *Service) DeleteSubscription(ctx context.Context, c *authz.Caller, viewer store.Viewer, id int64) error {
-	if err := reader(c); err != nil {
-		return err
-	}
-	return s.Store.Tx(ctx, func(tx store.Q) error {
-		t, err := tx.ThreadOf(ctx, c.User.ID, viewer, id)
-		if err != nil {
-			return err
-		}
+	return s.inThread(ctx, c, viewer, id, func(tx store.Q, t *store.Thread) error {
 		return tx.SetThreadSub(ctx, t.ID, "", nil)
 	})
 }

@@ -47,8 +47,10 @@ func (a *API) Service() *notifications.Service { return a.svc }
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
 	sc := []string{"notifications", "repo"}
+	note := "Threads are made for issues, pull requests and releases (reasons assign, author, comment, mention, team_mention, " +
+		"review_requested, state_change, subscribed); commits, discussions, CI activity, security alerts and invitations make none yet."
 	return []rest.Route{
-		{Method: "GET", Pattern: "/notifications", OperationID: "activity/list-notifications-for-authenticated-user", Handler: a.list, Scopes: sc},
+		{Method: "GET", Pattern: "/notifications", OperationID: "activity/list-notifications-for-authenticated-user", Handler: a.list, Scopes: sc, Note: note},
 		{Method: "PUT", Pattern: "/notifications", OperationID: "activity/mark-notifications-as-read", Handler: a.markAll, Scopes: sc},
 		{Method: "GET", Pattern: "/notifications/threads/{thread_id}", OperationID: "activity/get-thread", Handler: a.get, Scopes: sc},
 		{Method: "PATCH", Pattern: "/notifications/threads/{thread_id}", OperationID: "activity/mark-thread-as-read", Handler: a.markRead, Scopes: sc},
@@ -56,7 +58,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: "/notifications/threads/{thread_id}/subscription", OperationID: "activity/get-thread-subscription-for-authenticated-user", Handler: a.getSub, Scopes: sc},
 		{Method: "PUT", Pattern: "/notifications/threads/{thread_id}/subscription", OperationID: "activity/set-thread-subscription", Handler: a.setSub, Scopes: sc},
 		{Method: "DELETE", Pattern: "/notifications/threads/{thread_id}/subscription", OperationID: "activity/delete-thread-subscription", Handler: a.deleteSub, Scopes: sc},
-		{Method: "GET", Pattern: "/repos/{owner}/{repo}/notifications", OperationID: "activity/list-repo-notifications-for-authenticated-user", Handler: a.listRepo, Scopes: sc},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/notifications", OperationID: "activity/list-repo-notifications-for-authenticated-user", Handler: a.listRepo, Scopes: sc, Note: note},
 		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/notifications", OperationID: "activity/mark-repo-notifications-as-read", Handler: a.markRepo, Scopes: sc},
 	}
 }
