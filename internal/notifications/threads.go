@@ -16,15 +16,15 @@ import (
 var ErrRequiresAuth = &model.HTTPError{Status: 401, Message: "Requires authentication"}
 
 // reader checks c may use the notifications API: a user's classic token
-// (or OAuth app token) with the notifications or repo scope. GitHub App
-// tokens and fine-grained tokens cannot (GitHub documents the endpoints
-// as working with classic tokens only).
+// (or OAuth app token) with the notifications or repo scope, or a GitHub
+// App's user access token; installation and fine-grained tokens cannot
+// (GitHub's token badges of these operations).
 func reader(c *authz.Caller) error {
 	if !c.Authenticated() {
 		return ErrRequiresAuth
 	}
 	switch c.Kind {
-	case authz.Installation, authz.UserToServer:
+	case authz.Installation:
 		return model.Forbidden("Resource not accessible by integration")
 	case authz.FineGrained:
 		return model.Forbidden("Resource not accessible by personal access token")

@@ -12,7 +12,9 @@ import (
 	"github.com/google/go-github/v92/github"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/notifications"
+	"github.com/hubd/hubd/internal/store"
 )
 
 var ctx = context.Background()
@@ -226,6 +228,21 @@ func TestNotificationsThroughGoGitHub(t *testing.T) {
 	// Token kinds: a classic token without notifications or repo scope.
 	mu, _ := e.Store.R().AccountByLogin(ctx, "mona")
 	e.Must(http.StatusNotFound, "GET", "/notifications", e.Token(mu, "gist"), nil)
+	// A GitHub App's user access token may (the operations' UAT badge); a
+	// fine-grained token may not.
+	tok := func(kind authz.TokenKind) string {
+		var plain string
+		if err := e.Store.Tx(ctx, func(tx store.Q) error {
+			var err error
+			plain, _, err = tx.CreateToken(ctx, mu.ID, kind, nil, "app", nil)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return plain
+	}
+	e.Must(http.StatusOK, "GET", "/notifications?all=true", tok(authz.UserToServer), nil)
+	e.Must(http.StatusForbidden, "GET", "/notifications", tok(authz.FineGrained), nil)
 }
 
 // invite makes hubot a collaborator of mona's repo.

@@ -46,6 +46,11 @@ func TestTeamNotifications(t *testing.T) {
 	if got, want := inbox(t, miaC, nil), "app:Issue:docs:team_mention app:PullRequest:Add a:review_requested"; got != want {
 		t.Fatalf("mia: %q, want %q", got, want)
 	}
+	for _, n := range must[[]*github.Notification](t)(miaC.Activity.ListNotifications(ctx, nil)) {
+		if n.GetSubject().GetType() == "PullRequest" && n.GetSubject().GetURL() != e.API+"/repos/octo/app/pulls/1" {
+			t.Errorf("pull request subject url %q", n.GetSubject().GetURL())
+		}
+	}
 	if got := inbox(t, olga, nil); got != "" {
 		t.Fatalf("olga: %q", got)
 	}
