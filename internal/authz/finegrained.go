@@ -75,6 +75,7 @@ var permissionRules = map[string]string{
 	"orgs/rules":                  "organization_administration",
 	"activity/starring":           "metadata:read",
 	"activity/watching":           "metadata:read",
+	"activity/notifications":      "", // user access tokens only (the catalogue's badges)
 	"gists":                       "", // user-level: internal/gists checks the "gists" user permission
 	"users/blocking":              "blocking",
 	"interactions/user":           "interaction_limits",

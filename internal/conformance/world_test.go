@@ -416,7 +416,7 @@ func (w *world) fingerprint() fingerprint {
 	}
 	delete(fp, "traffic")
 	delete(fp, "repo_facts")
-	for _, t := range []string{"outbox_cursors", "outbox_gaps", "activity_events"} {
+	for _, t := range []string{"outbox_cursors", "outbox_gaps", "activity_events", "notification_threads"} {
 		delete(fp, t)
 	}
 	root := filepath.Join(w.e.DataDir, "git", "repositories")

@@ -26,6 +26,7 @@ import (
 	markdownapi "github.com/hubd/hubd/internal/api/markdown"
 	"github.com/hubd/hubd/internal/api/meta"
 	"github.com/hubd/hubd/internal/api/metrics"
+	notificationsapi "github.com/hubd/hubd/internal/api/notifications"
 	oauthapi "github.com/hubd/hubd/internal/api/oauth"
 	"github.com/hubd/hubd/internal/api/orgs"
 	outsideapi "github.com/hubd/hubd/internal/api/outside"
@@ -160,6 +161,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		searchapi.New(d).Routes(),
 		appsapi.New(d).Routes(),
 		activityAPI.Routes(),
+		notificationsapi.New(d).UseHooks(hooksAPI.Service()).Routes(),
 		rulesetsAPI.Routes(),
 		hooksAPI.Routes(),
 		gistsAPI.Routes(),

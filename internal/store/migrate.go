@@ -1486,6 +1486,30 @@ CREATE TABLE actions_job_logs (
 	`
 ALTER TABLE app_installations ADD COLUMN target_type TEXT NOT NULL DEFAULT '';
 `,
+	// Notification threads (internal/notifications): one per user and
+	// subject, with the user's thread subscription (sub: '', subscribed,
+	// ignored). Written by the "notifications" outbox consumer.
+	`CREATE TABLE notification_threads (
+  id {{id}},
+  user_id BIGINT NOT NULL,
+  repo_id BIGINT NOT NULL,
+  subject_type TEXT NOT NULL,
+  subject_key BIGINT NOT NULL,
+  title TEXT NOT NULL,
+  subject_url TEXT NOT NULL,
+  latest_comment_url TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  unread BOOLEAN NOT NULL,
+  done BOOLEAN NOT NULL,
+  updated_at BIGINT NOT NULL,
+  last_read_at BIGINT,
+  sub TEXT NOT NULL,
+  sub_at BIGINT,
+  UNIQUE (user_id, repo_id, subject_type, subject_key)
+);
+CREATE INDEX notification_threads_user ON notification_threads (user_id, updated_at);
+CREATE INDEX notification_threads_subject ON notification_threads (repo_id, subject_type, subject_key);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
