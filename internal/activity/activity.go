@@ -42,6 +42,7 @@ type Service struct {
 	Render func() *hooks.Renderer
 
 	consumer *outbox.Consumer
+	feeds    feedKey
 }
 
 // New makes the service and registers its outbox consumer, which reads the

@@ -1478,6 +1478,15 @@ CREATE TABLE actions_job_logs (
   content TEXT NOT NULL
 );
 `,
+	// Keys the server makes once and keeps (internal/activity's feed
+	// tokens are HMACs under the "feeds" key).
+	`
+CREATE TABLE server_keys (
+  name TEXT PRIMARY KEY,
+  secret TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -65,6 +65,8 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: "/users/{username}/events/public", OperationID: "activity/list-public-events-for-user", Handler: a.userPublicEvents},
 		{Method: "GET", Pattern: "/users/{username}/received_events", OperationID: "activity/list-received-events-for-user", Handler: a.receivedEvents},
 		{Method: "GET", Pattern: "/users/{username}/received_events/public", OperationID: "activity/list-received-public-events-for-user", Handler: a.receivedPublicEvents},
+		// Feeds
+		{Method: "GET", Pattern: "/feeds", OperationID: "activity/get-feeds", Handler: a.getFeeds},
 		// Starring
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/stargazers", OperationID: "activity/list-stargazers-for-repo", Handler: a.stargazers},
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/stargazers/count", OperationID: "activity/get-stargazer-count-for-repo", Handler: a.stargazerCount},
