@@ -50,6 +50,11 @@ type Service struct {
 func New(st *store.Store, urls wire.URLs, o *outbox.Outbox) *Service {
 	s := &Service{Store: st, URLs: urls}
 	s.consumer = o.Register(Consumer, true, s.step)
+	if st != nil {
+		// The feed key is made (once in the database's life) at startup,
+		// not on a read; on failure the first feed retries.
+		s.feedKey(context.Background())
+	}
 	return s
 }
 

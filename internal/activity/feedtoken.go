@@ -30,8 +30,8 @@ func (s *Service) feedKey(ctx context.Context) ([]byte, error) {
 	if s.feeds.key != nil {
 		return s.feeds.key, nil
 	}
-	// The first use in the database's life stores the key (one write,
-	// ever); afterwards it is read once per process.
+	// The first process of the database's life stores the key (one
+	// write, ever, made by New at startup); the others read it once.
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return nil, err

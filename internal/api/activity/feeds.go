@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/activity"
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -48,28 +49,43 @@ type feeds struct {
 // maxFeedOrgs bounds the organizations /feeds lists a URL for.
 const maxFeedOrgs = 100
 
+// privateFeeds reports whether c may be handed the user's feed token: a
+// token that reads everything the private feeds show (a classic or OAuth
+// token with the repo scope). GitHub hands it to password (Basic)
+// authentication only; a narrower token (fine-grained, an app's) must not
+// widen into every private event of its user.
+func privateFeeds(c *authz.Caller) bool {
+	return (c.Kind == authz.ClassicPAT || c.Kind == authz.OAuthApp) && c.Scopes.Has("repo")
+}
+
 // GET /feeds: the feeds the caller may read; the private ones (with the
-// user's feed token) only to a user themself.
+// user's feed token) only to the user themself.
 func (a *API) getFeeds(w http.ResponseWriter, r *http.Request) error {
 	web := a.d.URLs.Web
 	link := func(href string) linkWithType { return linkWithType{Href: href, Type: atomType} }
 	out := feeds{TimelineURL: web + "/timeline", UserURL: web + "/{user}"}
 	out.Links.Timeline, out.Links.User = link(out.TimelineURL), link(out.UserURL)
 	c := rest.Caller(r)
-	if u := c.User; c.Authenticated() && u != nil && u.Type == model.TypeUser {
+	u := c.User
+	if !c.Authenticated() || u == nil || u.Type != model.TypeUser {
+		return rest.JSON(w, http.StatusOK, out)
+	}
+	me := web + "/" + url.PathEscape(u.Login)
+	out.CurrentUserPublicURL = me
+	pub := link(me)
+	out.Links.CurrentUserPublic = &pub
+	if privateFeeds(c) {
 		ctx := r.Context()
 		tok, err := a.events.FeedToken(ctx, u.ID)
 		if err != nil {
 			return err
 		}
 		q := "?token=" + url.QueryEscape(tok)
-		me := web + "/" + url.PathEscape(u.Login)
-		out.CurrentUserPublicURL = me
 		out.CurrentUserURL = me + ".private" + q
 		out.CurrentUserActorURL = me + ".private.actor" + q
 		out.CurrentUserOrganizationURL = web + "/organizations/{org}/" + url.PathEscape(u.Login) + ".private.atom" + q
-		pub, cur, actor, org := link(out.CurrentUserPublicURL), link(out.CurrentUserURL), link(out.CurrentUserActorURL), link(out.CurrentUserOrganizationURL)
-		out.Links.CurrentUserPublic, out.Links.CurrentUser, out.Links.CurrentUserActor, out.Links.CurrentUserOrganization = &pub, &cur, &actor, &org
+		cur, actor, org := link(out.CurrentUserURL), link(out.CurrentUserActorURL), link(out.CurrentUserOrganizationURL)
+		out.Links.CurrentUser, out.Links.CurrentUserActor, out.Links.CurrentUserOrganization = &cur, &actor, &org
 		orgs, _, err := a.d.Store.R().OrgsOfUser(ctx, u.ID, false, maxFeedOrgs, 0)
 		if err != nil {
 			return err

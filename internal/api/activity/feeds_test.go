@@ -127,6 +127,18 @@ func TestFeeds(t *testing.T) {
 	if len(other.CurrentUserOrganizationURLs) != 0 {
 		t.Fatalf("hubot's organization feeds: %v", other.CurrentUserOrganizationURLs)
 	}
+	// A narrower token gets the public feed only.
+	monaAccount, err := e.Store.R().AccountByLogin(ctx, "mona")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, narrow := range []string{fineGrained(t, e, monaAccount), e.Token(monaAccount, "public_repo")} {
+		f, _, err := e.GitHub(narrow).Activity.ListFeeds(ctx)
+		if err != nil || f.GetCurrentUserPublicURL() != e.URL+"/mona" || f.CurrentUserURL != nil || f.Links.CurrentUser != nil ||
+			f.CurrentUserOrganizationURLs != nil {
+			t.Fatalf("feeds for a narrow token: %+v %v", f, err)
+		}
+	}
 
 	create(t, mona, "app", false)
 	create(t, mona, "secret", true)
