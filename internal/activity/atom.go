@@ -56,6 +56,7 @@ type atomAuthor struct {
 }
 
 type atomEntry struct {
+	XMLName   xml.Name   `xml:"entry"`
 	ID        string     `xml:"id"`
 	Published string     `xml:"published"`
 	Updated   string     `xml:"updated"`
@@ -65,14 +66,30 @@ type atomEntry struct {
 	Content   atomText   `xml:"content"`
 }
 
-type atomFeed struct {
-	XMLName xml.Name    `xml:"http://www.w3.org/2005/Atom feed"`
-	Lang    string      `xml:"xml:lang,attr"`
-	ID      string      `xml:"id"`
-	Links   []atomLink  `xml:"link"`
-	Title   string      `xml:"title"`
-	Updated string      `xml:"updated"`
-	Entries []atomEntry `xml:"entry"`
+// host is the host name of entry and feed ids (tag URIs).
+func (s *Service) host() string {
+	if u, err := url.Parse(s.URLs.Web); err == nil && u.Hostname() != "" {
+		return u.Hostname()
+	}
+	return "localhost"
+}
+
+// entryXML is the rendered <entry> of a stored event: rendered once per
+// process (a stored event never changes), kept in a bounded cache.
+func (s *Service) entryXML(host string, r store.ActivityEvent) ([]byte, error) {
+	if b, ok := s.entries.Get(r.ID); ok {
+		return b, nil
+	}
+	e, err := s.entry(host, r)
+	if err != nil {
+		return nil, err
+	}
+	b, err := xml.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	s.entries.Put(r.ID, b)
+	return b, nil
 }
 
 // Atom renders page (from 1) of f's events as feed. An empty feed is
@@ -88,31 +105,31 @@ func (s *Service) Atom(ctx context.Context, f store.ActivityQuery, feed Feed, pa
 			return nil, err
 		}
 	}
-	host := "localhost"
-	if u, err := url.Parse(s.URLs.Web); err == nil && u.Hostname() != "" {
-		host = u.Hostname()
-	}
-	out := atomFeed{Lang: "en-US", ID: "tag:" + host + ",2008:" + feed.Alternate, Title: feed.Title,
-		Links: []atomLink{{Rel: "alternate", Type: "text/html", Href: feed.Alternate},
-			{Rel: "self", Type: "application/atom+xml", Href: feed.Self}}}
+	host := s.host()
 	updated := now
-	for i, r := range rows {
-		e, err := s.entry(host, r)
+	if len(rows) > 0 {
+		updated = rows[0].CreatedAt
+	}
+	var buf bytes.Buffer
+	buf.Grow(1024 + len(rows)*1024)
+	buf.WriteString(xml.Header)
+	buf.WriteString(`<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="en-US"><id>`)
+	xml.EscapeText(&buf, []byte("tag:"+host+",2008:"+feed.Alternate))
+	buf.WriteString(`</id><link rel="alternate" type="text/html" href="`)
+	xml.EscapeText(&buf, []byte(feed.Alternate))
+	buf.WriteString(`"></link><link rel="self" type="application/atom+xml" href="`)
+	xml.EscapeText(&buf, []byte(feed.Self))
+	buf.WriteString(`"></link><title>`)
+	xml.EscapeText(&buf, []byte(feed.Title))
+	buf.WriteString(`</title><updated>` + updated.UTC().Format(time.RFC3339) + `</updated>`)
+	for _, r := range rows {
+		e, err := s.entryXML(host, r)
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			updated = r.CreatedAt
-		}
-		out.Entries = append(out.Entries, e)
+		buf.Write(e)
 	}
-	out.Updated = updated.UTC().Format(time.RFC3339)
-	var buf bytes.Buffer
-	buf.WriteString(xml.Header)
-	if err := xml.NewEncoder(&buf).Encode(out); err != nil {
-		return nil, err
-	}
-	buf.WriteByte('\n')
+	buf.WriteString("</feed>\n")
 	sum := sha256.Sum256(buf.Bytes())
 	return &AtomPage{Body: buf.Bytes(), ETag: `"` + hex.EncodeToString(sum[:16]) + `"`, Updated: updated}, nil
 }

@@ -1,6 +1,7 @@
 package activity
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -170,7 +171,7 @@ func (f *FeedPages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p, _ := parseFeed(r.URL.Path, strings.Contains(r.Header.Get("Accept"), atomType))
 	page, err := f.a.feed(r, p)
 	if err != nil {
-		if err != model.ErrNotFound {
+		if !errors.Is(err, model.ErrNotFound) {
 			rest.WriteError(w, r, err)
 			return
 		}
@@ -263,11 +264,8 @@ func (a *API) feed(r *http.Request, p feedPath) (*activity.AtomPage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m, err := q.Membership(ctx, org.ID, u.ID); err != nil || m.State != store.StateActive {
-		if err != nil && err != model.ErrNotFound {
-			return nil, err
-		}
-		return nil, model.ErrNotFound
+	if err := a.activeMember(ctx, org.ID, u.ID); err != nil {
+		return nil, err
 	}
 	ow := web + "/organizations/" + url.PathEscape(org.Login) + "/" + url.PathEscape(u.Login)
 	return a.events.Atom(ctx, store.ActivityQuery{OrgID: org.ID, Viewer: viewer},
