@@ -13,39 +13,10 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/wire"
 )
 
 const atomType = "application/atom+xml"
-
-// linkWithType is the link-with-type schema.
-type linkWithType struct {
-	Href string `json:"href"`
-	Type string `json:"type"`
-}
-
-// feedLinks is the feed schema's _links.
-type feedLinks struct {
-	Timeline                 linkWithType   `json:"timeline"`
-	User                     linkWithType   `json:"user"`
-	CurrentUserPublic        *linkWithType  `json:"current_user_public,omitempty"`
-	CurrentUser              *linkWithType  `json:"current_user,omitempty"`
-	CurrentUserActor         *linkWithType  `json:"current_user_actor,omitempty"`
-	CurrentUserOrganization  *linkWithType  `json:"current_user_organization,omitempty"`
-	CurrentUserOrganizations []linkWithType `json:"current_user_organizations,omitempty"`
-}
-
-// feeds is the feed schema. security_advisories_url is left out: hubd
-// keeps no advisory database to serve that feed from.
-type feeds struct {
-	TimelineURL                 string    `json:"timeline_url"`
-	UserURL                     string    `json:"user_url"`
-	CurrentUserPublicURL        string    `json:"current_user_public_url,omitempty"`
-	CurrentUserURL              string    `json:"current_user_url,omitempty"`
-	CurrentUserActorURL         string    `json:"current_user_actor_url,omitempty"`
-	CurrentUserOrganizationURL  string    `json:"current_user_organization_url,omitempty"`
-	CurrentUserOrganizationURLs []string  `json:"current_user_organization_urls,omitempty"`
-	Links                       feedLinks `json:"_links"`
-}
 
 // maxFeedOrgs bounds the organizations /feeds lists a URL for.
 const maxFeedOrgs = 100
@@ -63,8 +34,8 @@ func privateFeeds(c *authz.Caller) bool {
 // user's feed token) only to the user themself.
 func (a *API) getFeeds(w http.ResponseWriter, r *http.Request) error {
 	web := a.d.URLs.Web
-	link := func(href string) linkWithType { return linkWithType{Href: href, Type: atomType} }
-	out := feeds{TimelineURL: web + "/timeline", UserURL: web + "/{user}"}
+	link := func(href string) wire.LinkWithType { return wire.LinkWithType{Href: href, Type: atomType} }
+	out := wire.Feed{TimelineURL: web + "/timeline", UserURL: web + "/{user}"}
 	out.Links.Timeline, out.Links.User = link(out.TimelineURL), link(out.UserURL)
 	c := rest.Caller(r)
 	u := c.User
@@ -92,7 +63,7 @@ func (a *API) getFeeds(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		out.CurrentUserOrganizationURLs = []string{}
-		out.Links.CurrentUserOrganizations = []linkWithType{}
+		out.Links.CurrentUserOrganizations = []wire.LinkWithType{}
 		for _, o := range orgs {
 			href := web + "/organizations/" + url.PathEscape(o.Login) + "/" + url.PathEscape(u.Login) + ".private.atom" + q
 			out.CurrentUserOrganizationURLs = append(out.CurrentUserOrganizationURLs, href)
