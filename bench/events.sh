@@ -8,6 +8,7 @@
 #   bash bench/events.sh                 # 10 s per measurement, 32 connections
 #   ISSUES=50 DURATION=5s bash bench/events.sh
 #   REF=1 bash bench/events.sh           # also GET /repos/acme/app, its issues and 5 events
+#   FEEDS=1 bash bench/events.sh         # also the Atom feed /timeline.atom (30 entries) against bare
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
@@ -51,7 +52,8 @@ sleep 1 # the consumer renders the rest
 api "http://$HUBD$path?per_page=30" >"$work/page1.json"
 n=$(grep -o '"public":' "$work/page1.json" | wc -l)
 [ "$n" -eq 30 ] || { echo "page 1 has $n events, not 30" >&2; exit 1; }
-"$work/bare" -addr "$BARE" "$path=$work/page1.json" &
+curl -sf "http://$HUBD/timeline.atom" >"$work/timeline.atom"
+"$work/bare" -addr "$BARE" "$path=$work/page1.json" "/timeline.atom=$work/timeline.atom" &
 pids+=($!)
 sleep 0.5
 
@@ -74,4 +76,12 @@ if [ -n "${REF:-}" ]; then
     read -r rps p99 < <(measure hubd "http://$HUBD$p")
     printf '%-44s %12s %10s\n' "GET $p" "$rps" "$p99"
   done
+fi
+if [ -n "${FEEDS:-}" ]; then
+  n=$(grep -o '<entry>' "$work/timeline.atom" | wc -l)
+  [ "$n" -eq 30 ] || { echo "the timeline feed has $n entries, not 30" >&2; exit 1; }
+  read -r brps bp99 < <(measure bare "http://$BARE/timeline.atom")
+  read -r hrps hp99 < <(measure hubd "http://$HUBD/timeline.atom")
+  ratio=$(awk -v h="$hrps" -v b="$brps" 'BEGIN{printf "%.1f%%", 100*h/b}')
+  printf '%-44s %12s %10s %12s %10s %8s\n' "GET /timeline.atom ($(wc -c <"$work/timeline.atom") bytes)" "$hrps" "$hp99" "$brps" "$bp99" "$ratio"
 fi

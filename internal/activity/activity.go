@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hubd/hubd/internal/bytecache"
 	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/outbox"
@@ -42,13 +43,20 @@ type Service struct {
 	Render func() *hooks.Renderer
 
 	consumer *outbox.Consumer
+	feeds    feedKey
+	entries  *bytecache.Cache[int64] // rendered Atom entries by event row id
 }
 
 // New makes the service and registers its outbox consumer, which reads the
 // log from its beginning (existing activity is listed too).
 func New(st *store.Store, urls wire.URLs, o *outbox.Outbox) *Service {
-	s := &Service{Store: st, URLs: urls}
+	s := &Service{Store: st, URLs: urls, entries: bytecache.New[int64](8<<20, 64<<10)}
 	s.consumer = o.Register(Consumer, true, s.step)
+	if st != nil {
+		// The feed key is made (once in the database's life) at startup,
+		// not on a read; on failure the first feed retries.
+		s.feedKey(context.Background())
+	}
 	return s
 }
 

@@ -141,6 +141,7 @@ var permissionRules = map[string]string{
 	"repos/get-repo-rulesets":                          "metadata:read",
 	"repos/get-repo-ruleset":                           "metadata:read",
 	"repos/get-branch-rules":                           "metadata:read",
+	"activity/get-feeds":                               "", // no permission (GitHub); private feeds only to classic tokens
 	"activity/list-repos-starred-by-user":              "",
 	"activity/list-repos-watched-by-user":              "",
 	"repos/create-for-authenticated-user":              "administration:write",

@@ -180,5 +180,6 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	s.git.Check = rulesetsAPI.PushCheck // repository rules decide pushes
 	s.git.Resolver = gitResolver{d: &s.deps, gist: gistsAPI.GitAccess}
 	s.Pages, s.Clients = oauthAPI.Pages(s.LoginLimiter()), oauthAPI.Clients
+	s.Feeds = activityAPI.Feeds()
 	return s, d, nil
 }

@@ -45,6 +45,12 @@ type Server struct {
 		Serves(path string) bool
 	}
 	Clients func(r *http.Request, clientID, secret string) (*authz.Caller, bool, error)
+	// Feeds serves the Atom feeds of GET /feeds (internal/api/activity)
+	// among the pages no API route matches; set by Build.
+	Feeds interface {
+		http.Handler
+		Serves(r *http.Request) bool
+	}
 }
 
 // New builds a server from route sets.
@@ -277,6 +283,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// What GitHub App credentials may not call (server/apps.go).
 		s.setRateHeaders(w, s.peek(r, info, "core"))
 		rest.WriteError(w, r, err)
+		return
+	}
+	if rt == nil && info.Prefix == "" && s.Feeds != nil && s.Feeds.Serves(r) {
+		s.Feeds.ServeHTTP(w, r)
 		return
 	}
 	if rt == nil && info.Prefix == "" && s.web.ServePage(w, r) {

@@ -1510,6 +1510,15 @@ ALTER TABLE app_installations ADD COLUMN target_type TEXT NOT NULL DEFAULT '';
 CREATE INDEX notification_threads_user ON notification_threads (user_id, updated_at);
 CREATE INDEX notification_threads_subject ON notification_threads (repo_id, subject_type, subject_key);
 `,
+	// Keys the server makes once and keeps (internal/activity's feed
+	// tokens are HMACs under the "feeds" key).
+	`
+CREATE TABLE server_keys (
+  name TEXT PRIMARY KEY,
+  secret TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

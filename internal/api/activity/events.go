@@ -1,6 +1,7 @@
 package activity
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -118,13 +119,20 @@ func (a *API) userOrgEvents(w http.ResponseWriter, r *http.Request) error {
 	if !self(c, u) {
 		return model.ErrNotFound
 	}
-	if m, err := q.Membership(r.Context(), org.ID, u.ID); err != nil || m.State != "active" {
-		if err != nil && err != model.ErrNotFound {
-			return err
-		}
-		return model.ErrNotFound
+	if err := a.activeMember(r.Context(), org.ID, u.ID); err != nil {
+		return err
 	}
 	return a.writeEvents(w, r, store.ActivityQuery{OrgID: org.ID, Viewer: viewer(c)})
+}
+
+// activeMember is nil when the user is an active member of the
+// organization, else not found (their organization feeds do not exist).
+func (a *API) activeMember(ctx context.Context, orgID, userID int64) error {
+	m, err := a.d.Store.R().Membership(ctx, orgID, userID)
+	if err == nil && m.State != store.StateActive {
+		err = model.ErrNotFound
+	}
+	return err
 }
 
 // GET /users/{username}/received_events: events of the repositories the

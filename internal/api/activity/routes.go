@@ -65,6 +65,10 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: "/users/{username}/events/public", OperationID: "activity/list-public-events-for-user", Handler: a.userPublicEvents},
 		{Method: "GET", Pattern: "/users/{username}/received_events", OperationID: "activity/list-received-events-for-user", Handler: a.receivedEvents},
 		{Method: "GET", Pattern: "/users/{username}/received_events/public", OperationID: "activity/list-received-public-events-for-user", Handler: a.receivedPublicEvents},
+		// Feeds
+		{Method: "GET", Pattern: "/feeds", OperationID: "activity/get-feeds", Handler: a.getFeeds,
+			Note: "No security_advisories_url nor repository discussions feeds: hubd keeps no global advisory database and no discussions. " +
+				"The private feed URLs (with the user's feed token) are listed for classic and OAuth tokens with the repo scope, where GitHub lists them for password (Basic) authentication only."},
 		// Starring
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/stargazers", OperationID: "activity/list-stargazers-for-repo", Handler: a.stargazers},
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/stargazers/count", OperationID: "activity/get-stargazer-count-for-repo", Handler: a.stargazerCount},
