@@ -229,6 +229,26 @@ func TestApprovalFlow(t *testing.T) {
 	e.Must(202, "POST", "/orgs/acme/personal-access-token-requests", w.appTok, map[string]any{"pat_request_ids": []int64{pending[0].ID}, "action": "deny", "reason": "too broad"})
 	expect(t, "denied", e.Do("GET", "/repos/acme/gadgets", t2.Token, nil), 404, "")
 	expect(t, "bad action", e.Do("POST", "/orgs/acme/personal-access-token-requests", w.appTok, map[string]any{"pat_request_ids": []int64{1}, "action": "maybe"}), 422, "")
+
+	// Approved, then revoked in bulk.
+	t3 := w.create(map[string]any{"name": "nightly", "resource_owner": "acme", "repository_selection": "all",
+		"permissions": map[string]string{"contents": "read"}})
+	e.Must(200, "GET", "/orgs/acme/personal-access-token-requests", w.appTok, nil).JSON(t, &pending)
+	if len(pending) != 1 {
+		t.Fatalf("%d pending requests", len(pending))
+	}
+	e.Must(202, "POST", "/orgs/acme/personal-access-token-requests", w.appTok, map[string]any{"pat_request_ids": []int64{pending[0].ID}, "action": "approve"})
+	e.Must(200, "GET", "/repos/acme/gadgets", t3.Token, nil)
+	var granted []struct {
+		ID      int64 `json:"id"`
+		TokenID int64 `json:"token_id"`
+	}
+	e.Must(200, "GET", "/orgs/acme/personal-access-tokens?token_id[]="+strconv.FormatInt(t3.ID, 10), w.appTok, nil).JSON(t, &granted)
+	if len(granted) != 1 || granted[0].TokenID != t3.ID {
+		t.Fatalf("grants of the third token: %+v", granted)
+	}
+	e.Must(202, "POST", "/orgs/acme/personal-access-tokens", w.appTok, map[string]any{"action": "revoke", "pat_ids": []int64{granted[0].ID}})
+	expect(t, "revoked in bulk", e.Do("GET", "/repos/acme/gadgets", t3.Token, nil), 404, "")
 }
 
 // A token on bob's own account reaches his repositories at once; it
