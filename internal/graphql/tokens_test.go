@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-github/v92/github"
 
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -14,16 +16,22 @@ import (
 const repoIssuesAndPulls = `query($owner: String!, $name: String!) { repository(owner: $owner, name: $name) {
 	nameWithOwner issues(first: 5) { totalCount nodes { title } } pullRequests(first: 5) { totalCount } } }`
 
-// installationToken installs an app owned by octo (issues: write,
-// contents: read) on octo's core only and makes its ghs_ token.
-func installationToken(t *testing.T, w *world) string {
+// installedApp is an app owned by octo (issues: write, contents: read)
+// installed on octo's core only.
+type installedApp struct {
+	ID       int64  `json:"id"`
+	Slug     string `json:"slug"`
+	ClientID string `json:"client_id"`
+	inst     *model.Installation
+}
+
+// installationToken installs the app and makes its ghs_ token.
+func installationToken(t *testing.T, w *world) (string, *installedApp) {
 	t.Helper()
 	e := w.e
-	var app struct {
-		Slug string `json:"slug"`
-	}
+	app := &installedApp{}
 	e.Must(201, "POST", "/admin/apps", e.AdminToken, map[string]any{"owner": "octo", "name": "Triage Bot",
-		"default_permissions": map[string]string{"issues": "write", "contents": "read"}}).JSON(t, &app)
+		"default_permissions": map[string]string{"issues": "write", "contents": "read"}}).JSON(t, app)
 	var in struct {
 		ID int64 `json:"id"`
 	}
@@ -33,6 +41,7 @@ func installationToken(t *testing.T, w *world) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	app.inst = inst
 	var tok string
 	if err := e.Store.Tx(ctx, func(tx store.Q) error {
 		var err error
@@ -44,7 +53,7 @@ func installationToken(t *testing.T, w *world) string {
 	if !strings.HasPrefix(tok, "ghs_") {
 		t.Fatalf("installation token %q", tok)
 	}
-	return tok
+	return tok, app
 }
 
 // forbiddenAt checks that r refused exactly the field at path with
@@ -142,7 +151,32 @@ func TestInstallationToken(t *testing.T) {
 	if _, _, err := w.e.GitHub(w.olgaTok).Repositories.Create(ctx, "octo", &github.Repository{Name: github.Ptr("vault"), Private: github.Ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
-	tokenKindCase(t, w, installationToken(t, w), "octo", "core", "vault", "Resource not accessible by integration")
+	tok, _ := installationToken(t, w)
+	tokenKindCase(t, w, tok, "octo", "core", "vault", "Resource not accessible by integration")
+}
+
+// TestUserAccessToken: a GitHub App's ghu_ token for olga sees what both
+// she and the installation may (core, not vault), with the app's
+// permissions.
+func TestUserAccessToken(t *testing.T) {
+	w := newWorld(t)
+	if _, _, err := w.e.GitHub(w.olgaTok).Repositories.Create(ctx, "octo", &github.Repository{Name: github.Ptr("vault"), Private: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	_, app := installationToken(t, w)
+	exp := w.e.Store.Now().Add(8 * time.Hour)
+	var ghu string
+	if err := w.e.Store.Tx(ctx, func(tx store.Q) error {
+		var err error
+		ghu, _, err = tx.CreateClientToken(ctx, authz.UserToServer, w.olga.ID, app.ClientID, app.ID, nil, &exp)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(ghu, "ghu_") {
+		t.Fatalf("user access token %q", ghu)
+	}
+	tokenKindCase(t, w, ghu, "octo", "core", "vault", "Resource not accessible by integration")
 }
 
 // TestFineGrainedToken: a fine-grained personal access token likewise,
