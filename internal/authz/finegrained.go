@@ -164,11 +164,15 @@ var permissionRules = map[string]string{
 }
 
 // graphqlRules is what a GraphQL field (parent type "." field; "Mutation."
-// for a mutation) needs of fine-grained permissions, written as the REST
+// for a mutation; "Type.*" for every field of an object type without a
+// rule of its own) needs of fine-grained permissions, written as the REST
 // rules are (a level left out is read for a query field, write for a
 // mutation) and kept consistent with the REST twin of each: a field no
 // rule names needs no permission beyond seeing its repository, which
-// RepoPermission already narrows.
+// RepoPermission already narrows. The type rules hold wherever an object
+// is reached (node(id:), search, a mutation's payload), so an issue
+// needs issues and a pull request pull_requests even through
+// issueOrPullRequest.
 var graphqlRules = map[string]string{
 	"Repository.issues":             "issues:read",          // issues/list-for-repo
 	"Repository.issue":              "issues:read",          // issues/get
@@ -181,7 +185,10 @@ var graphqlRules = map[string]string{
 	"Repository.releases":           "contents:read",        // releases
 	"Repository.release":            "contents:read",
 	"Repository.latestRelease":      "contents:read",
-	"Repository.rulesets":           "metadata:read", // repos/get-repo-rulesets
+	"Repository.rulesets":           "metadata:read",      // repos/get-repo-rulesets
+	"Issue.*":                       "issues:read",        // issues/get
+	"PullRequest.*":                 "pull_requests:read", // pulls/get
+	"Release.*":                     "contents:read",      // repos/get-release
 
 	"Mutation.createIssue":                   "issues",
 	"Mutation.updateIssue":                   "issues",
@@ -211,23 +218,31 @@ var graphqlRules = map[string]string{
 
 var (
 	graphqlOnce   sync.Once
-	graphqlParsed map[string][]PermissionSet
+	graphqlParsed map[string]map[string][]PermissionSet // type, field
 )
 
 // GraphQLPermissions is what a GraphQL field of typ needs of fine-grained
 // permissions (none: nothing beyond seeing the repository).
 func GraphQLPermissions(typ, field string) []PermissionSet {
 	graphqlOnce.Do(func() {
-		graphqlParsed = make(map[string][]PermissionSet, len(graphqlRules))
+		graphqlParsed = map[string]map[string][]PermissionSet{}
 		for k, v := range graphqlRules {
+			t, f, _ := strings.Cut(k, ".")
 			level := "read"
-			if strings.HasPrefix(k, "Mutation.") {
+			if t == "Mutation" {
 				level = "write"
 			}
-			graphqlParsed[k] = parseRule(v).sets(level)
+			if graphqlParsed[t] == nil {
+				graphqlParsed[t] = map[string][]PermissionSet{}
+			}
+			graphqlParsed[t][f] = parseRule(v).sets(level)
 		}
 	})
-	return graphqlParsed[typ+"."+field]
+	fields := graphqlParsed[typ]
+	if sets, ok := fields[field]; ok {
+		return sets
+	}
+	return fields["*"]
 }
 
 var (

@@ -98,7 +98,8 @@ func tokenKindCase(t *testing.T, w *world, tok, owner, repo, hidden, msg string)
 	vars := map[string]any{"owner": owner, "name": repo}
 	r := post(t, e, tok, repoIssuesAndPulls, vars)
 	forbiddenAt(t, r, msg, "repository", "pullRequests")
-	if dig(r.Data, "repository", "nameWithOwner") != owner+"/"+repo || dig(r.Data, "repository", "issues", "totalCount").(interface{ String() string }).String() != "1" {
+	if dig(r.Data, "repository", "nameWithOwner") != owner+"/"+repo || dig(r.Data, "repository", "issues", "totalCount").(interface{ String() string }).String() != "1" ||
+		dig(r.Data, "repository", "issues", "nodes").([]any)[0].(map[string]any)["title"] != "Seeded" {
 		t.Fatalf("the rest of the document: %s", r.Raw)
 	}
 	if r.Header.Get("X-OAuth-Scopes") != "" {
