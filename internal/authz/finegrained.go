@@ -166,6 +166,91 @@ var permissionRules = map[string]string{
 	"hubd/avatar":                          "",
 	"hubd/catalogue":                       "",
 	"hubd/catalogue-json":                  "",
+	// GraphQL: every token kind may post documents; graphqlRules below
+	// checks each field and mutation.
+	"graphql": "",
+}
+
+// graphqlRules is what a GraphQL field (parent type "." field; "Mutation."
+// for a mutation; "Type.*" for every field of an object type without a
+// rule of its own) needs of fine-grained permissions, written as the REST
+// rules are (a level left out is read for a query field, write for a
+// mutation) and kept consistent with the REST twin of each: a field no
+// rule names needs no permission beyond seeing its repository, which
+// RepoPermission already narrows. The type rules hold wherever an object
+// is reached (node(id:), search, a mutation's payload), so an issue
+// needs issues and a pull request pull_requests even through
+// issueOrPullRequest.
+var graphqlRules = map[string]string{
+	"Repository.issues":             "issues:read",          // issues/list-for-repo
+	"Repository.issue":              "issues:read",          // issues/get
+	"Repository.issueOrPullRequest": "issues|pull_requests", // issues/get answers either
+	"Repository.pullRequests":       "pull_requests:read",
+	"Repository.pullRequest":        "pull_requests:read",
+	"Repository.labels":             "issues|pull_requests", // issues/labels
+	"Repository.label":              "issues|pull_requests",
+	"Repository.milestones":         "issues|pull_requests", // issues/milestones
+	"Repository.releases":           "contents:read",        // releases
+	"Repository.release":            "contents:read",
+	"Repository.latestRelease":      "contents:read",
+	"Repository.rulesets":           "metadata:read",      // repos/get-repo-rulesets
+	"Issue.*":                       "issues:read",        // issues/get
+	"PullRequest.*":                 "pull_requests:read", // pulls/get
+	"Release.*":                     "contents:read",      // repos/get-release
+
+	"Mutation.createIssue":                   "issues",
+	"Mutation.updateIssue":                   "issues",
+	"Mutation.closeIssue":                    "issues",
+	"Mutation.reopenIssue":                   "issues",
+	"Mutation.deleteIssue":                   "issues",
+	"Mutation.addComment":                    "issues|pull_requests", // issues/comments
+	"Mutation.addLabelsToLabelable":          "issues|pull_requests", // issues/labels
+	"Mutation.removeLabelsFromLabelable":     "issues|pull_requests",
+	"Mutation.addAssigneesToAssignable":      "issues|pull_requests", // issues/assignees
+	"Mutation.removeAssigneesFromAssignable": "issues|pull_requests",
+	"Mutation.createPullRequest":             "pull_requests",
+	"Mutation.updatePullRequest":             "pull_requests",
+	"Mutation.closePullRequest":              "pull_requests",
+	"Mutation.reopenPullRequest":             "pull_requests",
+	"Mutation.markPullRequestReadyForReview": "pull_requests",
+	"Mutation.convertPullRequestToDraft":     "pull_requests",
+	"Mutation.addPullRequestReview":          "pull_requests",
+	"Mutation.requestReviews":                "pull_requests",
+	"Mutation.mergePullRequest":              "contents:write", // pulls/merge
+	"Mutation.createRepository":              "administration:write",
+	"Mutation.archiveRepository":             "administration:write", // repos/update
+	"Mutation.unarchiveRepository":           "administration:write",
+	"Mutation.addStar":                       "starring:write",
+	"Mutation.removeStar":                    "starring:write",
+}
+
+var (
+	graphqlOnce   sync.Once
+	graphqlParsed map[string]map[string][]PermissionSet // type, field
+)
+
+// GraphQLPermissions is what a GraphQL field of typ needs of fine-grained
+// permissions (none: nothing beyond seeing the repository).
+func GraphQLPermissions(typ, field string) []PermissionSet {
+	graphqlOnce.Do(func() {
+		graphqlParsed = map[string]map[string][]PermissionSet{}
+		for k, v := range graphqlRules {
+			t, f, _ := strings.Cut(k, ".")
+			level := "read"
+			if t == "Mutation" {
+				level = "write"
+			}
+			if graphqlParsed[t] == nil {
+				graphqlParsed[t] = map[string][]PermissionSet{}
+			}
+			graphqlParsed[t][f] = parseRule(v).sets(level)
+		}
+	})
+	fields := graphqlParsed[typ]
+	if sets, ok := fields[field]; ok {
+		return sets
+	}
+	return fields["*"]
 }
 
 var (
@@ -217,16 +302,22 @@ func RequiredPermissions(operationID, category, subcategory, method string) ([]P
 	if method == "GET" || method == "HEAD" {
 		methodLevel = "read"
 	}
+	return r.sets(methodLevel), true
+}
+
+// sets are the rule's alternatives with level where a permission names
+// none.
+func (r rule) sets(level string) []PermissionSet {
 	sets := make([]PermissionSet, len(r))
 	for i, alt := range r {
 		set := make(PermissionSet, len(alt))
 		for j, n := range alt {
 			if n.Level == "" {
-				n.Level = methodLevel
+				n.Level = level
 			}
 			set[j] = n
 		}
 		sets[i] = set
 	}
-	return sets, true
+	return sets
 }

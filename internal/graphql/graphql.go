@@ -60,6 +60,7 @@ func New(d *api.Deps, svc Services) *API {
 	}
 	a := &API{d: d, schema: s, issuesSvc: svc.Issues, gistsSvc: svc.Gists}
 	s.TypeOf = typeOf
+	s.Guard = guard
 	a.register()
 	a.registerMutations(svc.Issues)
 	a.registerPullMutations(svc.Pulls)
@@ -96,6 +97,29 @@ func from(ctx context.Context) *request {
 		return rq
 	}
 	return &request{caller: &authz.Caller{}}
+}
+
+// guard refuses a field or mutation to a GitHub App's token or a
+// fine-grained personal access token without the fine-grained permission
+// it needs (authz.GraphQLPermissions, the twin of the REST table), as
+// GitHub does: a FORBIDDEN error at its path. Classic tokens keep their
+// scopes (checked by the services).
+func guard(ctx context.Context, typ, field string) *engine.Error {
+	c := from(ctx).caller
+	var msg string
+	switch c.Kind {
+	case authz.Installation, authz.UserToServer:
+		msg = "Resource not accessible by integration"
+	case authz.FineGrained:
+		msg = authz.ErrPATMessage
+	default:
+		return nil
+	}
+	sets := authz.GraphQLPermissions(typ, field)
+	if len(sets) == 0 || authz.AllowedBy(sets, authz.WithMetadata(c.Permissions)) {
+		return nil
+	}
+	return &engine.Error{Type: "FORBIDDEN", Message: msg}
 }
 
 // maxBody bounds a GraphQL document with its variables.

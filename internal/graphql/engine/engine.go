@@ -79,7 +79,13 @@ type Schema struct {
 	// TypeOf names the concrete object type of a value returned for an
 	// interface or union field.
 	TypeOf func(v any) string
-	rules  *validatorrules.Rules
+	// Guard, when set, is asked before a field of an object type is
+	// resolved (typ is the parent type: "Mutation" for a mutation); an
+	// error it returns is that field's error for every parent, whose value
+	// is then null even where the schema says non-null, as GitHub answers
+	// a FORBIDDEN field, and the rest of the document resolves.
+	Guard func(ctx context.Context, typ, field string) *Error
+	rules *validatorrules.Rules
 
 	mu   sync.Mutex
 	docs map[string]*ast.QueryDocument
@@ -836,6 +842,15 @@ func (ex *execution) resolveGroup(ctx context.Context, slots []*slot, fields []c
 		for _, fa := range cf.fields {
 			if len(fa.SelectionSet) > 0 {
 				subs = append(subs, fa.SelectionSet)
+			}
+		}
+		if ex.s.Guard != nil {
+			if gerr := ex.s.Guard(ctx, typ.Name, f.Name); gerr != nil {
+				for _, sl := range slots {
+					ex.fail(gerr, f, pathStep{parent: sl.path, key: cf.key})
+					set(sl, j, nil)
+				}
+				continue
 			}
 		}
 		res := ex.s.resolvers[typ.Name+"."+f.Name]
