@@ -39,6 +39,18 @@ func PermissionClass(name string) string {
 // GitHub Apps may (an organization's token requests and grants, the
 // installations a user token reaches, the enterprise's app installations).
 var patUnavailable = map[string]bool{
+	// Notifications: "These endpoints only support authentication using a
+	// personal access token (classic)" (GitHub's REST docs).
+	"activity/list-notifications-for-authenticated-user":        true,
+	"activity/mark-notifications-as-read":                       true,
+	"activity/get-thread":                                       true,
+	"activity/mark-thread-as-read":                              true,
+	"activity/mark-thread-as-done":                              true,
+	"activity/get-thread-subscription-for-authenticated-user":   true,
+	"activity/set-thread-subscription":                          true,
+	"activity/delete-thread-subscription":                       true,
+	"activity/list-repo-notifications-for-authenticated-user":   true,
+	"activity/mark-repo-notifications-as-read":                  true,
 	"orgs/list-pat-grant-requests":                              true,
 	"orgs/review-pat-grant-requests-in-bulk":                    true,
 	"orgs/review-pat-grant-request":                             true,
