@@ -126,6 +126,16 @@ func orgScope(a *API, r *http.Request, write bool) (svc.Target, *authz.Caller, e
 	return svc.Target{Org: org}, c, nil
 }
 
+// hook resolves the scope and the {hook_id} of a request on one hook.
+func (sc scope) hook(a *API, r *http.Request, write bool) (svc.Target, *authz.Caller, int64, error) {
+	t, c, err := sc(a, r, write)
+	if err != nil {
+		return t, nil, 0, err
+	}
+	id, err := pathID(r, "hook_id")
+	return t, c, id, err
+}
+
 func pathID(r *http.Request, name string) (int64, error) {
 	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
 	if err != nil || id <= 0 {
@@ -234,11 +244,7 @@ func (a *API) create(sc scope) rest.Handler {
 // GET .../hooks/{hook_id}
 func (a *API) get(sc scope) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		t, _, err := sc(a, r, false)
-		if err != nil {
-			return err
-		}
-		id, err := pathID(r, "hook_id")
+		t, _, id, err := sc.hook(a, r, false)
 		if err != nil {
 			return err
 		}
@@ -253,11 +259,7 @@ func (a *API) get(sc scope) rest.Handler {
 // PATCH .../hooks/{hook_id}
 func (a *API) update(sc scope) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		t, c, err := sc(a, r, true)
-		if err != nil {
-			return err
-		}
-		id, err := pathID(r, "hook_id")
+		t, c, id, err := sc.hook(a, r, true)
 		if err != nil {
 			return err
 		}
@@ -279,11 +281,7 @@ func (a *API) update(sc scope) rest.Handler {
 // DELETE .../hooks/{hook_id}
 func (a *API) delete(sc scope) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		t, c, err := sc(a, r, true)
-		if err != nil {
-			return err
-		}
-		id, err := pathID(r, "hook_id")
+		t, c, id, err := sc.hook(a, r, true)
 		if err != nil {
 			return err
 		}
@@ -297,11 +295,7 @@ func (a *API) delete(sc scope) rest.Handler {
 // GET .../hooks/{hook_id}/config
 func (a *API) getConfig(sc scope) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		t, _, err := sc(a, r, false)
-		if err != nil {
-			return err
-		}
-		id, err := pathID(r, "hook_id")
+		t, _, id, err := sc.hook(a, r, false)
 		if err != nil {
 			return err
 		}
@@ -316,11 +310,7 @@ func (a *API) getConfig(sc scope) rest.Handler {
 // PATCH .../hooks/{hook_id}/config
 func (a *API) updateConfig(sc scope) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		t, c, err := sc(a, r, true)
-		if err != nil {
-			return err
-		}
-		id, err := pathID(r, "hook_id")
+		t, c, id, err := sc.hook(a, r, true)
 		if err != nil {
 			return err
 		}
@@ -349,11 +339,7 @@ const cursorPrefix = "v1_"
 // GET .../hooks/{hook_id}/deliveries: newest first, cursor paginated.
 func (a *API) deliveries(sc scope) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		t, _, err := sc(a, r, false)
-		if err != nil {
-			return err
-		}
-		id, err := pathID(r, "hook_id")
+		t, _, id, err := sc.hook(a, r, false)
 		if err != nil {
 			return err
 		}
@@ -401,11 +387,7 @@ func (a *API) listDeliveries(w http.ResponseWriter, r *http.Request, t svc.Targe
 // GET .../hooks/{hook_id}/deliveries/{delivery_id}
 func (a *API) delivery(sc scope) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		t, _, err := sc(a, r, false)
-		if err != nil {
-			return err
-		}
-		id, err := pathID(r, "hook_id")
+		t, _, id, err := sc.hook(a, r, false)
 		if err != nil {
 			return err
 		}
@@ -424,11 +406,7 @@ func (a *API) delivery(sc scope) rest.Handler {
 // POST .../hooks/{hook_id}/deliveries/{delivery_id}/attempts: 202.
 func (a *API) redeliver(sc scope) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		t, _, err := sc(a, r, true)
-		if err != nil {
-			return err
-		}
-		id, err := pathID(r, "hook_id")
+		t, _, id, err := sc.hook(a, r, true)
 		if err != nil {
 			return err
 		}
@@ -446,11 +424,7 @@ func (a *API) redeliver(sc scope) rest.Handler {
 // POST .../hooks/{hook_id}/pings: 204, a ping is queued.
 func (a *API) ping(sc scope) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		t, c, err := sc(a, r, true)
-		if err != nil {
-			return err
-		}
-		id, err := pathID(r, "hook_id")
+		t, c, id, err := sc.hook(a, r, true)
 		if err != nil {
 			return err
 		}
