@@ -49,10 +49,25 @@ type Executor struct {
 	Revoke func(ctx context.Context, id int64) error
 	// Poll is how often a running job looks for its cancellation.
 	Poll time.Duration
+	// SpecHooks complete a job's spec before its worker starts (secrets,
+	// variables, the OIDC token endpoint, runner and policy checks), in
+	// order; an error fails the job with the error's text in its log.
+	SpecHooks []SpecHook
 
 	mu      sync.Mutex
 	running map[int64]*os.Process // job id → worker (tests kill it)
 }
+
+// JobContext is what a spec hook knows of the job about to run.
+type JobContext struct {
+	Repo *model.Repo
+	Run  *model.WorkflowRun
+	Job  *model.WorkflowJob
+	Dir  string // the job's work directory (the checkout is Dir/workspace)
+}
+
+// SpecHook adds to a job's spec before it runs; an error fails the job.
+type SpecHook func(ctx context.Context, jc JobContext, spec *Spec) error
 
 type runJob struct {
 	JobID  int64 `json:"job_id"`
@@ -332,6 +347,11 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 	}
 	for _, d := range []string{"tmp", "toolcache", "home"} {
 		os.MkdirAll(filepath.Join(dir, d), 0o700)
+	}
+	for _, h := range e.SpecHooks {
+		if err := h(ctx, JobContext{Repo: repo, Run: run, Job: j, Dir: dir}, &spec); err != nil {
+			return fail("%v", err)
+		}
 	}
 	sb, _ := json.Marshal(spec)
 	specPath := filepath.Join(dir, "spec.json")
