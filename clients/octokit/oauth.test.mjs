@@ -108,7 +108,17 @@ test("a GitHub App's web flow, refresh and grant deletion with oauth-methods", a
   await assert.rejects(exchangeWebFlowCode({ ...opts, code: back.searchParams.get("code") }), /bad_verification_code/);
   const { data: me } = await new Octokit({ baseUrl, auth: a2.token }).rest.users.getAuthenticated();
   assert.equal(me.login, login);
+  // Authorized once: the next web flow goes straight back with a code.
+  const again = await b.go(`/login/oauth/authorize?client_id=${app.client_id}&state=again`);
+  assert.equal(again.status, 302, again.body);
+  const back2 = new URL(again.location);
+  assert.equal(back2.searchParams.get("state"), "again");
+  const { authentication: a3 } = await exchangeWebFlowCode({ ...opts, code: back2.searchParams.get("code") });
+  assert.match(a3.token, /^ghu_/);
   await deleteAuthorization({ ...opts, token: a2.token });
+  await assert.rejects(new Octokit({ baseUrl, auth: a3.token }).rest.users.getAuthenticated(), { status: 401 });
+  // The grant is gone with its tokens: the consent page again.
+  assert.equal((await b.go(`/login/oauth/authorize?client_id=${app.client_id}`)).status, 200);
   await assert.rejects(new Octokit({ baseUrl, auth: a2.token }).rest.users.getAuthenticated(), { status: 401 });
   await assert.rejects(new Octokit({ baseUrl, auth: a1.token }).rest.users.getAuthenticated(), { status: 401 });
 });

@@ -296,12 +296,70 @@ func NormalizeScopes(s string) string {
 // Authorize is a user's consent in the web flow: an authorization code for
 // the client, good once for ten minutes, bound to the redirect_uri asked
 // and, with PKCE, to a code challenge (S256).
+//
+// The consent is remembered: the scopes granted so far are merged with
+// the ones granted now (the code carries the ones asked for).
 func (s *Service) Authorize(ctx context.Context, user *model.Account, c *model.OAuthClient, redirectURI, scopes, codeChallenge string) (string, error) {
+	return s.authorize(ctx, user, c, redirectURI, scopes, codeChallenge, true)
+}
+
+// Remembered is the web flow without its consent page: when the user
+// already authorized the client and the request asks for no scope beyond
+// the granted ones, GitHub completes the step at once — with the scopes
+// asked for, or, when the request names none, every scope the user granted
+// the client so far (GitHub's example: a flow with user, another with
+// repo, then one without scope gets a user,repo token). ok is false when
+// the user must be asked.
+func (s *Service) Remembered(ctx context.Context, user *model.Account, c *model.OAuthClient, scopes string) (string, bool, error) {
+	granted, ok, err := s.Store.R().OAuthGrant(ctx, c.ClientID, user.ID)
+	if err != nil || !ok {
+		return "", false, err
+	}
+	if scopes == "" {
+		return granted, true, nil
+	}
+	have := map[string]bool{}
+	for _, g := range strings.Split(granted, ",") {
+		have[g] = true
+	}
+	for _, w := range strings.Split(scopes, ",") {
+		if !have[w] {
+			return "", false, nil
+		}
+	}
+	return scopes, true, nil
+}
+
+// AuthorizeRemembered makes the code of a remembered consent (the scopes
+// come from Remembered; the grant is left as it is).
+func (s *Service) AuthorizeRemembered(ctx context.Context, user *model.Account, c *model.OAuthClient, redirectURI, scopes, codeChallenge string) (string, error) {
+	return s.authorize(ctx, user, c, redirectURI, scopes, codeChallenge, false)
+}
+
+func (s *Service) authorize(ctx context.Context, user *model.Account, c *model.OAuthClient, redirectURI, scopes, codeChallenge string, consent bool) (string, error) {
 	code := randomFrom("0123456789abcdef", 20)
-	oc := &model.OAuthCode{Kind: model.OAuthCodeWeb, ClientID: c.ClientID, UserID: user.ID, Scopes: scopes, RedirectURI: redirectURI,
-		CodeChallenge: codeChallenge, State: model.DeviceApproved, ExpiresAt: s.Store.Now().Add(CodeTTL)}
-	err := s.Store.Tx(ctx, func(tx store.Q) error { return tx.CreateOAuthCode(ctx, oc, store.HashToken(code), "") })
+	err := s.Store.Tx(ctx, func(tx store.Q) error {
+		if consent {
+			if _, err := s.grant(ctx, tx, c.ClientID, user.ID, scopes); err != nil {
+				return err
+			}
+		}
+		oc := &model.OAuthCode{Kind: model.OAuthCodeWeb, ClientID: c.ClientID, UserID: user.ID, Scopes: scopes, RedirectURI: redirectURI,
+			CodeChallenge: codeChallenge, State: model.DeviceApproved, ExpiresAt: s.Store.Now().Add(CodeTTL)}
+		return tx.CreateOAuthCode(ctx, oc, store.HashToken(code), "")
+	})
 	return code, err
+}
+
+// grant records a consent: the scopes granted now merged with the earlier
+// ones, in GitHub's order of asking (earlier first); it returns them.
+func (s *Service) grant(ctx context.Context, tx store.Q, clientID string, userID int64, scopes string) (string, error) {
+	prev, _, err := tx.OAuthGrant(ctx, clientID, userID)
+	if err != nil {
+		return "", err
+	}
+	merged := NormalizeScopes(prev + "," + scopes)
+	return merged, tx.SaveOAuthGrant(ctx, clientID, userID, merged)
 }
 
 // Grant is what the token endpoint gives: an access token and, for a
@@ -507,6 +565,11 @@ func (s *Service) DecideDevice(ctx context.Context, user *model.Account, code *m
 		state = model.DeviceApproved
 	}
 	return s.Store.Tx(ctx, func(tx store.Q) error {
+		if approve {
+			if _, err := s.grant(ctx, tx, code.ClientID, user.ID, code.Scopes); err != nil {
+				return err
+			}
+		}
 		ok, err := tx.DecideDeviceCode(ctx, code.ID, user.ID, state, code.Scopes)
 		if err != nil {
 			return err

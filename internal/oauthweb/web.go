@@ -333,6 +333,17 @@ func (h *Handler) authorizePage(w http.ResponseWriter, r *http.Request) error {
 	if !c.GitHubApp() {
 		scopes = oauth.NormalizeScopes(q.Get("scope"))
 	}
+	// Authorized before, for no less than asked: back at once.
+	if granted, ok, err := h.Svc.Remembered(r.Context(), u, c, scopes); err != nil {
+		return err
+	} else if ok {
+		code, err := h.Svc.AuthorizeRemembered(r.Context(), u, c, redirect, granted, q.Get("code_challenge"))
+		if err != nil {
+			return err
+		}
+		redirectCode(w, r, redirect, code, q.Get("state"))
+		return nil
+	}
 	lines := []string{c.Name + " wants to access your " + u.Login + " account."}
 	if scopes != "" {
 		lines = append(lines, "Scopes: "+strings.ReplaceAll(scopes, ",", ", "))
@@ -374,6 +385,13 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	redirectCode(w, r, redirect, code, state)
+	return nil
+}
+
+// redirectCode sends the user back to the client with a code and the
+// client's state.
+func redirectCode(w http.ResponseWriter, r *http.Request, redirect, code, state string) {
 	to, _ := url.Parse(redirect)
 	v := to.Query()
 	v.Set("code", code)
@@ -382,7 +400,6 @@ func (h *Handler) authorize(w http.ResponseWriter, r *http.Request) error {
 	}
 	to.RawQuery = v.Encode()
 	http.Redirect(w, r, to.String(), http.StatusFound)
-	return nil
 }
 
 // params reads the parameters of the token endpoints: the query, a form

@@ -1519,6 +1519,19 @@ CREATE TABLE server_keys (
   created_at BIGINT NOT NULL
 );
 `,
+	// Consent remembered per user and OAuth client (internal/oauth): the
+	// scopes granted so far, merged at each consent; a request asking no
+	// more skips the consent page, as GitHub.
+	`
+CREATE TABLE oauth_grants (
+  client_id TEXT NOT NULL,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  scopes TEXT NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (client_id, user_id)
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -201,6 +201,9 @@ func (q Q) DeleteClientGrant(ctx context.Context, clientID string, userID int64)
 	if _, err := q.exec(ctx, `DELETE FROM tokens WHERE client_id = ? AND user_id = ?`, clientID, userID); err != nil {
 		return err
 	}
+	if _, err := q.exec(ctx, `DELETE FROM oauth_grants WHERE client_id = ? AND user_id = ?`, clientID, userID); err != nil {
+		return err
+	}
 	_, err := q.exec(ctx, `DELETE FROM oauth_codes WHERE client_id = ? AND user_id = ?`, clientID, userID)
 	return err
 }
@@ -343,4 +346,23 @@ func (q Q) CreateScopedUserToken(ctx context.Context, userID int64, clientID str
 	}
 	t.ID = id
 	return plain, t, nil
+}
+
+// OAuthGrant is the consent a user gave a client: the scopes granted so
+// far; ok is false when the user never authorized it (or revoked it).
+func (q Q) OAuthGrant(ctx context.Context, clientID string, userID int64) (scopes string, ok bool, err error) {
+	err = q.row(ctx, `SELECT scopes FROM oauth_grants WHERE client_id = ? AND user_id = ?`, clientID, userID).Scan(&scopes)
+	if err == sql.ErrNoRows {
+		return "", false, nil
+	}
+	return scopes, err == nil, err
+}
+
+// SaveOAuthGrant records a user's consent to a client with the scopes
+// granted now (the caller merges them with earlier ones).
+func (q Q) SaveOAuthGrant(ctx context.Context, clientID string, userID int64, scopes string) error {
+	now := unix(q.Now())
+	_, err := q.exec(ctx, `INSERT INTO oauth_grants (client_id, user_id, scopes, created_at, updated_at) VALUES (?,?,?,?,?)
+ ON CONFLICT (client_id, user_id) DO UPDATE SET scopes = excluded.scopes, updated_at = excluded.updated_at`, clientID, userID, scopes, now, now)
+	return err
 }

@@ -199,8 +199,12 @@ func TestWebFlow(t *testing.T) {
 		t.Fatalf("json exchange: %d %s %v", st, ct, got)
 	}
 
-	// XML.
-	back = consent(t, b, url.Values{"client_id": {app.ClientID}, "scope": {"repo"}}, true)
+	// XML. mona granted repo before: no consent page this time, back at
+	// once with a code for the scope asked.
+	back = remembered(t, b, url.Values{"client_id": {app.ClientID}, "scope": {"repo"}, "state": {"st-r"}})
+	if back.Host != "tool.example" || back.Query().Get("state") != "st-r" {
+		t.Fatalf("remembered consent: %s", back)
+	}
 	form = url.Values{"client_id": {app.ClientID}, "client_secret": {app.ClientSecret}, "code": {back.Query().Get("code")}}
 	if _, got, _ := tokenPost(t, env, "/login/oauth/access_token", "application/json", url.Values{"client_id": {app.ClientID}, "client_secret": {"0000"}, "code": {back.Query().Get("code")}}); got.Get("error") != "incorrect_client_credentials" {
 		t.Errorf("wrong secret: %v", got)
@@ -210,14 +214,21 @@ func TestWebFlow(t *testing.T) {
 		t.Fatalf("xml exchange: %d %s %v", st, ct, got)
 	}
 
-	// Denied: back with GitHub's error and the state.
-	back = consent(t, b, url.Values{"client_id": {app.ClientID}, "state": {"st-2"}}, false)
+	// No scope asked: every scope granted so far (GitHub's rule).
+	back = remembered(t, b, url.Values{"client_id": {app.ClientID}})
+	_, got2, _ := tokenPost(t, env, "/login/oauth/access_token", "", url.Values{"client_id": {app.ClientID}, "client_secret": {app.ClientSecret}, "code": {back.Query().Get("code")}})
+	if got2.Get("scope") != "repo,gist,read:user" {
+		t.Errorf("scopes of a flow without scope after earlier grants: %v", got2)
+	}
+	// Denied (a scope never granted asks again): back with GitHub's error
+	// and the state; the grant is unchanged.
+	back = consent(t, b, url.Values{"client_id": {app.ClientID}, "scope": {"admin:org"}, "state": {"st-2"}}, false)
 	if back.Host != "tool.example" || back.Query().Get("error") != "access_denied" || back.Query().Get("state") != "st-2" {
 		t.Errorf("denied: %s", back)
 	}
 	// PKCE: the code needs its verifier; only S256 challenges are taken.
 	verifier := "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
-	back = consent(t, b, url.Values{"client_id": {app.ClientID}, "code_challenge": {oauth.PKCEChallenge(verifier)}, "code_challenge_method": {"S256"}}, true)
+	back = remembered(t, b, url.Values{"client_id": {app.ClientID}, "scope": {"gist"}, "code_challenge": {oauth.PKCEChallenge(verifier)}, "code_challenge_method": {"S256"}})
 	form = url.Values{"client_id": {app.ClientID}, "client_secret": {app.ClientSecret}, "code": {back.Query().Get("code")}, "code_verifier": {"wrong-verifier"}}
 	if _, got, _ := tokenPost(t, env, "/login/oauth/access_token", "", form); got.Get("error") != "bad_verification_code" {
 		t.Errorf("wrong code_verifier: %v", got)
@@ -292,13 +303,33 @@ func TestWebFlow(t *testing.T) {
 		t.Errorf("revoked: %s", r.Body)
 	}
 	// Deleting the grant revokes every token of the app for the user.
-	back = consent(t, b2(t, env), url.Values{"client_id": {app.ClientID}, "scope": {"repo"}}, true)
+	b = b2(t, env)
+	back = remembered(t, b, url.Values{"client_id": {app.ClientID}, "scope": {"repo"}})
 	_, g1, _ := tokenPost(t, env, "/login/oauth/access_token", "", url.Values{"client_id": {app.ClientID}, "client_secret": {app.ClientSecret}, "code": {back.Query().Get("code")}})
 	if _, err := gh.Authorizations.DeleteGrant(ctx, app.ClientID, g1.Get("access_token")); err != nil {
 		t.Fatalf("delete grant: %v", err)
 	}
 	env.Must(401, "GET", "/user", g1.Get("access_token"), nil)
 	env.Must(401, "GET", "/user", got.Get("access_token"), nil) // the XML one, same app and user
+	// ... and forgets the consent: the next flow asks again.
+	if p := b.Get("/login/oauth/authorize?" + url.Values{"client_id": {app.ClientID}, "scope": {"repo"}}.Encode()); p.Status != http.StatusOK {
+		t.Errorf("authorize after the grant was deleted: %d %q", p.Status, p.Location)
+	}
+}
+
+// remembered runs the web flow for a client the signed-in user already
+// authorized for the scopes asked: no consent page, straight back.
+func remembered(t *testing.T, b *apitest.Browser, query url.Values) *url.URL {
+	t.Helper()
+	p := b.Get("/login/oauth/authorize?" + query.Encode())
+	if p.Status != http.StatusFound {
+		t.Fatalf("authorize (remembered): %d\n%s", p.Status, p.Body)
+	}
+	u, err := url.Parse(p.Location)
+	if err != nil || u.Query().Get("code") == "" {
+		t.Fatalf("authorize (remembered): %q %v", p.Location, err)
+	}
+	return u
 }
 
 func basic(a oauthApp) string {
