@@ -447,7 +447,7 @@ func (h *Handler) accessToken(w http.ResponseWriter, r *http.Request) error {
 	}
 	g, err := h.Svc.Token(r.Context(), in)
 	if err != nil {
-		return writeError(w, r, err)
+		return writeError(w, r, h.clientFailure(r, err))
 	}
 	out := []kv{{"access_token", g.AccessToken}}
 	if g.ExpiresIn > 0 {
@@ -531,6 +531,25 @@ func toString(v any) string {
 		return strconv.Itoa(v)
 	}
 	return ""
+}
+
+// clientFailure counts a wrong client secret at the token endpoint in the
+// server's failed-login limit (per client address, shared with sign-ins
+// and the API's bad credentials); once it is reached, wrong secrets from
+// there get 403 and GitHub's lockout words until the window ends, so
+// secrets cannot be guessed at speed. Right ones still work, as on the API
+// (server.authenticate says why).
+func (h *Handler) clientFailure(r *http.Request, err error) error {
+	var oe *oauth.Error
+	if h.Logins == nil || !errors.As(err, &oe) || oe.Code != "incorrect_client_credentials" {
+		return err
+	}
+	addr, _ := ratelimit.KeyFor(nil, r.RemoteAddr)
+	if _, locked := h.Logins.Locked(addr); locked {
+		return &oauth.Error{Status: http.StatusForbidden, Code: oe.Code, Description: "Maximum number of login attempts exceeded. Please try again later.", URI: oe.URI}
+	}
+	h.Logins.Fail(addr)
+	return err
 }
 
 func writeError(w http.ResponseWriter, r *http.Request, err error) error {

@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"encoding/xml"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -361,5 +362,35 @@ func TestSignInLockout(t *testing.T) {
 	}
 	if p := b.Submit(b.Get("/login"), "login", "mona", "password", password); p.Status != 422 || !strings.Contains(p.Body, "Too many sign-in attempts") {
 		t.Fatalf("locked out: %d\n%s", p.Status, p.Body)
+	}
+}
+
+// TestClientSecretGuessing: wrong client secrets at the token endpoint
+// count in the failed-login limit; past it, wrong secrets from that
+// address get 403 with GitHub's lockout words, while the right secret
+// still gets its token.
+func TestClientSecretGuessing(t *testing.T) {
+	limits := ratelimit.DefaultLimits()
+	limits.Anonymous, limits.Authenticated, limits.LoginFailures = 1000, 1000, 3
+	env := apitest.New(t, apitest.Options{Limits: &limits})
+	mona, _ := env.NewUser("mona", false)
+	env.SetPassword(mona.Login, password)
+	app := createOAuthApp(t, env, "mona", "Guessed", "https://tool.example/cb", false)
+	b := b2(t, env)
+	code := func() string { return consent(t, b, url.Values{"client_id": {app.ClientID}, "scope": {"repo"}}, true).Query().Get("code") }
+	c := code()
+	for i := 0; i < 3; i++ {
+		st, got, _ := tokenPost(t, env, "/login/oauth/access_token", "application/json", url.Values{"client_id": {app.ClientID}, "client_secret": {fmt.Sprintf("guess-%d", i)}, "code": {c}})
+		if st != 200 || got.Get("error") != "incorrect_client_credentials" {
+			t.Fatalf("guess %d: %d %v", i, st, got)
+		}
+	}
+	st, got, _ := tokenPost(t, env, "/login/oauth/access_token", "application/json", url.Values{"client_id": {app.ClientID}, "client_secret": {"guess-4"}, "code": {c}})
+	if st != 403 || got.Get("error") != "incorrect_client_credentials" || got.Get("error_description") != "Maximum number of login attempts exceeded. Please try again later." {
+		t.Fatalf("guess past the limit: %d %v", st, got)
+	}
+	st, got, _ = tokenPost(t, env, "/login/oauth/access_token", "application/json", url.Values{"client_id": {app.ClientID}, "client_secret": {app.ClientSecret}, "code": {c}})
+	if st != 200 || !strings.HasPrefix(got.Get("access_token"), "gho_") {
+		t.Fatalf("the right secret during the lockout: %d %v", st, got)
 	}
 }
