@@ -32,6 +32,7 @@ Usage:
   hubd app create --owner LOGIN --name NAME [--permissions issues:write,contents:read] [--events issues,push]
                   [--description TEXT] [--url URL] [--callback-url URL] [--key-out FILE]
   hubd oauth-app create --owner LOGIN --name NAME --callback-url URL [--url URL] [--device-flow]
+  hubd oauth-app list | delete --client-id ID   (delete revokes every token the app holds)
   hubd app install --app SLUG --account LOGIN [--repos a,b | --all]
   hubd catalogue [--format table|markdown|json] [--status planned,...] [--category repos,...] [--fail-on-regression saved.json]
   hubd version
@@ -59,7 +60,7 @@ func main() {
 			err = sub(args, "create", userCreate)
 		}
 	case "oauth-app":
-		err = sub(args, "create", oauthAppCreate)
+		err = oauthAppCmd(args)
 	case "org":
 		err = sub(args, "create", orgCreate)
 	case "token":

@@ -286,6 +286,21 @@ func TestProvisioning(t *testing.T) {
 		t.Fatalf("fine-grained token create: exit %d, %q, %q", code, fine, errs)
 	}
 	fineTok := strings.TrimSpace(fine)
+	// OAuth apps: create, list (the GitHub CLI's app ships with hubd), delete.
+	created := c.ok("oauth-app", "create", "--owner", "mona", "--name", "Octo Tool", "--callback-url", "https://tool.example/cb")
+	clientID := regexp.MustCompile(`client id: (Ov23li\w{14})`).FindStringSubmatch(created)
+	if clientID == nil {
+		t.Fatalf("oauth-app create printed %q", created)
+	}
+	if out := c.ok("oauth-app", "list"); !strings.Contains(out, "178c6fc778ccc68e1d6a\t(hubd)\tGitHub CLI") || !strings.Contains(out, clientID[1]+"\tmona\tOcto Tool\n") {
+		t.Fatalf("oauth-app list printed %q", out)
+	}
+	if out := c.ok("oauth-app", "delete", "--client-id", clientID[1]); out != "deleted OAuth app "+clientID[1]+"\n" {
+		t.Fatalf("oauth-app delete printed %q", out)
+	}
+	if out := c.ok("oauth-app", "list"); strings.Contains(out, clientID[1]) {
+		t.Fatalf("oauth-app list after delete printed %q", out)
+	}
 
 	for _, tc := range []struct {
 		args []string
@@ -306,6 +321,8 @@ func TestProvisioning(t *testing.T) {
 		{[]string{"token", "create", "--fine-grained", "--user", "mona", "--name", "y", "--scopes", "repo"}, 1, "--scopes is for classic tokens"},
 		{[]string{"token", "create", "--user", "mona", "--expires-in", "soon"}, 1, "--expires-in"},
 		{[]string{"user"}, 1, "usage"},
+		{[]string{"oauth-app", "delete", "--client-id", "Ov23linope0000000000"}, 1, `no OAuth app with client id "Ov23linope0000000000"`},
+		{[]string{"oauth-app", "rename"}, 1, `unknown subcommand "rename"`},
 		{[]string{"nope"}, 2, "unknown command"},
 	} {
 		out, errs, code := c.run(tc.args...)

@@ -167,6 +167,40 @@ func (s *Service) CreateApp(ctx context.Context, actorID int64, in CreateInput) 
 	return c, secret, nil
 }
 
+// Apps lists the OAuth apps a page at a time, with their total.
+func (s *Service) Apps(ctx context.Context, limit, offset int) ([]*model.OAuthClient, int, error) {
+	return s.Store.R().OAuthApps(ctx, limit, offset)
+}
+
+// DeleteApp removes an OAuth app (a site administrator's act): its tokens
+// stop working at once, its codes, refresh tokens and remembered consents
+// go with it. model.ErrNotFound when no OAuth app has the client id (a
+// GitHub App is deleted as an app, not here).
+func (s *Service) DeleteApp(ctx context.Context, actorID int64, clientID string) error {
+	c, err := s.Client(ctx, clientID)
+	if err != nil {
+		return err
+	}
+	if c.GitHubApp() {
+		return model.ErrNotFound
+	}
+	err = s.Store.Tx(ctx, func(tx store.Q) error {
+		ok, err := tx.DeleteOAuthApp(ctx, clientID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return model.ErrNotFound
+		}
+		return tx.AppendEvent(ctx, "oauth_application.destroy", actorID, 0, 0, map[string]any{
+			"oauth_application_id": c.OAuthAppID, "client_id": c.ClientID, "owner_id": c.OwnerID})
+	})
+	if err == nil {
+		s.revoked()
+	}
+	return err
+}
+
 // Client finds an OAuth app or GitHub App by client id.
 func (s *Service) Client(ctx context.Context, clientID string) (*model.OAuthClient, error) {
 	if clientID == "" {

@@ -366,3 +366,49 @@ func (q Q) SaveOAuthGrant(ctx context.Context, clientID string, userID int64, sc
  ON CONFLICT (client_id, user_id) DO UPDATE SET scopes = excluded.scopes, updated_at = excluded.updated_at`, clientID, userID, scopes, now, now)
 	return err
 }
+
+// OAuthApps lists the OAuth apps (not GitHub Apps), oldest first, a page
+// at a time, with their total.
+func (q Q) OAuthApps(ctx context.Context, limit, offset int) ([]*model.OAuthClient, int, error) {
+	var total int
+	if err := q.row(ctx, `SELECT COUNT(*) FROM oauth_apps`).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := q.query(ctx, `SELECT id, client_id, owner_id, name, url, callback_url, device_flow, created_at, updated_at
+ FROM oauth_apps ORDER BY id LIMIT ? OFFSET ?`, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []*model.OAuthClient
+	for rows.Next() {
+		c := &model.OAuthClient{}
+		var owner sql.NullInt64
+		var created, updated int64
+		if err := rows.Scan(&c.OAuthAppID, &c.ClientID, &owner, &c.Name, &c.URL, &c.CallbackURL, &c.DeviceFlow, &created, &updated); err != nil {
+			return nil, 0, err
+		}
+		c.OwnerID, c.CreatedAt, c.UpdatedAt = owner.Int64, fromUnix(created), fromUnix(updated)
+		out = append(out, c)
+	}
+	return out, total, rows.Err()
+}
+
+// DeleteOAuthApp removes an OAuth app with every token, refresh token,
+// code and consent it holds; false when there is no such OAuth app.
+func (q Q) DeleteOAuthApp(ctx context.Context, clientID string) (bool, error) {
+	res, err := q.exec(ctx, `DELETE FROM oauth_apps WHERE client_id = ?`, clientID)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	for _, stmt := range []string{`DELETE FROM tokens WHERE client_id = ?`, `DELETE FROM oauth_codes WHERE client_id = ?`,
+		`DELETE FROM oauth_grants WHERE client_id = ?`} {
+		if _, err := q.exec(ctx, stmt, clientID); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}

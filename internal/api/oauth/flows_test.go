@@ -377,7 +377,9 @@ func TestClientSecretGuessing(t *testing.T) {
 	env.SetPassword(mona.Login, password)
 	app := createOAuthApp(t, env, "mona", "Guessed", "https://tool.example/cb", false)
 	b := b2(t, env)
-	code := func() string { return consent(t, b, url.Values{"client_id": {app.ClientID}, "scope": {"repo"}}, true).Query().Get("code") }
+	code := func() string {
+		return consent(t, b, url.Values{"client_id": {app.ClientID}, "scope": {"repo"}}, true).Query().Get("code")
+	}
 	c := code()
 	for i := 0; i < 3; i++ {
 		st, got, _ := tokenPost(t, env, "/login/oauth/access_token", "application/json", url.Values{"client_id": {app.ClientID}, "client_secret": {fmt.Sprintf("guess-%d", i)}, "code": {c}})
@@ -392,5 +394,55 @@ func TestClientSecretGuessing(t *testing.T) {
 	st, got, _ = tokenPost(t, env, "/login/oauth/access_token", "application/json", url.Values{"client_id": {app.ClientID}, "client_secret": {app.ClientSecret}, "code": {c}})
 	if st != 200 || !strings.HasPrefix(got.Get("access_token"), "gho_") {
 		t.Fatalf("the right secret during the lockout: %d %v", st, got)
+	}
+}
+
+// TestAdminOAuthApps: a site administrator lists, reads and deletes OAuth
+// apps; deleting one revokes its tokens and forgets its consents.
+func TestAdminOAuthApps(t *testing.T) {
+	env, _ := newEnv(t)
+	mona, monaTok := env.NewUser("mona", false)
+	env.SetPassword(mona.Login, password)
+	app := createOAuthApp(t, env, "mona", "Octo Tool", "https://tool.example/cb", true)
+	createOAuthApp(t, env, "mona", "Second Tool", "https://second.example/cb", false)
+
+	var list []map[string]any
+	r := env.Must(200, "GET", "/admin/oauth-apps?per_page=2", env.AdminToken, nil)
+	r.JSON(t, &list)
+	if len(list) != 2 || list[0]["client_id"] != "178c6fc778ccc68e1d6a" || list[0]["owner"] != nil || list[1]["client_id"] != app.ClientID ||
+		list[1]["owner"].(map[string]any)["login"] != "mona" || list[1]["device_flow"] != true || list[1]["client_secret"] != nil {
+		t.Fatalf("list: %v", list)
+	}
+	if l := r.Header.Get("Link"); !strings.Contains(l, `page=2>; rel="next"`) {
+		t.Errorf("Link: %q", l)
+	}
+	env.Must(200, "GET", "/admin/oauth-apps?page=2&per_page=2", env.AdminToken, nil).JSON(t, &list)
+	if len(list) != 1 || list[0]["name"] != "Second Tool" {
+		t.Fatalf("page 2: %v", list)
+	}
+	var one map[string]any
+	env.Must(200, "GET", "/admin/oauth-apps/"+app.ClientID, env.AdminToken, nil).JSON(t, &one)
+	if one["name"] != "Octo Tool" || one["callback_url"] != "https://tool.example/cb" {
+		t.Fatalf("get: %v", one)
+	}
+	env.Must(403, "GET", "/admin/oauth-apps", monaTok, nil)
+	env.Must(403, "DELETE", "/admin/oauth-apps/"+app.ClientID, monaTok, nil)
+	env.Must(404, "GET", "/admin/oauth-apps/Ov23linope0000000000", env.AdminToken, nil)
+
+	b := b2(t, env)
+	back := consent(t, b, url.Values{"client_id": {app.ClientID}, "scope": {"repo"}}, true)
+	_, got, _ := tokenPost(t, env, "/login/oauth/access_token", "", url.Values{"client_id": {app.ClientID}, "client_secret": {app.ClientSecret}, "code": {back.Query().Get("code")}})
+	gho := got.Get("access_token")
+	env.Must(200, "GET", "/user", gho, nil)
+
+	env.Must(204, "DELETE", "/admin/oauth-apps/"+app.ClientID, env.AdminToken, nil)
+	env.Must(401, "GET", "/user", gho, nil)
+	env.Must(404, "GET", "/admin/oauth-apps/"+app.ClientID, env.AdminToken, nil)
+	env.Must(404, "DELETE", "/admin/oauth-apps/"+app.ClientID, env.AdminToken, nil)
+	if p := b.Get("/login/oauth/authorize?client_id=" + app.ClientID); p.Status != 404 {
+		t.Errorf("authorize for a deleted app: %d", p.Status)
+	}
+	if st, got, _ := tokenPost(t, env, "/login/oauth/access_token", "", url.Values{"client_id": {app.ClientID}, "client_secret": {app.ClientSecret}, "code": {"x"}}); st != 200 || got.Get("error") != "incorrect_client_credentials" {
+		t.Errorf("token endpoint for a deleted app: %d %v", st, got)
 	}
 }

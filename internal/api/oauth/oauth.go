@@ -72,6 +72,9 @@ func (a *API) Routes() []rest.Route {
 		// hubd's own site administration: GitHub registers OAuth apps and
 		// sets passwords in its web interface, which hubd does not have.
 		{Method: "POST", Pattern: "/admin/oauth-apps", OperationID: "hubd/create-oauth-app", Handler: a.adminCreate, Scopes: site, Extension: true},
+		{Method: "GET", Pattern: "/admin/oauth-apps", OperationID: "hubd/list-oauth-apps", Handler: a.adminList, Scopes: site, Extension: true},
+		{Method: "GET", Pattern: "/admin/oauth-apps/{client_id}", OperationID: "hubd/get-oauth-app", Handler: a.adminGet, Scopes: site, Extension: true},
+		{Method: "DELETE", Pattern: "/admin/oauth-apps/{client_id}", OperationID: "hubd/delete-oauth-app", Handler: a.adminDelete, Scopes: site, Extension: true},
 		{Method: "PUT", Pattern: "/admin/users/{username}/password", OperationID: "hubd/set-user-password", Handler: a.adminPassword, Scopes: site, Extension: true},
 	}
 }
@@ -266,6 +269,102 @@ func (a *API) adminCreate(w http.ResponseWriter, r *http.Request) error {
 	o := a.d.URLs.ToSimpleUser(owner)
 	return rest.JSON(w, http.StatusCreated, createdApp{ID: app.OAuthAppID, ClientID: app.ClientID, ClientSecret: secret, Name: app.Name,
 		URL: app.URL, CallbackURL: app.CallbackURL, DeviceFlow: app.DeviceFlow, Owner: &o})
+}
+
+// oauthApp is an OAuth app as the admin routes show it (no secret).
+type oauthApp struct {
+	ID          int64            `json:"id"`
+	ClientID    string           `json:"client_id"`
+	Name        string           `json:"name"`
+	URL         string           `json:"url"`
+	CallbackURL string           `json:"callback_url"`
+	DeviceFlow  bool             `json:"device_flow"`
+	Owner       *wire.SimpleUser `json:"owner"`
+	CreatedAt   string           `json:"created_at"`
+	UpdatedAt   string           `json:"updated_at"`
+}
+
+// shown converts apps, their owners loaded at once (nil for the apps hubd
+// ships).
+func (a *API) shown(r *http.Request, list []*model.OAuthClient) ([]oauthApp, error) {
+	var ids []int64
+	for _, c := range list {
+		if c.OwnerID != 0 {
+			ids = append(ids, c.OwnerID)
+		}
+	}
+	owners, err := a.d.Store.R().AccountsByID(r.Context(), ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]oauthApp, len(list))
+	for i, c := range list {
+		out[i] = oauthApp{ID: c.OAuthAppID, ClientID: c.ClientID, Name: c.Name, URL: c.URL, CallbackURL: c.CallbackURL, DeviceFlow: c.DeviceFlow,
+			CreatedAt: wire.Time(c.CreatedAt), UpdatedAt: wire.Time(c.UpdatedAt)}
+		if o := owners[c.OwnerID]; o != nil {
+			su := a.d.URLs.ToSimpleUser(o)
+			out[i].Owner = &su
+		}
+	}
+	return out, nil
+}
+
+// GET /admin/oauth-apps: the OAuth apps, for a site administrator.
+func (a *API) adminList(w http.ResponseWriter, r *http.Request) error {
+	if _, err := api.RequireSiteAdmin(r); err != nil {
+		return err
+	}
+	p := rest.ParsePage(r)
+	list, total, err := a.svc.Apps(r.Context(), p.Limit(), p.Offset())
+	if err != nil {
+		return err
+	}
+	out, err := a.shown(r, list)
+	if err != nil {
+		return err
+	}
+	rest.SetLink(w, r, a.d.URLs.API, p, total)
+	return rest.JSON(w, http.StatusOK, out)
+}
+
+// adminApp is the path's OAuth app (404 for a GitHub App's client id).
+func (a *API) adminApp(r *http.Request) (*model.OAuthClient, error) {
+	if _, err := api.RequireSiteAdmin(r); err != nil {
+		return nil, err
+	}
+	c, err := a.svc.Client(r.Context(), r.PathValue("client_id"))
+	if err != nil {
+		return nil, err
+	}
+	if c.GitHubApp() {
+		return nil, rest.ErrNotFound
+	}
+	return c, nil
+}
+
+// GET /admin/oauth-apps/{client_id}
+func (a *API) adminGet(w http.ResponseWriter, r *http.Request) error {
+	c, err := a.adminApp(r)
+	if err != nil {
+		return err
+	}
+	out, err := a.shown(r, []*model.OAuthClient{c})
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, out[0])
+}
+
+// DELETE /admin/oauth-apps/{client_id}: the app and everything it holds.
+func (a *API) adminDelete(w http.ResponseWriter, r *http.Request) error {
+	c, err := a.adminApp(r)
+	if err != nil {
+		return err
+	}
+	if err := a.svc.DeleteApp(r.Context(), rest.Caller(r).UserID(), c.ClientID); err != nil {
+		return err
+	}
+	return rest.NoContent(w)
 }
 
 type passwordBody struct {
