@@ -47,9 +47,11 @@ type Issue struct {
 	DepSummary    DependencySummary
 	Parent        *IssueRef // the parent's repository and number
 	PinnedComment *IssueComment
-	// ViaApp is the GitHub App that wrote it (its author is the app's bot:
-	// it was written with an installation token); nil otherwise.
+	// ViaApp is the GitHub App that wrote it: with an installation token
+	// (its author is the app's bot) or with a user access token (ViaAppID
+	// records the app); nil otherwise.
 	ViaApp   *App
+	ViaAppID int64
 	MergedAt *time.Time // a merged pull request's merge time
 }
 
@@ -107,6 +109,7 @@ type IssueComment struct {
 	UpdatedAt   time.Time
 	Association string
 	ViaApp      *App // the GitHub App that wrote it (see Issue.ViaApp)
+	ViaAppID    int64
 	Rollup      ReactionRollup
 }
 
@@ -143,6 +146,7 @@ type IssueEvent struct {
 	ActorID     int64
 	Actor       *Account // slim
 	ViaApp      *App     // the GitHub App that acted (see Issue.ViaApp)
+	ViaAppID    int64
 	Event       string
 	CommitID    *string
 	LabelName   string

@@ -20,6 +20,7 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/web"
 )
 
@@ -269,6 +270,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if info.Caller.Authenticated() && info.Caller.Kind != authz.FineGrained {
 		h.Set("X-OAuth-Scopes", info.Caller.Scopes.String())
+	}
+	if c := info.Caller; c.Kind == authz.UserToServer && c.AppID != 0 {
+		// What a user writes through a GitHub App records the app
+		// (performed_via_github_app; store/viaapps.go).
+		r = r.WithContext(store.WithViaApp(r.Context(), c.AppID))
 	}
 	setVary(h, info.Caller.Authenticated())
 

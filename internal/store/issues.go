@@ -48,7 +48,7 @@ func association(col string) string {
 
 const issueCols = `i.id, i.repo_id, i.number, i.is_pull, i.title, i.body, i.user_id, i.state, i.state_reason,
  i.duplicate_of_id, i.locked, i.lock_reason, i.milestone_id, i.comments, i.reactions, i.closed_by_id, i.closed_at,
- i.pinned_comment_id, i.parent_id, i.sub_priority, i.sub_issues, i.dependencies, i.created_at, i.updated_at`
+ i.pinned_comment_id, i.parent_id, i.sub_priority, i.sub_issues, i.dependencies, i.created_at, i.updated_at, i.via_app_id`
 
 // issueSelect loads issue rows; IssueDetails adds their authors and
 // everything else their objects show.
@@ -57,14 +57,15 @@ var issueSelect = `SELECT ` + issueCols + ` FROM issues i`
 func scanIssue(sc scanner) (*model.Issue, error) {
 	is := &model.Issue{}
 	var body, reason, lock sql.NullString
-	var user, dup, milestone, closedBy, closedAt, pinned, parent sql.NullInt64
+	var user, dup, milestone, closedBy, closedAt, pinned, parent, via sql.NullInt64
 	var created, updated int64
 	err := sc.Scan(&is.ID, &is.RepoID, &is.Number, &is.IsPull, &is.Title, &body, &user, &is.State, &reason,
 		&dup, &is.Locked, &lock, &milestone, &is.Comments, &is.Reactions, &closedBy, &closedAt,
-		&pinned, &parent, &is.SubPriority, &is.SubIssues, &is.Dependencies, &created, &updated)
+		&pinned, &parent, &is.SubPriority, &is.SubIssues, &is.Dependencies, &created, &updated, &via)
 	if err != nil {
 		return nil, err
 	}
+	is.ViaAppID = via.Int64
 	is.Body, is.StateReason, is.LockReason = nullStr(body), nullStr(reason), nullStr(lock)
 	is.UserID, is.DuplicateOf, is.MilestoneID = user.Int64, dup.Int64, milestone.Int64
 	is.ClosedByID, is.PinnedID, is.ParentID = closedBy.Int64, pinned.Int64, parent.Int64
@@ -204,11 +205,12 @@ func (q Q) CreateIssue(ctx context.Context, is *model.Issue) error {
 	if is.UpdatedAt.IsZero() {
 		is.UpdatedAt = is.CreatedAt
 	}
+	is.ViaAppID = viaAppOf(ctx)
 	id, err := q.insert(ctx, `INSERT INTO issues (repo_id, number, is_pull, title, body, user_id, state, state_reason,
- locked, lock_reason, milestone_id, closed_by_id, closed_at, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+ locked, lock_reason, milestone_id, closed_by_id, closed_at, created_at, updated_at, via_app_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		is.RepoID, is.Number, is.IsPull, is.Title, strOrNil(is.Body), idOrNil(is.UserID), is.State, strOrNil(is.StateReason),
 		is.Locked, strOrNil(is.LockReason), idOrNil(is.MilestoneID), idOrNil(is.ClosedByID), nullUnix(is.ClosedAt),
-		unix(is.CreatedAt), unix(is.UpdatedAt))
+		unix(is.CreatedAt), unix(is.UpdatedAt), idOrNil(is.ViaAppID))
 	if err != nil {
 		return err
 	}
@@ -767,20 +769,23 @@ func (q Q) IssueDetails(ctx context.Context, list []*model.Issue, closedBy bool)
 			byID[p[0]].Assignees = append(byID[p[0]].Assignees, a)
 		}
 	}
-	var bots []int64
+	var bots, via []int64
 	for _, is := range list {
 		if a := accounts[is.UserID]; a != nil && a.Type == model.TypeBot {
 			bots = append(bots, a.ID)
 		}
+		if is.ViaAppID != 0 {
+			via = append(via, is.ViaAppID)
+		}
 	}
-	viaApps, err := q.appsOfBots(ctx, bots)
+	appsByBot, appsByID, err := q.viaApps(ctx, bots, via)
 	if err != nil {
 		return err
 	}
 	for _, is := range list {
 		sortLabels(is.Labels)
 		is.User = accounts[is.UserID]
-		is.ViaApp = viaApps[is.UserID]
+		is.ViaApp = viaApp(appsByBot, appsByID, is.UserID, is.ViaAppID)
 		is.Association = "NONE"
 		if a, ok := assoc[assocKey{is.RepoID, is.UserID}]; ok && is.User != nil {
 			is.Association = a

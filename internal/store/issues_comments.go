@@ -9,21 +9,21 @@ import (
 )
 
 var commentSelect = `SELECT c.id, c.repo_id, c.issue_id, i.number, c.user_id, c.body, c.reactions, c.pinned_at,
- c.created_at, c.updated_at, ` + slim("u") + `, ` + slim("p") + `, ` + association("c.user_id") + `
+ c.created_at, c.updated_at, c.via_app_id, ` + slim("u") + `, ` + slim("p") + `, ` + association("c.user_id") + `
  FROM issue_comments c JOIN issues i ON i.id = c.issue_id JOIN repos r ON r.id = c.repo_id
  LEFT JOIN accounts u ON u.id = c.user_id LEFT JOIN accounts p ON p.id = c.pinned_by_id`
 
 func scanComment(sc scanner) (*model.IssueComment, error) {
 	c := &model.IssueComment{}
-	var user, pinned sql.NullInt64
+	var user, pinned, via sql.NullInt64
 	var created, updated int64
 	var u, p slimAccount
-	dest := []any{&c.ID, &c.RepoID, &c.IssueID, &c.IssueNumber, &user, &c.Body, &c.Reactions, &pinned, &created, &updated}
+	dest := []any{&c.ID, &c.RepoID, &c.IssueID, &c.IssueNumber, &user, &c.Body, &c.Reactions, &pinned, &created, &updated, &via}
 	dest = append(append(append(dest, u.dest()...), p.dest()...), &c.Association)
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
 	}
-	c.UserID, c.PinnedAt = user.Int64, fromNullUnix(pinned)
+	c.UserID, c.PinnedAt, c.ViaAppID = user.Int64, fromNullUnix(pinned), via.Int64
 	c.CreatedAt, c.UpdatedAt = fromUnix(created), fromUnix(updated)
 	c.User, c.PinnedBy = u.account(), p.account()
 	return c, nil
@@ -75,8 +75,9 @@ func (q Q) CommentByID(ctx context.Context, repoID, id int64) (*model.IssueComme
 func (q Q) CreateComment(ctx context.Context, c *model.IssueComment) error {
 	now := q.Now()
 	c.CreatedAt, c.UpdatedAt = now, now
-	id, err := q.insert(ctx, `INSERT INTO issue_comments (repo_id, issue_id, user_id, body, created_at, updated_at) VALUES (?,?,?,?,?,?)`,
-		c.RepoID, c.IssueID, idOrNil(c.UserID), c.Body, unix(now), unix(now))
+	c.ViaAppID = viaAppOf(ctx)
+	id, err := q.insert(ctx, `INSERT INTO issue_comments (repo_id, issue_id, user_id, body, created_at, updated_at, via_app_id) VALUES (?,?,?,?,?,?,?)`,
+		c.RepoID, c.IssueID, idOrNil(c.UserID), c.Body, unix(now), unix(now), idOrNil(c.ViaAppID))
 	if err != nil {
 		return err
 	}
@@ -183,7 +184,7 @@ func (q Q) ListComments(ctx context.Context, f CommentQuery) ([]*model.IssueComm
 // CommentRollups loads the reaction rollups of the comments that have
 // reactions.
 func (q Q) CommentRollups(ctx context.Context, list []*model.IssueComment) error {
-	var ids, bots []int64
+	var ids, bots, via []int64
 	for _, c := range list {
 		if c.Reactions > 0 {
 			ids = append(ids, c.ID)
@@ -191,15 +192,18 @@ func (q Q) CommentRollups(ctx context.Context, list []*model.IssueComment) error
 		if c.User != nil && c.User.Type == model.TypeBot {
 			bots = append(bots, c.UserID)
 		}
+		if c.ViaAppID != 0 {
+			via = append(via, c.ViaAppID)
+		}
 	}
-	if len(bots) > 0 {
+	if len(bots)+len(via) > 0 {
 		// What an app wrote (store/viaapps.go).
-		apps, err := q.appsOfBots(ctx, bots)
+		byBot, byID, err := q.viaApps(ctx, bots, via)
 		if err != nil {
 			return err
 		}
 		for _, c := range list {
-			c.ViaApp = apps[c.UserID]
+			c.ViaApp = viaApp(byBot, byID, c.UserID, c.ViaAppID)
 		}
 	}
 	if len(ids) == 0 {

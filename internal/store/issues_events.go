@@ -21,23 +21,24 @@ var TimelineOnly = []string{"commented", "cross-referenced", "reviewed", "commit
 
 var eventSelect = `SELECT e.id, e.repo_id, e.issue_id, e.actor_id, e.event, e.commit_id, e.label_name, e.label_color,
  e.assignee_id, e.assigner_id, e.milestone_title, e.rename_from, e.rename_to, e.lock_reason, e.state_reason,
- e.subject_id, e.created_at, ` + slim("ea") + `, ` + slim("eg") + `, ` + slim("er") + `
+ e.subject_id, e.created_at, e.via_app_id, ` + slim("ea") + `, ` + slim("eg") + `, ` + slim("er") + `
  FROM issue_events e LEFT JOIN accounts ea ON ea.id = e.actor_id LEFT JOIN accounts eg ON eg.id = e.assignee_id
  LEFT JOIN accounts er ON er.id = e.assigner_id`
 
 func scanEvent(sc scanner) (*model.IssueEvent, error) {
 	e := &model.IssueEvent{}
-	var actor, assignee, assigner, subject sql.NullInt64
+	var actor, assignee, assigner, subject, via sql.NullInt64
 	var commit, lname, lcolor, milestone, from, to, lock, reason sql.NullString
 	var created int64
 	var a, g, r slimAccount
 	dest := []any{&e.ID, &e.RepoID, &e.IssueID, &actor, &e.Event, &commit, &lname, &lcolor, &assignee, &assigner,
-		&milestone, &from, &to, &lock, &reason, &subject, &created}
+		&milestone, &from, &to, &lock, &reason, &subject, &created, &via}
 	dest = append(append(append(dest, a.dest()...), g.dest()...), r.dest()...)
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
 	}
 	e.ActorID, e.AssigneeID, e.AssignerID, e.SubjectID = actor.Int64, assignee.Int64, assigner.Int64, subject.Int64
+	e.ViaAppID = via.Int64
 	e.CommitID, e.LockReason, e.StateReason = nullStr(commit), nullStr(lock), nullStr(reason)
 	e.LabelName, e.LabelColor, e.Milestone = lname.String, lcolor.String, milestone.String
 	e.RenameFrom, e.RenameTo = from.String, to.String
@@ -53,7 +54,7 @@ func (q Q) events(ctx context.Context, query string, args ...any) ([]*model.Issu
 	}
 	defer rows.Close()
 	out := []*model.IssueEvent{}
-	var bots []int64
+	var bots, via []int64
 	for rows.Next() {
 		e, err := scanEvent(rows)
 		if err != nil {
@@ -63,17 +64,20 @@ func (q Q) events(ctx context.Context, query string, args ...any) ([]*model.Issu
 		if e.Actor != nil && e.Actor.Type == model.TypeBot {
 			bots = append(bots, e.ActorID)
 		}
+		if e.ViaAppID != 0 {
+			via = append(via, e.ViaAppID)
+		}
 	}
-	if err := rows.Err(); err != nil || len(bots) == 0 {
+	if err := rows.Err(); err != nil || len(bots)+len(via) == 0 {
 		return out, err
 	}
 	rows.Close()
-	apps, err := q.appsOfBots(ctx, bots) // store/viaapps.go
+	byBot, byID, err := q.viaApps(ctx, bots, via) // store/viaapps.go
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range out {
-		e.ViaApp = apps[e.ActorID]
+		e.ViaApp = viaApp(byBot, byID, e.ActorID, e.ViaAppID)
 	}
 	return out, nil
 }
@@ -89,13 +93,13 @@ func nullText(s string) any {
 // event ("issues.<event>") to the outbox; orgID is the repository's
 // organization (0 for a user's). details are added to the domain payload.
 func (q Q) AddIssueEvent(ctx context.Context, e *model.IssueEvent, orgID int64, details map[string]any) error {
-	e.CreatedAt = q.Now()
+	e.CreatedAt, e.ViaAppID = q.Now(), viaAppOf(ctx)
 	id, err := q.insert(ctx, `INSERT INTO issue_events (repo_id, issue_id, actor_id, event, commit_id, label_name, label_color,
- assignee_id, assigner_id, milestone_title, rename_from, rename_to, lock_reason, state_reason, subject_id, created_at)
- VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+ assignee_id, assigner_id, milestone_title, rename_from, rename_to, lock_reason, state_reason, subject_id, created_at, via_app_id)
+ VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		e.RepoID, e.IssueID, idOrNil(e.ActorID), e.Event, strOrNil(e.CommitID), nullText(e.LabelName), nullText(e.LabelColor),
 		idOrNil(e.AssigneeID), idOrNil(e.AssignerID), nullText(e.Milestone), nullText(e.RenameFrom), nullText(e.RenameTo),
-		strOrNil(e.LockReason), strOrNil(e.StateReason), idOrNil(e.SubjectID), unix(e.CreatedAt))
+		strOrNil(e.LockReason), strOrNil(e.StateReason), idOrNil(e.SubjectID), unix(e.CreatedAt), idOrNil(e.ViaAppID))
 	if err != nil {
 		return err
 	}

@@ -1532,6 +1532,14 @@ CREATE TABLE oauth_grants (
   PRIMARY KEY (client_id, user_id)
 );
 `,
+	// The GitHub App a user access token (ghu_) wrote with: issues,
+	// comments and issue events show it as performed_via_github_app
+	// (installation tokens write as the app's bot, which names the app).
+	`
+ALTER TABLE issues ADD COLUMN via_app_id BIGINT;
+ALTER TABLE issue_comments ADD COLUMN via_app_id BIGINT;
+ALTER TABLE issue_events ADD COLUMN via_app_id BIGINT;
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -22,14 +22,14 @@ func scanPull(sc scanner) (*model.Pull, error) {
 	is := &model.Issue{}
 	p := &model.Pull{Issue: is}
 	var body, reason, lock sql.NullString
-	var user, dup, milestone, closedBy, closedAt, pinned, parent sql.NullInt64
+	var user, dup, milestone, closedBy, closedAt, pinned, parent, via sql.NullInt64
 	var created, updated int64
 	var headRepo, headOwner, mergedAt, mergedBy sql.NullInt64
 	var mergeSHA sql.NullString
 	var mergeable, rebaseable sql.NullBool
 	err := sc.Scan(&is.ID, &is.RepoID, &is.Number, &is.IsPull, &is.Title, &body, &user, &is.State, &reason,
 		&dup, &is.Locked, &lock, &milestone, &is.Comments, &is.Reactions, &closedBy, &closedAt,
-		&pinned, &parent, &is.SubPriority, &is.SubIssues, &is.Dependencies, &created, &updated,
+		&pinned, &parent, &is.SubPriority, &is.SubIssues, &is.Dependencies, &created, &updated, &via,
 		&p.IssueID, &p.RepoID, &p.Number, &p.BaseRef, &p.BaseSHA, &headRepo, &headOwner, &p.HeadRef,
 		&p.HeadSHA, &p.Draft, &p.MaintainerCanModify, &mergedAt, &mergedBy, &mergeSHA, &mergeable, &rebaseable,
 		&p.MergeableState, &p.CheckedBaseSHA, &p.CheckedHeadSHA, &p.Commits, &p.Additions, &p.Deletions, &p.ChangedFiles, &p.ReviewComments)
@@ -41,6 +41,7 @@ func scanPull(sc scanner) (*model.Pull, error) {
 	is.ClosedAt, is.PinnedID, is.ParentID = fromNullUnix(closedAt), pinned.Int64, parent.Int64
 	is.CreatedAt, is.UpdatedAt = fromUnix(created), fromUnix(updated)
 	is.Association = "NONE"
+	is.ViaAppID = via.Int64
 	p.HeadRepoID, p.HeadOwnerID, p.MergedAt, p.MergedByID = headRepo.Int64, headOwner.Int64, fromNullUnix(mergedAt), mergedBy.Int64
 	p.MergeCommitSHA = nullStr(mergeSHA)
 	if mergeable.Valid {

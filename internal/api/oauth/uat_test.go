@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v92/github"
+
 	"github.com/hubd/hubd/internal/apitest"
 )
 
@@ -188,4 +190,79 @@ func TestUserAccessTokens(t *testing.T) {
 	env.Must(204, "DELETE", "/applications/"+app.ClientID+"/token", "", map[string]string{"access_token": ghu3},
 		basic(oauthApp{ClientID: app.ClientID, ClientSecret: app.ClientSecret}))
 	env.Must(401, "GET", "/user", ghu3, nil)
+}
+
+// TestUserAccessTokenWrites: what a user writes through a GitHub App is
+// authored by the user and performed via the app (issues, comments, issue
+// events, timeline, webhook-visible reads); the token shares the user's
+// rate limit, as GitHub documents; it cannot revoke itself as an
+// installation token.
+func TestUserAccessTokenWrites(t *testing.T) {
+	env, _ := newEnv(t)
+	mona, monaTok := env.NewUser("mona", false)
+	env.SetPassword(mona.Login, password)
+	env.Must(201, "POST", "/user/repos", monaTok, map[string]any{"name": "tracker", "private": true})
+	var app struct {
+		ID           int64  `json:"id"`
+		Slug         string `json:"slug"`
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+	}
+	env.Must(201, "POST", "/admin/apps", env.AdminToken, map[string]any{"owner": "hubadmin", "name": "Triage Helper",
+		"default_permissions": map[string]string{"issues": "write"}, "callback_url": "https://triage.example/auth"}).JSON(t, &app)
+	env.Must(201, "POST", "/admin/apps/"+app.Slug+"/installations", env.AdminToken, map[string]any{"account": "mona"})
+	b := env.Browser()
+	b.SignIn(mona.Login, password)
+	back := consent(t, b, url.Values{"client_id": {app.ClientID}}, true)
+	_, got, _ := tokenPost(t, env, "/login/oauth/access_token", "application/json", url.Values{"client_id": {app.ClientID},
+		"client_secret": {app.ClientSecret}, "code": {back.Query().Get("code")}})
+	ghu := got.Get("access_token")
+
+	ctx := context.Background()
+	gh := env.GitHub(ghu)
+	is, _, err := gh.Issues.Create(ctx, "mona", "tracker", github.CreateIssueRequest{Title: "via the app"})
+	if err != nil || is.GetUser().GetLogin() != "mona" || is.GetPerformedViaGithubApp().GetSlug() != app.Slug ||
+		is.GetPerformedViaGithubApp().GetOwner().GetLogin() != "hubadmin" {
+		t.Fatalf("issue created with ghu_: %v %+v", err, is.GetPerformedViaGithubApp())
+	}
+	c, _, err := gh.Issues.CreateComment(ctx, "mona", "tracker", is.GetNumber(), github.IssueCommentRequest{Body: "noted"})
+	if err != nil || c.GetUser().GetLogin() != "mona" || c.GetPerformedViaGithubApp().GetID() != app.ID {
+		t.Fatalf("comment with ghu_: %v %+v", err, c.GetPerformedViaGithubApp())
+	}
+	if _, _, err := gh.Issues.Update(ctx, "mona", "tracker", is.GetNumber(), github.UpdateIssueRequest{State: github.Ptr("closed")}); err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := env.GitHub(monaTok).Issues.ListIssueEvents(ctx, "mona", "tracker", is.GetNumber(), nil)
+	if err != nil || len(evs) != 1 || evs[0].GetEvent() != "closed" || evs[0].GetPerformedViaGithubApp().GetSlug() != app.Slug {
+		t.Fatalf("closed event: %v %+v", err, evs)
+	}
+	// Read back with the user's own token: the app is remembered.
+	again, _, err := env.GitHub(monaTok).Issues.Get(ctx, "mona", "tracker", is.GetNumber())
+	if err != nil || again.GetPerformedViaGithubApp().GetSlug() != app.Slug {
+		t.Fatalf("issue read back: %v %+v", err, again.GetPerformedViaGithubApp())
+	}
+	// What mona writes with her own token is hers alone.
+	own, _, err := env.GitHub(monaTok).Issues.Create(ctx, "mona", "tracker", github.CreateIssueRequest{Title: "by hand"})
+	if err != nil || own.PerformedViaGithubApp != nil {
+		t.Fatalf("issue created with a classic token: %v %+v", err, own.PerformedViaGithubApp)
+	}
+	env.Must(200, "GET", "/repos/mona/tracker/issues/1/timeline", monaTok, nil)
+
+	// One quota for the user, whichever token she or her apps use.
+	used := func(tok string) int {
+		n, _ := strconv.Atoi(env.Must(200, "GET", "/user", tok, nil).Header.Get("X-RateLimit-Used"))
+		return n
+	}
+	u1 := used(monaTok)
+	u2 := used(ghu)
+	if u1 == 0 || u2 != u1+1 || used(monaTok) != u1+2 {
+		t.Errorf("ghu_ requests count on mona's quota: used %d, then %d with the ghu_", u1, u2)
+	}
+	// An installation token revokes itself there; a user access token may
+	// not (its app revokes it through /applications/{client_id}/token).
+	r := env.Must(403, "DELETE", "/installation/token", ghu, nil)
+	if !strings.Contains(string(r.Body), "Resource not accessible by integration") {
+		t.Errorf("DELETE /installation/token with ghu_: %s", r.Body)
+	}
+	env.Must(200, "GET", "/user", ghu, nil)
 }
