@@ -72,6 +72,10 @@ func forbiddenAt(t *testing.T, r *gqlResult, msg string, path ...string) {
 	if e.Type != "FORBIDDEN" || e.Message != msg || strings.Join(got, ".") != strings.Join(path, ".") {
 		t.Fatalf("error %+v, want FORBIDDEN %q at %v", e, msg, path)
 	}
+	if e.Extensions["saml_failure"] != false || !strings.Contains(string(r.Raw), `"path":`) ||
+		!strings.Contains(string(r.Raw), `"extensions":{"saml_failure":false},"locations":`) {
+		t.Fatalf("FORBIDDEN error without GitHub's extensions: %s", r.Raw)
+	}
 	var at any = r.Data
 	for _, p := range path[:len(path)-1] {
 		at = dig(at, p)

@@ -221,10 +221,11 @@ type Response struct {
 
 // RespError is an error as GitHub writes it.
 type RespError struct {
-	Type      string     `json:"type,omitempty"`
-	Path      []any      `json:"path,omitempty"`
-	Locations []Location `json:"locations,omitempty"`
-	Message   string     `json:"message"`
+	Type       string         `json:"type,omitempty"`
+	Path       []any          `json:"path,omitempty"`
+	Extensions map[string]any `json:"extensions,omitempty"`
+	Locations  []Location     `json:"locations,omitempty"`
+	Message    string         `json:"message"`
 }
 
 // Location is a position in the document.
@@ -908,6 +909,11 @@ func (ex *execution) fail(err error, f *ast.Field, at pathStep) any {
 	}
 	if e, ok := err.(*Error); ok {
 		re.Type, re.Message = e.Type, e.Message
+		if e.Type == "FORBIDDEN" {
+			// GitHub says whether SAML single sign-on refused it (hubd has
+			// none): {"saml_failure": false} on every FORBIDDEN error.
+			re.Extensions = map[string]any{"saml_failure": false}
+		}
 	} else {
 		InternalError(context.Background(), err)
 		re.Message = "Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug. Please include the request id when reporting this issue."
