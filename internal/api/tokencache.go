@@ -29,9 +29,10 @@ func NewTokenCache(ttl time.Duration) *TokenCache {
 	return &TokenCache{ttl: ttl, entries: map[string]tokenEntry{}}
 }
 
-// Get authenticates tok through the cache.
+// Get authenticates tok through the cache. An entry lasts the cache's TTL
+// and never past its token's expiry (the store's clock decides both).
 func (tc *TokenCache) Get(ctx context.Context, tok string, st *store.Store) (*authz.Caller, bool, error) {
-	now := time.Now()
+	now := st.Now()
 	if tc.ttl > 0 {
 		tc.mu.Lock()
 		e, hit := tc.entries[tok]
@@ -48,7 +49,11 @@ func (tc *TokenCache) Get(ctx context.Context, tok string, st *store.Store) (*au
 	if len(tc.entries) > 10000 {
 		tc.entries = map[string]tokenEntry{}
 	}
-	tc.entries[tok] = tokenEntry{caller: c, ok: ok, expires: now.Add(tc.ttl)}
+	until := now.Add(tc.ttl)
+	if c != nil && !c.ExpiresAt.IsZero() && c.ExpiresAt.Before(until) {
+		until = c.ExpiresAt
+	}
+	tc.entries[tok] = tokenEntry{caller: c, ok: ok, expires: until}
 	tc.mu.Unlock()
 	return c, ok, nil
 }

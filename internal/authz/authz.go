@@ -6,6 +6,7 @@ package authz
 import (
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hubd/hubd/internal/model"
 )
@@ -82,6 +83,9 @@ type Caller struct {
 	User    *model.Account // nil for anonymous callers and app JWTs; the app's bot for installation tokens
 	TokenID int64
 	Scopes  Scopes // classic and OAuth tokens
+	// ExpiresAt is when the token stops working (zero: it does not
+	// expire); caches of authentications keep it no longer.
+	ExpiresAt time.Time
 
 	// Fine-grained, UAT and IAT tokens: permissions by name ("contents",
 	// "issues", "metadata", "administration", "members", ...) to "read",

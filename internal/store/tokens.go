@@ -115,6 +115,9 @@ func (q Q) Authenticate(ctx context.Context, presented string) (c *authz.Caller,
 	}
 	c = &authz.Caller{Kind: authz.TokenKind(kind), TokenID: tokID, Scopes: authz.ParseScopes(scopes),
 		AppID: appID.Int64, InstallationID: installationID.Int64}
+	if expires.Valid {
+		c.ExpiresAt = time.Unix(expires.Int64, 0)
+	}
 	if perms != "" {
 		if err := json.Unmarshal([]byte(perms), &c.Permissions); err != nil {
 			return nil, false, err
