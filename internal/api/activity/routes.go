@@ -18,7 +18,6 @@ import (
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/stars"
 	"github.com/hubd/hubd/internal/store"
-	"github.com/hubd/hubd/internal/wire"
 )
 
 // API is the activity package.
@@ -135,23 +134,17 @@ func (a *API) user(r *http.Request) (*model.Account, error) {
 // "repository") or minimal-repository, for caller c, with their counters
 // and detected facts loaded in one batch.
 func (a *API) repositories(ctx context.Context, c *authz.Caller, views []*store.RepoView, minimal bool) ([]any, error) {
-	ids := make([]int64, len(views))
-	for i, v := range views {
-		ids[i] = v.Repo.ID
-	}
-	facts, err := a.d.Store.R().RepoFacts(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]any, len(views))
-	for i, v := range views {
-		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: c.Authenticated()}
-		counts := repos.Counts(a.d, v.Repo, facts[v.Repo.ID])
-		if minimal {
-			out[i] = a.d.URLs.ToMinimalRepository(v.Repo, counts, access)
-		} else {
-			out[i] = a.d.URLs.ToRepository(v.Repo, counts, access)
+	out := make([]any, 0, len(views))
+	if minimal {
+		list, err := repos.MinimalList(ctx, a.d, c, views)
+		for _, r := range list {
+			out = append(out, r)
 		}
+		return out, err
 	}
-	return out, nil
+	list, err := repos.RepositoryList(ctx, a.d, c, views)
+	for _, r := range list {
+		out = append(out, r)
+	}
+	return out, err
 }

@@ -198,30 +198,11 @@ func (a *API) createToken(w http.ResponseWriter, r *http.Request) error {
 		}
 		caller := &authz.Caller{Kind: authz.Installation, User: &model.Account{ID: in.App.BotID}, Permissions: tok.Permissions,
 			InstallationTargetID: in.AccountID, RepoIDs: svc.IDSet(tok.RepoIDs)}
-		if out.Repositories, err = a.repositories(r, caller, list); err != nil {
+		if out.Repositories, err = repos.RepositoryList(r.Context(), a.d, caller, list); err != nil {
 			return err
 		}
 	}
 	return rest.JSON(w, http.StatusCreated, out)
-}
-
-// repositories renders repository objects as caller c sees them, with
-// their detected facts loaded in one batch.
-func (a *API) repositories(r *http.Request, c *authz.Caller, list []*store.RepoView) ([]wire.Repository, error) {
-	ids := make([]int64, len(list))
-	for i, v := range list {
-		ids[i] = v.Repo.ID
-	}
-	facts, err := a.d.Store.R().RepoFacts(r.Context(), ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]wire.Repository, len(list))
-	for i, v := range list {
-		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: true}
-		out[i] = a.d.URLs.ToRepository(v.Repo, repos.Counts(a.d, v.Repo, facts[v.Repo.ID]), access)
-	}
-	return out, nil
 }
 
 // appInstallationOn answers the JWT's app's installation on an account
@@ -326,7 +307,7 @@ func (a *API) writeRepos(w http.ResponseWriter, r *http.Request, c *authz.Caller
 	if err != nil {
 		return err
 	}
-	out, err := a.repositories(r, c, list)
+	out, err := repos.RepositoryList(r.Context(), a.d, c, list)
 	if err != nil {
 		return err
 	}

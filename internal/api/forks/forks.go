@@ -13,7 +13,6 @@ import (
 	svc "github.com/hubd/hubd/internal/forks"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
-	"github.com/hubd/hubd/internal/wire"
 )
 
 // API is the forks package.
@@ -111,18 +110,9 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ids := make([]int64, len(list))
-	for i, v := range list {
-		ids[i] = v.Repo.ID
-	}
-	facts, err := a.d.Store.R().RepoFacts(ctx, ids)
+	out, err := repos.MinimalList(ctx, a.d, c, list)
 	if err != nil {
 		return err
-	}
-	out := make([]wire.MinimalRepository, 0, len(list))
-	for _, v := range list {
-		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: c.Authenticated()}
-		out = append(out, a.d.URLs.ToMinimalRepository(v.Repo, repos.Counts(a.d, v.Repo, facts[v.Repo.ID]), access))
 	}
 	rest.SetLink(w, r, a.d.URLs.API, p, total)
 	return rest.JSON(w, http.StatusOK, out)

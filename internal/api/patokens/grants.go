@@ -11,7 +11,6 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
-	"github.com/hubd/hubd/internal/wire"
 )
 
 var errApps = model.Forbidden("Resource not accessible by integration")
@@ -297,18 +296,9 @@ func (a *API) repos(w http.ResponseWriter, r *http.Request, param, status string
 	if err != nil {
 		return err
 	}
-	ids := make([]int64, len(list))
-	for i, v := range list {
-		ids[i] = v.Repo.ID
-	}
-	facts, err := a.d.Store.R().RepoFacts(ctx, ids)
+	out, err := repos.MinimalList(ctx, a.d, c, list)
 	if err != nil {
 		return err
-	}
-	out := make([]wire.MinimalRepository, len(list))
-	for i, v := range list {
-		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: true}
-		out[i] = a.d.URLs.ToMinimalRepository(v.Repo, repos.Counts(a.d, v.Repo, facts[v.Repo.ID]), access)
 	}
 	rest.SetLink(w, r, a.d.URLs.API, p, total)
 	return rest.JSON(w, http.StatusOK, out)

@@ -63,6 +63,38 @@ func Counts(d *api.Deps, r *model.Repo, f store.RepoFacts) wire.RepoCounts {
 	return wire.RepoCounts{OpenIssues: r.OpenIssues, Forks: r.ForksCount, Language: f.Language, License: licenses.SimpleByKey(d.URLs, f.License)}
 }
 
+// MinimalList and RepositoryList render repositories as list entries for
+// caller c — minimal-repository or repository objects — each with the
+// caller's permission, its counters and detected facts (loaded in one
+// batch). Every list of repositories outside this package (forks,
+// installation and token repositories, event payloads) goes through them.
+func MinimalList(ctx context.Context, d *api.Deps, c *authz.Caller, views []*store.RepoView) ([]wire.MinimalRepository, error) {
+	return listed(ctx, d, c, views, d.URLs.ToMinimalRepository)
+}
+
+// RepositoryList: see MinimalList.
+func RepositoryList(ctx context.Context, d *api.Deps, c *authz.Caller, views []*store.RepoView) ([]wire.Repository, error) {
+	return listed(ctx, d, c, views, d.URLs.ToRepository)
+}
+
+func listed[T any](ctx context.Context, d *api.Deps, c *authz.Caller, views []*store.RepoView,
+	conv func(*model.Repo, wire.RepoCounts, wire.Access) T) ([]T, error) {
+	ids := make([]int64, len(views))
+	for i, v := range views {
+		ids[i] = v.Repo.ID
+	}
+	facts, err := d.Store.R().RepoFacts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(views))
+	for i, v := range views {
+		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: c.Authenticated()}
+		out[i] = conv(v.Repo, Counts(d, v.Repo, facts[v.Repo.ID]), access)
+	}
+	return out, nil
+}
+
 func (a *API) full(r *http.Request, repo *model.Repo, perm authz.Permission) (wire.FullRepository, error) {
 	a.facts.backfill()
 	return Full(r.Context(), a.d, rest.Caller(r), repo, perm)
