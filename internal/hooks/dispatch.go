@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hubd/hubd/internal/model"
@@ -77,6 +78,51 @@ func withInstallation(body []byte, id int64) []byte {
 	return append([]byte(inst), rest...)
 }
 
+// appEvent builds the payloads of an installation event for its app's
+// hook (the app gets them whatever its installation subscribed to).
+func (b *builder) appEvent(ctx context.Context, e model.Event, hooks []*model.Hook) ([]queued, error) {
+	appID := parse(e).int("app_id")
+	var to []*model.Hook
+	for _, h := range hooks {
+		if h.AppID != 0 && h.AppID == appID && h.SinceEvent < e.ID {
+			to = append(to, h)
+		}
+	}
+	if len(to) == 0 {
+		return nil, nil
+	}
+	pairs, err := b.resolve(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	var out []queued
+	for _, p := range pairs {
+		bt, err := b.build(ctx, e, p.event, p.action)
+		if errors.Is(err, errSkip) {
+			logSkip(e, err)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, queued{bt, to})
+	}
+	return out, nil
+}
+
+// repoHookGets says whether repository and organization hooks get an
+// action: as GitHub documents, they get check runs created and completed
+// and check suites completed; requests and rerequests are for apps.
+func repoHookGets(event, action string) bool {
+	switch event {
+	case "check_run":
+		return action == "created" || action == "completed"
+	case "check_suite":
+		return action == "completed"
+	}
+	return true
+}
+
 // queued is one payload and the hooks it goes to.
 type queued struct {
 	b     *built
@@ -106,9 +152,25 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 		return 0, true, nil
 	}
 	all := bt.Events
-	var repoIDs, orgIDs []int64
-	seenRepo, seenOrg := map[int64]bool{}, map[int64]bool{}
-	for _, e := range all {
+	b := s.newBuilder()
+	var repoIDs, orgIDs, appIDs []int64
+	seenRepo, seenOrg, seenApp := map[int64]bool{}, map[int64]bool{}, map[int64]bool{}
+	for i, e := range all {
+		if e.OrgID == 0 && e.RepoID != 0 && strings.HasPrefix(e.Type, "workflow_") {
+			// Actions records its run and job events without the
+			// organization: organization hooks get them too.
+			r, err := b.repo(ctx, e.RepoID)
+			if err == nil && r.Owner.IsOrg() {
+				all[i].OrgID, e.OrgID = r.Owner.ID, r.Owner.ID
+			}
+		}
+		if appOnly(e.Type) {
+			if id := parse(e).int("app_id"); id != 0 && !seenApp[id] {
+				seenApp[id] = true
+				appIDs = append(appIDs, id)
+			}
+			continue
+		}
 		if e.RepoID != 0 && !seenRepo[e.RepoID] {
 			seenRepo[e.RepoID] = true
 			repoIDs = append(repoIDs, e.RepoID)
@@ -118,7 +180,7 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 			orgIDs = append(orgIDs, e.OrgID)
 		}
 	}
-	hooks, err := q.ActiveHooks(ctx, repoIDs, orgIDs, nil)
+	hooks, err := q.ActiveHooks(ctx, repoIDs, orgIDs, appIDs)
 	if err != nil {
 		return 0, true, err
 	}
@@ -126,9 +188,16 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 	if err != nil {
 		return 0, true, err
 	}
-	b := s.newBuilder()
 	var out []queued
 	for _, e := range all {
+		if appOnly(e.Type) {
+			it, err := b.appEvent(ctx, e, hooks)
+			if err != nil {
+				return 0, true, err
+			}
+			out = append(out, it...)
+			continue
+		}
 		var mine []*model.Hook
 		for _, h := range hooks {
 			if h.SinceEvent < e.ID && (h.RepoID != 0 && h.RepoID == e.RepoID || h.OrgID != 0 && h.OrgID == e.OrgID) {
@@ -151,7 +220,7 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 		for _, p := range pairs {
 			var subs []*model.Hook
 			for _, h := range mine {
-				if h.Wants(p.event) {
+				if h.Wants(p.event) && repoHookGets(p.event, p.action) {
 					subs = append(subs, h)
 				}
 			}

@@ -43,7 +43,8 @@ func New(d *api.Deps, pullSvc *pulls.Service, p *svc.Policy) *API {
 		}
 	}
 	s := &svc.Service{Store: d.Store, Jobs: d.Jobs, Outbox: d.Outbox, URLs: d.URLs, Git: d.Git, Version: d.Version, Policy: policy,
-		License: func(key string) *wire.LicenseSimple { return licenses.SimpleByKey(d.URLs, key) }}
+		License:     func(key string) *wire.LicenseSimple { return licenses.SimpleByKey(d.URLs, key) },
+		CommitUsers: d.AccountsByCommitEmail}
 	if pullSvc != nil {
 		s.PullDetails = pullSvc.Details
 		s.ReviewersOf = func(ctx context.Context, ids []int64) (map[int64][]*model.Account, error) {
