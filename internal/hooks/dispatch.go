@@ -188,6 +188,18 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 	if err != nil {
 		return 0, true, err
 	}
+	// An organization's own events (no repository) reach the apps
+	// installed on it.
+	var orgOnly []int64
+	for _, e := range all {
+		if e.RepoID == 0 && e.OrgID != 0 && !appOnly(e.Type) && !slices.Contains(orgOnly, e.OrgID) {
+			orgOnly = append(orgOnly, e.OrgID)
+		}
+	}
+	orgApps, err := q.AppOrgHookTargets(ctx, orgOnly)
+	if err != nil {
+		return 0, true, err
+	}
 	var out []queued
 	for _, e := range all {
 		if appOnly(e.Type) {
@@ -207,6 +219,11 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 		var installed []store.AppHookTarget
 		for _, t := range apps {
 			if t.RepoID == e.RepoID && t.Hook.SinceEvent < e.ID {
+				installed = append(installed, t)
+			}
+		}
+		for _, t := range orgApps {
+			if e.RepoID == 0 && t.OrgID == e.OrgID && t.Hook.SinceEvent < e.ID {
 				installed = append(installed, t)
 			}
 		}

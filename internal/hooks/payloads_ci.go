@@ -306,13 +306,19 @@ func protectionID(repoID int64, branch string) int64 {
 	return int64(h.Sum64()&(1<<53-1)) ^ repoID
 }
 
-// protectionEvent: a branch's protection as GitHub's rule object. hubd
+// protectionEvent: a branch's protection as GitHub's rule object (a
+// deleted one from the copy its event keeps). hubd
 // enforces status checks, reviews and admin enforcement; the levels of
 // what it does not have are "off".
 func (b *builder) protectionEvent(ctx context.Context, repo *model.Repo, d domain, action string, out map[string]any) error {
 	branch := d.str("branch")
 	p := &model.BranchProtection{RepoID: repo.ID, Branch: branch, CreatedAt: repo.UpdatedAt, UpdatedAt: repo.UpdatedAt}
-	if action != "deleted" {
+	if action == "deleted" {
+		// The protection as it was, when its event kept it.
+		if _, err := d.row("protection", p); err != nil {
+			return err
+		}
+	} else {
 		var err error
 		if p, err = b.q.BranchProtection(ctx, repo.ID, branch); err != nil {
 			return err

@@ -479,6 +479,7 @@ func (q Q) HookDeliveryCounts(ctx context.Context) (pending, delivered int, err 
 type AppHookTarget struct {
 	Hook           *model.Hook
 	RepoID         int64
+	OrgID          int64 // AppOrgHookTargets
 	InstallationID int64
 	Events         []string
 }
@@ -505,6 +506,45 @@ func (q Q) AppHookTargets(ctx context.Context, repoIDs []int64) ([]AppHookTarget
 			var t AppHookTarget
 			var events string
 			h, err := scanHook(rowsWith(rows, &t.RepoID, &t.InstallationID, &events))
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			t.Hook = h
+			if err := json.Unmarshal([]byte(events), &t.Events); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out = append(out, t)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// AppOrgHookTargets lists, for organizations, the active hooks of the
+// apps installed on them (not suspended), for the organization's own
+// events (RepoID is 0 in the targets; OrgID is the organization).
+func (q Q) AppOrgHookTargets(ctx context.Context, orgIDs []int64) ([]AppHookTarget, error) {
+	var out []AppHookTarget
+	for len(orgIDs) > 0 {
+		n := min(len(orgIDs), 100)
+		in, args := inList(orgIDs[:n])
+		orgIDs = orgIDs[n:]
+		rows, err := q.query(ctx, `SELECT h.`+hookColsH+`, i.account_id, i.id, i.events FROM hooks h
+ JOIN app_installations i ON i.app_id = h.app_id AND i.suspended_at IS NULL
+ WHERE h.active = TRUE AND i.account_id IN (`+in+`)
+ ORDER BY h.id, i.id`, args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var t AppHookTarget
+			var events string
+			h, err := scanHook(rowsWith(rows, &t.OrgID, &t.InstallationID, &events))
 			if err != nil {
 				rows.Close()
 				return nil, err

@@ -31,7 +31,7 @@ func TestAppInstallationEvents(t *testing.T) {
 	}
 	f.e.Must(http.StatusCreated, "POST", "/admin/apps", f.e.AdminToken, map[string]any{
 		"owner": "acme", "name": "Installed Bot", "url": "https://example.com/bot",
-		"default_permissions": map[string]string{"issues": "write"}, "default_events": []string{"issues"},
+		"default_permissions": map[string]string{"issues": "write"}, "default_events": []string{"issues", "team"},
 	}).JSON(t, &app)
 	jwt := "Authorization: Bearer " + appJWT(t, f, app.ID, app.PEM)
 	const secret = "inst"
@@ -55,6 +55,16 @@ func TestAppInstallationEvents(t *testing.T) {
 	}
 	if tt := created.Header.Get("X-GitHub-Hook-Installation-Target-Type"); tt != "integration" {
 		t.Errorf("target type %q", tt)
+	}
+
+	// The organization's own events reach the app installed on it.
+	if _, _, err := f.gh.Teams.CreateTeam(ctx, "acme", github.CreateTeamRequest{Name: "core"}); err != nil {
+		t.Fatal(err)
+	}
+	team := f.recv.WaitFor(t, "team", "created")
+	f.check(team, secret)
+	if in := team.Map(t)["installation"].(map[string]any); in["id"] != float64(inst.ID) {
+		t.Errorf("team created for the app: installation %v", in)
 	}
 
 	id := itoa(inst.ID)

@@ -110,7 +110,12 @@ func TestCIEvents(t *testing.T) {
 	if _, err := f.gh.Repositories.RemoveBranchProtection(ctx, "mona", "app", "main"); err != nil {
 		t.Fatal(err)
 	}
-	f.check(f.recv.WaitFor(t, "branch_protection_rule", "deleted"), secret)
+	gone := f.recv.WaitFor(t, "branch_protection_rule", "deleted")
+	f.check(gone, secret)
+	if r := gone.Map(t)["rule"].(map[string]any); r["admin_enforced"] != true || r["required_status_checks_enforcement_level"] != "everyone" ||
+		r["id"] != created.Map(t)["rule"].(map[string]any)["id"] {
+		t.Errorf("deleted rule %v", r)
+	}
 
 	// A workflow pushed runs: its run and job events follow it.
 	dir := f.clone()

@@ -70,10 +70,10 @@ const (
 		"Payloads exist for ping, push, create, delete, issues, issue_comment, pull_request, pull_request_review, pull_request_review_comment, " +
 		"label, milestone, release, repository, public, member, fork, commit_comment, star, watch, team, team_add, membership, repository_ruleset, " +
 		"organization (member_added, member_removed, member_invited), status, check_run (created, completed), check_suite (completed), " +
-		"branch_protection_rule (a deleted rule shows its branch with every level off), workflow_run, workflow_job (queued, in_progress, completed; " +
+		"branch_protection_rule, workflow_run, workflow_job (queued, in_progress, completed; " +
 		"no waiting yet) and workflow_dispatch, deletions included; " +
 		"other events of GitHub's list (deployments, discussions, security alerts, packages, projects, ...) are accepted as subscriptions and not delivered (logged)."
-	noteApp = "An app's webhook gets the repository events its installations subscribed to, with the installation in the payload, " +
+	noteApp = "An app's webhook gets the repository and organization events its installations subscribed to, with the installation in the payload, " +
 		"a ping when its URL is first set, and installation (created, deleted, suspend, unsuspend) and installation_repositories (added, removed) " +
 		"events, one repository per delivery; a whole selection replaced at once sends none; check run and suite requests and rerequests go to the installed apps that subscribed to them (GitHub: the suite's own app only)."
 	noteTest = "Sends the latest push recorded by hubd (pushes made before webhooks existed in hubd are not known)."
