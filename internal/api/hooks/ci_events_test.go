@@ -162,3 +162,35 @@ func TestCIEvents(t *testing.T) {
 		t.Errorf("%d check requests reached a repository hook", n)
 	}
 }
+
+// TestOrgWorkflowEvents: an organization hook gets the Actions run and
+// job events of the organization's repositories (Actions records them
+// without the organization).
+func TestOrgWorkflowEvents(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, apitest.Options{ActionsWorker: []string{exe}})
+	f.e.Must(201, "POST", "/admin/organizations", f.e.AdminToken, map[string]any{"login": "acme", "admin": "mona"})
+	if _, _, err := f.gh.Repositories.Create(ctx, "acme", &github.Repository{Name: github.Ptr("svc"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &github.HookConfig{URL: github.Ptr(f.recv.URL), ContentType: github.Ptr("json")}
+	if _, _, err := f.gh.Organizations.CreateHook(ctx, "acme", &github.Hook{Config: cfg, Events: []string{"workflow_run", "workflow_job"}, Active: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	f.recv.WaitFor(t, "ping", "")
+	dir := f.cloneOf("acme/svc")
+	if err := os.MkdirAll(dir+"/.github/workflows", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, dir, ".github/workflows/build.yml", dispatchable, "build")
+	git(t, dir, "push", "-q", "origin", "main")
+	run := f.recv.WaitFor(t, "workflow_run", "completed")
+	f.check(run, "")
+	if m := run.Map(t); m["organization"].(map[string]any)["login"] != "acme" || m["repository"].(map[string]any)["full_name"] != "acme/svc" {
+		t.Errorf("org workflow_run %.300s", run.Payload)
+	}
+	f.check(f.recv.WaitFor(t, "workflow_job", "completed"), "")
+}
