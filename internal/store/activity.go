@@ -188,13 +188,5 @@ func (q Q) PruneActivityEvents(ctx context.Context, before time.Time, limit int)
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	for rest := ids; len(rest) > 0; {
-		n := min(len(rest), 100)
-		in, args := inList(rest[:n])
-		rest = rest[n:]
-		if _, err := q.exec(ctx, `DELETE FROM activity_events WHERE id IN (`+in+`)`, args...); err != nil {
-			return 0, err
-		}
-	}
-	return len(ids), nil
+	return len(ids), q.deleteIDs(ctx, "activity_events", ids)
 }

@@ -1,30 +1,17 @@
 package hooks_test
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"testing"
 
 	"github.com/google/go-github/v92/github"
 
-	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/hooks/hookstest"
 )
 
-// TestMain doubles as `hubd actions-worker` (the runner starts this test
-// binary for each workflow job), as in the actions tests.
-func TestMain(m *testing.M) {
-	if os.Getenv("HUBD_ACTIONS_WORKER") == "1" && len(os.Args) == 2 {
-		if err := actions.Work(context.Background(), os.Args[1], os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+// TestMain doubles as `hubd actions-worker` for the tests that run workflows.
+func TestMain(m *testing.M) { apitest.Main(m) }
 
 const dispatchable = `name: Build
 on:

@@ -1,8 +1,6 @@
 package notifications_test
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -10,21 +8,11 @@ import (
 
 	"github.com/google/go-github/v92/github"
 
-	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/apitest"
 )
 
-// TestMain doubles as `hubd actions-worker` for the ci_activity test.
-func TestMain(m *testing.M) {
-	if os.Getenv("HUBD_ACTIONS_WORKER") == "1" && len(os.Args) == 2 {
-		if err := actions.Work(context.Background(), os.Args[1], os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+// TestMain doubles as `hubd actions-worker` for the tests that run workflows.
+func TestMain(m *testing.M) { apitest.Main(m) }
 
 // An edit that adds a mention notifies the newly mentioned user only; a
 // commit comment makes a Commit thread; a failed workflow run notifies
