@@ -123,6 +123,21 @@ func repoHookGets(event, action string) bool {
 	return true
 }
 
+// checkOwner is the app a check event is for alone: check run and suite
+// rerequests (and a run's requested action) go to the app of the run or
+// suite, as on GitHub; -1 for every other event, and for checks no app
+// owns (made with a user's token: every subscribed app gets them).
+func checkOwner(e model.Event, p pair) int64 {
+	switch {
+	case p.event == "check_run" && (p.action == "rerequested" || p.action == "requested_action"),
+		p.event == "check_suite" && p.action == "rerequested":
+		if id := parse(e).int("app_id"); id != 0 {
+			return id
+		}
+	}
+	return -1
+}
+
 // queued is one payload and the hooks it goes to.
 type queued struct {
 	b     *built
@@ -241,10 +256,12 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 					subs = append(subs, h)
 				}
 			}
-			// An app gets the events its installation subscribed to.
+			// An app gets the events its installation subscribed to;
+			// reruns of checks go to the app the checks belong to.
+			owner := checkOwner(e, p)
 			var appSubs []store.AppHookTarget
 			for _, t := range installed {
-				if slices.Contains(t.Events, p.event) {
+				if slices.Contains(t.Events, p.event) && (owner < 0 || t.Hook.AppID == owner) {
 					appSubs = append(appSubs, t)
 				}
 			}

@@ -75,7 +75,7 @@ const (
 		"other events of GitHub's list (deployments, discussions, security alerts, packages, projects, ...) are accepted as subscriptions and not delivered (logged)."
 	noteApp = "An app's webhook gets the repository and organization events its installations subscribed to, with the installation in the payload, " +
 		"a ping when its URL is first set, and installation (created, deleted, suspend, unsuspend) and installation_repositories (added, removed) " +
-		"events, one repository per delivery; a whole selection replaced at once sends none; check run and suite requests and rerequests go to the installed apps that subscribed to them (GitHub: the suite's own app only)."
+		"events, one repository per delivery; a whole selection replaced at once sends none; check run and suite rerequests go to the run's or suite's own app when it has one, and to every subscribed app otherwise (hubd's checks service records no app for runs an installation token creates yet)."
 	noteTest = "Sends the latest push recorded by hubd (pushes made before webhooks existed in hubd are not known)."
 )
 
