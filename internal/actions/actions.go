@@ -292,6 +292,9 @@ func (s *Service) createJobs(ctx context.Context, tx store.Q, run *model.Workflo
 		if err := tx.CreateJob(ctx, j); err != nil {
 			return err
 		}
+		if err := s.jobEvent(ctx, tx, run, j, "queued"); err != nil { // workflow_job queued, once per job
+			return err
+		}
 	}
 	// Jobs whose needs are all complete (none, or copied) start now.
 	return s.advance(ctx, tx, run)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hubd/hubd/internal/bytecache"
 	"github.com/hubd/hubd/internal/hooks"
+	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/store"
@@ -42,9 +43,11 @@ type Service struct {
 	// webhook service's NewRenderer).
 	Render func() *hooks.Renderer
 
-	consumer *outbox.Consumer
-	feeds    feedKey
-	entries  *bytecache.Cache[int64] // rendered Atom entries by event row id
+	consumer  *outbox.Consumer
+	jobs      *jobs.Queue // runs the pruning (UseJobs)
+	nextPrune time.Time
+	feeds     feedKey
+	entries   *bytecache.Cache[int64] // rendered Atom entries by event row id
 }
 
 // New makes the service and registers its outbox consumer, which reads the
@@ -69,6 +72,7 @@ func (s *Service) step(ctx context.Context) (int, time.Duration, error) {
 	if s.Render == nil {
 		return 0, time.Minute, nil
 	}
+	s.maybePrune(ctx)
 	b, err := s.consumer.Read(ctx, 0, batch)
 	if err != nil || !b.Moves() {
 		return 0, 0, err

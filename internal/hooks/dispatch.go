@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hubd/hubd/internal/model"
@@ -77,6 +78,66 @@ func withInstallation(body []byte, id int64) []byte {
 	return append([]byte(inst), rest...)
 }
 
+// appEvent builds the payloads of an installation event for its app's
+// hook (the app gets them whatever its installation subscribed to).
+func (b *builder) appEvent(ctx context.Context, e model.Event, hooks []*model.Hook) ([]queued, error) {
+	appID := parse(e).int("app_id")
+	var to []*model.Hook
+	for _, h := range hooks {
+		if h.AppID != 0 && h.AppID == appID && h.SinceEvent < e.ID {
+			to = append(to, h)
+		}
+	}
+	if len(to) == 0 {
+		return nil, nil
+	}
+	pairs, err := b.resolve(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	var out []queued
+	for _, p := range pairs {
+		bt, err := b.build(ctx, e, p.event, p.action)
+		if errors.Is(err, errSkip) {
+			logSkip(e, err)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, queued{bt, to})
+	}
+	return out, nil
+}
+
+// repoHookGets says whether repository and organization hooks get an
+// action: as GitHub documents, they get check runs created and completed
+// and check suites completed; requests and rerequests are for apps.
+func repoHookGets(event, action string) bool {
+	switch event {
+	case "check_run":
+		return action == "created" || action == "completed"
+	case "check_suite":
+		return action == "completed"
+	}
+	return true
+}
+
+// checkOwner is the app a check event is for alone: check run and suite
+// rerequests (and a run's requested action) go to the app of the run or
+// suite, as on GitHub; -1 for every other event, and for checks no app
+// owns (made with a user's token: every subscribed app gets them).
+func checkOwner(e model.Event, p pair) int64 {
+	switch {
+	case p.event == "check_run" && (p.action == "rerequested" || p.action == "requested_action"),
+		p.event == "check_suite" && p.action == "rerequested":
+		if id := parse(e).int("app_id"); id != 0 {
+			return id
+		}
+	}
+	return -1
+}
+
 // queued is one payload and the hooks it goes to.
 type queued struct {
 	b     *built
@@ -106,9 +167,25 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 		return 0, true, nil
 	}
 	all := bt.Events
-	var repoIDs, orgIDs []int64
-	seenRepo, seenOrg := map[int64]bool{}, map[int64]bool{}
-	for _, e := range all {
+	b := s.newBuilder()
+	var repoIDs, orgIDs, appIDs []int64
+	seenRepo, seenOrg, seenApp := map[int64]bool{}, map[int64]bool{}, map[int64]bool{}
+	for i, e := range all {
+		if e.OrgID == 0 && e.RepoID != 0 && strings.HasPrefix(e.Type, "workflow_") {
+			// Actions records its run and job events without the
+			// organization: organization hooks get them too.
+			r, err := b.repo(ctx, e.RepoID)
+			if err == nil && r.Owner.IsOrg() {
+				all[i].OrgID, e.OrgID = r.Owner.ID, r.Owner.ID
+			}
+		}
+		if appOnly(e.Type) {
+			if id := parse(e).int("app_id"); id != 0 && !seenApp[id] {
+				seenApp[id] = true
+				appIDs = append(appIDs, id)
+			}
+			continue
+		}
 		if e.RepoID != 0 && !seenRepo[e.RepoID] {
 			seenRepo[e.RepoID] = true
 			repoIDs = append(repoIDs, e.RepoID)
@@ -118,7 +195,7 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 			orgIDs = append(orgIDs, e.OrgID)
 		}
 	}
-	hooks, err := q.ActiveHooks(ctx, repoIDs, orgIDs, nil)
+	hooks, err := q.ActiveHooks(ctx, repoIDs, orgIDs, appIDs)
 	if err != nil {
 		return 0, true, err
 	}
@@ -126,9 +203,28 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 	if err != nil {
 		return 0, true, err
 	}
-	b := s.newBuilder()
+	// An organization's own events (no repository) reach the apps
+	// installed on it.
+	var orgOnly []int64
+	for _, e := range all {
+		if e.RepoID == 0 && e.OrgID != 0 && !appOnly(e.Type) && !slices.Contains(orgOnly, e.OrgID) {
+			orgOnly = append(orgOnly, e.OrgID)
+		}
+	}
+	orgApps, err := q.AppOrgHookTargets(ctx, orgOnly)
+	if err != nil {
+		return 0, true, err
+	}
 	var out []queued
 	for _, e := range all {
+		if appOnly(e.Type) {
+			it, err := b.appEvent(ctx, e, hooks)
+			if err != nil {
+				return 0, true, err
+			}
+			out = append(out, it...)
+			continue
+		}
 		var mine []*model.Hook
 		for _, h := range hooks {
 			if h.SinceEvent < e.ID && (h.RepoID != 0 && h.RepoID == e.RepoID || h.OrgID != 0 && h.OrgID == e.OrgID) {
@@ -138,6 +234,11 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 		var installed []store.AppHookTarget
 		for _, t := range apps {
 			if t.RepoID == e.RepoID && t.Hook.SinceEvent < e.ID {
+				installed = append(installed, t)
+			}
+		}
+		for _, t := range orgApps {
+			if e.RepoID == 0 && t.OrgID == e.OrgID && t.Hook.SinceEvent < e.ID {
 				installed = append(installed, t)
 			}
 		}
@@ -151,14 +252,16 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 		for _, p := range pairs {
 			var subs []*model.Hook
 			for _, h := range mine {
-				if h.Wants(p.event) {
+				if h.Wants(p.event) && repoHookGets(p.event, p.action) {
 					subs = append(subs, h)
 				}
 			}
-			// An app gets the events its installation subscribed to.
+			// An app gets the events its installation subscribed to;
+			// reruns of checks go to the app the checks belong to.
+			owner := checkOwner(e, p)
 			var appSubs []store.AppHookTarget
 			for _, t := range installed {
-				if slices.Contains(t.Events, p.event) {
+				if slices.Contains(t.Events, p.event) && (owner < 0 || t.Hook.AppID == owner) {
 					appSubs = append(appSubs, t)
 				}
 			}

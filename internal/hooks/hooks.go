@@ -41,6 +41,11 @@ type Service struct {
 	// reviewers. nil: pull request payloads are not built.
 	PullDetails func(ctx context.Context, list []*model.Pull, viewerID int64) error
 	ReviewersOf func(ctx context.Context, issueIDs []int64) (map[int64][]*model.Account, error)
+	// CommitUsers maps commit emails (lower case) to their users (status
+	// payloads' commit); JobLabels gives the runs-on labels of a run's
+	// jobs by key (the actions service's Labels). nil: none.
+	CommitUsers func(ctx context.Context, emails []string) (map[string]*model.Account, error)
+	JobLabels   func(run *model.WorkflowRun) map[string][]string
 	// License is the license object of a detected license key (nil or
 	// returning nil: none).
 	License func(key string) *wire.LicenseSimple

@@ -101,6 +101,9 @@ var pullIssueActions = map[string]bool{"labeled": true, "unlabeled": true, "assi
 func (b *builder) resolve(ctx context.Context, e model.Event) ([]pair, error) {
 	typ, sub, _ := strings.Cut(e.Type, ".")
 	d := parse(e)
+	if e.Type == "repository.publicized" {
+		return []pair{{"repository", "publicized"}, {"public", ""}}, nil
+	}
 	switch typ {
 	case "push":
 		out := []pair{{"push", ""}}
@@ -173,6 +176,10 @@ func (b *builder) resolve(ctx context.Context, e model.Event) ([]pair, error) {
 		return nil, nil
 	case "fork":
 		return []pair{{"fork", ""}}, nil
+	case "status", "check_run", "check_suite", "workflow_run", "workflow_job", "branch_protection_rule":
+		return ciPairs(typ, sub, d), nil
+	case "installation", "installation_repositories":
+		return appPairs(typ, sub), nil
 	}
 	if Events[typ] {
 		// A webhook event hubd has no payload for yet: build logs and
@@ -226,6 +233,7 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 	}
 	out["sender"] = b.s.URLs.ToSimpleUser(sender)
 
+	var installationID int64
 	switch event {
 	case "push":
 		err = b.push(ctx, repo, sender, d, out)
@@ -274,6 +282,23 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 		err = b.organizationEvent(ctx, e, d, action, out)
 	case "repository_ruleset":
 		err = b.rulesetEvent(ctx, d, action, out)
+	case "status":
+		err = b.statusEvent(ctx, repo, d, out)
+	case "check_run":
+		err = b.checkRunEvent(ctx, repo, d, out)
+	case "check_suite":
+		err = b.checkSuiteEvent(ctx, repo, d, out)
+	case "workflow_run":
+		err = b.workflowRunEvent(ctx, repo, d, out)
+	case "workflow_job":
+		err = b.workflowJobEvent(ctx, repo, d, out)
+	case "workflow_dispatch":
+		err = b.workflowDispatchEvent(ctx, repo, d, out)
+	case "branch_protection_rule":
+		err = b.protectionEvent(ctx, repo, d, action, out)
+	case "public":
+	case "installation", "installation_repositories":
+		installationID, err = b.installationEvent(ctx, e, d, event, action, out)
 	default:
 		return nil, skip("%s %s has no payload", event, action)
 	}
@@ -287,7 +312,7 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 	if err != nil {
 		return nil, err
 	}
-	return &built{event: event, action: action, body: body, repoID: e.RepoID}, nil
+	return &built{event: event, action: action, body: body, repoID: e.RepoID, installationID: installationID}, nil
 }
 
 // repo loads a repository and its webhook object.

@@ -11,12 +11,15 @@ import (
 )
 
 // Events are the event names a hook may subscribe to (GitHub's webhook
-// events, from its webhooks description), besides "*".
+// events, from its webhooks descriptions, GHEC's and GHES 3.19's), besides
+// "*".
 var Events = func() map[string]bool {
 	m := map[string]bool{}
-	for _, e := range strings.Fields(`branch_protection_configuration branch_protection_rule check_run check_suite
+	for _, e := range strings.Fields(`branch_protection_configuration branch_protection_rule cache_sync check_run check_suite
  code_scanning_alert commit_comment create custom_property custom_property_values delete dependabot_alert deploy_key
- deployment deployment_protection_rule deployment_review deployment_status discussion discussion_comment fork
+ deployment deployment_protection_rule deployment_review deployment_status discussion discussion_comment
+ dismissal_request_code_scanning dismissal_request_secret_scanning enterprise exemption_request_push_ruleset
+ exemption_request_secret_scanning fork
  github_app_authorization gollum installation installation_repositories installation_target issue_comment
  issue_dependencies issues label marketplace_purchase member membership merge_group meta milestone org_block
  organization package page_build personal_access_token_request project project_card project_column projects_v2

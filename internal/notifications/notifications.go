@@ -67,7 +67,7 @@ const (
 // rank orders the reasons: a thread keeps the strongest reason it got.
 var rank = map[string]int{
 	"subscribed": 1, "manual": 2, "state_change": 3, "comment": 4, "author": 5,
-	"assign": 6, "team_mention": 7, "mention": 8, "review_requested": 9,
+	"assign": 6, "team_mention": 7, "mention": 8, "review_requested": 9, "ci_activity": 10,
 }
 
 // subject is the thing a thread is about, from a webhook payload.
@@ -151,9 +151,23 @@ type payload struct {
 	Issue       *item `json:"issue"`
 	PullRequest *item `json:"pull_request"`
 	Comment     *struct {
-		URL  string `json:"url"`
-		Body string `json:"body"`
+		URL      string `json:"url"`
+		Body     string `json:"body"`
+		CommitID string `json:"commit_id"`
 	} `json:"comment"`
+	Changes *struct {
+		Body *struct {
+			From string `json:"from"`
+		} `json:"body"`
+	} `json:"changes"`
+	WorkflowRun *struct {
+		ID         int64   `json:"id"`
+		Name       string  `json:"name"`
+		URL        string  `json:"url"`
+		Conclusion *string `json:"conclusion"`
+		HeadBranch *string `json:"head_branch"`
+		Event      string  `json:"event"`
+	} `json:"workflow_run"`
 	Review *struct {
 		Body string `json:"body"`
 	} `json:"review"`
@@ -246,8 +260,11 @@ func (rn *run) teamRequest(ctx context.Context, e model.Event) error {
 func relevant(typ string) bool {
 	t, _, _ := strings.Cut(typ, ".")
 	switch t {
-	case "issues", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment", "release":
+	case "issues", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment", "release",
+		"commit_comment":
 		return true
+	case "workflow_run":
+		return typ == "workflow_run.completed"
 	}
 	return false
 }
@@ -294,6 +311,16 @@ func (rn *run) hook(ctx context.Context, event string, p payload) error {
 		sub = subject{repoID: p.Repository.ID, private: p.Repository.Private, typ: "Release", key: p.Release.ID,
 			title: title, url: p.Release.URL, commentURL: p.Release.URL}
 		return rn.deliver(ctx, sub, actor, "", direct, true)
+	case "commit_comment":
+		if p.Action != "created" || p.Comment == nil || p.Comment.CommitID == "" {
+			return nil
+		}
+		sha := p.Comment.CommitID
+		sub = subject{repoID: p.Repository.ID, private: p.Repository.Private, typ: "Commit", key: commitKey(sha),
+			title: "Commit " + sha[:min(7, len(sha))], url: p.Repository.URL + "/commits/" + sha, commentURL: p.Comment.URL}
+		body, actorReason, notify = p.Comment.Body, "comment", true
+	case "workflow_run":
+		return rn.ciActivity(ctx, p)
 	default:
 		return nil
 	}
@@ -322,6 +349,20 @@ func (rn *run) hook(ctx context.Context, event string, p payload) error {
 		}
 		actorReason, notify = "comment", true
 		add(sub.authorID, "author")
+	case "commit_comment.created":
+	case "issues.edited", "pull_request.edited", "issue_comment.edited":
+		// An edit notifies the users it newly mentions, no one else.
+		if p.Changes == nil || p.Changes.Body == nil {
+			return nil
+		}
+		body = it.Body
+		if event == "issue_comment" {
+			if p.Comment == nil {
+				return nil
+			}
+			body, sub.commentURL = p.Comment.Body, p.Comment.URL
+		}
+		body = newMentions(p.Changes.Body.From, body)
 	default:
 		return nil
 	}
@@ -349,6 +390,68 @@ func (rn *run) hook(ctx context.Context, event string, p payload) error {
 		}
 	}
 	return rn.deliver(ctx, sub, actor, actorReason, direct, notify)
+}
+
+// newMentions is the @mentions of an edited body that its previous
+// version did not have, as a body of mentions.
+func newMentions(from, to string) string {
+	had := map[string]bool{}
+	for _, l := range Mentions(from) {
+		had[strings.ToLower(l)] = true
+	}
+	for _, tm := range TeamMentions(from) {
+		had[tm[0]+"/"+tm[1]] = true
+	}
+	var out []string
+	for _, l := range Mentions(to) {
+		if !had[strings.ToLower(l)] {
+			out = append(out, "@"+l)
+		}
+	}
+	for _, tm := range TeamMentions(to) {
+		if !had[tm[0]+"/"+tm[1]] {
+			out = append(out, "@"+tm[0]+"/"+tm[1])
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// commitKey is the subject key of a commit's thread: the first 60 bits of
+// its id (threads are keyed by number; a collision within one repository
+// is out of reach).
+func commitKey(sha string) int64 {
+	if len(sha) < 15 {
+		return 0
+	}
+	v, err := strconv.ParseInt(sha[:15], 16, 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// ciActivity notifies the user who triggered a workflow run that failed
+// (reason ci_activity; GitHub's default sends failed runs only), never
+// watchers. The subject is the run's check suite, as on GitHub.
+func (rn *run) ciActivity(ctx context.Context, p payload) error {
+	r := p.WorkflowRun
+	if r == nil || p.Action != "completed" || r.Conclusion == nil {
+		return nil
+	}
+	switch *r.Conclusion {
+	case "failure", "timed_out", "startup_failure":
+	default:
+		return nil
+	}
+	branch := ""
+	if r.HeadBranch != nil {
+		branch = " for " + *r.HeadBranch + " branch"
+	}
+	title := r.Name + " workflow run failed" + branch
+	sub := subject{repoID: p.Repository.ID, private: p.Repository.Private, typ: "CheckSuite", key: r.ID, title: title,
+		url: r.URL, commentURL: r.URL}
+	// The actor is the recipient here: no one is left out as the actor.
+	return rn.deliver(ctx, sub, 0, "", map[int64]string{p.Sender.ID: "ci_activity"}, false)
 }
 
 // deliver updates the threads of sub: the direct recipients with their

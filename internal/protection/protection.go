@@ -312,7 +312,9 @@ func (s *Service) Update(ctx context.Context, repo *model.Repo, perm authz.Permi
 
 // recordChange appends the domain event of a change and runs the Changed
 // hook, inside the change's transaction.
-func (s *Service) recordChange(ctx context.Context, tx store.Q, repo *model.Repo, actorID int64, branch, action string) error {
+// A deletion's event keeps the protection as it was (gone, its webhook
+// shows it).
+func (s *Service) recordChange(ctx context.Context, tx store.Q, repo *model.Repo, actorID int64, branch, action string, gone ...*model.BranchProtection) error {
 	if err := s.changed(ctx, tx, repo.ID, branch); err != nil {
 		return err
 	}
@@ -320,8 +322,11 @@ func (s *Service) recordChange(ctx context.Context, tx store.Q, repo *model.Repo
 	if repo.Owner != nil && repo.Owner.IsOrg() {
 		org = repo.Owner.ID
 	}
-	return tx.AppendEvent(ctx, "branch_protection_rule."+action, actorID, repo.ID, org,
-		map[string]any{"action": action, "branch": branch})
+	payload := map[string]any{"action": action, "branch": branch}
+	if len(gone) > 0 && gone[0] != nil {
+		payload["webhook"] = map[string]any{"protection": gone[0]}
+	}
+	return tx.AppendEvent(ctx, "branch_protection_rule."+action, actorID, repo.ID, org, payload)
 }
 
 // Delete removes a branch's protection (DELETE .../protection).
@@ -329,15 +334,16 @@ func (s *Service) Delete(ctx context.Context, repo *model.Repo, perm authz.Permi
 	if err := needAdmin(perm); err != nil {
 		return err
 	}
-	if _, err := s.load(ctx, s.Store.R(), repo, branch); err != nil {
+	before, err := s.load(ctx, s.Store.R(), repo, branch)
+	if err != nil {
 		return err
 	}
-	err := s.Store.Tx(ctx, func(tx store.Q) error {
+	err = s.Store.Tx(ctx, func(tx store.Q) error {
 		gone, err := tx.DeleteBranchProtection(ctx, repo.ID, branch)
 		if err != nil || !gone {
 			return err
 		}
-		return s.recordChange(ctx, tx, repo, actorID, branch, "deleted")
+		return s.recordChange(ctx, tx, repo, actorID, branch, "deleted", before)
 	})
 	if err == nil {
 		s.notify()

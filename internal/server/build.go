@@ -166,7 +166,11 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		hooksAPI.Routes(),
 		gistsAPI.Routes(),
 		oauthAPI.Routes(),
-		actionsapi.New(d, checksAPI.Service(), cfg.ActionsWorker, cfg.GitRoot).Routes(),
+		func() []rest.Route {
+			a := actionsapi.New(d, checksAPI.Service(), cfg.ActionsWorker, cfg.GitRoot)
+			hooksAPI.Service().JobLabels = a.Service().Labels // workflow_job payloads' labels
+			return a.Routes()
+		}(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -161,3 +161,32 @@ func (q Q) listActivityEvents(ctx context.Context, f ActivityQuery, limit, offse
 	err = q.row(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM activity_events`+where+` LIMIT ?) t`, append(args, limitTotal)...).Scan(&total)
 	return out, total, err
 }
+
+// PruneActivityEvents deletes up to limit of the oldest events created
+// before before and reports how many it deleted. Rows are numbered in
+// the order their domain events happened, so it reads the oldest limit
+// rows by id (an index scan of a bounded length, however large the table)
+// and deletes those that are old enough.
+func (q Q) PruneActivityEvents(ctx context.Context, before time.Time, limit int) (int, error) {
+	rows, err := q.query(ctx, `SELECT id, created_at FROM activity_events ORDER BY id LIMIT ?`, limit)
+	if err != nil {
+		return 0, err
+	}
+	var ids []int64
+	cut := unix(before)
+	for rows.Next() {
+		var id, at int64
+		if err := rows.Scan(&id, &at); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if at < cut {
+			ids = append(ids, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	return len(ids), q.deleteIDs(ctx, "activity_events", ids)
+}

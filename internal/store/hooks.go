@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -171,15 +172,23 @@ func (q Q) ExpireHookDeliveries(ctx context.Context, before time.Time, limit int
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
+	if err := q.deleteIDs(ctx, "hook_deliveries", ids); err != nil {
+		return 0, err
+	}
+	return len(ids), q.dropUnusedPayloads(ctx, payloads)
+}
+
+// deleteIDs deletes the rows of table with these ids, 100 a statement.
+func (q Q) deleteIDs(ctx context.Context, table string, ids []int64) error {
 	for rest := ids; len(rest) > 0; {
 		n := min(len(rest), 100)
 		in, args := inList(rest[:n])
 		rest = rest[n:]
-		if _, err := q.exec(ctx, `DELETE FROM hook_deliveries WHERE id IN (`+in+`)`, args...); err != nil {
-			return 0, err
+		if _, err := q.exec(ctx, `DELETE FROM `+table+` WHERE id IN (`+in+`)`, args...); err != nil {
+			return err
 		}
 	}
-	return len(ids), q.dropUnusedPayloads(ctx, payloads)
+	return nil
 }
 
 // HookOf finds hook id of a target (model.ErrNotFound when it is another's).
@@ -479,6 +488,7 @@ func (q Q) HookDeliveryCounts(ctx context.Context) (pending, delivered int, err 
 type AppHookTarget struct {
 	Hook           *model.Hook
 	RepoID         int64
+	OrgID          int64 // AppOrgHookTargets
 	InstallationID int64
 	Events         []string
 }
@@ -487,24 +497,44 @@ type AppHookTarget struct {
 // installed on them (all of the owner's repositories or these selected),
 // leaving out suspended installations.
 func (q Q) AppHookTargets(ctx context.Context, repoIDs []int64) ([]AppHookTarget, error) {
-	var out []AppHookTarget
-	for len(repoIDs) > 0 {
-		n := min(len(repoIDs), 100)
-		in, args := inList(repoIDs[:n])
-		repoIDs = repoIDs[n:]
-		rows, err := q.query(ctx, `SELECT h.`+hookColsH+`, r.id, i.id, i.events FROM hooks h
+	return q.appHookTargets(ctx, repoIDs, false, `SELECT h.`+hookColsH+`, r.id, i.id, i.events FROM hooks h
  JOIN app_installations i ON i.app_id = h.app_id AND i.suspended_at IS NULL
  JOIN repos r ON r.owner_id = i.account_id
- WHERE h.active = TRUE AND r.id IN (`+in+`)
+ WHERE h.active = TRUE AND r.id IN (%s)
  AND (i.repository_selection = 'all' OR EXISTS (SELECT 1 FROM app_installation_repos x WHERE x.installation_id = i.id AND x.repo_id = r.id))
- ORDER BY h.id, r.id`, args...)
+ ORDER BY h.id, r.id`)
+}
+
+// AppOrgHookTargets lists, for organizations, the active hooks of the
+// apps installed on them (not suspended), for the organization's own
+// events (RepoID is 0 in the targets; OrgID is the organization).
+func (q Q) AppOrgHookTargets(ctx context.Context, orgIDs []int64) ([]AppHookTarget, error) {
+	return q.appHookTargets(ctx, orgIDs, true, `SELECT h.`+hookColsH+`, i.account_id, i.id, i.events FROM hooks h
+ JOIN app_installations i ON i.app_id = h.app_id AND i.suspended_at IS NULL
+ WHERE h.active = TRUE AND i.account_id IN (%s)
+ ORDER BY h.id, i.id`)
+}
+
+// appHookTargets runs query (its %s the list of ids) 100 ids at a time;
+// the first extra column is a repository id, or an organization's (org).
+func (q Q) appHookTargets(ctx context.Context, ids []int64, org bool, query string) ([]AppHookTarget, error) {
+	var out []AppHookTarget
+	for len(ids) > 0 {
+		n := min(len(ids), 100)
+		in, args := inList(ids[:n])
+		ids = ids[n:]
+		rows, err := q.query(ctx, fmt.Sprintf(query, in), args...)
 		if err != nil {
 			return nil, err
 		}
 		for rows.Next() {
 			var t AppHookTarget
 			var events string
-			h, err := scanHook(rowsWith(rows, &t.RepoID, &t.InstallationID, &events))
+			owner := &t.RepoID
+			if org {
+				owner = &t.OrgID
+			}
+			h, err := scanHook(rowsWith(rows, owner, &t.InstallationID, &events))
 			if err != nil {
 				rows.Close()
 				return nil, err

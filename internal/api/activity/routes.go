@@ -31,7 +31,9 @@ type API struct {
 // starts with a serving hubd (one with git storage) once UseHooks gave it
 // the webhook payload builder.
 func New(d *api.Deps) *API {
-	return &API{d: d, svc: stars.New(d.Store), events: activity.New(d.Store, d.URLs, d.Outbox)}
+	ev := activity.New(d.Store, d.URLs, d.Outbox)
+	ev.UseJobs(d.Jobs) // the pruning of events past the 90 days
+	return &API{d: d, svc: stars.New(d.Store), events: ev}
 }
 
 // UseHooks renders activity events with the webhook service's payloads.

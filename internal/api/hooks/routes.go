@@ -43,7 +43,8 @@ func New(d *api.Deps, pullSvc *pulls.Service, p *svc.Policy) *API {
 		}
 	}
 	s := &svc.Service{Store: d.Store, Jobs: d.Jobs, Outbox: d.Outbox, URLs: d.URLs, Git: d.Git, Version: d.Version, Policy: policy,
-		License: func(key string) *wire.LicenseSimple { return licenses.SimpleByKey(d.URLs, key) }}
+		License:     func(key string) *wire.LicenseSimple { return licenses.SimpleByKey(d.URLs, key) },
+		CommitUsers: d.AccountsByCommitEmail}
 	if pullSvc != nil {
 		s.PullDetails = pullSvc.Details
 		s.ReviewersOf = func(ctx context.Context, ids []int64) (map[int64][]*model.Account, error) {
@@ -67,11 +68,14 @@ const (
 	noteCreate = "Hooks deliver to public addresses; loopback and private addresses only when the operator admits them (hubd serve --hook-allow). " +
 		"GitHub does not retry a failed delivery on its own; hubd does, 4 times (after 15 s, 1 min, 4 min and 16 min), each retry in the delivery log as a redelivery with the same GUID. " +
 		"Payloads exist for ping, push, create, delete, issues, issue_comment, pull_request, pull_request_review, pull_request_review_comment, " +
-		"label, milestone, release, repository, member, fork, commit_comment, star, watch, team, team_add, membership, repository_ruleset " +
-		"and organization (member_added, member_removed, member_invited), deletions included; " +
-		"other events (status, check_run, check_suite, branch_protection_rule and the rest of GitHub's list) are accepted as subscriptions and not delivered (logged)."
-	noteApp = "An app's webhook gets the repository events its installations subscribed to, with the installation in the payload, " +
-		"and a ping when its URL is first set; installation and installation_repositories events are not delivered yet."
+		"label, milestone, release, repository, public, member, fork, commit_comment, star, watch, team, team_add, membership, repository_ruleset, " +
+		"organization (member_added, member_removed, member_invited), status, check_run (created, completed), check_suite (completed), " +
+		"branch_protection_rule, workflow_run, workflow_job (queued, in_progress, completed; " +
+		"no waiting yet) and workflow_dispatch, deletions included; " +
+		"other events of GitHub's list (deployments, discussions, security alerts, packages, projects, ...) are accepted as subscriptions and not delivered (logged)."
+	noteApp = "An app's webhook gets the repository and organization events its installations subscribed to, with the installation in the payload, " +
+		"a ping when its URL is first set, and installation (created, deleted, suspend, unsuspend) and installation_repositories (added, removed) " +
+		"events, one repository per delivery; a whole selection replaced at once sends none; check run and suite rerequests go to the run's or suite's own app when it has one, and to every subscribed app otherwise (hubd's checks service records no app for runs an installation token creates yet)."
 	noteTest = "Sends the latest push recorded by hubd (pushes made before webhooks existed in hubd are not known)."
 )
 

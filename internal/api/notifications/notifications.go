@@ -47,8 +47,10 @@ func (a *API) Service() *notifications.Service { return a.svc }
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
 	sc := []string{"notifications", "repo"}
-	note := "Threads are made for issues, pull requests and releases (reasons assign, author, comment, mention, team_mention, " +
-		"review_requested, state_change, subscribed); commits, discussions, CI activity, security alerts and invitations make none yet."
+	note := "Threads are made for issues, pull requests, releases and commit comments (subject Commit, titled by the short commit id, not its message), " +
+		"with reasons assign, author, comment, mention (edits notify only the mentions they add), team_mention, review_requested, state_change, subscribed, " +
+		"and ci_activity (subject CheckSuite) for a failed workflow run the user triggered (GitHub's default: failed runs only; no per-user setting); " +
+		"discussions, security alerts, invitations and a commit's author are not notified yet."
 	return []rest.Route{
 		{Method: "GET", Pattern: "/notifications", OperationID: "activity/list-notifications-for-authenticated-user", Handler: a.list, Scopes: sc, Note: note},
 		{Method: "PUT", Pattern: "/notifications", OperationID: "activity/mark-notifications-as-read", Handler: a.markAll, Scopes: sc},
