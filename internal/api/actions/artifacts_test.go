@@ -175,7 +175,7 @@ func TestArtifactsAndCachesEndToEnd(t *testing.T) {
 		t.Fatalf("second run %s:\n%s", run2.GetConclusion(), up2)
 	}
 	usage, _, err := f.gh.Actions.GetCacheUsageForRepo(ctx, "mona", "app")
-	if err != nil || usage.GetActiveCachesCount() != 1 || usage.GetActiveCachesSizeInBytes() == 0 || usage.GetFullName() != "mona/app" {
+	if err != nil || usage.ActiveCachesCount != 1 || usage.ActiveCachesSizeInBytes == 0 || usage.FullName != "mona/app" {
 		t.Fatalf("usage %+v %v", usage, err)
 	}
 
