@@ -19,13 +19,13 @@ import (
 
 const (
 	noteCacheOrg = "Any active member reads an organization's cache usage and limits; its owners set the limits and list usage by repository. Limits: repository at most its organization's maximum, organization at most the enterprise's (10 GB and 90 days unless site administrators raise them)."
-	noteCacheEnt = "hubd has one enterprise (--enterprise), administered by site administrators (a classic token with admin:enterprise or site_admin). Its usage-policy's max_repo_cache_size_limit_in_gb is the same maximum as its storage-limit."
+	noteCacheEnt = "hubd has one enterprise (--enterprise), administered by site administrators (classic tokens: read:enterprise to read, admin:enterprise to set, or site_admin). Its usage-policy's max_repo_cache_size_limit_in_gb is the same maximum as its storage-limit."
 )
 
 func (a *API) cacheRoutes() []rest.Route {
 	repo := "/repos/{owner}/{repo}/actions"
 	rd, wr := []string{"repo"}, []string{"repo"}
-	org, ent := []string{"admin:org", "read:org"}, []string{"admin:enterprise", "site_admin"}
+	org, ent := []string{"admin:org", "read:org"}, []string{"admin:enterprise", "read:enterprise", "site_admin"}
 	orgW := []string{"admin:org"}
 	return []rest.Route{
 		{Method: "GET", Pattern: repo + "/caches", OperationID: "actions/get-actions-cache-list", Handler: a.listCaches, Scopes: rd},
@@ -224,6 +224,9 @@ func (a *API) setRepoCacheLimit(field string) rest.Handler {
 	}
 }
 
+// errTokenScope refuses a classic token without the operation's scope.
+var errTokenScope = model.Forbidden("Resource not accessible by personal access token")
+
 // cacheOrg finds {org} for a caller who is an active member of it (an
 // owner when owner is set).
 func (a *API) cacheOrg(r *http.Request, owner bool) (*model.Account, error) {
@@ -234,6 +237,10 @@ func (a *API) cacheOrg(r *http.Request, owner bool) (*model.Account, error) {
 	org, err := a.d.Store.R().OrgByLogin(r.Context(), r.PathValue("org"))
 	if err != nil {
 		return nil, err
+	}
+	// Classic tokens: admin:org to set, read:org (or more) to read.
+	if scope := map[bool]string{true: "admin:org", false: "read:org"}[r.Method != http.MethodGet]; !c.HasScope(scope) {
+		return nil, errTokenScope
 	}
 	if c.SiteAdmin() {
 		return org, nil
@@ -350,6 +357,9 @@ func (a *API) enterpriseAdmin(r *http.Request) error {
 	}
 	if !strings.EqualFold(r.PathValue("enterprise"), a.d.URLs.EnterpriseSlug()) {
 		return model.ErrNotFound
+	}
+	if scope := map[bool]string{true: "admin:enterprise", false: "read:enterprise"}[r.Method != http.MethodGet]; !c.HasScope(scope) && !c.HasScope("site_admin") {
+		return errTokenScope // (site_admin: hubd's site administrators' scope)
 	}
 	if !c.SiteAdmin() {
 		return model.Forbidden("You must be an enterprise owner to use this endpoint.")
