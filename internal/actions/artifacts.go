@@ -93,7 +93,13 @@ func (st *Storage) specHook(ctx context.Context, jc JobContext, spec *Spec) erro
 		return err
 	}
 	rt := model.RuntimeToken{JobID: jc.Job.ID, RunID: jc.Run.ID, RepoID: jc.Repo.ID, Ref: jc.Run.Ref}
-	if err := st.svc.Store.Tx(ctx, func(tx store.Q) error { return tx.SaveRuntimeToken(ctx, tokenHash(tok), rt) }); err != nil {
+	// The sweep forgets the token once the job is over.
+	if err := st.svc.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.SaveRuntimeToken(ctx, tokenHash(tok), rt); err != nil {
+			return err
+		}
+		return st.scheduleSweep(ctx, tx)
+	}); err != nil {
 		return err
 	}
 	spec.Env["ACTIONS_RUNTIME_TOKEN"] = tok

@@ -35,6 +35,10 @@ func (q Q) DeleteFinishedRuntimeTokens(ctx context.Context) error {
 	return err
 }
 
+// liveRun keeps the artifacts of deleted runs out of sight until the
+// retention sweep deletes them.
+const liveRun = ` AND EXISTS (SELECT 1 FROM actions_runs r WHERE r.id = actions_artifacts.run_id)`
+
 const artifactCols = `id, repo_id, run_id, job_id, name, size, digest, finalized, head_branch, head_sha, created_at, updated_at, expires_at`
 
 func scanArtifact(r rowScanner) (*model.Artifact, error) {
@@ -71,7 +75,7 @@ func (q Q) FinalizeArtifact(ctx context.Context, id, size int64, digest string) 
 
 // Artifact finds an uploaded artifact of a repository.
 func (q Q) Artifact(ctx context.Context, repoID, id int64) (*model.Artifact, error) {
-	a, err := scanArtifact(q.row(ctx, `SELECT `+artifactCols+` FROM actions_artifacts WHERE repo_id = ? AND id = ? AND finalized`, repoID, id))
+	a, err := scanArtifact(q.row(ctx, `SELECT `+artifactCols+` FROM actions_artifacts WHERE repo_id = ? AND id = ? AND finalized`+liveRun, repoID, id))
 	return a, notFound(err)
 }
 
@@ -90,7 +94,7 @@ type ArtifactFilter struct {
 
 // Artifacts lists uploaded artifacts newest first, a page at a time.
 func (q Q) Artifacts(ctx context.Context, f ArtifactFilter, limit, offset int) ([]*model.Artifact, int, error) {
-	cond, args := ` WHERE repo_id = ? AND finalized`, []any{f.RepoID}
+	cond, args := ` WHERE repo_id = ? AND finalized`+liveRun, []any{f.RepoID}
 	if f.RunID != 0 {
 		cond, args = cond+` AND run_id = ?`, append(args, f.RunID)
 	}

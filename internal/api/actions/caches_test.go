@@ -149,28 +149,24 @@ func TestArtifactAndCacheOperations(t *testing.T) {
 
 	// Repository limits.
 	var lim map[string]int64
-	e.Must(200, "GET", "/repos/mona/app/actions/cache/retention-limit", f.token, nil).JSON(t, &lim)
-	if lim["max_cache_retention_days"] != 7 {
-		t.Errorf("retention %v", lim)
+	limit := func(path, token, field string, want int64, what string) {
+		t.Helper()
+		var got map[string]int64
+		e.Must(200, "GET", path, token, nil).JSON(t, &got)
+		if got[field] != want {
+			t.Errorf("%s: %v, want %s %d", what, got, field, want)
+		}
 	}
+	limit("/repos/mona/app/actions/cache/retention-limit", f.token, "max_cache_retention_days", 7, "retention")
 	e.Must(204, "PUT", "/repos/mona/app/actions/cache/retention-limit", f.token, map[string]any{"max_cache_retention_days": 30})
-	e.Must(200, "GET", "/repos/mona/app/actions/cache/retention-limit", f.token, nil).JSON(t, &lim)
-	if lim["max_cache_retention_days"] != 30 {
-		t.Errorf("retention %v", lim)
-	}
+	limit("/repos/mona/app/actions/cache/retention-limit", f.token, "max_cache_retention_days", 30, "retention")
 	e.Must(400, "PUT", "/repos/mona/app/actions/cache/retention-limit", f.token, map[string]any{"max_cache_retention_days": 91})
 	e.Must(422, "PUT", "/repos/mona/app/actions/cache/retention-limit", f.token, map[string]any{"max_cache_retention_days": "x"})
 	e.Must(403, "PUT", "/repos/mona/app/actions/cache/retention-limit", other, map[string]any{"max_cache_retention_days": 3})
-	e.Must(200, "GET", "/repos/mona/app/actions/cache/storage-limit", f.token, nil).JSON(t, &lim)
-	if lim["max_cache_size_gb"] != 10 {
-		t.Errorf("storage %v", lim)
-	}
+	limit("/repos/mona/app/actions/cache/storage-limit", f.token, "max_cache_size_gb", 10, "storage")
 	e.Must(400, "PUT", "/repos/mona/app/actions/cache/storage-limit", f.token, map[string]any{"max_cache_size_gb": 20})
 	e.Must(204, "PUT", "/repos/mona/app/actions/cache/storage-limit", f.token, map[string]any{"max_cache_size_gb": 5})
-	e.Must(200, "GET", "/repos/mona/app/actions/cache/usage-policy", f.token, nil).JSON(t, &lim)
-	if lim["repo_cache_size_limit_in_gb"] != 5 {
-		t.Errorf("policy %v", lim)
-	}
+	limit("/repos/mona/app/actions/cache/usage-policy", f.token, "repo_cache_size_limit_in_gb", 5, "policy")
 	e.Must(204, "PATCH", "/repos/mona/app/actions/cache/usage-policy", f.token, map[string]any{"repo_cache_size_limit_in_gb": 1})
 	e.Must(422, "PATCH", "/repos/mona/app/actions/cache/usage-policy", f.token, map[string]any{})
 
@@ -204,22 +200,13 @@ func TestArtifactAndCacheOperations(t *testing.T) {
 		t.Errorf("a non-member read the org's usage")
 	}
 	e.Must(404, "GET", "/orgs/nope/actions/cache/usage", f.token, nil)
-	e.Must(200, "GET", "/organizations/octo/actions/cache/retention-limit", f.token, nil).JSON(t, &lim)
-	if lim["max_cache_retention_days"] != 90 {
-		t.Errorf("org retention %v", lim)
-	}
+	limit("/organizations/octo/actions/cache/retention-limit", f.token, "max_cache_retention_days", 90, "org retention")
 	e.Must(204, "PUT", "/organizations/octo/actions/cache/retention-limit", f.token, map[string]any{"max_cache_retention_days": 14})
 	e.Must(400, "PUT", "/organizations/octo/actions/cache/retention-limit", f.token, map[string]any{"max_cache_retention_days": 100})
 	e.Must(400, "PUT", "/repos/octo/lib/actions/cache/retention-limit", f.token, map[string]any{"max_cache_retention_days": 20})
-	e.Must(200, "GET", "/organizations/octo/actions/cache/storage-limit", f.token, nil).JSON(t, &lim)
-	if lim["max_cache_size_gb"] != 10 {
-		t.Errorf("org storage %v", lim)
-	}
+	limit("/organizations/octo/actions/cache/storage-limit", f.token, "max_cache_size_gb", 10, "org storage")
 	e.Must(204, "PUT", "/organizations/octo/actions/cache/storage-limit", f.token, map[string]any{"max_cache_size_gb": 2})
-	e.Must(200, "GET", "/repos/octo/lib/actions/cache/storage-limit", f.token, nil).JSON(t, &lim)
-	if lim["max_cache_size_gb"] != 2 {
-		t.Errorf("repo storage within the org's %v", lim)
-	}
+	limit("/repos/octo/lib/actions/cache/storage-limit", f.token, "max_cache_size_gb", 2, "repo storage within the org's")
 	e.Must(403, "PUT", "/organizations/octo/actions/cache/storage-limit", other, map[string]any{"max_cache_size_gb": 2})
 
 	// The enterprise (site administrators).
@@ -229,16 +216,10 @@ func TestArtifactAndCacheOperations(t *testing.T) {
 	}
 	e.Must(403, "GET", "/enterprises/hubd/actions/cache/usage", f.token, nil)
 	e.Must(404, "GET", "/enterprises/other/actions/cache/usage", e.AdminToken, nil)
-	e.Must(200, "GET", "/enterprises/hubd/actions/cache/retention-limit", e.AdminToken, nil).JSON(t, &lim)
-	if lim["max_cache_retention_days"] != 90 {
-		t.Errorf("enterprise retention %v", lim)
-	}
+	limit("/enterprises/hubd/actions/cache/retention-limit", e.AdminToken, "max_cache_retention_days", 90, "enterprise retention")
 	e.Must(204, "PUT", "/enterprises/hubd/actions/cache/retention-limit", e.AdminToken, map[string]any{"max_cache_retention_days": 120})
 	e.Must(204, "PUT", "/enterprises/hubd/actions/cache/storage-limit", e.AdminToken, map[string]any{"max_cache_size_gb": 50})
-	e.Must(200, "GET", "/enterprises/hubd/actions/cache/storage-limit", e.AdminToken, nil).JSON(t, &lim)
-	if lim["max_cache_size_gb"] != 50 {
-		t.Errorf("enterprise storage %v", lim)
-	}
+	limit("/enterprises/hubd/actions/cache/storage-limit", e.AdminToken, "max_cache_size_gb", 50, "enterprise storage")
 	e.Must(204, "PATCH", "/enterprises/hubd/actions/cache/usage-policy", e.AdminToken, map[string]any{"repo_cache_size_limit_in_gb": 20})
 	e.Must(200, "GET", "/enterprises/hubd/actions/cache/usage-policy", e.AdminToken, nil).JSON(t, &lim)
 	if lim["repo_cache_size_limit_in_gb"] != 20 || lim["max_repo_cache_size_limit_in_gb"] != 50 {
@@ -248,10 +229,7 @@ func TestArtifactAndCacheOperations(t *testing.T) {
 	e.Must(403, "PUT", "/enterprises/hubd/actions/cache/storage-limit", f.token, map[string]any{"max_cache_size_gb": 5})
 	// The repository of an organization without limits of its own takes
 	// the enterprise's default.
-	e.Must(200, "GET", "/repos/mona/app/actions/cache/storage-limit", f.token, nil).JSON(t, &lim)
-	if lim["max_cache_size_gb"] != 1 {
-		t.Errorf("repo storage %v", lim)
-	}
+	limit("/repos/mona/app/actions/cache/storage-limit", f.token, "max_cache_size_gb", 1, "repo storage")
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
