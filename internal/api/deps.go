@@ -33,6 +33,13 @@ type Deps struct {
 	// Runner is the queue's workers for workflow jobs (internal/actions):
 	// the program starts them (--actions-workers).
 	Runner *jobs.Queue
+	// JobServices serves what a workflow job's steps talk to (artifacts,
+	// caches: internal/api/actions) outside the API: before
+	// authentication, with the job's own runtime token.
+	JobServices interface {
+		http.Handler
+		Serves(path string) bool
+	}
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
 	// PushHooks run after RecordPush recorded a push (outside its

@@ -202,6 +202,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.Pages.ServeHTTP(w, r)
 		return
 	}
+	if js := s.deps.JobServices; js != nil && js.Serves(r.URL.Path) {
+		js.ServeHTTP(w, r) // a workflow job's services (its own tokens)
+		return
+	}
 	if _, _, _, ok := githttp.Match(r.URL.Path); ok {
 		// git's smart HTTP: authenticated like the API, but neither rate
 		// limited nor answered in JSON.

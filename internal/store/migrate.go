@@ -1540,6 +1540,60 @@ ALTER TABLE issues ADD COLUMN via_app_id BIGINT;
 ALTER TABLE issue_comments ADD COLUMN via_app_id BIGINT;
 ALTER TABLE issue_events ADD COLUMN via_app_id BIGINT;
 `,
+	// Actions artifacts and caches (internal/actions/artifacts.go,
+	// caches.go): the per-job runtime tokens the runner protocols take,
+	// artifacts of runs, caches of refs, and the cache limits of
+	// repositories, organizations and the enterprise.
+	`
+CREATE TABLE actions_runtime_tokens (
+  token_hash TEXT PRIMARY KEY,
+  job_id BIGINT NOT NULL,
+  run_id BIGINT NOT NULL,
+  repo_id BIGINT NOT NULL,
+  ref TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX actions_runtime_tokens_job ON actions_runtime_tokens (job_id);
+CREATE TABLE actions_artifacts (
+  id {{id}},
+  repo_id BIGINT NOT NULL,
+  run_id BIGINT NOT NULL,
+  job_id BIGINT NOT NULL,
+  name TEXT NOT NULL,
+  size BIGINT NOT NULL DEFAULT 0,
+  digest TEXT NOT NULL DEFAULT '',
+  finalized BOOLEAN NOT NULL DEFAULT FALSE,
+  head_branch TEXT NOT NULL,
+  head_sha TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX actions_artifacts_run_name ON actions_artifacts (run_id, name);
+CREATE INDEX actions_artifacts_repo ON actions_artifacts (repo_id, id);
+CREATE INDEX actions_artifacts_expiry ON actions_artifacts (expires_at);
+CREATE TABLE actions_caches (
+  id {{id}},
+  repo_id BIGINT NOT NULL,
+  cache_key TEXT NOT NULL,
+  version TEXT NOT NULL,
+  ref TEXT NOT NULL,
+  size BIGINT NOT NULL DEFAULT 0,
+  committed BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at BIGINT NOT NULL,
+  last_accessed_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX actions_caches_key ON actions_caches (repo_id, ref, cache_key, version);
+CREATE INDEX actions_caches_access ON actions_caches (last_accessed_at);
+CREATE TABLE actions_cache_limits (
+  scope TEXT NOT NULL,
+  scope_id BIGINT NOT NULL,
+  retention_days BIGINT,
+  size_gb BIGINT,
+  default_size_gb BIGINT,
+  PRIMARY KEY (scope, scope_id)
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -25,6 +25,8 @@ type API struct {
 	d    *api.Deps
 	svc  *actions.Service
 	sign *api.DownloadSigner
+	// storage keeps the artifacts and caches of jobs (artifacts*.go, caches*.go).
+	storage *actions.Storage
 }
 
 // New makes the package and its service, hooks pushes to the evaluation
@@ -38,6 +40,7 @@ func New(d *api.Deps, checks *checks.Service, worker []string, gitRoot string) *
 		a.svc.Exec.Root = filepath.Join(filepath.Dir(gitRoot), "actions")
 	}
 	d.Runner = a.svc.Runner
+	a.storage, d.JobServices = actions.NewStorage(a.svc, storageDir(gitRoot), d.URLs.Web), jobServices{a}
 	// Jobs' GITHUB_TOKENs are installation tokens of the GitHub Actions app.
 	tokens := &actions.Tokens{Apps: &appsvc.Service{Store: d.Store, Revoked: func() {
 		if d.Tokens != nil {
@@ -68,7 +71,7 @@ const (
 func (a *API) Routes() []rest.Route {
 	repo := "/repos/{owner}/{repo}/actions"
 	rd, wr := []string{"repo"}, []string{"repo"}
-	return []rest.Route{
+	return append(append([]rest.Route{
 		// Workflows
 		{Method: "GET", Pattern: repo + "/workflows", OperationID: "actions/list-repo-workflows", Handler: a.listWorkflows, Scopes: rd},
 		{Method: "GET", Pattern: repo + "/workflows/{workflow_id}", OperationID: "actions/get-workflow", Handler: a.getWorkflow, Scopes: rd},
@@ -97,7 +100,7 @@ func (a *API) Routes() []rest.Route {
 			Extension: true, Stream: true, NoRateLimit: true},
 		{Method: "GET", Pattern: "/_actions/{owner}/{repo}/runs/{run_id}/logs", OperationID: "hubd/actions-run-logs", Handler: a.serveRunLogs,
 			Extension: true, Stream: true, NoRateLimit: true},
-	}
+	}, a.artifactRoutes()...), a.cacheRoutes()...)
 }
 
 // id reads a positive integer path value; anything else is not found.
