@@ -45,9 +45,16 @@ func (a *API) renderRuns(r *http.Request, repo *model.Repo, list []*model.Workfl
 		return nil, err
 	}
 	commits := a.d.SimpleCommits(r.Context(), repo, shas)
+	pulls, err := a.runPulls(r, repo, list)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]wire.WorkflowRun, len(list))
 	for i, run := range list {
 		out[i] = a.d.URLs.ToWorkflowRun(repo, min, run, accounts[run.ActorID], accounts[run.TriggeringActorID], commits[run.HeadSHA])
+		if ps := pulls[run.ID]; len(ps) > 0 {
+			out[i].PullRequests = ps
+		}
 	}
 	return out, nil
 }
