@@ -85,10 +85,22 @@ func (s *Service) eventStep(ctx context.Context) (int, time.Duration, error) {
 	if err != nil || !b.Moves() {
 		return 0, 0, err
 	}
+	// Only repositories with a workflow on record (found on their default
+	// branch or run before) are evaluated.
+	var ids []int64
+	for _, e := range b.Events {
+		if e.RepoID != 0 && triggering(e.Type) {
+			ids = append(ids, e.RepoID)
+		}
+	}
+	known, err := s.Store.R().ReposWithWorkflows(ctx, ids)
+	if err != nil {
+		return 0, 0, err
+	}
 	queued := false
 	err = s.Store.Tx(ctx, func(tx store.Q) error {
 		for _, e := range b.Events {
-			if e.RepoID == 0 || !triggering(e.Type) {
+			if !known[e.RepoID] || !triggering(e.Type) {
 				continue
 			}
 			queued = true

@@ -272,3 +272,26 @@ func (q Q) AdvanceSchedule(ctx context.Context, id int64, from, to time.Time) (b
 	n, err := res.RowsAffected()
 	return n == 1, err
 }
+
+// ReposWithWorkflows are those of repository ids that have a workflow on
+// record (only their events may trigger runs).
+func (q Q) ReposWithWorkflows(ctx context.Context, ids []int64) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	in, args := inList(ids)
+	rows, err := q.query(ctx, `SELECT DISTINCT repo_id FROM actions_workflows WHERE repo_id IN (`+in+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
