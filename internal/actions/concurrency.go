@@ -138,8 +138,12 @@ func holding(status string) bool {
 func (s *Service) enterGroup(ctx context.Context, tx store.Q, repo *model.Repo, run *model.WorkflowRun) error {
 	wc, _ := concurrencyOf(run.Source)
 	group, cancel := wc.resolve(s.exprEnv(ctx, repo, run, nil))
+	before := run.ConcurrencyGroup
 	run.ConcurrencyGroup = group
 	if group == "" {
+		if before == "" {
+			return nil
+		}
 		return tx.SetRunConcurrency(ctx, run.ID, "", run.Status)
 	}
 	members, err := tx.GroupRuns(ctx, repo.ID, group)

@@ -245,20 +245,26 @@ func (q Q) Runs(ctx context.Context, f RunFilter, limit, offset int) ([]*model.W
 	if err := q.row(ctx, `SELECT COUNT(*) FROM actions_runs r`+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.query(ctx, `SELECT `+runCols+runFrom+cond+` ORDER BY r.id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	out, err := q.runs(ctx, `SELECT `+runCols+runFrom+cond+` ORDER BY r.id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	return out, total, err
+}
+
+// runs reads the runs a query selects.
+func (q Q) runs(ctx context.Context, query string, args ...any) ([]*model.WorkflowRun, error) {
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer rows.Close()
 	var out []*model.WorkflowRun
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		out = append(out, r)
 	}
-	return out, total, rows.Err()
+	return out, rows.Err()
 }
 
 // SetRunState sets a run's status and conclusion; it reports whether the
@@ -368,20 +374,26 @@ func (q Q) RunJobs(ctx context.Context, runID, attempt int64, limit, offset int)
 	if err := q.row(ctx, `SELECT COUNT(*) FROM actions_jobs j`+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.query(ctx, `SELECT `+jobCols+jobFrom+cond+` ORDER BY j.id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	out, err := q.jobs(ctx, `SELECT `+jobCols+jobFrom+cond+` ORDER BY j.id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	return out, total, err
+}
+
+// jobs reads the jobs a query selects.
+func (q Q) jobs(ctx context.Context, query string, args ...any) ([]*model.WorkflowJob, error) {
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer rows.Close()
 	var out []*model.WorkflowJob
 	for rows.Next() {
 		j, err := scanJob(rows)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		out = append(out, j)
 	}
-	return out, total, rows.Err()
+	return out, rows.Err()
 }
 
 // StartJob moves a queued job to in_progress; false when it was not

@@ -33,41 +33,15 @@ const activeStates = `('queued', 'in_progress', 'pending', 'waiting')`
 // GroupRuns are the runs of a repository's concurrency group that have not
 // completed, oldest first.
 func (q Q) GroupRuns(ctx context.Context, repoID int64, group string) ([]*model.WorkflowRun, error) {
-	rows, err := q.query(ctx, `SELECT `+runCols+runFrom+` WHERE r.repo_id = ? AND r.concurrency_group = ? AND r.status IN `+activeStates+` ORDER BY r.id`,
+	return q.runs(ctx, `SELECT `+runCols+runFrom+` WHERE r.repo_id = ? AND r.concurrency_group = ? AND r.status IN `+activeStates+` ORDER BY r.id`,
 		repoID, group)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*model.WorkflowRun
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 // GroupJobs are the jobs of a repository's concurrency group that have not
 // completed, oldest first.
 func (q Q) GroupJobs(ctx context.Context, repoID int64, group string) ([]*model.WorkflowJob, error) {
-	rows, err := q.query(ctx, `SELECT `+jobCols+jobFrom+` WHERE j.repo_id = ? AND j.concurrency_group = ? AND j.status IN `+activeStates+` ORDER BY j.id`,
+	return q.jobs(ctx, `SELECT `+jobCols+jobFrom+` WHERE j.repo_id = ? AND j.concurrency_group = ? AND j.status IN `+activeStates+` ORDER BY j.id`,
 		repoID, group)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*model.WorkflowJob
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, j)
-	}
-	return out, rows.Err()
 }
 
 // ConcurrencyGroup is an active concurrency group of a repository.
@@ -134,19 +108,11 @@ func (q Q) RunsByIDs(ctx context.Context, repoID int64, ids []int64) (map[int64]
 		return out, nil
 	}
 	in, args := inList(ids)
-	rows, err := q.query(ctx, `SELECT `+runCols+runFrom+` WHERE r.repo_id = ? AND r.id IN (`+in+`)`, append([]any{repoID}, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, err
-		}
+	list, err := q.runs(ctx, `SELECT `+runCols+runFrom+` WHERE r.repo_id = ? AND r.id IN (`+in+`)`, append([]any{repoID}, args...)...)
+	for _, r := range list {
 		out[r.ID] = r
 	}
-	return out, rows.Err()
+	return out, err
 }
 
 // PullsByNumbers loads a repository's pull requests by number.

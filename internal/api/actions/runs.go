@@ -188,6 +188,11 @@ func (a *API) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return a.writeRun(w, r, repo, run)
+}
+
+// writeRun writes one run (or attempt of a run).
+func (a *API) writeRun(w http.ResponseWriter, r *http.Request, repo *model.Repo, run *model.WorkflowRun) error {
 	out, err := a.renderRuns(r, repo, []*model.WorkflowRun{run})
 	if err != nil {
 		return err

@@ -76,11 +76,7 @@ func (a *API) getAttempt(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out, err := a.renderRuns(r, repo, []*model.WorkflowRun{run})
-	if err != nil {
-		return err
-	}
-	return rest.JSON(w, http.StatusOK, out[0])
+	return a.writeRun(w, r, repo, run)
 }
 
 // GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}/jobs

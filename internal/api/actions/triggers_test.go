@@ -385,3 +385,40 @@ func TestScheduleAndAttempts(t *testing.T) {
 	f.e.Must(201, "POST", fmt.Sprintf("/repos/mona/app/actions/runs/%d/rerun", id), f.token, nil)
 	f.waitStatus(t, id, "completed")
 }
+
+// Job-level concurrency: of two jobs in one group, the second waits
+// (pending) until the first completes, then runs.
+func TestJobConcurrency(t *testing.T) {
+	f := newFixture(t)
+	job := func(name, cmd string) string {
+		return "  " + name + ":\n    runs-on: ubuntu-latest\n    concurrency: shared-${{ github.workflow }}\n    steps:\n      - run: " + cmd + "\n"
+	}
+	head := f.push(t, "jobs", map[string]string{".github/workflows/ci.yml": "name: CI\non: push\njobs:\n" + job("a", "sleep 3") + job("b", "echo b")})
+	run := f.waitRun(t, head, false)
+	deadline := time.Now().Add(30 * time.Second)
+	var group struct {
+		Members []struct {
+			JobName string `json:"job_name"`
+			Status  string `json:"status"`
+		} `json:"group_members"`
+	}
+	for time.Now().Before(deadline) {
+		r := f.e.Do("GET", "/repos/mona/app/actions/concurrency_groups/shared-CI", f.token, nil)
+		if r.StatusCode == 200 {
+			json.Unmarshal(r.Body, &group)
+			if len(group.Members) == 2 {
+				break
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(group.Members) != 2 || group.Members[0].Status != "in_progress" || group.Members[1].Status != "pending" {
+		t.Fatalf("job group %+v", group)
+	}
+	run = f.waitRun(t, head, true)
+	jobs := f.jobs(t, run.GetID())
+	if run.GetConclusion() != "success" || jobs["a"].GetConclusion() != "success" || jobs["b"].GetConclusion() != "success" ||
+		jobs["b"].GetStartedAt().Before(jobs["a"].GetCompletedAt().Time) {
+		t.Fatalf("run %s, jobs a %+v b %+v", run.GetConclusion(), jobs["a"], jobs["b"])
+	}
+}
