@@ -212,6 +212,12 @@ func (s *Service) defaultBranchEvent(ctx context.Context, repo *model.Repo, ev e
 		if source, err = q.Run(ctx, repo.ID, int64(id)); err != nil {
 			return nil
 		}
+		if chainDepth(ctx, q, source) >= maxChain-1 {
+			return nil // GitHub chains at most three levels of workflows
+		}
+		body = map[string]any{"workflow_run": map[string]any{"id": source.ID, "name": source.Name, "event": source.Event,
+			"status": source.Status, "conclusion": source.Conclusion, "head_branch": source.HeadBranch, "head_sha": source.HeadSHA,
+			"run_number": source.RunNumber, "run_attempt": source.RunAttempt, "workflow_id": source.WorkflowID}}
 	}
 	for _, c := range list {
 		n := c.w.on[name]
@@ -241,6 +247,26 @@ func (s *Service) defaultBranchEvent(ctx context.Context, repo *model.Repo, ev e
 		}
 	}
 	return nil
+}
+
+// maxChain is how many workflows workflow_run chains: a run triggered by
+// the completion of a run triggered by ... stops at three levels.
+const maxChain = 3
+
+// chainDepth is how many workflow_run triggers led to run.
+func chainDepth(ctx context.Context, q store.Q, run *model.WorkflowRun) int {
+	d := 0
+	for run != nil && run.Event == "workflow_run" && d < maxChain {
+		d++
+		src, _ := run.EventPayload["workflow_run"].(map[string]any)
+		id, _ := src["id"].(float64)
+		next, err := q.Run(ctx, run.RepoID, int64(id))
+		if err != nil {
+			break
+		}
+		run = next
+	}
+	return d
 }
 
 // typeMatches applies an event's types: filter (def: the default types;

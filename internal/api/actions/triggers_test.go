@@ -93,9 +93,10 @@ const echoJob = "jobs:\n  show:\n    runs-on: ubuntu-latest\n    steps:\n      -
 func TestEventTriggers(t *testing.T) {
 	f := newFixture(t)
 	f.push(t, "workflows", map[string]string{
-		".github/workflows/pr.yml":       "name: PR\non:\n  pull_request:\n    branches: [main]\n    paths: ['src/**']\n" + echoJob,
-		".github/workflows/target.yml":   "name: Target\non:\n  pull_request_target:\n    types: [opened]\n" + echoJob,
-		".github/workflows/after.yml":    "name: After\non:\n  workflow_run:\n    workflows: [PR]\n    types: [completed]\n" + echoJob,
+		".github/workflows/pr.yml":     "name: PR\non:\n  pull_request:\n    branches: [main]\n    paths: ['src/**']\n" + echoJob,
+		".github/workflows/target.yml": "name: Target\non:\n  pull_request_target:\n    types: [opened]\n" + echoJob,
+		".github/workflows/after.yml": "name: After\non:\n  workflow_run:\n    workflows: [PR]\n    types: [completed]\n" +
+			"jobs:\n  show:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo \"after ${{ github.event.workflow_run.name }} ${{ github.event.workflow_run.conclusion }}\"\n",
 		".github/workflows/dispatch.yml": "name: Dispatch\non:\n  repository_dispatch:\n    types: [deploy]\n" + echoJob,
 		".github/workflows/issues.yml":   "name: Issues\non:\n  issues:\n    types: [opened]\n  issue_comment:\n  release:\n    types: [published]\n" + echoJob,
 	})
@@ -146,6 +147,9 @@ func TestEventTriggers(t *testing.T) {
 	after := f.runsOf(t, "workflow_run", 1, true)
 	if after[0].GetName() != "After" || after[0].GetHeadBranch() != "main" {
 		t.Errorf("workflow_run run %+v", after[0])
+	}
+	if l := f.jobLog(t, f.jobs(t, after[0].GetID())["show"].GetID()); !strings.Contains(l, "after PR success") {
+		t.Errorf("workflow_run job log:\n%s", l)
 	}
 
 	// repository_dispatch: only the types listed.
