@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"sort"
 	"strings"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -44,6 +44,11 @@ type Service struct {
 	// Checks, when set, shows each job as a check run (and the run as
 	// the check suite of its commit), as GitHub does.
 	Checks *checks.Service
+	// ApprovalPolicy, when set, is a repository's fork-pr-contributor-
+	// approval setting (default: first_time_contributors).
+	ApprovalPolicy func(ctx context.Context, repo *model.Repo) string
+
+	events *outbox.Consumer // the triggers' outbox consumer (triggers.go)
 }
 
 // New makes the service and registers its job kinds.
@@ -57,6 +62,9 @@ func New(s *store.Store, g *gitrepo.Manager, q *jobs.Queue) *Service {
 		q.Handle(kindPush, svc.handlePush)
 	}
 	svc.Runner.Handle(kindJob, svc.Exec.handle)
+	if q != nil {
+		q.Handle(kindSchedule, svc.handleSchedule)
+	}
 	return svc
 }
 
@@ -154,7 +162,7 @@ func (s *Service) handlePush(ctx context.Context, payload []byte) error {
 					found[p] = w.name
 				}
 			}
-			if err := s.Store.Tx(ctx, func(tx store.Q) error { return tx.SyncWorkflows(ctx, repo.ID, found) }); err != nil {
+			if err := s.Store.Tx(ctx, func(tx store.Q) error { return s.syncWorkflows(ctx, tx, repo.ID, found, files) }); err != nil {
 				return err
 			}
 		}
@@ -174,17 +182,16 @@ func (s *Service) handlePush(ctx context.Context, payload []byte) error {
 				}
 			}
 		}
-		paths := make([]string, 0, len(files))
-		for p := range files {
-			paths = append(paths, p)
+		pulls, err := s.branchPulls(ctx, repo, u.Ref)
+		if err != nil {
+			return err
 		}
-		sort.Strings(paths)
-		for _, wp := range paths {
+		for _, wp := range sortedKeys(files) {
 			w, perr := parseWorkflow(wp, files[wp])
 			if perr == nil && !w.pushTriggers(u.Ref, changed) {
 				continue
 			}
-			ev := trigger{Event: "push", Ref: u.Ref, SHA: sha, ActorID: p.ActorID,
+			ev := trigger{Event: "push", Ref: u.Ref, SHA: sha, ActorID: p.ActorID, Pulls: pulls,
 				Payload: map[string]any{"ref": u.Ref, "before": u.Old, "after": u.New}}
 			if _, err := s.createRun(ctx, repo, wp, files[wp], w, perr, ev); err != nil {
 				return err
@@ -203,6 +210,14 @@ type trigger struct {
 	Inputs  map[string]any
 	Payload map[string]any
 	Title   string
+	// Checkout is the commit jobs check out when not SHA (a pull
+	// request's merge commit); HeadBranch overrides the ref's branch (a
+	// pull request's head); Pulls are the run's pull requests; Approval
+	// makes the run wait for a maintainer's approval (a fork's).
+	Checkout   string
+	HeadBranch *string
+	Pulls      []int64
+	Approval   bool
 }
 
 func branchOf(ref string) *string {
@@ -248,8 +263,16 @@ func (s *Service) createRun(ctx context.Context, repo *model.Repo, wpath string,
 			c := model.ConclusionFailure
 			run.Status, run.Conclusion = model.ActionsCompleted, &c
 		}
+		s.prepareRun(run, &ev)
 		if err := tx.CreateRun(ctx, run); err != nil {
 			return err
+		}
+		if ev.Approval {
+			planned = nil // jobs come with the approval
+		} else if perr == nil {
+			if err := s.enterGroup(ctx, tx, repo, run); err != nil {
+				return err
+			}
 		}
 		if err := s.createJobs(ctx, tx, run, planned, nil); err != nil {
 			return err
@@ -305,6 +328,9 @@ func (s *Service) createJobs(ctx context.Context, tx store.Q, run *model.Workflo
 // did not succeed and the job has no if:), and a run whose jobs all
 // completed completes with their combined conclusion.
 func (s *Service) advance(ctx context.Context, tx store.Q, run *model.WorkflowRun) error {
+	if run.Status == model.ActionsPending {
+		return nil // waiting for its concurrency group
+	}
 	list, _, err := tx.RunJobs(ctx, run.ID, run.RunAttempt, 1<<30, 0)
 	if err != nil {
 		return err
@@ -349,8 +375,13 @@ func (s *Service) advance(ctx context.Context, tx store.Q, run *model.WorkflowRu
 				changed = true
 				continue
 			}
-			if err := jobs.Enqueue(ctx, tx, jobs.Job{Kind: kindJob, Key: fmt.Sprintf("actions.job:%d", j.ID),
-				Payload: runJob{JobID: j.ID, RepoID: j.RepoID}, MaxAttempts: 2}); err != nil {
+			if wait, err := s.jobGate(ctx, tx, run, j); err != nil || wait {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			if err := enqueueJob(ctx, tx, j); err != nil {
 				return err
 			}
 		}
@@ -395,12 +426,22 @@ func (s *Service) runEvent(ctx context.Context, tx store.Q, repo *model.Repo, ru
 	if repo != nil {
 		org = orgID(repo)
 	}
+	if action == "completed" {
+		if err := s.releaseRun(ctx, tx, run); err != nil {
+			return err
+		}
+	}
 	return tx.AppendEvent(ctx, "workflow_run."+action, run.TriggeringActorID, run.RepoID, org, map[string]any{
 		"run_id": run.ID, "workflow_id": run.WorkflowID, "run_attempt": run.RunAttempt, "status": run.Status,
 		"conclusion": run.Conclusion, "head_sha": run.HeadSHA, "event": run.Event})
 }
 
 func (s *Service) jobEvent(ctx context.Context, tx store.Q, run *model.WorkflowRun, j *model.WorkflowJob, action string) error {
+	if action == "completed" {
+		if err := s.releaseJob(ctx, tx, j); err != nil {
+			return err
+		}
+	}
 	return tx.AppendEvent(ctx, "workflow_job."+action, run.TriggeringActorID, run.RepoID, 0, map[string]any{
 		"job_id": j.ID, "run_id": run.ID, "run_attempt": j.RunAttempt, "name": j.Name, "status": j.Status, "conclusion": j.Conclusion})
 }

@@ -293,7 +293,7 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 	defer os.RemoveAll(dir)
 	ws := filepath.Join(dir, "workspace")
 	full := repo.Owner.Login + "/" + repo.Name
-	if err := e.svc.Git.Open(repo.ID).Checkout(ctx, run.HeadSHA, ws, e.Web+"/"+full+".git"); err != nil {
+	if err := e.svc.Git.Open(repo.ID).Checkout(ctx, run.CheckoutSHA(), ws, e.Web+"/"+full+".git"); err != nil {
 		return fail("checkout of %s: %v", run.HeadSHA, err)
 	}
 	// The needs' results and outputs (the latest combination of a matrix).

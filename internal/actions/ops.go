@@ -174,39 +174,60 @@ func (s *Service) Cancel(ctx context.Context, repo *model.Repo, actorID int64, r
 	if run.Status == model.ActionsCompleted {
 		return model.Conflict("Cannot cancel a workflow run that is completed.")
 	}
-	return s.Store.Tx(ctx, func(tx store.Q) error {
-		list, _, err := tx.RunJobs(ctx, run.ID, run.RunAttempt, 1<<30, 0)
-		if err != nil {
-			return err
-		}
-		for _, j := range list {
-			if j.Status == model.ActionsCompleted {
-				continue
-			}
-			c := model.ConclusionCancelled
-			j.Conclusion = &c
-			if moved, err := tx.FinishJob(ctx, j); err != nil {
-				return err
-			} else if moved {
-				j.Status = model.ActionsCompleted
-				if err := s.jobEvent(ctx, tx, run, j, "completed"); err != nil {
-					return err
-				}
-			}
+	return s.Store.Tx(ctx, func(tx store.Q) error { return s.cancelTx(ctx, tx, repo, run) })
+}
+
+// cancelTx cancels a run in tx (a cancellation, or its concurrency group
+// replacing it).
+func (s *Service) cancelTx(ctx context.Context, tx store.Q, repo *model.Repo, run *model.WorkflowRun) error {
+	list, _, err := tx.RunJobs(ctx, run.ID, run.RunAttempt, 1<<30, 0)
+	if err != nil {
+		return err
+	}
+	for _, j := range list {
+		if j.Status == model.ActionsCompleted {
+			continue
 		}
 		c := model.ConclusionCancelled
-		run.Status, run.Conclusion = model.ActionsCompleted, &c
-		if err := tx.SetRunState(ctx, run.ID, run.Status, run.Conclusion); err != nil {
+		j.Conclusion = &c
+		if moved, err := tx.FinishJob(ctx, j); err != nil {
 			return err
+		} else if moved {
+			j.Status = model.ActionsCompleted
+			if err := s.jobEvent(ctx, tx, run, j, "completed"); err != nil {
+				return err
+			}
 		}
-		return s.runEvent(ctx, tx, repo, run, "completed")
-	})
+	}
+	c := model.ConclusionCancelled
+	run.Status, run.Conclusion = model.ActionsCompleted, &c
+	if err := tx.SetRunState(ctx, run.ID, run.Status, run.Conclusion); err != nil {
+		return err
+	}
+	return s.runEvent(ctx, tx, repo, run, "completed")
 }
 
 // Rerun starts a new attempt of a completed run: every job again, or
 // (failedOnly) the jobs that did not succeed and those that need them,
 // the others copied from the last attempt.
 func (s *Service) Rerun(ctx context.Context, repo *model.Repo, actorID int64, run *model.WorkflowRun, failedOnly bool) error {
+	if !failedOnly {
+		return s.rerun(ctx, repo, actorID, run, nil)
+	}
+	return s.rerun(ctx, repo, actorID, run, func(pj plannedJob, old []*model.WorkflowJob) bool {
+		ok := len(old) > 0
+		for _, j := range old {
+			ok = ok && deref(j.Conclusion) == model.ConclusionSuccess
+		}
+		return ok
+	})
+}
+
+// rerun starts a new attempt of a completed run; keep (nil: none) tells
+// which jobs of the last attempt are copied rather than run again, in
+// dependency order (a job that needs one run again runs again).
+func (s *Service) rerun(ctx context.Context, repo *model.Repo, actorID int64, run *model.WorkflowRun,
+	keepJob func(pj plannedJob, old []*model.WorkflowJob) bool) error {
 	if run.Status != model.ActionsCompleted {
 		return model.Forbidden("This workflow is already running")
 	}
@@ -220,7 +241,7 @@ func (s *Service) Rerun(ctx context.Context, repo *model.Repo, actorID int64, ru
 	}
 	err = s.Store.Tx(ctx, func(tx store.Q) error {
 		var keep map[string][]*model.WorkflowJob
-		if failedOnly {
+		if keepJob != nil {
 			old, _, err := tx.RunJobs(ctx, run.ID, run.RunAttempt, 1<<30, 0)
 			if err != nil {
 				return err
@@ -229,14 +250,11 @@ func (s *Service) Rerun(ctx context.Context, repo *model.Repo, actorID int64, ru
 			for _, j := range old {
 				byKey[j.Key] = append(byKey[j.Key], j)
 			}
-			// A job is kept when all its combinations succeeded and every
-			// job it needs is kept.
+			// A job is kept when keepJob keeps it and every job it needs
+			// is kept.
 			keep = map[string][]*model.WorkflowJob{}
 			for _, pj := range planned { // in dependency order
-				ok := len(byKey[pj.Key]) > 0
-				for _, j := range byKey[pj.Key] {
-					ok = ok && deref(j.Conclusion) == model.ConclusionSuccess
-				}
+				ok := keepJob(pj, byKey[pj.Key])
 				for _, n := range pj.Needs {
 					_, kept := keep[n]
 					ok = ok && kept
@@ -251,6 +269,9 @@ func (s *Service) Rerun(ctx context.Context, repo *model.Repo, actorID int64, ru
 			return err
 		}
 		run.Status, run.Conclusion, run.TriggeringActorID = model.ActionsQueued, nil, actorID
+		if err := s.enterGroup(ctx, tx, repo, run); err != nil {
+			return err
+		}
 		if err := s.createJobs(ctx, tx, run, planned, keep); err != nil {
 			return err
 		}

@@ -44,6 +44,7 @@ var permissionRules = map[string]string{
 	"repos/autolinks":             "administration",
 	"repos/webhooks":              "repository_hooks",
 	"releases":                    "contents",
+	"repos/create-dispatch-event": "contents:write",
 	"branches/branches":           "metadata:read",
 	"branches/branch-protection":  "administration",
 	"collaborators/collaborators": "metadata:read",

@@ -19,6 +19,9 @@ const (
 	ActionsInProgress = "in_progress"
 	ActionsCompleted  = "completed"
 	ActionsWaiting    = "waiting"
+	ActionsPending    = "pending" // waiting for its concurrency group
+
+	ConclusionActionRequired = "action_required" // a fork's run awaiting approval
 
 	ConclusionSuccess   = "success"
 	ConclusionFailure   = "failure"
@@ -62,6 +65,34 @@ type WorkflowRun struct {
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 	RunStartedAt      time.Time
+	// ConcurrencyGroup is the run's concurrency: group ("" none);
+	// PullNumbers the same-repository pull requests it is for.
+	ConcurrencyGroup string
+	PullNumbers      []int64
+	// SHA is the commit the jobs check out (GITHUB_SHA) when it is not
+	// HeadSHA: a pull_request run tests the pull request's merge commit.
+	SHA string
+	// EventPayload is the triggering event's payload (github.event).
+	EventPayload map[string]any
+}
+
+// CheckoutSHA is the commit a run's jobs check out.
+func (r *WorkflowRun) CheckoutSHA() string {
+	if r.SHA != "" {
+		return r.SHA
+	}
+	return r.HeadSHA
+}
+
+// RunAttempt is an earlier attempt of a run, as it ended.
+type RunAttempt struct {
+	RunID             int64
+	Attempt           int64
+	Status            string
+	Conclusion        *string
+	TriggeringActorID int64
+	RunStartedAt      time.Time
+	UpdatedAt         time.Time
 }
 
 // WorkflowStep is a step of a job as the runner reported it.
@@ -95,4 +126,6 @@ type WorkflowJob struct {
 	CreatedAt   time.Time
 	StartedAt   *time.Time
 	CompletedAt *time.Time
+	// ConcurrencyGroup is the job's concurrency: group ("" none).
+	ConcurrencyGroup string
 }

@@ -127,19 +127,24 @@ func (q Q) SetWorkflowState(ctx context.Context, id int64, state string) error {
 }
 
 const runCols = `r.id, r.repo_id, r.workflow_id, w.path, r.name, r.display_title, r.run_number, r.run_attempt, r.event, r.status, r.conclusion,
- r.head_branch, r.ref, r.head_sha, r.actor_id, r.triggering_actor_id, r.inputs, r.source, r.check_suite_id, r.created_at, r.updated_at, r.run_started_at`
+ r.head_branch, r.ref, r.head_sha, r.actor_id, r.triggering_actor_id, r.inputs, r.source, r.check_suite_id, r.created_at, r.updated_at, r.run_started_at,
+ r.concurrency_group, r.pull_numbers, r.sha, r.event_payload`
 
 const runFrom = ` FROM actions_runs r JOIN actions_workflows w ON w.id = r.workflow_id`
 
 func scanRun(r rowScanner) (*model.WorkflowRun, error) {
 	run := &model.WorkflowRun{}
 	var concl, branch sql.NullString
-	var inputs string
+	var inputs, pulls, payload string
 	var c, u, s int64
 	if err := r.Scan(&run.ID, &run.RepoID, &run.WorkflowID, &run.WorkflowPath, &run.Name, &run.DisplayTitle, &run.RunNumber, &run.RunAttempt,
 		&run.Event, &run.Status, &concl, &branch, &run.Ref, &run.HeadSHA, &run.ActorID, &run.TriggeringActorID, &inputs, &run.Source,
-		&run.CheckSuiteID, &c, &u, &s); err != nil {
+		&run.CheckSuiteID, &c, &u, &s, &run.ConcurrencyGroup, &pulls, &run.SHA, &payload); err != nil {
 		return nil, err
+	}
+	_ = json.Unmarshal([]byte(pulls), &run.PullNumbers)
+	if payload != "" && payload != "{}" {
+		_ = json.Unmarshal([]byte(payload), &run.EventPayload)
 	}
 	run.Conclusion, run.HeadBranch = nullStr(concl), nullStr(branch)
 	if inputs != "" && inputs != "{}" {
@@ -162,14 +167,20 @@ func (q Q) CreateRun(ctx context.Context, run *model.WorkflowRun) error {
 	if run.Inputs == nil {
 		inputs = []byte("{}")
 	}
+	pulls, _ := json.Marshal(append([]int64{}, run.PullNumbers...))
+	payload, err := json.Marshal(run.EventPayload)
+	if err != nil || run.EventPayload == nil {
+		payload = []byte("{}")
+	}
 	run.RunAttempt = 1
 	run.CreatedAt, run.UpdatedAt, run.RunStartedAt = fromUnix(unix(now)), fromUnix(unix(now)), fromUnix(unix(now))
 	run.ID, err = q.insert(ctx, `INSERT INTO actions_runs (repo_id, workflow_id, name, display_title, run_number, run_attempt, event, status, conclusion,
- head_branch, ref, head_sha, actor_id, triggering_actor_id, inputs, source, check_suite_id, created_at, updated_at, run_started_at)
- VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+ head_branch, ref, head_sha, actor_id, triggering_actor_id, inputs, source, check_suite_id, created_at, updated_at, run_started_at,
+ concurrency_group, pull_numbers, sha, event_payload)
+ VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		run.RepoID, run.WorkflowID, run.Name, run.DisplayTitle, run.RunNumber, run.RunAttempt, run.Event, run.Status, strOrNil(run.Conclusion),
 		strOrNil(run.HeadBranch), run.Ref, run.HeadSHA, run.ActorID, run.TriggeringActorID, string(inputs), run.Source, run.CheckSuiteID,
-		unix(now), unix(now), unix(now))
+		unix(now), unix(now), unix(now), run.ConcurrencyGroup, string(pulls), run.SHA, string(payload))
 	return err
 }
 
@@ -234,20 +245,26 @@ func (q Q) Runs(ctx context.Context, f RunFilter, limit, offset int) ([]*model.W
 	if err := q.row(ctx, `SELECT COUNT(*) FROM actions_runs r`+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.query(ctx, `SELECT `+runCols+runFrom+cond+` ORDER BY r.id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	out, err := q.runs(ctx, `SELECT `+runCols+runFrom+cond+` ORDER BY r.id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	return out, total, err
+}
+
+// runs reads the runs a query selects.
+func (q Q) runs(ctx context.Context, query string, args ...any) ([]*model.WorkflowRun, error) {
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer rows.Close()
 	var out []*model.WorkflowRun
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		out = append(out, r)
 	}
-	return out, total, rows.Err()
+	return out, rows.Err()
 }
 
 // SetRunState sets a run's status and conclusion; it reports whether the
@@ -261,6 +278,12 @@ func (q Q) SetRunState(ctx context.Context, id int64, status string, conclusion 
 // NewRunAttempt starts attempt n of a run: queued again, by actor.
 func (q Q) NewRunAttempt(ctx context.Context, id, attempt, actorID int64) error {
 	now := unix(q.Now())
+	// The attempt that ends is kept as it was (run attempts).
+	if _, err := q.exec(ctx, `INSERT INTO actions_run_attempts (run_id, attempt, status, conclusion, triggering_actor_id, run_started_at, updated_at)
+ SELECT id, run_attempt, status, conclusion, triggering_actor_id, run_started_at, updated_at FROM actions_runs WHERE id = ?
+ ON CONFLICT (run_id, attempt) DO NOTHING`, id); err != nil {
+		return err
+	}
 	_, err := q.exec(ctx, `UPDATE actions_runs SET run_attempt = ?, status = ?, conclusion = NULL, triggering_actor_id = ?, updated_at = ?, run_started_at = ? WHERE id = ?`,
 		attempt, model.ActionsQueued, actorID, now, now, id)
 	return err
@@ -280,12 +303,15 @@ func (q Q) DeleteRun(ctx context.Context, id int64) error {
 	if _, err := q.exec(ctx, `DELETE FROM actions_jobs WHERE run_id = ?`, id); err != nil {
 		return err
 	}
+	if _, err := q.exec(ctx, `DELETE FROM actions_run_attempts WHERE run_id = ?`, id); err != nil {
+		return err
+	}
 	_, err := q.exec(ctx, `DELETE FROM actions_runs WHERE id = ?`, id)
 	return err
 }
 
 const jobCols = `j.id, j.run_id, j.repo_id, j.run_attempt, j.job_key, j.name, j.matrix, j.needs, j.status, j.conclusion, r.head_sha, r.head_branch,
- j.outputs, j.steps, j.runner_name, j.check_run_id, j.created_at, j.started_at, j.completed_at`
+ j.outputs, j.steps, j.runner_name, j.check_run_id, j.created_at, j.started_at, j.completed_at, j.concurrency_group`
 
 const jobFrom = ` FROM actions_jobs j JOIN actions_runs r ON r.id = j.run_id`
 
@@ -296,7 +322,7 @@ func scanJob(r rowScanner) (*model.WorkflowJob, error) {
 	var c int64
 	var s, e sql.NullInt64
 	if err := r.Scan(&j.ID, &j.RunID, &j.RepoID, &j.RunAttempt, &j.Key, &j.Name, &matrix, &needs, &j.Status, &concl, &j.HeadSHA, &branch,
-		&outputs, &steps, &runner, &j.CheckRunID, &c, &s, &e); err != nil {
+		&outputs, &steps, &runner, &j.CheckRunID, &c, &s, &e, &j.ConcurrencyGroup); err != nil {
 		return nil, err
 	}
 	j.Conclusion, j.HeadBranch, j.RunnerName = nullStr(concl), nullStr(branch), nullStr(runner)
@@ -324,8 +350,9 @@ func (q Q) CreateJob(ctx context.Context, j *model.WorkflowJob) error {
 	now := q.Now()
 	j.CreatedAt = fromUnix(unix(now))
 	var err error
-	j.ID, err = q.insert(ctx, `INSERT INTO actions_jobs (run_id, repo_id, run_attempt, job_key, name, matrix, needs, status, conclusion, created_at, completed_at)
- VALUES (?,?,?,?,?,?,?,?,?,?,?)`, j.RunID, j.RepoID, j.RunAttempt, j.Key, j.Name, matrix, string(needs), j.Status, strOrNil(j.Conclusion), unix(now), nullUnix(j.CompletedAt))
+	j.ID, err = q.insert(ctx, `INSERT INTO actions_jobs (run_id, repo_id, run_attempt, job_key, name, matrix, needs, status, conclusion, created_at, completed_at,
+ concurrency_group) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, j.RunID, j.RepoID, j.RunAttempt, j.Key, j.Name, matrix, string(needs), j.Status, strOrNil(j.Conclusion),
+		unix(now), nullUnix(j.CompletedAt), j.ConcurrencyGroup)
 	return err
 }
 
@@ -347,20 +374,26 @@ func (q Q) RunJobs(ctx context.Context, runID, attempt int64, limit, offset int)
 	if err := q.row(ctx, `SELECT COUNT(*) FROM actions_jobs j`+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.query(ctx, `SELECT `+jobCols+jobFrom+cond+` ORDER BY j.id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	out, err := q.jobs(ctx, `SELECT `+jobCols+jobFrom+cond+` ORDER BY j.id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	return out, total, err
+}
+
+// jobs reads the jobs a query selects.
+func (q Q) jobs(ctx context.Context, query string, args ...any) ([]*model.WorkflowJob, error) {
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	defer rows.Close()
 	var out []*model.WorkflowJob
 	for rows.Next() {
 		j, err := scanJob(rows)
 		if err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 		out = append(out, j)
 	}
-	return out, total, rows.Err()
+	return out, rows.Err()
 }
 
 // StartJob moves a queued job to in_progress; false when it was not

@@ -1594,6 +1594,42 @@ CREATE TABLE actions_cache_limits (
   PRIMARY KEY (scope, scope_id)
 );
 `,
+	// Actions triggers, concurrency and attempts (internal/actions): a
+	// run's concurrency group (its status is 'pending' while it waits for
+	// the group), the pull requests it is for, the commit it checks out
+	// when not its head (a pull request's merge) and its event's payload;
+	// the earlier attempts of
+	// runs as they ended; the cron schedules of default branches'
+	// workflows with their next firing; a job's concurrency group.
+	`
+ALTER TABLE actions_runs ADD COLUMN concurrency_group TEXT NOT NULL DEFAULT '';
+ALTER TABLE actions_runs ADD COLUMN group_acquired_at BIGINT;
+ALTER TABLE actions_runs ADD COLUMN pull_numbers TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE actions_runs ADD COLUMN sha TEXT NOT NULL DEFAULT '';
+ALTER TABLE actions_runs ADD COLUMN event_payload TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE actions_jobs ADD COLUMN concurrency_group TEXT NOT NULL DEFAULT '';
+CREATE INDEX actions_runs_group ON actions_runs (repo_id, concurrency_group, status);
+CREATE INDEX actions_jobs_group ON actions_jobs (repo_id, concurrency_group, status);
+CREATE TABLE actions_run_attempts (
+  run_id BIGINT NOT NULL,
+  attempt BIGINT NOT NULL,
+  status TEXT NOT NULL,
+  conclusion TEXT,
+  triggering_actor_id BIGINT NOT NULL,
+  run_started_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (run_id, attempt)
+);
+CREATE TABLE actions_schedules (
+  id {{id}},
+  repo_id BIGINT NOT NULL,
+  path TEXT NOT NULL,
+  cron TEXT NOT NULL,
+  next_at BIGINT NOT NULL,
+  UNIQUE (repo_id, path, cron)
+);
+CREATE INDEX actions_schedules_due ON actions_schedules (next_at);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -28,6 +28,11 @@ func (a *API) listJobs(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return model.Invalid("", "filter", "invalid")
 	}
+	return a.writeJobs(w, r, repo, run, attempt)
+}
+
+// writeJobs writes a page of the jobs of a run's attempt (0: all).
+func (a *API) writeJobs(w http.ResponseWriter, r *http.Request, repo *model.Repo, run *model.WorkflowRun, attempt int64) error {
 	p := rest.ParsePage(r)
 	list, total, err := a.d.Store.R().RunJobs(r.Context(), run.ID, attempt, p.Limit(), p.Offset())
 	if err != nil {
@@ -157,7 +162,12 @@ func (a *API) serveRunLogs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, _, err := a.d.Store.R().RunJobs(r.Context(), run.ID, run.RunAttempt, 1<<30, 0)
+	return a.writeLogsZip(w, r, run, run.RunAttempt)
+}
+
+// writeLogsZip writes the zip of the job logs of a run's attempt.
+func (a *API) writeLogsZip(w http.ResponseWriter, r *http.Request, run *model.WorkflowRun, attempt int64) error {
+	list, _, err := a.d.Store.R().RunJobs(r.Context(), run.ID, attempt, 1<<30, 0)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ package actions
 
 import (
 	"context"
+	"slices"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -48,6 +49,8 @@ func New(d *api.Deps, checks *checks.Service, worker []string, gitRoot string) *
 		}
 	}}}
 	a.svc.Exec.Token, a.svc.Exec.Revoke = tokens.Mint, tokens.Revoke
+	a.svc.Exec.SpecHooks = append(a.svc.Exec.SpecHooks, a.svc.EventPayloadHook)
+	a.svc.UseOutbox(d.Outbox, d.Git != nil)
 	d.PushHooks = append(d.PushHooks, func(ctx context.Context, repo *model.Repo, actorID int64, updates []api.RefUpdate) {
 		list := make([]actions.PushUpdate, len(updates))
 		for i, u := range updates {
@@ -63,7 +66,7 @@ func (a *API) Service() *actions.Service { return a.svc }
 
 const (
 	noteLogs  = "A job's log is there once the job completes (not streamed while it runs), cut at 16 MiB; the run's zip holds one text file per job, without GitHub's per-step folders."
-	noteRuns  = "pull_requests is always empty and referenced_workflows absent (pull_request triggers and reusable workflows come later); exclude_pull_requests is accepted and changes nothing."
+	noteRuns  = "referenced_workflows is absent (reusable workflows come later)."
 	noteRerun = "Starts a new attempt with every job (or the failed ones and their dependants), run again by hubd's workers; enable_debug_logging is ignored."
 )
 
@@ -71,7 +74,7 @@ const (
 func (a *API) Routes() []rest.Route {
 	repo := "/repos/{owner}/{repo}/actions"
 	rd, wr := []string{"repo"}, []string{"repo"}
-	return append(append([]rest.Route{
+	return slices.Concat([]rest.Route{
 		// Workflows
 		{Method: "GET", Pattern: repo + "/workflows", OperationID: "actions/list-repo-workflows", Handler: a.listWorkflows, Scopes: rd},
 		{Method: "GET", Pattern: repo + "/workflows/{workflow_id}", OperationID: "actions/get-workflow", Handler: a.getWorkflow, Scopes: rd},
@@ -100,7 +103,7 @@ func (a *API) Routes() []rest.Route {
 			Extension: true, Stream: true, NoRateLimit: true},
 		{Method: "GET", Pattern: "/_actions/{owner}/{repo}/runs/{run_id}/logs", OperationID: "hubd/actions-run-logs", Handler: a.serveRunLogs,
 			Extension: true, Stream: true, NoRateLimit: true},
-	}, a.artifactRoutes()...), a.cacheRoutes()...)
+	}, a.artifactRoutes(), a.cacheRoutes(), a.TriggerRoutes())
 }
 
 // id reads a positive integer path value; anything else is not found.

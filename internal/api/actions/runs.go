@@ -45,9 +45,16 @@ func (a *API) renderRuns(r *http.Request, repo *model.Repo, list []*model.Workfl
 		return nil, err
 	}
 	commits := a.d.SimpleCommits(r.Context(), repo, shas)
+	pulls, err := a.runPulls(r, repo, list)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]wire.WorkflowRun, len(list))
 	for i, run := range list {
 		out[i] = a.d.URLs.ToWorkflowRun(repo, min, run, accounts[run.ActorID], accounts[run.TriggeringActorID], commits[run.HeadSHA])
+		if ps := pulls[run.ID]; len(ps) > 0 {
+			out[i].PullRequests = ps
+		}
 	}
 	return out, nil
 }
@@ -181,6 +188,11 @@ func (a *API) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return a.writeRun(w, r, repo, run)
+}
+
+// writeRun writes one run (or attempt of a run).
+func (a *API) writeRun(w http.ResponseWriter, r *http.Request, repo *model.Repo, run *model.WorkflowRun) error {
 	out, err := a.renderRuns(r, repo, []*model.WorkflowRun{run})
 	if err != nil {
 		return err
