@@ -5,9 +5,9 @@ package actions
 
 import (
 	"context"
-	"slices"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/hubd/hubd/internal/actions"
