@@ -348,6 +348,9 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 	for _, d := range []string{"tmp", "toolcache", "home"} {
 		os.MkdirAll(filepath.Join(dir, d), 0o700)
 	}
+	if err := e.prepareActions(ctx, repo, run, w, j.Key, dir, &spec); err != nil {
+		return fail("%v", err)
+	}
 	for _, h := range e.SpecHooks {
 		if err := h(ctx, JobContext{Repo: repo, Run: run, Job: j, Dir: dir}, &spec); err != nil {
 			return fail("%v", err)

@@ -1,0 +1,170 @@
+package actions_test
+
+import (
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-github/v92/github"
+)
+
+// pushRepo creates the repository name of mona with files on main, tagged
+// tag, through git.
+func (f *fixture) pushRepo(t *testing.T, name string, private bool, files map[string]string, tag string) {
+	t.Helper()
+	if _, _, err := f.gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr(name), Private: github.Ptr(private)}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=Mona", "-c", "user.email=mona@example.com", "-c", "init.defaultBranch=main"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_ASKPASS=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u, _ := url.Parse(f.e.URL + "/mona/" + name + ".git")
+	u.User = url.UserPassword("mona", f.token)
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "action")
+	git("tag", tag)
+	git("push", "-q", u.String(), "HEAD:refs/heads/main", "refs/tags/"+tag)
+}
+
+const usesWorkflow = `name: Uses
+on: push
+jobs:
+  js:
+    runs-on: ubuntu-latest
+    steps:
+      - id: hello
+        uses: mona/tools/hello@v1
+        with:
+          who: hubd
+      - run: echo "said ${{ steps.hello.outputs.said }}"
+  composite:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: mona/tools@v1
+        with:
+          n: "7"
+  private:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: mona/secret-tools@main
+  missing:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo never
+      - uses: mona/nothing@v1
+  badref:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: mona/tools@v9
+  dockerimage:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: docker://alpine:3
+  dockeraction:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: mona/tools/docker@v1
+  container:
+    runs-on: ubuntu-latest
+    container: node:20
+    steps:
+      - run: echo never
+  services:
+    runs-on: ubuntu-latest
+    services:
+      db:
+        image: postgres
+    steps:
+      - run: echo never
+`
+
+var toolFiles = map[string]string{
+	// A JavaScript action in a subdirectory, with an input and an output.
+	"hello/action.yml": "name: Hello\ninputs:\n  who:\n    required: true\noutputs:\n  said:\n    description: what\nruns:\n  using: node20\n  main: index.js\n",
+	"hello/index.js": `const fs = require('fs');
+const who = process.env['INPUT_WHO'];
+console.log('hello ' + who + ' from a JS action');
+fs.appendFileSync(process.env['GITHUB_OUTPUT'], 'said=hi-' + who + '\n');
+`,
+	// A composite action at the root that uses the JS action itself.
+	"action.yml": `name: Composite
+inputs:
+  n:
+    default: "1"
+runs:
+  using: composite
+  steps:
+    - run: echo "composite n=${{ inputs.n }}"
+      shell: bash
+    - uses: mona/tools/hello@v1
+      with:
+        who: nested
+`,
+	"docker/action.yml": "name: D\nruns:\n  using: docker\n  image: Dockerfile\n",
+	"docker/Dockerfile": "FROM alpine\n",
+}
+
+// uses: owner/repo@ref comes from hubd's repositories: a JavaScript action
+// in a subdirectory and a composite action (using it in turn) of another
+// repository run; a missing repository or ref, an unreadable private
+// repository of another owner, Docker actions, container: and services:
+// fail their job with GitHub's message before any step runs.
+func TestRemoteActions(t *testing.T) {
+	f := newFixture(t)
+	f.pushRepo(t, "tools", false, toolFiles, "v1")
+	// Another user's private repository is not the job's to use.
+	_, hubot := f.e.NewUser("hubot", false)
+	other := f.e.GitHub(hubot)
+	if _, _, err := other.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("secret-tools"), Private: github.Ptr(true), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	wf := strings.Replace(usesWorkflow, "mona/secret-tools@main", "hubot/secret-tools@main", 1)
+	head := f.push(t, "uses", map[string]string{".github/workflows/uses.yml": wf})
+	run := f.waitRun(t, head, true)
+	jobs := f.jobs(t, run.GetID())
+	for name, c := range map[string]struct{ concl, log string }{
+		"js":           {"success", "said hi-hubd"},
+		"composite":    {"success", "hello nested from a JS action"},
+		"private":      {"failure", "Unable to resolve action `hubot/secret-tools@main`, repository not found"},
+		"missing":      {"failure", "Unable to resolve action `mona/nothing@v1`, repository not found"},
+		"badref":       {"failure", "Unable to resolve action `mona/tools@v9`, unable to find version `v9`"},
+		"dockerimage":  {"failure", "uses the Docker image `docker://alpine:3`: hubd runs jobs on its host without containers"},
+		"dockeraction": {"failure", "The action `mona/tools/docker@v1` is a Docker container action"},
+		"container":    {"failure", "This job uses `container:`"},
+		"services":     {"failure", "This job uses `services:`"},
+	} {
+		j := jobs[name]
+		if j == nil {
+			t.Errorf("no job %s", name)
+			continue
+		}
+		log := f.jobLog(t, j.GetID())
+		if j.GetConclusion() != c.concl || !strings.Contains(log, c.log) {
+			t.Errorf("job %s: %s, want %s with %q:\n%s", name, j.GetConclusion(), c.concl, c.log, log)
+		}
+		if c.concl == "failure" && strings.Contains(log, "never") {
+			t.Errorf("job %s ran a step:\n%s", name, log)
+		}
+	}
+	if log := f.jobLog(t, jobs["composite"].GetID()); !strings.Contains(log, "composite n=7") {
+		t.Errorf("composite log:\n%s", log)
+	}
+}
