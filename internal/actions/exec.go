@@ -203,6 +203,7 @@ func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion 
 	}
 	if err == nil {
 		e.finishCheck(ctx, j, conclusion)
+		e.skippedChecks(ctx, j.RepoID, j.RunID, j.RunAttempt)
 	}
 	return err
 }

@@ -168,3 +168,43 @@ func TestRemoteActions(t *testing.T) {
 		t.Errorf("composite log:\n%s", log)
 	}
 }
+
+const skipWorkflow = `name: Skips
+on: push
+jobs:
+  gated:
+    if: ${{ github.event_name == 'schedule' }}
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo never
+  boom:
+    runs-on: ubuntu-latest
+    steps:
+      - run: exit 1
+  after:
+    needs: boom
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo never
+`
+
+// Skipped jobs, by their if: or because a need failed, are check runs of
+// the commit with conclusion skipped, as on GitHub.
+func TestSkippedJobsChecks(t *testing.T) {
+	f := newFixture(t)
+	head := f.push(t, "skips", map[string]string{".github/workflows/skips.yml": skipWorkflow})
+	run := f.waitRun(t, head, true)
+	jobs := f.jobs(t, run.GetID())
+	checks, _, err := f.gh.Checks.ListCheckRunsForRef(ctx, "mona", "app", head, nil)
+	if err != nil || checks.GetTotal() != 3 {
+		t.Fatalf("check runs %+v %v", checks, err)
+	}
+	want := map[string]string{"gated": "skipped", "boom": "failure", "after": "skipped"}
+	for _, c := range checks.CheckRuns {
+		j := jobs[c.GetName()]
+		if j == nil || c.GetStatus() != "completed" || c.GetConclusion() != want[c.GetName()] || j.GetConclusion() != want[c.GetName()] ||
+			j.GetCheckRunURL() != c.GetURL() || c.GetCheckSuite().GetID() != run.GetCheckSuiteID() {
+			t.Errorf("check run %s: %s %s (job %+v)", c.GetName(), c.GetStatus(), c.GetConclusion(), j)
+		}
+	}
+}
