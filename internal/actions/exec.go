@@ -1,7 +1,6 @@
 package actions
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -160,12 +159,14 @@ func (e *Executor) handle(ctx context.Context, payload []byte) error {
 	e.startCheck(ctx, repo, run, j)
 	log, res := e.execute(ctx, repo, run, j, w, token)
 	revoke()
-	return e.finish(ctx, j, res.Conclusion, res.Outputs, res.Steps, log)
+	err = e.finish(ctx, j, res.Conclusion, res.Outputs, res.Steps, log)
+	e.dropLiveLog(j.ID)
+	return err
 }
 
 // stamp prefixes a line with the time, as GitHub's log lines are.
 func (e *Executor) stamp(s string) string {
-	return time.Now().UTC().Format("2006-01-02T15:04:05.0000000Z") + " " + s
+	return time.Now().UTC().Format(stampLayout) + " " + s
 }
 
 // finish completes a job with its log and moves its run on.
@@ -247,39 +248,10 @@ func (e *Executor) finishCheck(ctx context.Context, j *model.WorkflowJob, conclu
 	}
 }
 
-// cappedBuffer keeps the first max bytes written to it.
-type cappedBuffer struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	max  int
-	lost int64
-}
-
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := c.max - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(len(p), room)])
-		c.lost += int64(len(p) - min(len(p), room))
-	} else {
-		c.lost += int64(len(p))
-	}
-	return len(p), nil
-}
-
-func (c *cappedBuffer) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := c.buf.String()
-	if c.lost > 0 {
-		s += fmt.Sprintf("##[warning]The log was cut: %d more bytes were not kept.\n", c.lost)
-	}
-	return s
-}
-
 // execute runs the job in a worker process and returns its log and result.
 func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.WorkflowRun, j *model.WorkflowJob, w *parsed, token string) (string, Result) {
-	out := &cappedBuffer{max: MaxLog}
+	out := e.liveLog(j.ID)
+	defer out.close()
 	fail := func(format string, args ...any) (string, Result) {
 		out.Write([]byte(e.stamp("##[error]" + fmt.Sprintf(format, args...) + "\n")))
 		return out.String(), Result{Conclusion: model.ConclusionFailure}

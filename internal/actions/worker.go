@@ -166,7 +166,7 @@ type logWriter struct {
 }
 
 func (lw *logWriter) line(s string) {
-	ts := time.Now().UTC().Format("2006-01-02T15:04:05.0000000Z")
+	ts := time.Now().UTC().Format(stampLayout)
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
 		fmt.Fprintf(lw.out, "%s %s\n", ts, l)
 	}

@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v92/github"
 )
@@ -206,5 +208,52 @@ func TestSkippedJobsChecks(t *testing.T) {
 			j.GetCheckRunURL() != c.GetURL() || c.GetCheckSuite().GetID() != run.GetCheckSuiteID() {
 			t.Errorf("check run %s: %s %s (job %+v)", c.GetName(), c.GetStatus(), c.GetConclusion(), j)
 		}
+	}
+}
+
+var stampedLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z `)
+
+// A running job's log is there while it runs: the job log operation
+// answers what the job wrote so far, each line timestamped as GitHub's.
+func TestLogStreaming(t *testing.T) {
+	f := newFixture(t)
+	head := f.push(t, "stream", map[string]string{
+		".github/workflows/stream.yml": "name: Stream\non: push\njobs:\n  talk:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo first-words; sleep 120\n",
+	})
+	run := f.waitRun(t, head, false)
+	var job *github.WorkflowJob
+	var log string
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if job = f.jobs(t, run.GetID())["talk"]; job.GetStatus() == "in_progress" {
+			if log = f.jobLog(t, job.GetID()); strings.Contains(log, "first-words") {
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if job.GetStatus() != "in_progress" || !strings.Contains(log, "first-words") {
+		t.Fatalf("job %s, log so far:\n%s", job.GetStatus(), log)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(log, "\n"), "\n") {
+		if !stampedLine.MatchString(l) {
+			t.Errorf("line without GitHub's timestamp: %q", l)
+		}
+	}
+	if _, err := f.gh.Actions.CancelWorkflowRunByID(ctx, "mona", "app", run.GetID()); err != nil {
+		if _, ok := err.(*github.AcceptedError); !ok {
+			t.Fatal(err)
+		}
+	}
+	f.waitRun(t, head, true)
+	// The worker stores the log just after the cancellation completed the job.
+	final := ""
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if final = f.jobLog(t, job.GetID()); strings.Contains(final, "The operation was canceled.") {
+			break
+		}
+	}
+	if !strings.HasPrefix(final, log[:strings.Index(log, "first-words")]) || !strings.Contains(final, "The operation was canceled.") {
+		t.Errorf("final log:\n%s", final)
 	}
 }

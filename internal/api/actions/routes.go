@@ -59,7 +59,7 @@ func New(d *api.Deps, checks *checks.Service, worker []string, gitRoot string) *
 func (a *API) Service() *actions.Service { return a.svc }
 
 const (
-	noteLogs  = "A job's log is there once the job completes (not streamed while it runs), cut at 16 MiB; the run's zip holds one text file per job, without GitHub's per-step folders."
+	noteLogs  = "A running job's log is streamed to disk and these operations return what it has written so far (from the hubd process whose worker runs it), each line timestamped as GitHub's; a log is cut at 16 MiB; the run's zip holds one text file per job, without GitHub's per-step folders."
 	noteRuns  = "pull_requests is always empty and referenced_workflows absent (pull_request triggers and reusable workflows come later); exclude_pull_requests is accepted and changes nothing."
 	noteRerun = "Starts a new attempt with every job (or the failed ones and their dependants), run again by hubd's workers; enable_debug_logging is ignored."
 )
