@@ -13,3 +13,10 @@ func (q Q) ClaimJobCheckRun(ctx context.Context, id int64) (bool, error) {
 	n, err := res.RowsAffected()
 	return n == 1, err
 }
+
+// SetAppOwner moves an app to another owner (the GitHub Actions app to
+// hubd's system organization).
+func (q Q) SetAppOwner(ctx context.Context, appID, ownerID int64) error {
+	_, err := q.exec(ctx, `UPDATE apps SET owner_id = ?, updated_at = ? WHERE id = ?`, ownerID, unix(q.Now()), appID)
+	return err
+}

@@ -209,6 +209,15 @@ func TestSkippedJobsChecks(t *testing.T) {
 			t.Errorf("check run %s: %s %s (job %+v)", c.GetName(), c.GetStatus(), c.GetConclusion(), j)
 		}
 	}
+	// The jobs' tokens are the GitHub Actions app's, which belongs to the
+	// system organization "github" (not to the first repository's owner).
+	app, _, err := f.gh.Apps.Get(ctx, "github-actions")
+	if err != nil || app.GetOwner().GetLogin() != "github" || app.GetOwner().GetType() != "Organization" || app.GetName() != "GitHub Actions" {
+		t.Fatalf("app %+v %v", app, err)
+	}
+	if _, _, err := f.gh.Organizations.Get(ctx, "github"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 var stampedLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z `)
