@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/model"
@@ -49,6 +50,7 @@ func serve(args []string) error {
 	fs.DurationVar(&to.Write, "write-timeout", to.Write, "longest time to write a response (git transfers and archives: longest pause between writes)")
 	fs.DurationVar(&to.Idle, "idle-timeout", to.Idle, "how long an idle keep-alive connection stays open")
 	actionsWorkers := fs.Int("actions-workers", 1, "workflow jobs run at once by this process (0: none)")
+	actionsSandbox := fs.String("actions-sandbox", "auto", "sandbox of workflow jobs: bwrap (bubblewrap: read-only system, hubd's data directory hidden), none, or auto (bwrap when it is installed and works)")
 	fs.Parse(args)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
@@ -60,6 +62,12 @@ func serve(args []string) error {
 	dsn, d, err := sf.dsn()
 	if err != nil {
 		return err
+	}
+	if err := actions.ValidSandbox(*actionsSandbox); err != nil {
+		return fmt.Errorf("--actions-sandbox: %w", err)
+	}
+	if *actionsSandbox == actions.SandboxBwrap && actions.SandboxInUse(actions.SandboxAuto) != actions.SandboxBwrap {
+		return fmt.Errorf("--actions-sandbox bwrap: bubblewrap (bwrap) is not installed or cannot make a sandbox on this machine")
 	}
 	policy, err := hooks.ParsePolicy(*hookAllow)
 	if err != nil {
@@ -115,7 +123,8 @@ func serve(args []string) error {
 	}
 	srv, deps, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
 		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(sf.data, "git"), MaxPush: *maxPush,
-		HookPolicy: &policy, MaxAsset: *maxAsset, ActionsWorker: actionsWorker(), Enterprise: *enterprise})
+		HookPolicy: &policy, MaxAsset: *maxAsset, ActionsWorker: actionsWorker(), Enterprise: *enterprise,
+		ActionsSandbox: *actionsSandbox})
 	if err != nil {
 		return err
 	}
@@ -131,6 +140,7 @@ func serve(args []string) error {
 	deps.Jobs.Start(2)
 	defer deps.Jobs.Stop()
 	if *actionsWorkers > 0 {
+		fmt.Fprintf(os.Stderr, "hubd: %d actions workers, sandbox %s\n", *actionsWorkers, actions.SandboxInUse(*actionsSandbox))
 		deps.Runner.Start(*actionsWorkers)
 		defer deps.Runner.Stop()
 	}

@@ -40,8 +40,13 @@ type Executor struct {
 	// Web and API are hubd's base URLs given to jobs (GITHUB_SERVER_URL,
 	// GITHUB_API_URL).
 	Web, API string
-	// Sandbox, when set, is prepended to the worker's command (bubblewrap).
-	Sandbox []string
+	// Sandbox, when set, is prepended to the worker's command instead of
+	// the sandbox SandboxMode makes (sandbox.go): auto (""), bwrap, none.
+	Sandbox     []string
+	SandboxMode string
+	// Hidden are directories jobs may not see in their sandbox (hubd's
+	// data directory); Root is hidden too, but for the job's own directory.
+	Hidden []string
 	// Token mints the run's GITHUB_TOKEN for a job with the workflow's
 	// permissions; Revoke revokes it when the job ends.
 	Token  func(ctx context.Context, repo *model.Repo, perms map[string]string) (plain string, id int64, err error)
@@ -196,6 +201,9 @@ func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion 
 		}
 		return s.advance(ctx, tx, run)
 	})
+	if err == nil {
+		e.dropLiveLog(j.ID) // stored with the job
+	}
 	if err == nil && !moved {
 		// Cancelled meanwhile: the check run takes the job's conclusion.
 		if cur, cerr := s.Store.R().Job(ctx, j.RepoID, j.ID); cerr == nil {
@@ -337,7 +345,14 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 	timeout := w.jobTimeout(j.Key)
 	jctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	argv := append(append(append([]string{}, e.Sandbox...), e.Command...), specPath)
+	box, boxNote, err := e.sandbox(dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if boxNote != "" {
+		out.Write([]byte(e.stamp(boxNote + "\n")))
+	}
+	argv := append(append(append([]string{}, box...), e.Command...), specPath)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	// A clean environment: never the server's.

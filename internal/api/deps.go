@@ -33,6 +33,9 @@ type Deps struct {
 	// Runner is the queue's workers for workflow jobs (internal/actions):
 	// the program starts them (--actions-workers).
 	Runner *jobs.Queue
+	// ActionsSandbox is how workflow jobs are sandboxed: auto ("", bubblewrap
+	// when it works), bwrap or none (--actions-sandbox).
+	ActionsSandbox string
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
 	// PushHooks run after RecordPush recorded a push (outside its

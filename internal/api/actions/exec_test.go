@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-github/v92/github"
+	"github.com/hubd/hubd/internal/actions"
 )
 
 // pushRepo creates the repository name of mona with files on main, tagged
@@ -264,5 +265,48 @@ func TestLogStreaming(t *testing.T) {
 	}
 	if !strings.HasPrefix(final, log[:strings.Index(log, "first-words")]) || !strings.Contains(final, "The operation was canceled.") {
 		t.Errorf("final log:\n%s", final)
+	}
+}
+
+// Under bubblewrap a job cannot read hubd's data directory (its database
+// file, the repositories), cannot write the system, writes its workspace
+// and a /tmp of its own, and reaches hubd's API.
+func TestSandbox(t *testing.T) {
+	if actions.SandboxInUse(actions.SandboxAuto) != actions.SandboxBwrap {
+		t.Skip("bubblewrap is not installed here (scripts/deps.sh installs it)")
+	}
+	f := newFixture(t)
+	db := filepath.Join(f.e.DataDir, "hubd.db")
+	if err := os.WriteFile(db, []byte("SECRET-DATABASE-CONTENT"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wf := `name: Box
+on: push
+jobs:
+  poke:
+    runs-on: ubuntu-latest
+    steps:
+      - run: |
+          cat ` + db + ` || echo "no database"
+          ls ` + filepath.Join(f.e.DataDir, "git") + ` || echo "no repositories"
+          touch /usr/hubd-was-here || echo "system read-only"
+          echo hi > /tmp/mine && cat /tmp/mine
+          echo kept > kept.txt && cat kept.txt
+          curl -sS -o /dev/null -w "api %{http_code}\n" "$GITHUB_API_URL/repos/$GITHUB_REPOSITORY"
+`
+	head := f.push(t, "box", map[string]string{".github/workflows/box.yml": wf})
+	run := f.waitRun(t, head, true)
+	log := f.jobLog(t, f.jobs(t, run.GetID())["poke"].GetID())
+	for _, want := range []string{"Sandbox: bubblewrap", "no database", "no repositories", "system read-only", "hi", "kept", "api 200"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("no %q in the log:\n%s", want, log)
+		}
+	}
+	if strings.Contains(log, "SECRET-DATABASE-CONTENT") || run.GetConclusion() != "success" {
+		t.Fatalf("run %s, log:\n%s", run.GetConclusion(), log)
+	}
+	if _, err := os.Stat("/usr/hubd-was-here"); err == nil {
+		os.Remove("/usr/hubd-was-here")
+		t.Fatal("the job wrote /usr")
 	}
 }

@@ -36,7 +36,10 @@ func New(d *api.Deps, checks *checks.Service, worker []string, gitRoot string) *
 	a.svc.Exec.Web, a.svc.Exec.API, a.svc.Exec.Command = d.URLs.Web, d.URLs.API, worker
 	if gitRoot != "" {
 		a.svc.Exec.Root = filepath.Join(filepath.Dir(gitRoot), "actions")
+		// Jobs do not see hubd's data directory (database, repositories).
+		a.svc.Exec.Hidden = []string{filepath.Dir(gitRoot)}
 	}
+	a.svc.Exec.SandboxMode = d.ActionsSandbox
 	d.Runner = a.svc.Runner
 	// Jobs' GITHUB_TOKENs are installation tokens of the GitHub Actions app.
 	tokens := &actions.Tokens{Apps: &appsvc.Service{Store: d.Store, Revoked: func() {
