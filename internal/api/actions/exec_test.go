@@ -219,6 +219,18 @@ func TestSkippedJobsChecks(t *testing.T) {
 	if _, _, err := f.gh.Organizations.Get(ctx, "github"); err != nil {
 		t.Fatal(err)
 	}
+	// The run list's total (a counter of the repository's runs) follows
+	// a deletion.
+	if runs, _, err := f.gh.Actions.ListRepositoryWorkflowRuns(ctx, "mona", "app", nil); err != nil || runs.GetTotalCount() != 1 || len(runs.WorkflowRuns) != 1 ||
+		runs.WorkflowRuns[0].GetRepository().GetFullName() != "mona/app" || runs.WorkflowRuns[0].GetHeadRepository().GetFullName() != "mona/app" {
+		t.Fatalf("runs %+v %v", runs, err)
+	}
+	if _, err := f.gh.Actions.DeleteWorkflowRun(ctx, "mona", "app", run.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if runs, _, err := f.gh.Actions.ListRepositoryWorkflowRuns(ctx, "mona", "app", nil); err != nil || runs.GetTotalCount() != 0 || len(runs.WorkflowRuns) != 0 {
+		t.Fatalf("runs after deletion %+v %v", runs, err)
+	}
 }
 
 var stampedLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z `)
