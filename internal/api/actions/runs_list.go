@@ -80,4 +80,3 @@ func writeRunList(w http.ResponseWriter, total int, runs []wire.WorkflowRun) err
 }
 
 var runBuffers = sync.Pool{New: func() any { return bytes.NewBuffer(make([]byte, 0, 1<<20)) }}
-
