@@ -122,7 +122,7 @@ func serve(args []string) error {
 		*external = "http://" + ln.Addr().String()
 	}
 	srv, deps, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
-		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(sf.data, "git"), MaxPush: *maxPush,
+		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(abs, "git"), MaxPush: *maxPush,
 		HookPolicy: &policy, MaxAsset: *maxAsset, ActionsWorker: actionsWorker(), Enterprise: *enterprise,
 		ActionsSandbox: *actionsSandbox})
 	if err != nil {

@@ -35,6 +35,9 @@ func New(d *api.Deps, checks *checks.Service, worker []string, gitRoot string) *
 	a.svc.Checks = checks
 	a.svc.Exec.Web, a.svc.Exec.API, a.svc.Exec.Command = d.URLs.Web, d.URLs.API, worker
 	if gitRoot != "" {
+		if abs, err := filepath.Abs(gitRoot); err == nil {
+			gitRoot = abs // a job's paths are absolute (its worker runs elsewhere)
+		}
 		a.svc.Exec.Root = filepath.Join(filepath.Dir(gitRoot), "actions")
 		// Jobs do not see hubd's data directory (database, repositories).
 		a.svc.Exec.Hidden = []string{filepath.Dir(gitRoot)}
