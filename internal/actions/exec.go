@@ -203,6 +203,9 @@ func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion 
 	})
 	if err == nil {
 		e.dropLiveLog(j.ID) // stored with the job
+		if moved {
+			s.Runner.Notify() // the jobs that needed this one start now, not at the next poll
+		}
 	}
 	if err == nil && !moved {
 		// Cancelled meanwhile: the check run takes the job's conclusion.
