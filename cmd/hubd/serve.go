@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/actions"
+	"github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/model"
@@ -134,6 +135,10 @@ func serve(args []string) error {
 	}
 	if err := bootstrap(ctx, st, *adminLogin); err != nil {
 		return err
+	}
+	// The GitHub Actions app and its system owner, made once.
+	if err := (&actions.Tokens{Apps: &apps.Service{Store: st}}).Provision(ctx); err != nil {
+		return fmt.Errorf("provision the GitHub Actions app: %w", err)
 	}
 	// Background work (mergeability, forks, ...) runs beside the requests;
 	// jobs left from an earlier run are picked up here.

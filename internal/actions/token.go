@@ -14,8 +14,8 @@ import (
 // The GITHUB_TOKEN of a job is an installation token (ghs_) of hubd's
 // "GitHub Actions" app, as on GitHub: the app (and its bot,
 // github-actions[bot]) belongs to the system organization "github" (a
-// reserved login no one else can take, as on GitHub), both made once when
-// the first job needs them; it is installed on the repository's owner when
+// reserved login no one else can take, as on GitHub), both made once, when
+// hubd serve starts (Provision) or the first job needs them; it is installed on the repository's owner when
 // a first job there needs it, its tokens narrowed to the run's repository
 // and the workflow's permissions:, and revoked when the job ends.
 
@@ -39,43 +39,63 @@ type Tokens struct {
 	homed bool       // the app is known to belong to SystemOwner
 }
 
+// Provision makes the system organization and the GitHub Actions app if
+// they are not there yet (hubd serve does at start; a job's token would
+// otherwise).
+func (t *Tokens) Provision(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, err := t.app(ctx)
+	return err
+}
+
+// app finds or makes the Actions app, owned by the system organization
+// (t.mu held).
+func (t *Tokens) app(ctx context.Context) (*model.App, error) {
+	app, err := t.Apps.Store.R().AppBySlug(ctx, apps.Slug(ActionsAppName))
+	if err != nil && !errors.Is(err, model.ErrNotFound) {
+		return nil, err
+	}
+	if err == nil && t.homed {
+		return app, nil
+	}
+	owner, err := t.systemOwner(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if app == nil {
+		created, err := t.Apps.Create(ctx, owner.ID, apps.CreateInput{Owner: owner, Name: ActionsAppName,
+			Description: "Runs the workflows of hubd's repositories.", Permissions: appPermissions})
+		if err != nil {
+			return nil, err
+		}
+		app = created.App
+	} else if app.OwnerID != owner.ID {
+		// Made by an earlier hubd under the first repository's owner.
+		if err := t.Apps.Store.Tx(ctx, func(tx store.Q) error {
+			if err := tx.SetAppOwner(ctx, app.ID, owner.ID); err != nil {
+				return err
+			}
+			return tx.AppendEvent(ctx, "integration.transferred", 0, 0, owner.ID, map[string]any{"app_id": app.ID, "owner_id": owner.ID})
+		}); err != nil {
+			return nil, err
+		}
+		app.OwnerID, app.Owner = owner.ID, owner
+	}
+	t.homed = true
+	return app, nil
+}
+
 // installation finds or makes the Actions app's installation on the
 // owner of repo.
 func (t *Tokens) installation(ctx context.Context, repo *model.Repo) (*model.Installation, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	q := t.Apps.Store.R()
-	app, err := q.AppBySlug(ctx, apps.Slug(ActionsAppName))
-	if err != nil && !errors.Is(err, model.ErrNotFound) {
+	app, err := t.app(ctx)
+	if err != nil {
 		return nil, err
 	}
-	if err != nil || !t.homed {
-		owner, err := t.systemOwner(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if app == nil {
-			created, cerr := t.Apps.Create(ctx, owner.ID, apps.CreateInput{Owner: owner, Name: ActionsAppName,
-				Description: "Runs the workflows of hubd's repositories.", Permissions: appPermissions})
-			if cerr != nil {
-				return nil, cerr
-			}
-			app = created.App
-		} else if app.OwnerID != owner.ID {
-			// Made by an earlier hubd under the first repository's owner.
-			if err := t.Apps.Store.Tx(ctx, func(tx store.Q) error {
-				if err := tx.SetAppOwner(ctx, app.ID, owner.ID); err != nil {
-					return err
-				}
-				return tx.AppendEvent(ctx, "integration.transferred", 0, 0, owner.ID, map[string]any{"app_id": app.ID, "owner_id": owner.ID})
-			}); err != nil {
-				return nil, err
-			}
-			app.OwnerID, app.Owner = owner.ID, owner
-		}
-		t.homed = true
-	}
-	in, err := q.InstallationOn(ctx, app.ID, repo.OwnerID)
+	in, err := t.Apps.Store.R().InstallationOn(ctx, app.ID, repo.OwnerID)
 	if errors.Is(err, model.ErrNotFound) {
 		return t.Apps.Install(ctx, repo.OwnerID, app, repo.Owner, true, nil)
 	}
