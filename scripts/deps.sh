@@ -40,6 +40,12 @@ if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null;
   apt_install chromium
 fi
 
+# bubblewrap: workflow jobs run in its sandbox (--actions-sandbox auto/bwrap;
+# internal/api/actions' sandbox test needs it).
+if ! command -v bwrap >/dev/null; then
+  apt_install bubblewrap
+fi
+
 # PostgreSQL on 127.0.0.1:5432 with trust auth.
 if ! command -v pg_ctlcluster >/dev/null && ! command -v pg_ctl >/dev/null; then
   apt_install postgresql

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hubd/hubd/internal/actions"
+	"github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/model"
@@ -49,6 +51,7 @@ func serve(args []string) error {
 	fs.DurationVar(&to.Write, "write-timeout", to.Write, "longest time to write a response (git transfers and archives: longest pause between writes)")
 	fs.DurationVar(&to.Idle, "idle-timeout", to.Idle, "how long an idle keep-alive connection stays open")
 	actionsWorkers := fs.Int("actions-workers", 1, "workflow jobs run at once by this process (0: none)")
+	actionsSandbox := fs.String("actions-sandbox", "auto", "sandbox of workflow jobs: bwrap (bubblewrap: read-only system, hubd's data directory hidden), none, or auto (bwrap when it is installed and works)")
 	fs.Parse(args)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
@@ -60,6 +63,12 @@ func serve(args []string) error {
 	dsn, d, err := sf.dsn()
 	if err != nil {
 		return err
+	}
+	if err := actions.ValidSandbox(*actionsSandbox); err != nil {
+		return fmt.Errorf("--actions-sandbox: %w", err)
+	}
+	if *actionsSandbox == actions.SandboxBwrap && actions.SandboxInUse(actions.SandboxAuto) != actions.SandboxBwrap {
+		return fmt.Errorf("--actions-sandbox bwrap: bubblewrap (bwrap) is not installed or cannot make a sandbox on this machine")
 	}
 	policy, err := hooks.ParsePolicy(*hookAllow)
 	if err != nil {
@@ -114,8 +123,9 @@ func serve(args []string) error {
 		*external = "http://" + ln.Addr().String()
 	}
 	srv, deps, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
-		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(sf.data, "git"), MaxPush: *maxPush,
-		HookPolicy: &policy, MaxAsset: *maxAsset, ActionsWorker: actionsWorker(), Enterprise: *enterprise})
+		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(abs, "git"), MaxPush: *maxPush,
+		HookPolicy: &policy, MaxAsset: *maxAsset, ActionsWorker: actionsWorker(), Enterprise: *enterprise,
+		ActionsSandbox: *actionsSandbox})
 	if err != nil {
 		return err
 	}
@@ -126,11 +136,16 @@ func serve(args []string) error {
 	if err := bootstrap(ctx, st, *adminLogin); err != nil {
 		return err
 	}
+	// The GitHub Actions app and its system owner, made once.
+	if err := (&actions.Tokens{Apps: &apps.Service{Store: st}}).Provision(ctx); err != nil {
+		return fmt.Errorf("provision the GitHub Actions app: %w", err)
+	}
 	// Background work (mergeability, forks, ...) runs beside the requests;
 	// jobs left from an earlier run are picked up here.
 	deps.Jobs.Start(2)
 	defer deps.Jobs.Stop()
 	if *actionsWorkers > 0 {
+		fmt.Fprintf(os.Stderr, "hubd: %d actions workers, sandbox %s\n", *actionsWorkers, actions.SandboxInUse(*actionsSandbox))
 		deps.Runner.Start(*actionsWorkers)
 		defer deps.Runner.Stop()
 	}

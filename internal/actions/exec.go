@@ -1,7 +1,6 @@
 package actions
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,8 +40,13 @@ type Executor struct {
 	// Web and API are hubd's base URLs given to jobs (GITHUB_SERVER_URL,
 	// GITHUB_API_URL).
 	Web, API string
-	// Sandbox, when set, is prepended to the worker's command (bubblewrap).
-	Sandbox []string
+	// Sandbox, when set, is prepended to the worker's command instead of
+	// the sandbox SandboxMode makes (sandbox.go): auto (""), bwrap, none.
+	Sandbox     []string
+	SandboxMode string
+	// Hidden are directories jobs may not see in their sandbox (hubd's
+	// data directory); Root is hidden too, but for the job's own directory.
+	Hidden []string
 	// Token mints the run's GITHUB_TOKEN for a job with the workflow's
 	// permissions; Revoke revokes it when the job ends.
 	Token  func(ctx context.Context, repo *model.Repo, perms map[string]string) (plain string, id int64, err error)
@@ -160,12 +164,14 @@ func (e *Executor) handle(ctx context.Context, payload []byte) error {
 	e.startCheck(ctx, repo, run, j)
 	log, res := e.execute(ctx, repo, run, j, w, token)
 	revoke()
-	return e.finish(ctx, j, res.Conclusion, res.Outputs, res.Steps, log)
+	err = e.finish(ctx, j, res.Conclusion, res.Outputs, res.Steps, log)
+	e.dropLiveLog(j.ID)
+	return err
 }
 
 // stamp prefixes a line with the time, as GitHub's log lines are.
 func (e *Executor) stamp(s string) string {
-	return time.Now().UTC().Format("2006-01-02T15:04:05.0000000Z") + " " + s
+	return time.Now().UTC().Format(stampLayout) + " " + s
 }
 
 // finish completes a job with its log and moves its run on.
@@ -195,6 +201,12 @@ func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion 
 		}
 		return s.advance(ctx, tx, run)
 	})
+	if err == nil {
+		e.dropLiveLog(j.ID) // stored with the job
+		if moved {
+			s.Runner.Notify() // the jobs that needed this one start now, not at the next poll
+		}
+	}
 	if err == nil && !moved {
 		// Cancelled meanwhile: the check run takes the job's conclusion.
 		if cur, cerr := s.Store.R().Job(ctx, j.RepoID, j.ID); cerr == nil {
@@ -203,6 +215,7 @@ func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion 
 	}
 	if err == nil {
 		e.finishCheck(ctx, j, conclusion)
+		e.skippedChecks(ctx, j.RepoID, j.RunID, j.RunAttempt)
 	}
 	return err
 }
@@ -246,39 +259,10 @@ func (e *Executor) finishCheck(ctx context.Context, j *model.WorkflowJob, conclu
 	}
 }
 
-// cappedBuffer keeps the first max bytes written to it.
-type cappedBuffer struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	max  int
-	lost int64
-}
-
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := c.max - c.buf.Len(); room > 0 {
-		c.buf.Write(p[:min(len(p), room)])
-		c.lost += int64(len(p) - min(len(p), room))
-	} else {
-		c.lost += int64(len(p))
-	}
-	return len(p), nil
-}
-
-func (c *cappedBuffer) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s := c.buf.String()
-	if c.lost > 0 {
-		s += fmt.Sprintf("##[warning]The log was cut: %d more bytes were not kept.\n", c.lost)
-	}
-	return s
-}
-
 // execute runs the job in a worker process and returns its log and result.
 func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.WorkflowRun, j *model.WorkflowJob, w *parsed, token string) (string, Result) {
-	out := &cappedBuffer{max: MaxLog}
+	out := e.liveLog(j.ID)
+	defer out.close()
 	fail := func(format string, args ...any) (string, Result) {
 		out.Write([]byte(e.stamp("##[error]" + fmt.Sprintf(format, args...) + "\n")))
 		return out.String(), Result{Conclusion: model.ConclusionFailure}
@@ -348,6 +332,9 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 	for _, d := range []string{"tmp", "toolcache", "home"} {
 		os.MkdirAll(filepath.Join(dir, d), 0o700)
 	}
+	if err := e.prepareActions(ctx, repo, run, w, j.Key, dir, &spec); err != nil {
+		return fail("%v", err)
+	}
 	for _, h := range e.SpecHooks {
 		if err := h(ctx, JobContext{Repo: repo, Run: run, Job: j, Dir: dir}, &spec); err != nil {
 			return fail("%v", err)
@@ -361,7 +348,14 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 	timeout := w.jobTimeout(j.Key)
 	jctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	argv := append(append(append([]string{}, e.Sandbox...), e.Command...), specPath)
+	box, boxNote, err := e.sandbox(dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if boxNote != "" {
+		out.Write([]byte(e.stamp(boxNote + "\n")))
+	}
+	argv := append(append(append([]string{}, box...), e.Command...), specPath)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	// A clean environment: never the server's.

@@ -12,9 +12,12 @@ import (
 )
 
 // The GITHUB_TOKEN of a job is an installation token (ghs_) of hubd's
-// "GitHub Actions" app, as on GitHub: installed on the repository's owner
-// when a first job needs it, narrowed to the run's repository and the
-// workflow's permissions:, and revoked when the job ends.
+// "GitHub Actions" app, as on GitHub: the app (and its bot,
+// github-actions[bot]) belongs to the system organization "github" (a
+// reserved login no one else can take, as on GitHub), both made once, when
+// hubd serve starts (Provision) or the first job needs them; it is installed on the repository's owner when
+// a first job there needs it, its tokens narrowed to the run's repository
+// and the workflow's permissions:, and revoked when the job ends.
 
 // ActionsAppName is the app whose bot (github-actions[bot]) acts for jobs.
 const ActionsAppName = "GitHub Actions"
@@ -25,10 +28,62 @@ var appPermissions = map[string]string{"actions": "write", "checks": "write", "c
 	"issues": "write", "packages": "write", "pages": "write", "pull_requests": "write", "repository_projects": "write",
 	"security_events": "write", "statuses": "write", "discussions": "write", "metadata": "read"}
 
+// SystemOwner is the login of the organization that owns the GitHub
+// Actions app.
+const SystemOwner = "github"
+
 // Tokens mints and revokes jobs' tokens.
 type Tokens struct {
-	Apps *apps.Service
-	mu   sync.Mutex // one app creation at a time
+	Apps  *apps.Service
+	mu    sync.Mutex // one app creation at a time
+	homed bool       // the app is known to belong to SystemOwner
+}
+
+// Provision makes the system organization and the GitHub Actions app if
+// they are not there yet (hubd serve does at start; a job's token would
+// otherwise).
+func (t *Tokens) Provision(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, err := t.app(ctx)
+	return err
+}
+
+// app finds or makes the Actions app, owned by the system organization
+// (t.mu held).
+func (t *Tokens) app(ctx context.Context) (*model.App, error) {
+	app, err := t.Apps.Store.R().AppBySlug(ctx, apps.Slug(ActionsAppName))
+	if err != nil && !errors.Is(err, model.ErrNotFound) {
+		return nil, err
+	}
+	if err == nil && t.homed {
+		return app, nil
+	}
+	owner, err := t.systemOwner(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if app == nil {
+		created, err := t.Apps.Create(ctx, owner.ID, apps.CreateInput{Owner: owner, Name: ActionsAppName,
+			Description: "Runs the workflows of hubd's repositories.", Permissions: appPermissions})
+		if err != nil {
+			return nil, err
+		}
+		app = created.App
+	} else if app.OwnerID != owner.ID {
+		// Made by an earlier hubd under the first repository's owner.
+		if err := t.Apps.Store.Tx(ctx, func(tx store.Q) error {
+			if err := tx.SetAppOwner(ctx, app.ID, owner.ID); err != nil {
+				return err
+			}
+			return tx.AppendEvent(ctx, "integration.transferred", 0, 0, owner.ID, map[string]any{"app_id": app.ID, "owner_id": owner.ID})
+		}); err != nil {
+			return nil, err
+		}
+		app.OwnerID, app.Owner = owner.ID, owner
+	}
+	t.homed = true
+	return app, nil
 }
 
 // installation finds or makes the Actions app's installation on the
@@ -36,21 +91,11 @@ type Tokens struct {
 func (t *Tokens) installation(ctx context.Context, repo *model.Repo) (*model.Installation, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	q := t.Apps.Store.R()
-	app, err := q.AppBySlug(ctx, apps.Slug(ActionsAppName))
-	if errors.Is(err, model.ErrNotFound) {
-		// The app belongs to the owner of the first repository whose job
-		// needs it (hubd has no "github" organization to own it).
-		created, cerr := t.Apps.Create(ctx, repo.OwnerID, apps.CreateInput{Owner: repo.Owner, Name: ActionsAppName,
-			Description: "Runs the workflows of hubd's repositories.", Permissions: appPermissions})
-		if cerr != nil {
-			return nil, cerr
-		}
-		app = created.App
-	} else if err != nil {
+	app, err := t.app(ctx)
+	if err != nil {
 		return nil, err
 	}
-	in, err := q.InstallationOn(ctx, app.ID, repo.OwnerID)
+	in, err := t.Apps.Store.R().InstallationOn(ctx, app.ID, repo.OwnerID)
 	if errors.Is(err, model.ErrNotFound) {
 		return t.Apps.Install(ctx, repo.OwnerID, app, repo.Owner, true, nil)
 	}
@@ -94,4 +139,25 @@ func (t *Tokens) Revoke(ctx context.Context, id int64) error {
 		t.Apps.Revoked()
 	}
 	return err
+}
+
+// systemOwner finds or makes the organization that owns the Actions app.
+func (t *Tokens) systemOwner(ctx context.Context) (*model.Account, error) {
+	q := t.Apps.Store.R()
+	a, err := q.AccountByLogin(ctx, SystemOwner)
+	if !errors.Is(err, model.ErrNotFound) {
+		return a, err
+	}
+	a = &model.Account{Login: SystemOwner, Type: model.TypeOrganization, Name: "GitHub", Blog: "https://github.com/about",
+		Description: "Owns the GitHub Actions app of this hubd.", HasOrgProjects: true, HasRepoProjects: true}
+	err = t.Apps.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.CreateAccount(ctx, a); err != nil {
+			return err
+		}
+		return tx.AppendEvent(ctx, "organization.created", 0, 0, a.ID, map[string]any{"login": a.Login, "system": true})
+	})
+	if errors.Is(err, store.ErrDuplicate) { // another hubd process made it
+		return q.AccountByLogin(ctx, SystemOwner)
+	}
+	return a, err
 }

@@ -37,6 +37,10 @@ type Spec struct {
 	// and organization secrets come with their own issue).
 	Secrets map[string]string `json:"secrets,omitempty"`
 	Result  string            `json:"result"` // where the worker writes its Result
+	// Actions are the remote actions hubd resolved for the job
+	// (owner/repo@ref → commit), their trees kept in ActionsDir.
+	Actions    map[string]string `json:"actions,omitempty"`
+	ActionsDir string            `json:"actions_dir,omitempty"`
 }
 
 // Need is a completed job another one needs.
@@ -104,6 +108,8 @@ func (lw *logWriter) run(ctx context.Context, s *Spec) Result {
 		Secrets: s.Secrets, Token: s.Token, GitHubInstance: s.Instance, ActionOfflineMode: true,
 		Platforms: map[string]string{}, NoSkipCheckout: false, UseGitIgnore: false, ConcurrentJobs: 1,
 		ContainerDaemonSocket: "-", ActionCacheDir: filepath.Join(filepath.Dir(s.Result), "act"),
+		// Actions come from hubd's repositories only (uses.go).
+		ActionCache: &offlineActions{dir: s.ActionsDir, actions: s.Actions},
 	}
 	// Every runs-on label runs on this host.
 	for _, l := range job.RunsOn() {
@@ -160,7 +166,7 @@ type logWriter struct {
 }
 
 func (lw *logWriter) line(s string) {
-	ts := time.Now().UTC().Format("2006-01-02T15:04:05.0000000Z")
+	ts := time.Now().UTC().Format(stampLayout)
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
 		fmt.Fprintf(lw.out, "%s %s\n", ts, l)
 	}

@@ -40,6 +40,9 @@ type Deps struct {
 		http.Handler
 		Serves(path string) bool
 	}
+	// ActionsSandbox is how workflow jobs are sandboxed: auto ("", bubblewrap
+	// when it works), bwrap or none (--actions-sandbox).
+	ActionsSandbox string
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
 	// PushHooks run after RecordPush recorded a push (outside its

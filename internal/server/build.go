@@ -71,6 +71,8 @@ type Config struct {
 	// (`hubd actions-worker`); empty: workflow jobs stay queued.
 	ActionsWorker []string
 	Enterprise    string // slug of hubd's one enterprise ("": "hubd")
+	// ActionsSandbox: auto (""), bwrap or none (internal/actions).
+	ActionsSandbox string
 }
 
 // Build wires every api package into a server.
@@ -96,6 +98,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Outbox:  outbox.New(cfg.Store),
 	}
 	d.URLs.Enterprise = cfg.Enterprise
+	d.ActionsSandbox = cfg.ActionsSandbox
 	var s *Server // the catalogue reads the final route table on its first request
 	// Reviews follow pull requests: comments move when a head moves, and
 	// pull request objects show requested reviewers.

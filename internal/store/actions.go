@@ -181,7 +181,10 @@ func (q Q) CreateRun(ctx context.Context, run *model.WorkflowRun) error {
 		run.RepoID, run.WorkflowID, run.Name, run.DisplayTitle, run.RunNumber, run.RunAttempt, run.Event, run.Status, strOrNil(run.Conclusion),
 		strOrNil(run.HeadBranch), run.Ref, run.HeadSHA, run.ActorID, run.TriggeringActorID, string(inputs), run.Source, run.CheckSuiteID,
 		unix(now), unix(now), unix(now), run.ConcurrencyGroup, string(pulls), run.SHA, string(payload))
-	return err
+	if err != nil {
+		return err
+	}
+	return q.countRuns(ctx, run.RepoID, 1)
 }
 
 // Run finds a repository's run.
@@ -242,8 +245,16 @@ func (q Q) Runs(ctx context.Context, f RunFilter, limit, offset int) ([]*model.W
 	}
 	cond := " WHERE " + strings.Join(where, " AND ")
 	var total int
-	if err := q.row(ctx, `SELECT COUNT(*) FROM actions_runs r`+cond, args...).Scan(&total); err != nil {
+	if len(where) == 1 {
+		// The repository's runs: the counter knows.
+		if err := q.row(ctx, `SELECT runs FROM actions_run_counters WHERE repo_id = ?`, f.RepoID).Scan(&total); err != nil && err != sql.ErrNoRows {
+			return nil, 0, err
+		}
+	} else if err := q.row(ctx, `SELECT COUNT(*) FROM actions_runs r`+cond, args...).Scan(&total); err != nil {
 		return nil, 0, err
+	}
+	if total <= offset {
+		return []*model.WorkflowRun{}, total, nil
 	}
 	out, err := q.runs(ctx, `SELECT `+runCols+runFrom+cond+` ORDER BY r.id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
 	return out, total, err
@@ -306,8 +317,14 @@ func (q Q) DeleteRun(ctx context.Context, id int64) error {
 	if _, err := q.exec(ctx, `DELETE FROM actions_run_attempts WHERE run_id = ?`, id); err != nil {
 		return err
 	}
-	_, err := q.exec(ctx, `DELETE FROM actions_runs WHERE id = ?`, id)
-	return err
+	var repoID int64
+	if err := q.row(ctx, `SELECT repo_id FROM actions_runs WHERE id = ?`, id).Scan(&repoID); err != nil {
+		return notFound(err)
+	}
+	if _, err := q.exec(ctx, `DELETE FROM actions_runs WHERE id = ?`, id); err != nil {
+		return err
+	}
+	return q.countRuns(ctx, repoID, -1)
 }
 
 const jobCols = `j.id, j.run_id, j.repo_id, j.run_attempt, j.job_key, j.name, j.matrix, j.needs, j.status, j.conclusion, r.head_sha, r.head_branch,

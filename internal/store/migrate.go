@@ -1630,6 +1630,16 @@ CREATE TABLE actions_schedules (
 );
 CREATE INDEX actions_schedules_due ON actions_schedules (next_at);
 `,
+	// The number of workflow runs of each repository (internal/actions),
+	// kept by CreateRun and DeleteRun: the unfiltered run list's
+	// total_count without counting the runs.
+	`
+CREATE TABLE actions_run_counters (
+  repo_id BIGINT PRIMARY KEY,
+  runs BIGINT NOT NULL
+);
+INSERT INTO actions_run_counters (repo_id, runs) SELECT repo_id, COUNT(*) FROM actions_runs GROUP BY repo_id;
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

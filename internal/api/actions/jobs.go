@@ -84,7 +84,7 @@ func (a *API) jobLogs(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := a.d.Store.R().JobLog(r.Context(), j.ID); err != nil {
+	if _, err := a.svc.JobLog(r.Context(), j); err != nil {
 		return err
 	}
 	res := "job/" + strconv.FormatInt(j.ID, 10)
@@ -132,10 +132,11 @@ func (a *API) serveJobLog(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := a.d.Store.R().Job(r.Context(), repo.ID, jid); err != nil {
+	j, err := a.d.Store.R().Job(r.Context(), repo.ID, jid)
+	if err != nil {
 		return err
 	}
-	text, err := a.d.Store.R().JobLog(r.Context(), jid)
+	text, err := a.svc.JobLog(r.Context(), j)
 	if err != nil {
 		return err
 	}
@@ -175,7 +176,7 @@ func (a *API) writeLogsZip(w http.ResponseWriter, r *http.Request, run *model.Wo
 	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=logs_%d.zip", run.ID))
 	zw := zip.NewWriter(w)
 	for i, j := range list {
-		text, err := a.d.Store.R().JobLog(r.Context(), j.ID)
+		text, err := a.svc.JobLog(r.Context(), j)
 		if err != nil {
 			continue // not run, or its log was deleted
 		}

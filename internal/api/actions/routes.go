@@ -38,8 +38,14 @@ func New(d *api.Deps, checks *checks.Service, worker []string, gitRoot string) *
 	a.svc.Checks = checks
 	a.svc.Exec.Web, a.svc.Exec.API, a.svc.Exec.Command = d.URLs.Web, d.URLs.API, worker
 	if gitRoot != "" {
+		if abs, err := filepath.Abs(gitRoot); err == nil {
+			gitRoot = abs // a job's paths are absolute (its worker runs elsewhere)
+		}
 		a.svc.Exec.Root = filepath.Join(filepath.Dir(gitRoot), "actions")
+		// Jobs do not see hubd's data directory (database, repositories).
+		a.svc.Exec.Hidden = []string{filepath.Dir(gitRoot)}
 	}
+	a.svc.Exec.SandboxMode = d.ActionsSandbox
 	d.Runner = a.svc.Runner
 	a.storage, d.JobServices = actions.NewStorage(a.svc, storageDir(gitRoot), d.URLs.Web), jobServices{a}
 	// Jobs' GITHUB_TOKENs are installation tokens of the GitHub Actions app.
@@ -65,8 +71,8 @@ func New(d *api.Deps, checks *checks.Service, worker []string, gitRoot string) *
 func (a *API) Service() *actions.Service { return a.svc }
 
 const (
-	noteLogs  = "A job's log is there once the job completes (not streamed while it runs), cut at 16 MiB; the run's zip holds one text file per job, without GitHub's per-step folders."
-	noteRuns  = "referenced_workflows is absent (reusable workflows come later)."
+	noteLogs  = "A running job's log is streamed to disk and these operations return what it has written so far (from the hubd process whose worker runs it), each line timestamped as GitHub's; a log is cut at 16 MiB; the run's zip holds one text file per job, without GitHub's per-step folders."
+	noteRuns  = "referenced_workflows is absent (reusable workflows come later). Jobs run on hubd's host (nektos/act's host executor, in a bubblewrap sandbox where available) without containers: Docker container actions, docker:// steps, container: and services: fail the job before its steps run; uses: owner/repo@ref resolves from hubd's own repositories (public ones and the job repository owner's), never from github.com."
 	noteRerun = "Starts a new attempt with every job (or the failed ones and their dependants), run again by hubd's workers; enable_debug_logging is ignored."
 )
 

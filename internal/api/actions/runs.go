@@ -149,10 +149,7 @@ func (a *API) writeRuns(w http.ResponseWriter, r *http.Request, repo *model.Repo
 		return err
 	}
 	rest.SetLink(w, r, a.d.URLs.API, p, total)
-	return rest.JSON(w, http.StatusOK, struct {
-		TotalCount   int                `json:"total_count"`
-		WorkflowRuns []wire.WorkflowRun `json:"workflow_runs"`
-	}{total, runs})
+	return writeRunList(w, total, runs)
 }
 
 // GET /repos/{owner}/{repo}/actions/runs
