@@ -44,6 +44,9 @@ type Service struct {
 	// Checks, when set, shows each job as a check run (and the run as
 	// the check suite of its commit), as GitHub does.
 	Checks *checks.Service
+	// Enabled, when set, tells whether Actions may run in a repository
+	// (internal/actionspolicy; policy.go).
+	Enabled EnabledFunc
 }
 
 // New makes the service and registers its job kinds.
@@ -131,6 +134,11 @@ func (s *Service) handlePush(ctx context.Context, payload []byte) error {
 		return err
 	}
 	repo := v.Repo
+	// Actions disabled by a policy: the push starts no run (policy.go).
+	on, err := s.enabled(ctx, repo)
+	if err != nil {
+		return err
+	}
 	g := s.Git.Open(repo.ID)
 	for _, u := range p.Updates {
 		if u.New == gitrepo.ZeroOID || (!strings.HasPrefix(u.Ref, "refs/heads/") && !strings.HasPrefix(u.Ref, "refs/tags/")) {
@@ -180,6 +188,9 @@ func (s *Service) handlePush(ctx context.Context, payload []byte) error {
 		}
 		sort.Strings(paths)
 		for _, wp := range paths {
+			if !on {
+				break
+			}
 			w, perr := parseWorkflow(wp, files[wp])
 			if perr == nil && !w.pushTriggers(u.Ref, changed) {
 				continue

@@ -1519,6 +1519,24 @@ CREATE TABLE server_keys (
   created_at BIGINT NOT NULL
 );
 `,
+	// Actions policies (internal/actionspolicy): each scope's settings and
+	// its selected organizations or repositories.
+	`
+CREATE TABLE actions_policies (
+  scope TEXT NOT NULL,
+  scope_id BIGINT NOT NULL,
+  settings TEXT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (scope, scope_id)
+);
+CREATE TABLE actions_policy_targets (
+  scope TEXT NOT NULL,
+  scope_id BIGINT NOT NULL,
+  kind TEXT NOT NULL,
+  target_id BIGINT NOT NULL,
+  PRIMARY KEY (scope, scope_id, kind, target_id)
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

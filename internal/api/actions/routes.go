@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/hubd/hubd/internal/actions"
+	"github.com/hubd/hubd/internal/actionspolicy"
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/repos"
 	appsvc "github.com/hubd/hubd/internal/apps"
@@ -25,6 +26,9 @@ type API struct {
 	d    *api.Deps
 	svc  *actions.Service
 	sign *api.DownloadSigner
+	// policy and issuer: the Actions policies and OIDC (permissions.go, oidc.go).
+	policy *actionspolicy.Service
+	issuer *actionspolicy.Issuer
 }
 
 // New makes the package and its service, hooks pushes to the evaluation
@@ -45,6 +49,7 @@ func New(d *api.Deps, checks *checks.Service, worker []string, gitRoot string) *
 		}
 	}}}
 	a.svc.Exec.Token, a.svc.Exec.Revoke = tokens.Mint, tokens.Revoke
+	a.wirePolicy()
 	d.PushHooks = append(d.PushHooks, func(ctx context.Context, repo *model.Repo, actorID int64, updates []api.RefUpdate) {
 		list := make([]actions.PushUpdate, len(updates))
 		for i, u := range updates {
@@ -68,7 +73,7 @@ const (
 func (a *API) Routes() []rest.Route {
 	repo := "/repos/{owner}/{repo}/actions"
 	rd, wr := []string{"repo"}, []string{"repo"}
-	return []rest.Route{
+	return append([]rest.Route{
 		// Workflows
 		{Method: "GET", Pattern: repo + "/workflows", OperationID: "actions/list-repo-workflows", Handler: a.listWorkflows, Scopes: rd},
 		{Method: "GET", Pattern: repo + "/workflows/{workflow_id}", OperationID: "actions/get-workflow", Handler: a.getWorkflow, Scopes: rd},
@@ -97,7 +102,7 @@ func (a *API) Routes() []rest.Route {
 			Extension: true, Stream: true, NoRateLimit: true},
 		{Method: "GET", Pattern: "/_actions/{owner}/{repo}/runs/{run_id}/logs", OperationID: "hubd/actions-run-logs", Handler: a.serveRunLogs,
 			Extension: true, Stream: true, NoRateLimit: true},
-	}
+	}, a.policyRoutes()...)
 }
 
 // id reads a positive integer path value; anything else is not found.
