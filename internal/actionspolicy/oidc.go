@@ -48,27 +48,45 @@ type Issuer struct {
 	kid string
 }
 
-// signingKey loads (or, the first time of all, makes) the signing key.
+// errNoKey: no job asked for the OIDC variables yet, so there is no key.
+var errNoKey = errors.New("oidc: no signing key yet")
+
+// Ensure makes the signing key the first time of all (when a job that may
+// request OIDC tokens starts: off the request path, whose reads never
+// write).
+func (i *Issuer) Ensure(ctx context.Context) error {
+	if _, _, err := i.signingKey(ctx); !errors.Is(err, errNoKey) {
+		return err
+	}
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	candidate := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})
+	_, err = i.Store.ServerKey(ctx, oidcKeyName, string(candidate))
+	return err
+}
+
+// signingKey loads the signing key (errNoKey when none was made).
 func (i *Issuer) signingKey(ctx context.Context) (*rsa.PrivateKey, string, error) {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	if i.key != nil {
 		return i.key, i.kid, nil
 	}
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	stored, ok, err := i.Store.R().StoredServerKey(ctx, oidcKeyName)
 	if err != nil {
 		return nil, "", err
 	}
-	candidate := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)})
-	stored, err := i.Store.ServerKey(ctx, oidcKeyName, string(candidate))
-	if err != nil {
-		return nil, "", err
+	if !ok {
+		return nil, "", errNoKey
 	}
 	b, _ := pem.Decode([]byte(stored))
 	if b == nil {
 		return nil, "", errors.New("oidc: the stored signing key is not PEM")
 	}
-	if k, err = x509.ParsePKCS1PrivateKey(b.Bytes); err != nil {
+	k, err := x509.ParsePKCS1PrivateKey(b.Bytes)
+	if err != nil {
 		return nil, "", err
 	}
 	der, _ := x509.MarshalPKIXPublicKey(&k.PublicKey)
@@ -101,6 +119,9 @@ func Configuration(iss string) map[string]any {
 // JWKS is the key set of the issuer.
 func (i *Issuer) JWKS(ctx context.Context) (map[string]any, error) {
 	k, kid, err := i.signingKey(ctx)
+	if errors.Is(err, errNoKey) {
+		return map[string]any{"keys": []any{}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -282,6 +282,9 @@ func (a *API) wirePolicy() {
 			return err
 		}
 		if spec.Token != "" && actions.IDTokenWritable(jc.Run.WorkflowPath, jc.Run.Source, jc.Job.Key) {
+			if err := a.issuer.Ensure(ctx); err != nil {
+				return err
+			}
 			spec.Env["ACTIONS_ID_TOKEN_REQUEST_URL"] = a.issuerBase() + "/idtoken?api-version=2.0"
 			spec.Env["ACTIONS_ID_TOKEN_REQUEST_TOKEN"] = spec.Token
 		}
