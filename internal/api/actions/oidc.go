@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/actionspolicy"
+	appsvc "github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
@@ -269,6 +270,16 @@ func (a *API) wirePolicy() {
 		}
 		return e.DefaultPermissions, nil
 	}
+	// can_approve_pull_request_reviews: the GitHub Actions bot may create
+	// and approve pull requests only where the policy allows it.
+	d := a.d
+	d.Guards = append(d.Guards, func(ctx context.Context, repo *model.Repo, userID int64, kind string) error {
+		if kind != "pull" && kind != "draft_pull" {
+			return nil
+		}
+		return a.mayActionsApprove(ctx, repo, userID)
+	})
+	d.MayApprove = a.mayActionsApprove
 	a.svc.Exec.SpecHooks = append(a.svc.Exec.SpecHooks, func(ctx context.Context, jc actions.JobContext, spec *actions.Spec) error {
 		e, err := a.policy.For(ctx, jc.Repo)
 		if err != nil {
@@ -394,4 +405,28 @@ func (a *API) policyRoutes() []rest.Route {
 		rest.Route{Method: "GET", Pattern: "/_services/token/{enterprise}/.well-known/jwks", OperationID: "hubd/actions-oidc-enterprise-jwks", Handler: a.oidcJWKS, Extension: true, NoRateLimit: true},
 		rest.Route{Method: "GET", Pattern: "/_services/token/idtoken", OperationID: "hubd/actions-oidc-token", Handler: a.oidcToken, Extension: true})
 	return out
+}
+
+// errActionsApprove is GitHub's refusal of the Actions bot's pull request
+// or approval where the policy does not allow them.
+var errActionsApprove = model.Forbidden("GitHub Actions is not permitted to create or approve pull requests.")
+
+// mayActionsApprove refuses the GitHub Actions bot's pull requests and
+// approvals unless the repository's can_approve_pull_request_reviews.
+func (a *API) mayActionsApprove(ctx context.Context, repo *model.Repo, userID int64) error {
+	if userID == 0 {
+		return nil
+	}
+	u, err := a.d.Store.R().AccountByID(ctx, userID)
+	if err != nil || u.Type != model.TypeBot || u.Login != appsvc.Slug(actions.ActionsAppName)+"[bot]" {
+		return err
+	}
+	e, err := a.policy.For(ctx, repo)
+	if err != nil {
+		return err
+	}
+	if !e.CanApprove {
+		return errActionsApprove
+	}
+	return nil
 }

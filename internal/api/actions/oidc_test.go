@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math/big"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,7 +20,14 @@ on: push
 permissions:
   id-token: write
   contents: read
+  pull-requests: write
 jobs:
+  pr:
+    runs-on: ubuntu-latest
+    steps:
+      - run: |
+          curl -sS -X POST -H "Authorization: token ${{ github.token }}" "$GITHUB_API_URL/repos/mona/app/pulls" -d '{"title":"From a job","head":"feature","base":"main"}' | tr -d '\n' | sed 's/^/pr-response /'
+          echo
   oidc:
     runs-on: ubuntu-latest
     steps:
@@ -32,12 +41,22 @@ jobs:
 
 // TestActionsPolicyInRuns: a job gets an OIDC token verified against the
 // JWKS (sub per the default template), a uses: that allowed_actions
-// local_only forbids fails the job with GitHub's message, and a push to a
+// local_only forbids fails the job with GitHub's message, the job's token
+// may not open a pull request (can_approve_pull_request_reviews off), and
+// a push to a
 // repository whose Actions are disabled starts no run.
 func TestActionsPolicyInRuns(t *testing.T) {
 	f := newFixture(t)
 	e := f.e
 	e.Must(204, "PUT", "/repos/mona/app/actions/permissions", f.token, map[string]any{"enabled": true, "allowed_actions": "local_only"})
+	f.git(t, "checkout", "-q", "-b", "feature")
+	if err := os.WriteFile(filepath.Join(f.dir, "feature.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.git(t, "add", "-A")
+	f.git(t, "commit", "-q", "-m", "feature")
+	f.git(t, "push", "-q", "origin", "HEAD:feature")
+	f.git(t, "checkout", "-q", "main")
 	head := f.push(t, "policy", map[string]string{".github/workflows/policy.yml": policyWorkflow})
 	run := f.waitRun(t, head, true)
 	jobs := f.jobs(t, run.GetID())
@@ -46,6 +65,11 @@ func TestActionsPolicyInRuns(t *testing.T) {
 	}
 	if log := f.jobLog(t, jobs["remote"].GetID()); !strings.Contains(log, "The action actions/checkout@v4 is not allowed in mona/app because all actions must be from a repository owned by mona.") {
 		t.Fatalf("remote job's log: %s", log)
+	}
+	// can_approve_pull_request_reviews is off: the job's token opens no
+	// pull request.
+	if log := f.jobLog(t, jobs["pr"].GetID()); !strings.Contains(log, "GitHub Actions is not permitted to create or approve pull requests.") {
+		t.Fatalf("pr job's log: %s", log)
 	}
 	if c := jobs["oidc"].GetConclusion(); c != "success" {
 		t.Fatalf("oidc job: %s: %s", c, f.jobLog(t, jobs["oidc"].GetID()))
