@@ -106,6 +106,20 @@ func TestActionsPolicyInRuns(t *testing.T) {
 	// A request token that is no running job's gets no OIDC token.
 	e.Must(403, "GET", e.URL+"/_services/token/idtoken?audience=x", f.token, nil)
 
+	// The permissive default token (no permissions: in the workflow) with
+	// approvals allowed opens the pull request.
+	e.Must(204, "PUT", "/repos/mona/app/actions/permissions/workflow", f.token, map[string]any{"default_workflow_permissions": "write", "can_approve_pull_request_reviews": true})
+	open := strings.Replace(policyWorkflow[:strings.Index(policyWorkflow, "  oidc:")], "permissions:\n  id-token: write\n  contents: read\n  pull-requests: write\n", "", 1)
+	if strings.Contains(open, "permissions:") {
+		t.Fatalf("the workflow keeps its permissions: %s", open)
+	}
+	head = f.push(t, "open", map[string]string{".github/workflows/policy.yml": open})
+	run = f.waitRun(t, head, true)
+	jobs = f.jobs(t, run.GetID())
+	if log := f.jobLog(t, jobs["pr"].GetID()); !strings.Contains(log, `"title":"From a job"`) || !strings.Contains(log, `"login":"github-actions[bot]"`) {
+		t.Fatalf("pr job's log with the permissive default: %s", log)
+	}
+
 	// Actions disabled: a push starts no run.
 	e.Must(204, "PUT", "/repos/mona/app/actions/permissions", f.token, map[string]any{"enabled": false})
 	head = f.push(t, "disabled", map[string]string{"README.md": "off\n"})
