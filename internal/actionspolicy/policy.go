@@ -348,7 +348,7 @@ type Effective struct {
 }
 
 // levels are the settings of a repository's chain, highest first.
-func (c Chain) levels() []*Settings {
+func (c *Chain) levels() []*Settings {
 	out := []*Settings{&c.Enterprise}
 	if c.Org != nil {
 		out = append(out, c.Org)

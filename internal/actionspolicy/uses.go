@@ -17,7 +17,9 @@ var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 // CheckUses refuses the uses: of a job's steps (or of the job, a reusable
 // workflow) that the repository's policies do not allow, with GitHub's
 // message; local actions (./path) are always allowed.
-func (e *Effective) CheckUses(repo *model.Repo, uses []string) error {
+// hubdOwner reports whether an account of that login exists in hubd (the
+// enterprise's "local" actions are its accounts').
+func (e *Effective) CheckUses(repo *model.Repo, uses []string, hubdOwner func(login string) bool) error {
 	for _, u := range uses {
 		if strings.HasPrefix(u, "./") || u == "" {
 			continue
@@ -27,7 +29,7 @@ func (e *Effective) CheckUses(repo *model.Repo, uses []string) error {
 			if l == &e.Enterprise {
 				owner = "your enterprise"
 			}
-			if err := l.checkOne(repo, owner, u, l == &e.Enterprise); err != nil {
+			if err := l.checkOne(repo, owner, u, l == &e.Enterprise, hubdOwner); err != nil {
 				return err
 			}
 		}
@@ -37,16 +39,16 @@ func (e *Effective) CheckUses(repo *model.Repo, uses []string) error {
 
 // checkOne checks one uses: against one level's policy (owner: whom the
 // level's "local" actions belong to, for the message).
-func (l *Settings) checkOne(repo *model.Repo, owner, u string, enterprise bool) error {
+func (l *Settings) checkOne(repo *model.Repo, owner, u string, enterprise bool, hubdOwner func(string) bool) error {
 	name, ref, _ := strings.Cut(u, "@")
 	actOwner, _, _ := strings.Cut(name, "/")
 	if l.SHAPinning && !strings.HasPrefix(u, "docker://") && !fullSHA.MatchString(ref) {
 		return fmt.Errorf("The action %s is not allowed in %s because all actions must be pinned to a full-length commit SHA.", u, repo.FullName())
 	}
 	// "Local" is the repository's owner, or (for the enterprise) any
-	// account of hubd's: actions can only come from hubd's repositories
-	// or from GitHub, and an owner hubd does not know is GitHub's.
-	local := strings.EqualFold(actOwner, repo.Owner.Login) || (enterprise && !strings.HasPrefix(u, "docker://") && !githubOwners[strings.ToLower(actOwner)])
+	// account of hubd's.
+	local := strings.EqualFold(actOwner, repo.Owner.Login) ||
+		(enterprise && !strings.HasPrefix(u, "docker://") && hubdOwner != nil && hubdOwner(actOwner))
 	var reasons []string
 	switch l.Allowed() {
 	case All:

@@ -1520,7 +1520,8 @@ CREATE TABLE server_keys (
 );
 `,
 	// Actions policies (internal/actionspolicy): each scope's settings and
-	// its selected organizations or repositories.
+	// its selected organizations or repositories; jobs by their token (the
+	// OIDC token endpoint finds the job of its caller).
 	`
 CREATE TABLE actions_policies (
   scope TEXT NOT NULL,
@@ -1536,6 +1537,7 @@ CREATE TABLE actions_policy_targets (
   target_id BIGINT NOT NULL,
   PRIMARY KEY (scope, scope_id, kind, target_id)
 );
+CREATE INDEX actions_jobs_token ON actions_jobs (token_id);
 `,
 }
 

@@ -289,7 +289,11 @@ func (a *API) wirePolicy() {
 		if err != nil {
 			return err
 		}
-		if err := e.CheckUses(jc.Repo, uses); err != nil {
+		hubdOwner := func(login string) bool {
+			_, err := a.d.Store.R().AccountByLogin(ctx, login)
+			return err == nil
+		}
+		if err := e.CheckUses(jc.Repo, uses, hubdOwner); err != nil {
 			return err
 		}
 		if spec.Token != "" && actions.IDTokenWritable(jc.Run.WorkflowPath, jc.Run.Source, jc.Job.Key) {
