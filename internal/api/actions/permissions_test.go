@@ -170,4 +170,26 @@ func TestActionsPermissionsOperations(t *testing.T) {
 			t.Errorf("%s %s: %s lacks %s", c.method, c.path, r.Body, c.check)
 		}
 	}
+
+	// Through go-github: the organization's list (paginated) and template,
+	// the enterprise's permissions.
+	enabled, resp, err := p.gh.Actions.ListEnabledReposInOrg(ctx, "octo", &github.ListOptions{PerPage: 1})
+	if err != nil || enabled.TotalCount != 1 || len(enabled.Repositories) != 1 || enabled.Repositories[0].GetFullName() != "octo/app" || resp.NextPage != 0 {
+		t.Fatalf("enabled repositories: %+v %v", enabled, err)
+	}
+	orgTpl, _, err := p.gh.Actions.GetOrgOIDCSubjectClaimCustomTemplate(ctx, "octo")
+	if err != nil || strings.Join(orgTpl.IncludeClaimKeys, ",") != "repository_owner,context" {
+		t.Fatalf("organization template: %+v %v", orgTpl, err)
+	}
+	entPerms, _, err := e.GitHub(admin).Actions.GetActionsPermissionsInEnterprise(ctx, "hubd")
+	if err != nil || entPerms.GetEnabledOrganizations() != "selected" {
+		t.Fatalf("enterprise permissions: %+v %v", entPerms, err)
+	}
+	// The custom issuer policy moves the issuer under the enterprise's slug.
+	var conf map[string]any
+	e.Must(200, "GET", e.URL+"/_services/token/hubd/.well-known/openid-configuration", "", nil).JSON(t, &conf)
+	if conf["issuer"] != e.URL+"/_services/token/hubd" {
+		t.Fatalf("enterprise issuer: %v", conf)
+	}
+	e.Must(404, "GET", e.URL+"/_services/token/other/.well-known/jwks", "", nil)
 }
