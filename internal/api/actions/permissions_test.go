@@ -156,6 +156,11 @@ func TestActionsPermissionsOperations(t *testing.T) {
 		{"GET", org + "/oidc/customization/properties/repo", mona, nil, 200, `"inclusion_source":"enterprise"`},
 		{"DELETE", ent + "/oidc/customization/properties/repo/cost_center", admin, nil, 204, ""},
 		{"PUT", ent + "/oidc/customization/issuer", admin, map[string]any{"include_enterprise_slug": true}, 204, ""},
+		{"PUT", org + "/permissions", mona, map[string]any{"enabled_repositories": "selected", "allowed_actions": "selected"}, 204, ""},
+		{"PUT", org + "/permissions/selected-actions", mona, map[string]any{"github_owned_allowed": true, "patterns_allowed": []string{"octo/*"}}, 204, ""},
+		{"PUT", ent + "/permissions", admin, map[string]any{"enabled_organizations": "selected", "allowed_actions": "selected"}, 204, ""},
+		{"PUT", ent + "/permissions/selected-actions", admin, map[string]any{"verified_allowed": true}, 204, ""},
+		{"GET", ent + "/permissions/selected-actions", admin, nil, 200, `"verified_allowed":true`},
 		// Authorization.
 		{"GET", repo + "/permissions", "", nil, 401, ""},
 		{"GET", org + "/permissions", "", nil, 401, ""},
