@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v92/github"
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // policyEnv makes the organization octo (owned by mona) with octo/app, a
@@ -197,4 +199,43 @@ func TestActionsPermissionsOperations(t *testing.T) {
 		t.Fatalf("enterprise issuer: %v", conf)
 	}
 	e.Must(404, "GET", e.URL+"/_services/token/other/.well-known/jwks", "", nil)
+}
+
+// TestActionsPermissionsInstallation: an app installed on the
+// organization manages its policies with organization_administration,
+// and is refused without it or on another organization's.
+func TestActionsPermissionsInstallation(t *testing.T) {
+	p := newPolicyEnv(t)
+	e := p.e
+	token := func(name string, perms map[string]string) string {
+		var app struct {
+			Slug string `json:"slug"`
+		}
+		e.Must(201, "POST", "/admin/apps", e.AdminToken, map[string]any{"owner": "octo", "name": name, "default_permissions": perms}).JSON(t, &app)
+		var in struct {
+			ID int64 `json:"id"`
+		}
+		e.Must(201, "POST", "/admin/apps/"+app.Slug+"/installations", e.AdminToken, map[string]any{"account": "octo"}).JSON(t, &in)
+		inst, err := e.Store.R().InstallationByID(ctx, in.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tok string
+		if err := e.Store.Tx(ctx, func(tx store.Q) error {
+			var err error
+			tok, _, err = tx.CreateInstallationToken(ctx, inst, inst.Permissions, nil, e.Store.Now().Add(time.Hour))
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	admin := token("Policy Desk", map[string]string{"organization_administration": "write"})
+	members := token("Member Desk", map[string]string{"members": "read"})
+	e.Must(200, "GET", "/orgs/octo/actions/permissions/workflow", admin, nil)
+	e.Must(204, "PUT", "/orgs/octo/actions/permissions/workflow", admin, map[string]any{"default_workflow_permissions": "write"})
+	if r := e.Must(403, "GET", "/orgs/octo/actions/permissions/workflow", members, nil); !strings.Contains(string(r.Body), "Resource not accessible by integration") {
+		t.Fatalf("without organization_administration: %s", r.Body)
+	}
+	e.Must(403, "GET", "/enterprises/hubd/actions/permissions", admin, nil)
 }
