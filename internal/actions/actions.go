@@ -49,6 +49,9 @@ type Service struct {
 	ApprovalPolicy func(ctx context.Context, repo *model.Repo) string
 
 	events *outbox.Consumer // the triggers' outbox consumer (triggers.go)
+	// Enabled, when set, tells whether Actions may run in a repository
+	// (internal/actionspolicy; policy.go).
+	Enabled EnabledFunc
 }
 
 // New makes the service and registers its job kinds.
@@ -139,6 +142,11 @@ func (s *Service) handlePush(ctx context.Context, payload []byte) error {
 		return err
 	}
 	repo := v.Repo
+	// Actions disabled by a policy: the push starts no run (policy.go).
+	on, err := s.enabled(ctx, repo)
+	if err != nil {
+		return err
+	}
 	g := s.Git.Open(repo.ID)
 	for _, u := range p.Updates {
 		if u.New == gitrepo.ZeroOID || (!strings.HasPrefix(u.Ref, "refs/heads/") && !strings.HasPrefix(u.Ref, "refs/tags/")) {
@@ -187,6 +195,9 @@ func (s *Service) handlePush(ctx context.Context, payload []byte) error {
 			return err
 		}
 		for _, wp := range sortedKeys(files) {
+			if !on {
+				break
+			}
 			w, perr := parseWorkflow(wp, files[wp])
 			if perr == nil && !w.pushTriggers(u.Ref, changed) {
 				continue

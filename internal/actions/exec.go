@@ -57,6 +57,9 @@ type Executor struct {
 	// variables, the OIDC token endpoint, runner and policy checks), in
 	// order; an error fails the job with the error's text in its log.
 	SpecHooks []SpecHook
+	// DefaultPermissions, when set, is the GITHUB_TOKEN's level ("read"
+	// or "write") for a workflow without permissions: (policy.go).
+	DefaultPermissions func(ctx context.Context, repo *model.Repo) (string, error)
 
 	mu      sync.Mutex
 	running map[int64]*os.Process // job id → worker (tests kill it)
@@ -128,7 +131,11 @@ func (e *Executor) handle(ctx context.Context, payload []byte) error {
 	var token string
 	var tokenID int64
 	if e.Token != nil {
-		if token, tokenID, err = e.Token(ctx, repo, w.tokenPermissions()); err != nil {
+		level, err := e.defaultPermissions(ctx, repo) // the policies' default (policy.go)
+		if err != nil {
+			return err
+		}
+		if token, tokenID, err = e.Token(ctx, repo, w.tokenPermissions(level)); err != nil {
 			return err
 		}
 	}
@@ -424,9 +431,10 @@ wait:
 }
 
 // tokenPermissions are the GITHUB_TOKEN's permissions: the workflow's
-// permissions:, or GitHub's restricted default (contents and packages
-// read, metadata read).
-func (p *parsed) tokenPermissions() map[string]string {
+// permissions:, or the default of the repository's policy (level):
+// GitHub's restricted default (contents and packages read, metadata read)
+// or its permissive one (every permission write).
+func (p *parsed) tokenPermissions(level string) map[string]string {
 	all := []string{"actions", "checks", "contents", "deployments", "issues", "packages", "pages", "pull_requests",
 		"repository_projects", "security_events", "statuses", "discussions"}
 	out := map[string]string{"metadata": "read"}
@@ -442,6 +450,10 @@ func (p *parsed) tokenPermissions() map[string]string {
 		lvl := strings.TrimSuffix(p.permsAll, "-all")
 		for _, k := range all {
 			out[k] = lvl
+		}
+	case level == "write":
+		for _, k := range all {
+			out[k] = "write"
 		}
 	default:
 		out["contents"], out["packages"] = "read", "read"

@@ -52,6 +52,10 @@ type Deps struct {
 	// comment, review, reaction, pull, draft_pull) that its owner blocked or
 	// limited; installed by internal/api/blocks and internal/api/interactions.
 	Guards []func(ctx context.Context, repo *model.Repo, userID int64, kind string) error
+	// MayApprove, when set, refuses a user's approving review of a pull
+	// request (the Actions policy's can_approve_pull_request_reviews
+	// refuses the GitHub Actions bot; internal/api/actions).
+	MayApprove func(ctx context.Context, repo *model.Repo, userID int64) error
 	// Metrics (installed by internal/api/metrics; nil counts nothing)
 	// counts clones and page views, and drops a repository's statistics
 	// when a push changes its history.

@@ -1640,6 +1640,26 @@ CREATE TABLE actions_run_counters (
 );
 INSERT INTO actions_run_counters (repo_id, runs) SELECT repo_id, COUNT(*) FROM actions_runs GROUP BY repo_id;
 `,
+	// Actions policies (internal/actionspolicy): each scope's settings and
+	// its selected organizations or repositories; jobs by their token (the
+	// OIDC token endpoint finds the job of its caller).
+	`
+CREATE TABLE actions_policies (
+  scope TEXT NOT NULL,
+  scope_id BIGINT NOT NULL,
+  settings TEXT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (scope, scope_id)
+);
+CREATE TABLE actions_policy_targets (
+  scope TEXT NOT NULL,
+  scope_id BIGINT NOT NULL,
+  kind TEXT NOT NULL,
+  target_id BIGINT NOT NULL,
+  PRIMARY KEY (scope, scope_id, kind, target_id)
+);
+CREATE INDEX actions_jobs_token ON actions_jobs (token_id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

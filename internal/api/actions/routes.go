@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/hubd/hubd/internal/actions"
+	"github.com/hubd/hubd/internal/actionspolicy"
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/repos"
 	appsvc "github.com/hubd/hubd/internal/apps"
@@ -28,6 +29,9 @@ type API struct {
 	sign *api.DownloadSigner
 	// storage keeps the artifacts and caches of jobs (artifacts*.go, caches*.go).
 	storage *actions.Storage
+	// policy and issuer: the Actions policies and OIDC (permissions.go, oidc.go).
+	policy *actionspolicy.Service
+	issuer *actionspolicy.Issuer
 }
 
 // New makes the package and its service, hooks pushes to the evaluation
@@ -57,6 +61,7 @@ func New(d *api.Deps, checks *checks.Service, worker []string, gitRoot string) *
 	a.svc.Exec.Token, a.svc.Exec.Revoke = tokens.Mint, tokens.Revoke
 	a.svc.Exec.SpecHooks = append(a.svc.Exec.SpecHooks, a.svc.EventPayloadHook)
 	a.svc.UseOutbox(d.Outbox, d.Git != nil)
+	a.wirePolicy()
 	d.PushHooks = append(d.PushHooks, func(ctx context.Context, repo *model.Repo, actorID int64, updates []api.RefUpdate) {
 		list := make([]actions.PushUpdate, len(updates))
 		for i, u := range updates {
@@ -109,7 +114,7 @@ func (a *API) Routes() []rest.Route {
 			Extension: true, Stream: true, NoRateLimit: true},
 		{Method: "GET", Pattern: "/_actions/{owner}/{repo}/runs/{run_id}/logs", OperationID: "hubd/actions-run-logs", Handler: a.serveRunLogs,
 			Extension: true, Stream: true, NoRateLimit: true},
-	}, a.artifactRoutes(), a.cacheRoutes(), a.TriggerRoutes())
+	}, a.artifactRoutes(), a.cacheRoutes(), a.TriggerRoutes(), a.policyRoutes())
 }
 
 // id reads a positive integer path value; anything else is not found.

@@ -66,6 +66,9 @@ func (a *API) createReview(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
+	if err := a.mayApprove(r, x, in.Event); err != nil {
+		return err
+	}
 	ri := pullreviews.ReviewInput{CommitID: in.CommitID, Body: in.Body, Event: in.Event}
 	for _, c := range in.Comments {
 		ri.Comments = append(ri.Comments, c.input())
@@ -174,9 +177,20 @@ func (a *API) submitReview(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
+	if err := a.mayApprove(r, x, in.Event); err != nil {
+		return err
+	}
 	v, err := a.svc.SubmitReview(r.Context(), x, n, id, in.Event, in.Body)
 	if err != nil {
 		return err
 	}
 	return rest.JSON(w, http.StatusOK, a.writer(r).ToPullReview(x.Repo, v))
+}
+
+// mayApprove runs the Deps' MayApprove check on an APPROVE event.
+func (a *API) mayApprove(r *http.Request, x pullreviews.Access, event *string) error {
+	if event == nil || *event != "APPROVE" || a.d.MayApprove == nil {
+		return nil
+	}
+	return a.d.MayApprove(r.Context(), x.Repo, x.UserID)
 }
