@@ -279,7 +279,9 @@ func (h handlers) oneRepo(w http.ResponseWriter, r *http.Request, op string) err
 }
 
 // PUT /orgs/{org}/{kind}/variables/{name}/repositories/{repository_id}
-func (h handlers) addRepo(w http.ResponseWriter, r *http.Request) error { return h.oneRepo(w, r, "add") }
+func (h handlers) addRepo(w http.ResponseWriter, r *http.Request) error {
+	return h.oneRepo(w, r, "add")
+}
 
 // DELETE /orgs/{org}/{kind}/variables/{name}/repositories/{repository_id}
 func (h handlers) removeRepo(w http.ResponseWriter, r *http.Request) error {
