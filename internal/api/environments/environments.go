@@ -216,12 +216,18 @@ func (a *API) delete(w http.ResponseWriter, r *http.Request) error {
 	return rest.NoContent(w)
 }
 
-func policyID(r *http.Request) (int64, error) {
+// policy reads a branch policy's path: the repository (an admin's for a
+// change) and the policy's id.
+func (a *API) policy(r *http.Request, write bool) (*model.Repo, int64, error) {
+	repo, err := a.repo(r, write)
+	if err != nil {
+		return nil, 0, err
+	}
 	id, err := strconv.ParseInt(r.PathValue("branch_policy_id"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, model.ErrNotFound
+		return nil, 0, model.ErrNotFound
 	}
-	return id, nil
+	return repo, id, nil
 }
 
 // GET .../environments/{environment_name}/deployment-branch-policies
@@ -251,11 +257,17 @@ type policyBody struct {
 	Type string  `json:"type"`
 }
 
-func (b policyBody) name() (string, error) {
-	if b.Name == nil {
-		return "", model.Invalid("DeploymentBranchPolicy", "name", "missing_field")
+// decodePolicy reads a branch policy's body: its name pattern (required)
+// and type.
+func decodePolicy(r *http.Request) (name, typ string, err error) {
+	var b policyBody
+	if err := rest.Decode(r, &b); err != nil {
+		return "", "", err
 	}
-	return *b.Name, nil
+	if b.Name == nil {
+		return "", "", model.Invalid("DeploymentBranchPolicy", "name", "missing_field")
+	}
+	return *b.Name, b.Type, nil
 }
 
 // POST .../environments/{environment_name}/deployment-branch-policies
@@ -264,16 +276,12 @@ func (a *API) createPolicy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var b policyBody
-	if err := rest.Decode(r, &b); err != nil {
-		return err
-	}
-	name, err := b.name()
+	name, typ, err := decodePolicy(r)
 	if err != nil {
 		return err
 	}
 	env := r.PathValue("environment_name")
-	p, err := a.svc.CreateBranchPolicy(r.Context(), repo, rest.Caller(r).UserID(), env, name, b.Type)
+	p, err := a.svc.CreateBranchPolicy(r.Context(), repo, rest.Caller(r).UserID(), env, name, typ)
 	var ex *svc.Existing
 	if errors.As(err, &ex) {
 		// GitHub's 303 to the pattern already there.
@@ -289,11 +297,7 @@ func (a *API) createPolicy(w http.ResponseWriter, r *http.Request) error {
 
 // GET .../deployment-branch-policies/{branch_policy_id}
 func (a *API) getPolicy(w http.ResponseWriter, r *http.Request) error {
-	repo, err := a.repo(r, false)
-	if err != nil {
-		return err
-	}
-	id, err := policyID(r)
+	repo, id, err := a.policy(r, false)
 	if err != nil {
 		return err
 	}
@@ -306,19 +310,11 @@ func (a *API) getPolicy(w http.ResponseWriter, r *http.Request) error {
 
 // PUT .../deployment-branch-policies/{branch_policy_id}
 func (a *API) updatePolicy(w http.ResponseWriter, r *http.Request) error {
-	repo, err := a.repo(r, true)
+	repo, id, err := a.policy(r, true)
 	if err != nil {
 		return err
 	}
-	id, err := policyID(r)
-	if err != nil {
-		return err
-	}
-	var b policyBody
-	if err := rest.Decode(r, &b); err != nil {
-		return err
-	}
-	name, err := b.name()
+	name, _, err := decodePolicy(r)
 	if err != nil {
 		return err
 	}
@@ -331,11 +327,7 @@ func (a *API) updatePolicy(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE .../deployment-branch-policies/{branch_policy_id}
 func (a *API) deletePolicy(w http.ResponseWriter, r *http.Request) error {
-	repo, err := a.repo(r, true)
-	if err != nil {
-		return err
-	}
-	id, err := policyID(r)
+	repo, id, err := a.policy(r, true)
 	if err != nil {
 		return err
 	}

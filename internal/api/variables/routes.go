@@ -27,11 +27,11 @@ func New(d *api.Deps, envs *envsvc.Service) *API {
 // Service is the variables service (jobs' spec hook).
 func (a *API) Service() *svc.Service { return a.svc }
 
-const (
-	noteRun = "Jobs see them as the vars context (environment over repository over organization; organization and " +
-		"repository values up to 256 KB by name)."
-	noteAgents = "Stored and served with the rules of Actions variables; no coding agent runs on hubd to read them."
-)
+// noteAgents: agents variables are kept and served, nothing reads them.
+// Actions variables have no note: jobs see them as the vars context
+// (environment over repository over organization; organization and
+// repository values up to 256 KB, taken by name).
+const noteAgents = "Stored and served with the rules of Actions variables; no coding agent runs on hubd to read them."
 
 // Routes is the package's route table: the same handlers serve Actions
 // and agents variables, told apart by their kind.
@@ -40,7 +40,7 @@ func (a *API) Routes() []rest.Route {
 	var out []rest.Route
 	for _, kind := range []string{model.VariablesActions, model.VariablesAgents} {
 		h := handlers{a: a, kind: kind}
-		note := noteRun
+		note := ""
 		if kind == model.VariablesAgents {
 			note = noteAgents
 		}
@@ -68,10 +68,10 @@ func (a *API) Routes() []rest.Route {
 	h := handlers{a: a, kind: model.VariablesActions, env: true}
 	e := "/repos/{owner}/{repo}/environments/{environment_name}/variables"
 	return append(out,
-		rest.Route{Method: "GET", Pattern: e, OperationID: "actions/list-environment-variables", Handler: h.list, Scopes: repo, Note: noteRun},
-		rest.Route{Method: "POST", Pattern: e, OperationID: "actions/create-environment-variable", Handler: h.create, Scopes: repo, Note: noteRun},
-		rest.Route{Method: "GET", Pattern: e + "/{name}", OperationID: "actions/get-environment-variable", Handler: h.get, Scopes: repo, Note: noteRun},
-		rest.Route{Method: "PATCH", Pattern: e + "/{name}", OperationID: "actions/update-environment-variable", Handler: h.update, Scopes: repo, Note: noteRun},
-		rest.Route{Method: "DELETE", Pattern: e + "/{name}", OperationID: "actions/delete-environment-variable", Handler: h.delete, Scopes: repo, Note: noteRun},
+		rest.Route{Method: "GET", Pattern: e, OperationID: "actions/list-environment-variables", Handler: h.list, Scopes: repo},
+		rest.Route{Method: "POST", Pattern: e, OperationID: "actions/create-environment-variable", Handler: h.create, Scopes: repo},
+		rest.Route{Method: "GET", Pattern: e + "/{name}", OperationID: "actions/get-environment-variable", Handler: h.get, Scopes: repo},
+		rest.Route{Method: "PATCH", Pattern: e + "/{name}", OperationID: "actions/update-environment-variable", Handler: h.update, Scopes: repo},
+		rest.Route{Method: "DELETE", Pattern: e + "/{name}", OperationID: "actions/delete-environment-variable", Handler: h.delete, Scopes: repo},
 	)
 }
