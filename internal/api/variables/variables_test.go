@@ -146,6 +146,19 @@ func TestRepoVariables(t *testing.T) {
 	if _, _, err := gh.Actions.GetRepoVariable(ctx, "octo", "docs", "USERNAME"); status(err) != 404 {
 		t.Fatalf("deleted: %v", err)
 	}
+	// 500 per repository: docs holds 3 (_PRIVATE1, SERVER, EXACT); 496 more, then the 500th, then no more.
+	if err := e.Store.Tx(ctx, func(tx store.Q) error {
+		for i := 0; i < 496; i++ {
+			if err := tx.CreateVariable(ctx, &model.Variable{Kind: model.VariablesActions, RepoID: w.docsID, Name: fmt.Sprintf("N%d", i), Value: "x"}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.Must(201, "POST", "/repos/octo/docs/actions/variables", w.olga, map[string]any{"name": "LAST", "value": "x"})
+	e.Must(422, "POST", "/repos/octo/docs/actions/variables", w.olga, map[string]any{"name": "ONE_TOO_MANY", "value": "x"})
 }
 
 func TestOrgVariables(t *testing.T) {
