@@ -46,6 +46,11 @@ jobs:
     environment: staging
     steps:
       - run: echo "stage ${{ vars.REGION }}"
+  gated:
+    runs-on: ubuntu-latest
+    if: ${{ vars.GREETING == 'hello' }}
+    steps:
+      - run: echo "gated ran"
   locked:
     runs-on: ubuntu-latest
     environment: locked
@@ -54,7 +59,7 @@ jobs:
 `})
 	run := f.waitRun(t, head, true)
 	jobs := f.jobs(t, run.GetID())
-	for name, want := range map[string]string{"plain": "plain hello repo-region []", "deploy": "deploy hello env-region", "stage": "stage repo-region"} {
+	for name, want := range map[string]string{"plain": "plain hello repo-region []", "deploy": "deploy hello env-region", "stage": "stage repo-region", "gated": "gated ran"} {
 		j := jobs[name]
 		if j == nil || j.GetConclusion() != "success" {
 			t.Fatalf("%s: %+v", name, j)
