@@ -194,3 +194,38 @@ func TestBranchPolicies(t *testing.T) {
 		t.Fatalf("after protected: %+v %v", list, err)
 	}
 }
+
+// Teams of the repository's organization may be reviewers; others not.
+func TestTeamReviewers(t *testing.T) {
+	e := apitest.New(t)
+	olga, olgaTok := e.NewUser("olga", false)
+	org := store.NewOrg("octo")
+	if err := e.Store.Tx(ctx, func(tx store.Q) error { return tx.CreateOrg(ctx, org, olga.ID) }); err != nil {
+		t.Fatal(err)
+	}
+	gh := e.GitHub(olgaTok)
+	if _, _, err := gh.Repositories.Create(ctx, "octo", &github.Repository{Name: github.Ptr("core"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	team, _, err := gh.Teams.CreateTeam(ctx, "octo", github.CreateTeamRequest{Name: "ops"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, _, err := gh.Repositories.CreateUpdateEnvironment(ctx, "octo", "core", "prod", &github.CreateUpdateEnvironment{
+		Reviewers: []*github.EnvReviewers{{Type: github.Ptr("Team"), ID: github.Ptr(team.GetID())}, {Type: github.Ptr("User"), ID: github.Ptr(olga.ID)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(env.ProtectionRules) != 1 || len(env.ProtectionRules[0].Reviewers) != 2 || env.ProtectionRules[0].Reviewers[0].GetType() != "Team" {
+		t.Fatalf("reviewers: %+v", env.ProtectionRules)
+	}
+	if got, _, err := gh.Repositories.GetEnvironment(ctx, "octo", "core", "prod"); err != nil || len(got.ProtectionRules[0].Reviewers) != 2 {
+		t.Fatalf("get: %+v %v", got, err)
+	}
+	e.Must(422, "PUT", "/repos/octo/core/environments/prod", olgaTok, map[string]any{"reviewers": []map[string]any{{"type": "Team", "id": team.GetID() + 1000}}})
+	seven := []map[string]any{}
+	for i := 0; i < 7; i++ {
+		seven = append(seven, map[string]any{"type": "User", "id": olga.ID + int64(i)*1000})
+	}
+	e.Must(422, "PUT", "/repos/octo/core/environments/prod", olgaTok, map[string]any{"reviewers": seven})
+}
