@@ -36,7 +36,10 @@ type Spec struct {
 	// Secrets are masked in the log (GITHUB_TOKEN among them; repository
 	// and organization secrets come with their own issue).
 	Secrets map[string]string `json:"secrets,omitempty"`
-	Result  string            `json:"result"` // where the worker writes its Result
+	// Vars is the vars context: the configuration variables the job may
+	// see (internal/variables' spec hook).
+	Vars   map[string]string `json:"vars,omitempty"`
+	Result string            `json:"result"` // where the worker writes its Result
 	// Actions are the remote actions hubd resolved for the job
 	// (owner/repo@ref → commit), their trees kept in ActionsDir.
 	Actions    map[string]string `json:"actions,omitempty"`
@@ -105,7 +108,7 @@ func (lw *logWriter) run(ctx context.Context, s *Spec) Result {
 	cfg := &runner.Config{
 		Actor: s.Actor, Workdir: s.Workdir, EventName: s.Event, EventPath: evPath,
 		DefaultBranch: s.Env["GITHUB_DEFAULT_BRANCH"], LogOutput: true, Env: s.Env, Inputs: s.Inputs,
-		Secrets: s.Secrets, Token: s.Token, GitHubInstance: s.Instance, ActionOfflineMode: true,
+		Secrets: s.Secrets, Vars: s.Vars, Token: s.Token, GitHubInstance: s.Instance, ActionOfflineMode: true,
 		Platforms: map[string]string{}, NoSkipCheckout: false, UseGitIgnore: false, ConcurrentJobs: 1,
 		ContainerDaemonSocket: "-", ActionCacheDir: filepath.Join(filepath.Dir(s.Result), "act"),
 		// Actions come from hubd's repositories only (uses.go).

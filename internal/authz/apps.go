@@ -41,6 +41,8 @@ var PermissionLevels = map[string][]string{
 	"watching": {"read", "write"}, "blocking": {"read", "write"},
 	"enterprise_administration": {"read", "write"}, "enterprise_custom_properties_for_organizations": {"read", "write", "admin"},
 	"enterprise_organization_installations": {"read", "write"}, "enterprise_organization_installation_repositories": {"read", "write"},
+	// Variables and Organization variables (GitHub's fine-grained permissions; not in the app-permissions schema).
+	"actions_variables": {"read", "write"}, "organization_actions_variables": {"read", "write"},
 }
 
 // repositoryPermissions are the permissions that act on repositories (the
@@ -53,6 +55,7 @@ var repositoryPermissions = map[string]bool{
 	"packages": true, "pages": true, "pull_requests": true, "repository_custom_properties": true,
 	"repository_hooks": true, "repository_projects": true, "secret_scanning_alerts": true, "secrets": true,
 	"security_events": true, "single_file": true, "statuses": true, "vulnerability_alerts": true, "workflows": true,
+	"actions_variables": true,
 }
 
 // levelRank orders permission levels; an unknown level ranks below read.

@@ -57,6 +57,9 @@ var overrides = []struct {
 	{"pulls/create-review-comment", "", Optional,
 		"A reply (in_reply_to) needs only body: GitHub accepts {body, in_reply_to} and go-github's CreateCommentInReplyTo sends " +
 			"exactly that, but the description requires commit_id and path always. The service asks for path when there is no in_reply_to."},
+	{"repos/create-or-update-environment", "", Any,
+		"go-github's CreateUpdateEnvironment always sends can_admins_bypass (a field GitHub still takes) and wait_timer, reviewers and " +
+			"deployment_branch_policy as null when unset; the description forbids other keys and nulls. The handler checks the fields' types and values."},
 }
 
 func skipped(operationID string) bool {

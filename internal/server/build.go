@@ -16,6 +16,7 @@ import (
 	"github.com/hubd/hubd/internal/api/commitcomments"
 	"github.com/hubd/hubd/internal/api/commits"
 	"github.com/hubd/hubd/internal/api/contents"
+	environmentsapi "github.com/hubd/hubd/internal/api/environments"
 	forksapi "github.com/hubd/hubd/internal/api/forks"
 	gistsapi "github.com/hubd/hubd/internal/api/gists"
 	"github.com/hubd/hubd/internal/api/gitdb"
@@ -43,6 +44,7 @@ import (
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
 	"github.com/hubd/hubd/internal/api/users"
+	variablesapi "github.com/hubd/hubd/internal/api/variables"
 	"github.com/hubd/hubd/internal/gitrepo"
 	graphqlapi "github.com/hubd/hubd/internal/graphql"
 	"github.com/hubd/hubd/internal/hooks"
@@ -128,6 +130,13 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	hooksAPI := hooksapi.New(d, pullsAPI.Service(), cfg.HookPolicy)
 	activityAPI.UseHooks(hooksAPI.Service()) // activity events reuse the webhook payloads
 	checksAPI := checksapi.New(d)
+	// Jobs create the environment they name and see their vars context.
+	actionsAPI := actionsapi.New(d, checksAPI.Service(), cfg.ActionsWorker, cfg.GitRoot)
+	hooksAPI.Service().JobLabels = actionsAPI.Service().Labels // workflow_job payloads' labels
+	envAPI := environmentsapi.New(d)
+	varsAPI := variablesapi.New(d, envAPI.Service())
+	exec := &actionsAPI.Service().Exec
+	exec.SpecHooks = append(exec.SpecHooks, envAPI.Service().JobHook, varsAPI.Service().JobHook)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -169,11 +178,9 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		hooksAPI.Routes(),
 		gistsAPI.Routes(),
 		oauthAPI.Routes(),
-		func() []rest.Route {
-			a := actionsapi.New(d, checksAPI.Service(), cfg.ActionsWorker, cfg.GitRoot)
-			hooksAPI.Service().JobLabels = a.Service().Labels // workflow_job payloads' labels
-			return a.Routes()
-		}(),
+		actionsAPI.Routes(),
+		envAPI.Routes(),
+		varsAPI.Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -1660,6 +1660,52 @@ CREATE TABLE actions_policy_targets (
 );
 CREATE INDEX actions_jobs_token ON actions_jobs (token_id);
 `,
+	// Deployment environments, their branch policies, and configuration
+	// variables (internal/environments, internal/variables). A variable's
+	// scope is "o:ORG", "r:REPO" or "e:ENVIRONMENT" (unique with its kind
+	// and upper-case name); the id columns cascade deletions.
+	`
+CREATE TABLE environments (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  lower_name TEXT NOT NULL,
+  wait_timer INTEGER NOT NULL,
+  prevent_self_review BOOLEAN NOT NULL,
+  reviewers TEXT NOT NULL,
+  branch_policy TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (repo_id, lower_name)
+);
+CREATE TABLE deployment_branch_policies (
+  id {{id}},
+  environment_id BIGINT NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  type TEXT NOT NULL,
+  UNIQUE (environment_id, type, name)
+);
+CREATE TABLE variables (
+  id {{id}},
+  kind TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  org_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE,
+  repo_id BIGINT REFERENCES repos(id) ON DELETE CASCADE,
+  environment_id BIGINT REFERENCES environments(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  visibility TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (kind, scope, name)
+);
+CREATE TABLE variable_repos (
+  variable_id BIGINT NOT NULL REFERENCES variables(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  PRIMARY KEY (variable_id, repo_id)
+);
+CREATE INDEX variable_repos_repo ON variable_repos (repo_id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
