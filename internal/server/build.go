@@ -39,6 +39,7 @@ import (
 	"github.com/hubd/hubd/internal/api/repos"
 	rolesapi "github.com/hubd/hubd/internal/api/roles"
 	rulesetsapi "github.com/hubd/hubd/internal/api/rulesets"
+	runnersapi "github.com/hubd/hubd/internal/api/runners"
 	searchapi "github.com/hubd/hubd/internal/api/search"
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
@@ -125,6 +126,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	hooksAPI := hooksapi.New(d, pullsAPI.Service(), cfg.HookPolicy)
 	activityAPI.UseHooks(hooksAPI.Service()) // activity events reuse the webhook payloads
 	checksAPI := checksapi.New(d)
+	actionsAPI := actionsapi.New(d, checksAPI.Service(), cfg.ActionsWorker, cfg.GitRoot)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -166,7 +168,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		hooksAPI.Routes(),
 		gistsAPI.Routes(),
 		oauthAPI.Routes(),
-		actionsapi.New(d, checksAPI.Service(), cfg.ActionsWorker, cfg.GitRoot).Routes(),
+		actionsAPI.Routes(),
+		runnersapi.New(d, &actionsAPI.Service().Exec).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

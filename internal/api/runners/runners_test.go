@@ -1,0 +1,345 @@
+package runners_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v92/github"
+	"github.com/hubd/hubd/internal/actions"
+	"github.com/hubd/hubd/internal/apitest"
+)
+
+var ctx = context.Background()
+
+// TestMain doubles as `hubd actions-worker` (see internal/api/actions).
+func TestMain(m *testing.M) {
+	if os.Getenv("HUBD_ACTIONS_WORKER") == "1" && len(os.Args) == 2 {
+		if err := actions.Work(context.Background(), os.Args[1], os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "worker:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+type world struct {
+	e              *apitest.Env
+	mona, ent, bob string // tokens: acme's owner, the enterprise admin, a member of nothing
+	gh             *github.Client
+	app, secret    *github.Repository
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := apitest.New(t, apitest.Options{ActionsWorker: []string{exe}})
+	w := &world{e: e}
+	_, w.mona = e.NewUser("mona", false)
+	_, w.bob = e.NewUser("bob", false)
+	w.ent = e.Token(e.Admin, "admin:enterprise,site_admin")
+	e.Must(201, "POST", "/admin/organizations", e.AdminToken, map[string]any{"login": "acme", "admin": "mona"})
+	w.gh = e.GitHub(w.mona)
+	if w.app, _, err = w.gh.Repositories.Create(ctx, "acme", &github.Repository{Name: github.Ptr("app"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if w.secret, _, err = w.gh.Repositories.Create(ctx, "acme", &github.Repository{Name: github.Ptr("secret"), Private: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// worker waits for hubd's worker runner to be listed online at the
+// enterprise and returns it.
+func (w *world) worker(t *testing.T) *github.Runner {
+	t.Helper()
+	eg := w.e.GitHub(w.ent)
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		list, _, err := eg.Enterprise.ListRunners(ctx, "hubd", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Runners) > 0 && list.Runners[0].GetStatus() == "online" {
+			return list.Runners[0]
+		}
+	}
+	t.Fatal("the worker runner never came online")
+	return nil
+}
+
+func labelNames(t *testing.T, r *apitest.Response) []string {
+	t.Helper()
+	var out struct {
+		TotalCount int `json:"total_count"`
+		Labels     []struct {
+			Name, Type string
+		} `json:"labels"`
+	}
+	r.JSON(t, &out)
+	var names []string
+	for _, l := range out.Labels {
+		names = append(names, l.Name+":"+l.Type)
+	}
+	if out.TotalCount != len(names) {
+		t.Fatalf("total_count %d for %v", out.TotalCount, names)
+	}
+	return names
+}
+
+// TestRunners covers the runner operations at the three levels.
+func TestRunners(t *testing.T) {
+	w := newWorld(t)
+	e := w.e
+	wr := w.worker(t)
+	names := []string{}
+	for _, l := range wr.Labels {
+		names = append(names, l.GetName()+":"+l.GetType())
+	}
+	if got := strings.Join(names, ","); !strings.HasPrefix(got, "self-hosted:read-only,Linux:read-only,X64:read-only,ubuntu-latest:custom") || wr.GetBusy() {
+		t.Fatalf("worker runner %s busy=%v labels %s", wr.GetName(), wr.GetBusy(), got)
+	}
+	// The organization sees hubd's worker in its default group.
+	orgList, _, err := w.gh.Actions.ListOrganizationRunners(ctx, "acme", nil)
+	if err != nil || orgList.TotalCount != 1 || orgList.Runners[0].GetID() != wr.GetID() || orgList.Runners[0].GetRunnerGroupID() != 1 {
+		t.Fatalf("org runners %+v %v", orgList, err)
+	}
+	if _, _, err := w.gh.Actions.GetOrganizationRunner(ctx, "acme", wr.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	// ... but may not remove it or change its labels.
+	e.Must(422, "DELETE", fmt.Sprintf("/orgs/acme/actions/runners/%d", wr.GetID()), w.mona, nil)
+	e.Must(422, "POST", fmt.Sprintf("/orgs/acme/actions/runners/%d/labels", wr.GetID()), w.mona, map[string]any{"labels": []string{"x"}})
+	e.Must(422, "DELETE", fmt.Sprintf("/enterprises/hubd/actions/runners/%d", wr.GetID()), w.ent, nil)
+
+	// Tokens: an hour.
+	tok, _, err := w.gh.Actions.CreateRegistrationToken(ctx, "acme", "app")
+	if err != nil || len(tok.GetToken()) != 29 || time.Until(tok.GetExpiresAt().Time) < 59*time.Minute {
+		t.Fatalf("registration token %+v %v", tok, err)
+	}
+	if rt, _, err := w.gh.Actions.CreateRemoveToken(ctx, "acme", "app"); err != nil || rt.GetToken() == tok.GetToken() {
+		t.Fatalf("remove token %+v %v", rt, err)
+	}
+	if _, _, err := w.gh.Actions.CreateOrganizationRegistrationToken(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	e.Must(201, "POST", "/orgs/acme/actions/runners/remove-token", w.mona, nil)
+	if _, _, err := e.GitHub(w.ent).Enterprise.CreateRegistrationToken(ctx, "hubd"); err != nil {
+		t.Fatal(err)
+	}
+	e.Must(201, "POST", "/enterprises/hubd/actions/runners/remove-token", w.ent, nil)
+
+	// Downloads and deprecations at each level.
+	if d, _, err := w.gh.Actions.ListRunnerApplicationDownloads(ctx, "acme", "app"); err != nil || len(d) == 0 || !strings.HasPrefix(d[0].GetDownloadURL(), "https://github.com/actions/runner/") {
+		t.Fatalf("downloads %v %v", d, err)
+	}
+	if _, _, err := w.gh.Actions.ListOrganizationRunnerApplicationDownloads(ctx, "acme"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.GitHub(w.ent).Enterprise.ListRunnerApplicationDownloads(ctx, "hubd"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/repos/acme/app", "/orgs/acme"} {
+		e.Must(200, "GET", p+"/actions/runners/deprecations/2.300.0", w.mona, nil)
+	}
+	e.Must(200, "GET", "/enterprises/hubd/actions/runners/deprecations/2.300.0", w.ent, nil)
+
+	// A JIT runner at each level, and its labels.
+	levels := []struct{ base, tok string }{
+		{"/repos/acme/app/actions/runners", w.mona}, {"/orgs/acme/actions/runners", w.mona}, {"/enterprises/hubd/actions/runners", w.ent},
+	}
+	for _, l := range levels {
+		var jit struct {
+			Runner struct {
+				ID     int64  `json:"id"`
+				Status string `json:"status"`
+			} `json:"runner"`
+			Config string `json:"encoded_jit_config"`
+		}
+		body := map[string]any{"name": "box", "runner_group_id": 1, "labels": []string{"self-hosted", "X64", "macOS", "gpu"}}
+		e.Must(201, "POST", l.base+"/generate-jitconfig", l.tok, body).JSON(t, &jit)
+		raw, err := base64.StdEncoding.DecodeString(jit.Config)
+		var files map[string]string
+		if err != nil || json.Unmarshal(raw, &files) != nil || files[".runner"] == "" || jit.Runner.Status != "offline" {
+			t.Fatalf("%s: jit %+v %v", l.base, jit, err)
+		}
+		e.Must(409, "POST", l.base+"/generate-jitconfig", l.tok, body)
+		e.Must(422, "POST", l.base+"/generate-jitconfig", l.tok, map[string]any{"name": "other", "runner_group_id": 1, "labels": []string{}})
+		rb := fmt.Sprintf("%s/%d", l.base, jit.Runner.ID)
+		e.Must(200, "GET", rb, l.tok, nil)
+		if got := labelNames(t, e.Must(200, "GET", rb+"/labels", l.tok, nil)); strings.Join(got, ",") != "self-hosted:read-only,macOS:read-only,X64:read-only,gpu:custom" {
+			t.Fatalf("%s: labels %v", l.base, got)
+		}
+		e.Must(200, "POST", rb+"/labels", l.tok, map[string]any{"labels": []string{"fast", "GPU"}})
+		e.Must(422, "POST", rb+"/labels", l.tok, map[string]any{"labels": []string{"x64"}})
+		e.Must(422, "POST", rb+"/labels", l.tok, map[string]any{"labels": []string{}})
+		if got := labelNames(t, e.Must(200, "PUT", rb+"/labels", l.tok, map[string]any{"labels": []string{"a", "b"}})); len(got) != 5 {
+			t.Fatalf("%s: set labels %v", l.base, got)
+		}
+		if got := labelNames(t, e.Must(200, "DELETE", rb+"/labels/a", l.tok, nil)); len(got) != 4 {
+			t.Fatalf("%s: remove a: %v", l.base, got)
+		}
+		e.Must(404, "DELETE", rb+"/labels/a", l.tok, nil)
+		e.Must(422, "DELETE", rb+"/labels/self-hosted", l.tok, nil)
+		if got := labelNames(t, e.Must(200, "DELETE", rb+"/labels", l.tok, nil)); len(got) != 3 {
+			t.Fatalf("%s: remove all: %v", l.base, got)
+		}
+		e.Must(204, "DELETE", rb, l.tok, nil)
+		e.Must(404, "GET", rb, l.tok, nil)
+	}
+	// go-github's view of a repository runner.
+	if _, _, err := w.gh.Actions.CreateRepoJITConfig(ctx, "acme", "app", github.CreateJITConfigRequest{Name: "r2", RunnerGroupID: 1, Labels: []string{"linux"}}); err != nil {
+		t.Fatal(err)
+	}
+	list, _, err := w.gh.Actions.ListRunners(ctx, "acme", "app", &github.ListRunnersOptions{Name: github.Ptr("r2")})
+	if err != nil || list.TotalCount != 1 || list.Runners[0].GetOS() != "Linux" {
+		t.Fatalf("repo runners %+v %v", list, err)
+	}
+	if _, _, err := w.gh.Actions.GetRunner(ctx, "acme", "app", list.Runners[0].GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.gh.Actions.RemoveRunner(ctx, "acme", "app", list.Runners[0].GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := e.GitHub(w.ent).Enterprise.GetRunner(ctx, "hubd", wr.GetID()); err != nil {
+		t.Fatal(err)
+	}
+
+	// Who may: 401 anonymous, 403 a non-owner, 404 another enterprise.
+	e.Must(401, "GET", "/orgs/acme/actions/runners", "", nil)
+	e.Must(403, "GET", "/orgs/acme/actions/runners", w.bob, nil)
+	e.Must(403, "GET", "/repos/acme/app/actions/runners", w.bob, nil)
+	e.Must(404, "GET", "/repos/acme/secret/actions/runners", w.bob, nil)
+	e.Must(403, "GET", "/enterprises/hubd/actions/runners", w.mona, nil)
+	e.Must(404, "GET", "/enterprises/other/actions/runners", w.ent, nil)
+	e.Must(403, "GET", "/orgs/acme/actions/runners", e.Token(e.Admin, "repo"), nil)
+}
+
+// TestRunnerGroups covers the organization's and the enterprise's groups.
+func TestRunnerGroups(t *testing.T) {
+	w := newWorld(t)
+	e := w.e
+	wr := w.worker(t)
+	groups, _, err := w.gh.Actions.ListOrganizationRunnerGroups(ctx, "acme", nil)
+	if err != nil || groups.TotalCount != 1 || !groups.RunnerGroups[0].GetDefault() || groups.RunnerGroups[0].GetID() != 1 {
+		t.Fatalf("groups %+v %v", groups, err)
+	}
+	g, _, err := w.gh.Actions.CreateOrganizationRunnerGroup(ctx, "acme", github.CreateRunnerGroupRequest{Name: github.Ptr("limited"),
+		Visibility: github.Ptr("selected"), SelectedRepositoryIDs: []int64{w.app.GetID()}, Runners: []int64{wr.GetID()}})
+	if err != nil || g.GetID() == 1 || g.GetVisibility() != "selected" {
+		t.Fatalf("create %+v %v", g, err)
+	}
+	e.Must(422, "POST", "/orgs/acme/actions/runner-groups", w.mona, map[string]any{"name": "limited"})
+	e.Must(422, "POST", "/orgs/acme/actions/runner-groups", w.mona, map[string]any{"name": "x", "visibility": "bogus"})
+	e.Must(422, "POST", "/orgs/acme/actions/runner-groups", w.mona, map[string]any{"name": "x", "selected_repository_ids": []int64{999999}})
+	e.Must(400, "POST", "/orgs/acme/actions/runner-groups", w.mona, "{")
+	if got, _, err := w.gh.Actions.GetOrganizationRunnerGroup(ctx, "acme", g.GetID()); err != nil || got.GetName() != "limited" {
+		t.Fatalf("get %+v %v", got, err)
+	}
+	up, _, err := w.gh.Actions.UpdateOrganizationRunnerGroup(ctx, "acme", g.GetID(), github.UpdateRunnerGroupRequest{Name: github.Ptr("limited"), AllowsPublicRepositories: github.Ptr(true),
+		RestrictedToWorkflows: github.Ptr(true), SelectedWorkflows: []string{"acme/app/.github/workflows/ci.yml@refs/heads/main"}})
+	if err != nil || !up.GetAllowsPublicRepositories() || !up.GetRestrictedToWorkflows() || len(up.SelectedWorkflows) != 1 {
+		t.Fatalf("update %+v %v", up, err)
+	}
+	e.Must(422, "PATCH", fmt.Sprintf("/orgs/acme/actions/runner-groups/%d", g.GetID()), w.mona, map[string]any{"name": "limited", "selected_workflows": []string{"ci.yml"}})
+	// Repositories.
+	repos, _, err := w.gh.Actions.ListRepositoryAccessRunnerGroup(ctx, "acme", g.GetID(), nil)
+	if err != nil || repos.GetTotalCount() != 1 || repos.Repositories[0].GetName() != "app" {
+		t.Fatalf("repos %+v %v", repos, err)
+	}
+	if _, err := w.gh.Actions.SetRepositoryAccessRunnerGroup(ctx, "acme", g.GetID(), github.SetRepoAccessRunnerGroupRequest{SelectedRepositoryIDs: []int64{w.secret.GetID()}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.gh.Actions.AddRepositoryAccessRunnerGroup(ctx, "acme", g.GetID(), w.app.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.gh.Actions.RemoveRepositoryAccessRunnerGroup(ctx, "acme", g.GetID(), w.secret.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if repos, _, _ = w.gh.Actions.ListRepositoryAccessRunnerGroup(ctx, "acme", g.GetID(), nil); repos.GetTotalCount() != 1 || repos.Repositories[0].GetID() != w.app.GetID() {
+		t.Fatalf("repos after changes %+v", repos)
+	}
+	// Runners: hubd's worker was placed in the group at creation.
+	rs, _, err := w.gh.Actions.ListRunnerGroupRunners(ctx, "acme", g.GetID(), nil)
+	if err != nil || rs.TotalCount != 1 || rs.Runners[0].GetRunnerGroupID() != g.GetID() {
+		t.Fatalf("group runners %+v %v", rs, err)
+	}
+	if _, err := w.gh.Actions.RemoveRunnerGroupRunners(ctx, "acme", g.GetID(), wr.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.gh.Actions.AddRunnerGroupRunners(ctx, "acme", g.GetID(), wr.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.gh.Actions.SetRunnerGroupRunners(ctx, "acme", g.GetID(), github.SetRunnerGroupRunnersRequest{Runners: []int64{}}); err != nil {
+		t.Fatal(err)
+	}
+	if rs, _, _ = w.gh.Actions.ListRunnerGroupRunners(ctx, "acme", 1, nil); rs.TotalCount != 1 {
+		t.Fatalf("default group runners %+v", rs)
+	}
+	if h, _, err := w.gh.Actions.ListRunnerGroupHostedRunners(ctx, "acme", g.GetID(), nil); err != nil || h.TotalCount != 0 {
+		t.Fatalf("hosted %+v %v", h, err)
+	}
+	e.Must(422, "DELETE", "/orgs/acme/actions/runner-groups/1", w.mona, nil)
+	if _, err := w.gh.Actions.DeleteOrganizationRunnerGroup(ctx, "acme", g.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	e.Must(404, "GET", fmt.Sprintf("/orgs/acme/actions/runner-groups/%d", g.GetID()), w.mona, nil)
+	e.Must(403, "GET", "/orgs/acme/actions/runner-groups", w.bob, nil)
+
+	// The enterprise's groups.
+	eg := e.GitHub(w.ent)
+	acme, _, _ := w.gh.Organizations.Get(ctx, "acme")
+	egr, _, err := eg.Enterprise.CreateEnterpriseRunnerGroup(ctx, "hubd", github.CreateEnterpriseRunnerGroupRequest{Name: github.Ptr("ent"),
+		Visibility: github.Ptr("selected"), SelectedOrganizationIDs: []int64{acme.GetID()}})
+	if err != nil || egr.GetID() == 1 {
+		t.Fatalf("enterprise group %+v %v", egr, err)
+	}
+	if list, _, err := eg.Enterprise.ListRunnerGroups(ctx, "hubd", nil); err != nil || list.GetTotalCount() != 2 {
+		t.Fatalf("enterprise groups %+v %v", list, err)
+	}
+	if _, _, err := eg.Enterprise.GetEnterpriseRunnerGroup(ctx, "hubd", egr.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := eg.Enterprise.UpdateEnterpriseRunnerGroup(ctx, "hubd", egr.GetID(), github.UpdateEnterpriseRunnerGroupRequest{Name: github.Ptr("ent2")}); err != nil {
+		t.Fatal(err)
+	}
+	if orgs, _, err := eg.Enterprise.ListOrganizationAccessRunnerGroup(ctx, "hubd", egr.GetID(), nil); err != nil || orgs.GetTotalCount() != 1 {
+		t.Fatalf("orgs %+v %v", orgs, err)
+	}
+	if _, err := eg.Enterprise.SetOrganizationAccessRunnerGroup(ctx, "hubd", egr.GetID(), github.SetOrgAccessRunnerGroupRequest{SelectedOrganizationIDs: []int64{}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eg.Enterprise.AddOrganizationAccessRunnerGroup(ctx, "hubd", egr.GetID(), acme.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eg.Enterprise.RemoveOrganizationAccessRunnerGroup(ctx, "hubd", egr.GetID(), acme.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eg.Enterprise.AddRunnerGroupRunners(ctx, "hubd", egr.GetID(), wr.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if rs, _, err := eg.Enterprise.ListRunnerGroupRunners(ctx, "hubd", egr.GetID(), nil); err != nil || rs.TotalCount != 1 {
+		t.Fatalf("enterprise group runners %+v %v", rs, err)
+	}
+	if _, err := eg.Enterprise.RemoveRunnerGroupRunners(ctx, "hubd", egr.GetID(), wr.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eg.Enterprise.SetRunnerGroupRunners(ctx, "hubd", egr.GetID(), github.SetRunnerGroupRunnersRequest{Runners: []int64{wr.GetID()}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eg.Enterprise.DeleteEnterpriseRunnerGroup(ctx, "hubd", egr.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	// Its runner went back to the default group.
+	if r, _, _ := eg.Enterprise.GetRunner(ctx, "hubd", wr.GetID()); r.GetRunnerGroupID() != 1 {
+		t.Fatalf("worker after the group's deletion: %+v", r)
+	}
+}
