@@ -5,7 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -341,5 +344,118 @@ func TestRunnerGroups(t *testing.T) {
 	// Its runner went back to the default group.
 	if r, _, _ := eg.Enterprise.GetRunner(ctx, "hubd", wr.GetID()); r.GetRunnerGroupID() != 1 {
 		t.Fatalf("worker after the group's deletion: %+v", r)
+	}
+}
+
+// push commits files to acme/app's main through git.
+func (w *world) push(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	u, _ := url.Parse(w.e.URL + "/acme/app.git")
+	u.User = url.UserPassword("mona", w.mona)
+	git := func(args ...string) string {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=Mona", "-c", "user.email=mona@example.com"}, args...)...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("clone", "-q", u.String(), ".")
+	for p, c := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("add", "-A")
+	git("commit", "-q", "-m", "ci")
+	git("push", "-q", "origin", "HEAD:main")
+	return git("rev-parse", "HEAD")
+}
+
+// job waits for the one job of head's run to reach status and returns it.
+func (w *world) job(t *testing.T, head, status string, within time.Duration) *github.WorkflowJob {
+	t.Helper()
+	var last *github.WorkflowJob
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		runs, _, err := w.gh.Actions.ListRepositoryWorkflowRuns(ctx, "acme", "app", &github.ListWorkflowRunsOptions{HeadSHA: head})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs.WorkflowRuns) == 0 {
+			continue
+		}
+		jobs, _, err := w.gh.Actions.ListWorkflowJobs(ctx, "acme", "app", runs.WorkflowRuns[0].GetID(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(jobs.Jobs) == 1 {
+			last = jobs.Jobs[0]
+			if last.GetStatus() == status {
+				return last
+			}
+		}
+	}
+	t.Fatalf("job of %s: want %s, last %+v", head, status, last)
+	return nil
+}
+
+const workflow = `on: push
+jobs:
+  build:
+    runs-on: %s
+    steps:
+      - run: echo hello
+`
+
+// TestGroupsAdmitJobs: a job runs only on a worker whose groups admit its
+// repository and whose labels cover its runs-on; otherwise it stays
+// queued until they do.
+func TestGroupsAdmitJobs(t *testing.T) {
+	w := newWorld(t)
+	e := w.e
+	wr := w.worker(t)
+	// acme's default group admits no repository: the job waits.
+	e.Must(200, "PATCH", "/orgs/acme/actions/runner-groups/1", w.mona, map[string]any{"name": "Default", "visibility": "selected"})
+	head := w.push(t, map[string]string{".github/workflows/ci.yml": fmt.Sprintf(workflow, "ubuntu-latest")})
+	w.job(t, head, "queued", 10*time.Second)
+	time.Sleep(3 * time.Second)
+	if j := w.job(t, head, "queued", time.Second); j.GetRunnerName() != "" {
+		t.Fatalf("a job no group admits was taken: %+v", j)
+	}
+	// Admitting the repository lets it run on the worker.
+	e.Must(204, "PUT", fmt.Sprintf("/orgs/acme/actions/runner-groups/1/repositories/%d", w.app.GetID()), w.mona, nil)
+	j := w.job(t, head, "completed", 30*time.Second)
+	if j.GetConclusion() != "success" || j.GetRunnerName() != wr.GetName() {
+		t.Fatalf("admitted job %+v", j)
+	}
+
+	// A label no worker has keeps the job queued until the worker gets it.
+	head = w.push(t, map[string]string{".github/workflows/ci.yml": fmt.Sprintf(workflow, "[self-hosted, gpu]")})
+	w.job(t, head, "queued", 10*time.Second)
+	time.Sleep(3 * time.Second)
+	w.job(t, head, "queued", time.Second)
+	e.Must(200, "POST", fmt.Sprintf("/enterprises/hubd/actions/runners/%d/labels", wr.GetID()), w.ent, map[string]any{"labels": []string{"gpu"}})
+	if j := w.job(t, head, "completed", 30*time.Second); j.GetConclusion() != "success" {
+		t.Fatalf("labelled job %+v", j)
+	}
+
+	// The enterprise's default group, restricted to other workflows, keeps
+	// the job queued; allowing the workflow lets it run.
+	e.Must(200, "PATCH", "/enterprises/hubd/actions/runner-groups/1", w.ent, map[string]any{"name": "Default", "restricted_to_workflows": true,
+		"selected_workflows": []string{"acme/other/.github/workflows/ci.yml@refs/heads/main"}})
+	head = w.push(t, map[string]string{"README.md": "again"})
+	w.job(t, head, "queued", 10*time.Second)
+	time.Sleep(3 * time.Second)
+	w.job(t, head, "queued", time.Second)
+	e.Must(200, "PATCH", "/enterprises/hubd/actions/runner-groups/1", w.ent, map[string]any{"name": "Default",
+		"selected_workflows": []string{"acme/app/.github/workflows/ci.yml@*"}})
+	if j := w.job(t, head, "completed", 30*time.Second); j.GetConclusion() != "success" {
+		t.Fatalf("allowed workflow's job %+v", j)
 	}
 }
