@@ -52,3 +52,21 @@ type RunnerGroup struct {
 	RestrictedToWorkflows bool
 	SelectedWorkflows     []string
 }
+
+// HostedRunner is an organization's "GitHub-hosted" runner: in hubd, a
+// pool of up to MaximumRunners of hubd's own workers that take the jobs
+// asking for it by name, admitted by its runner group.
+type HostedRunner struct {
+	ID             int64
+	OrgID          int64
+	Name           string
+	GroupID        int64
+	ImageID        string
+	ImageSource    string // github, partner, custom
+	ImageVersion   string
+	SizeID         string
+	Platform       string
+	MaximumRunners int
+	LastActive     *time.Time // the last job it started
+	CreatedAt      time.Time
+}

@@ -169,27 +169,33 @@ func (s *Service) Admit(ctx context.Context, repo *model.Repo, wref string, labe
 	if len(free) == 0 {
 		return "", nil, nil
 	}
-	ok, err := s.admitted(ctx, repo, wref, labels, free)
+	ok, hosted, err := s.admitted(ctx, repo, wref, labels, free)
 	if err != nil {
 		return "", nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, sl := range s.slots {
-		if !sl.busy && ok[sl.id] {
+		if !sl.busy && (ok[sl.id] || hosted != "") {
 			sl.busy = true
-			return sl.name, func() { s.mu.Lock(); sl.busy = false; s.mu.Unlock() }, nil
+			name := sl.name
+			if hosted != "" {
+				name = hosted // a hosted runner's job runs under its name
+			}
+			return name, func() { s.mu.Lock(); sl.busy = false; s.mu.Unlock() }, nil
 		}
 	}
 	return "", nil, nil
 }
 
-// admitted are the worker runners among ids that may run the job.
-func (s *Service) admitted(ctx context.Context, repo *model.Repo, wref string, labels []string, ids []int64) (map[int64]bool, error) {
+// admitted are the worker runners among ids that may run the job; when
+// none may, hosted is the organization's hosted runner (a pool of any
+// workers) that may.
+func (s *Service) admitted(ctx context.Context, repo *model.Repo, wref string, labels []string, ids []int64) (ok map[int64]bool, hosted string, err error) {
 	q := s.Store.R()
 	list, _, err := q.Runners(ctx, store.RunnerFilter{Scope: model.RunnerEnterprise, IDs: ids}, len(ids), 0)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var orgID int64
 	owners := []int64{0}
@@ -199,20 +205,20 @@ func (s *Service) admitted(ctx context.Context, repo *model.Repo, wref string, l
 	}
 	groups, err := q.RunnerGroupsByID(ctx, owners)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	entSel, err := q.RunnerGroupAdmits(ctx, 0, orgID)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var orgSel map[int64]bool
 	var placed map[int64]int64
 	if orgID != 0 {
 		if orgSel, err = q.RunnerGroupAdmits(ctx, orgID, repo.ID); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if placed, err = q.WorkerOrgGroups(ctx, orgID, ids); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	public := repo.Visibility == model.Public
@@ -237,7 +243,10 @@ func (s *Service) admitted(ctx context.Context, repo *model.Repo, wref string, l
 		}
 		out[r.ID] = true
 	}
-	return out, nil
+	if len(out) == 0 && orgID != 0 {
+		hosted, err = s.hostedFor(ctx, repo, wref, labels, orgSel, groups[orgID])
+	}
+	return out, hosted, err
 }
 
 // groupAdmits decides a group's admission of a repository: targeted is

@@ -1573,6 +1573,20 @@ CREATE TABLE runner_org_groups (
   gid BIGINT NOT NULL,
   PRIMARY KEY (runner_id, org_id)
 );
+CREATE TABLE hosted_runners (
+  id {{id}},
+  org_id BIGINT NOT NULL,
+  name TEXT NOT NULL,
+  gid BIGINT NOT NULL,
+  image_id TEXT NOT NULL,
+  image_source TEXT NOT NULL,
+  image_version TEXT NOT NULL DEFAULT '',
+  size_id TEXT NOT NULL,
+  platform TEXT NOT NULL,
+  maximum_runners BIGINT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX hosted_runners_name ON hosted_runners (org_id, name);
 CREATE TABLE runner_tokens (
   id {{id}},
   kind TEXT NOT NULL,

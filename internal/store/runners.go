@@ -159,6 +159,7 @@ func (q Q) DeleteRunnerGroup(ctx context.Context, ownerID, gid int64) error {
 		`DELETE FROM runner_groups WHERE owner_id = ? AND gid = ?`,
 		`DELETE FROM runner_group_targets WHERE owner_id = ? AND gid = ?`,
 		`DELETE FROM runner_org_groups WHERE org_id = ? AND gid = ?`,
+		`UPDATE hosted_runners SET gid = 1 WHERE org_id = ? AND gid = ?`,
 	} {
 		if _, err := q.exec(ctx, s, ownerID, gid); err != nil {
 			return err

@@ -22,7 +22,7 @@ func (a *API) groupRoutes() []rest.Route {
 		{Method: "GET", Pattern: org + "/{runner_group_id}", OperationID: "actions/get-self-hosted-runner-group-for-org", Handler: a.group(o), Scopes: osc},
 		{Method: "PATCH", Pattern: org + "/{runner_group_id}", OperationID: "actions/update-self-hosted-runner-group-for-org", Handler: a.updateGroup(o), Scopes: osc, Note: noteOrgGroups},
 		{Method: "DELETE", Pattern: org + "/{runner_group_id}", OperationID: "actions/delete-self-hosted-runner-group-from-org", Handler: a.deleteGroup(o), Scopes: osc},
-		{Method: "GET", Pattern: org + "/{runner_group_id}/hosted-runners", OperationID: "actions/list-github-hosted-runners-in-group-for-org", Handler: a.hostedInGroup, Scopes: osc, Note: noteHostedGroup},
+		{Method: "GET", Pattern: org + "/{runner_group_id}/hosted-runners", OperationID: "actions/list-github-hosted-runners-in-group-for-org", Handler: a.hostedInGroup, Scopes: osc, Note: noteHosted},
 		{Method: "GET", Pattern: org + "/{runner_group_id}/repositories", OperationID: "actions/list-repo-access-to-self-hosted-runner-group-in-org", Handler: a.targets(o), Scopes: osc},
 		{Method: "PUT", Pattern: org + "/{runner_group_id}/repositories", OperationID: "actions/set-repo-access-to-self-hosted-runner-group-in-org", Handler: a.setTargets(o, "set"), Scopes: osc},
 		{Method: "PUT", Pattern: org + "/{runner_group_id}/repositories/{repository_id}", OperationID: "actions/add-repo-access-to-self-hosted-runner-group-in-org", Handler: a.setTargets(o, "add"), Scopes: osc},
@@ -156,8 +156,7 @@ func (a *API) deleteGroup(kind string) rest.Handler {
 	}
 }
 
-// GET /orgs/{org}/actions/runner-groups/{runner_group_id}/hosted-runners:
-// hubd has no GitHub-hosted runners.
+// GET /orgs/{org}/actions/runner-groups/{runner_group_id}/hosted-runners
 func (a *API) hostedInGroup(w http.ResponseWriter, r *http.Request) error {
 	sc, gid, err := a.groupScope(r, model.RunnerOrg)
 	if err != nil {
@@ -166,10 +165,7 @@ func (a *API) hostedInGroup(w http.ResponseWriter, r *http.Request) error {
 	if _, err := a.svc.Group(r.Context(), sc, gid); err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, struct {
-		TotalCount int   `json:"total_count"`
-		Runners    []any `json:"runners"`
-	}{0, []any{}})
+	return a.hostedList(w, r, sc, gid)
 }
 
 // GET .../runner-groups/{runner_group_id}/repositories (organizations)

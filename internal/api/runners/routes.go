@@ -20,8 +20,9 @@ import (
 
 // API is the runners package.
 type API struct {
-	d   *api.Deps
-	svc *svc.Service
+	d    *api.Deps
+	svc  *svc.Service
+	root string // where jobs work (the machine size's storage)
 }
 
 // New makes the package: hubd's workflow job workers (d.Runner) register
@@ -33,6 +34,7 @@ func New(d *api.Deps, exec *actions.Executor) *API {
 		d.Runner.OnStart = a.svc.Workers
 	}
 	if exec != nil {
+		a.root = exec.Root
 		exec.Admit = func(ctx context.Context, jc actions.JobContext, labels []string) (string, func(), error) {
 			wref := jc.Repo.Owner.Login + "/" + jc.Repo.Name + "/" + jc.Run.WorkflowPath + "@" + jc.Run.Ref
 			return a.svc.Admit(ctx, jc.Repo, wref, labels)
@@ -51,7 +53,6 @@ const (
 	noteDownloads   = "Lists GitHub's runner application downloads (github.com URLs); hubd does not host them and the application cannot connect to hubd."
 	noteDeprecation = "hubd runs no GitHub runner application: every version answers without a deprecation schedule."
 	noteOrgGroups   = "Enforced when a worker claims a job: the job runs only on a worker whose group admits the repository (visibility, allows_public_repositories, restricted_to_workflows with owner/repo/path@ref or @* patterns); otherwise it stays queued. visible_to_repository is ignored; network_configuration_id is not supported."
-	noteHostedGroup = "hubd has no GitHub-hosted runners: the list is empty."
 )
 
 // Routes is the package's route table.
@@ -103,7 +104,7 @@ func (a *API) Routes() []rest.Route {
 			rest.Route{Method: "DELETE", Pattern: b + "/{runner_id}/labels/{name}", OperationID: lp("remove-custom-label-from-self-hosted-runner"), Handler: a.labels(k, "remove-one"), Scopes: sc},
 		)
 	}
-	return append(out, a.groupRoutes()...)
+	return append(append(out, a.groupRoutes()...), a.hostedRoutes()...)
 }
 
 // scope authorizes the caller for a level's runners: a repository

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -458,4 +459,84 @@ func TestGroupsAdmitJobs(t *testing.T) {
 	if j := w.job(t, head, "completed", 30*time.Second); j.GetConclusion() != "success" {
 		t.Fatalf("allowed workflow's job %+v", j)
 	}
+}
+
+// TestHostedRunners: what this host provides, and a hosted runner as a
+// pool of hubd's workers that takes the jobs naming it.
+func TestHostedRunners(t *testing.T) {
+	w := newWorld(t)
+	e := w.e
+	w.worker(t)
+	imgs, _, err := w.gh.Actions.GetHostedRunnerGitHubOwnedImages(ctx, "acme")
+	if err != nil || imgs.TotalCount != 1 || imgs.Images[0].Source != "github" {
+		t.Fatalf("images %+v %v", imgs, err)
+	}
+	if p, _, err := w.gh.Actions.GetHostedRunnerPartnerImages(ctx, "acme"); err != nil || p.TotalCount != 0 {
+		t.Fatalf("partner images %+v %v", p, err)
+	}
+	if c, _, err := w.gh.Actions.ListHostedRunnerCustomImages(ctx, "acme"); err != nil || c.TotalCount != 0 {
+		t.Fatalf("custom images %+v %v", c, err)
+	}
+	sizes, _, err := w.gh.Actions.GetHostedRunnerMachineSpecs(ctx, "acme")
+	if err != nil || sizes.TotalCount != 1 || sizes.MachineSpecs[0].CPUCores < 1 {
+		t.Fatalf("sizes %+v %v", sizes, err)
+	}
+	if p, _, err := w.gh.Actions.GetHostedRunnerPlatforms(ctx, "acme"); err != nil || p.TotalCount != 1 {
+		t.Fatalf("platforms %+v %v", p, err)
+	}
+	if l, _, err := w.gh.Actions.GetHostedRunnerLimits(ctx, "acme"); err != nil || l.PublicIPs.Maximum != 0 {
+		t.Fatalf("limits %+v %v", l, err)
+	}
+	// A pool in its own group, admitting acme/app.
+	g, _, err := w.gh.Actions.CreateOrganizationRunnerGroup(ctx, "acme", github.CreateRunnerGroupRequest{Name: github.Ptr("pool"),
+		Visibility: github.Ptr("selected"), SelectedRepositoryIDs: []int64{w.app.GetID()}, AllowsPublicRepositories: github.Ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := func(name, image, size string) github.CreateHostedRunnerRequest {
+		return github.CreateHostedRunnerRequest{Name: name, Image: github.HostedRunnerImage{ID: image, Source: "github"}, Size: size,
+			RunnerGroupID: g.GetID(), MaximumRunners: github.Ptr(int64(1))}
+	}
+	img, size := imgs.Images[0].ID, sizes.MachineSpecs[0].ID
+	h, _, err := w.gh.Actions.CreateHostedRunner(ctx, "acme", body("big", img, size))
+	if err != nil || h.GetStatus() != "Ready" || h.GetRunnerGroupID() != g.GetID() || h.GetMaximumRunners() != 1 {
+		t.Fatalf("create %+v %v", h, err)
+	}
+	for _, bad := range []github.CreateHostedRunnerRequest{body("big", img, size), body("x", "windows-latest", size), body("x", img, "64-core"), body("bad name", img, size)} {
+		if _, resp, err := w.gh.Actions.CreateHostedRunner(ctx, "acme", bad); err == nil || resp.StatusCode != 422 {
+			t.Fatalf("create %+v: %v", bad, err)
+		}
+	}
+	static := body("x", img, size)
+	static.EnableStaticIP = github.Ptr(true)
+	if _, resp, err := w.gh.Actions.CreateHostedRunner(ctx, "acme", static); err == nil || resp.StatusCode != 422 {
+		t.Fatalf("static IP: %v", err)
+	}
+	if list, _, err := w.gh.Actions.ListHostedRunners(ctx, "acme", nil); err != nil || list.GetTotalCount() != 1 {
+		t.Fatalf("list %+v %v", list, err)
+	}
+	if list, _, err := w.gh.Actions.ListRunnerGroupHostedRunners(ctx, "acme", g.GetID(), nil); err != nil || list.GetTotalCount() != 1 {
+		t.Fatalf("group's hosted runners %+v %v", list, err)
+	}
+	if up, _, err := w.gh.Actions.UpdateHostedRunner(ctx, "acme", h.GetID(), github.UpdateHostedRunnerRequest{MaximumRunners: github.Ptr(int64(2))}); err != nil || up.GetMaximumRunners() != 2 {
+		t.Fatalf("update %+v %v", up, err)
+	}
+	e.Must(403, "GET", "/orgs/acme/actions/hosted-runners", w.bob, nil)
+
+	// A job naming it runs on a worker, under its name.
+	head := w.push(t, map[string]string{".github/workflows/ci.yml": fmt.Sprintf(workflow, "big")})
+	start := time.Now()
+	j := w.job(t, head, "completed", 30*time.Second)
+	t.Logf("job on the hosted runner: %v", time.Since(start))
+	if j.GetConclusion() != "success" || j.GetRunnerName() != "big" {
+		t.Fatalf("job on the hosted runner %+v", j)
+	}
+	if got, _, err := w.gh.Actions.GetHostedRunner(ctx, "acme", h.GetID()); err != nil || got.LastActiveOn == nil {
+		t.Fatalf("get %+v %v", got, err)
+	}
+	var accepted *github.AcceptedError
+	if _, _, err := w.gh.Actions.DeleteHostedRunner(ctx, "acme", h.GetID()); !errors.As(err, &accepted) {
+		t.Fatalf("delete: want 202, got %v", err)
+	}
+	e.Must(404, "GET", fmt.Sprintf("/orgs/acme/actions/hosted-runners/%d", h.GetID()), w.mona, nil)
 }
