@@ -411,7 +411,7 @@ jobs:
   build:
     runs-on: %s
     steps:
-      - run: echo hello
+      - run: sleep 2 && echo hello
 `
 
 // TestGroupsAdmitJobs: a job runs only on a worker whose groups admit its
@@ -429,9 +429,16 @@ func TestGroupsAdmitJobs(t *testing.T) {
 	if j := w.job(t, head, "queued", time.Second); j.GetRunnerName() != "" {
 		t.Fatalf("a job no group admits was taken: %+v", j)
 	}
-	// Admitting the repository lets it run on the worker.
+	// Admitting the repository lets it run on the worker, busy meanwhile.
 	e.Must(204, "PUT", fmt.Sprintf("/orgs/acme/actions/runner-groups/1/repositories/%d", w.app.GetID()), w.mona, nil)
+	w.job(t, head, "in_progress", 30*time.Second)
+	if r, _, err := e.GitHub(w.ent).Enterprise.GetRunner(ctx, "hubd", wr.GetID()); err != nil || !r.GetBusy() || r.GetStatus() != "online" {
+		t.Fatalf("worker running a job: %+v %v", r, err)
+	}
 	j := w.job(t, head, "completed", 30*time.Second)
+	if r, _, _ := e.GitHub(w.ent).Enterprise.GetRunner(ctx, "hubd", wr.GetID()); r.GetBusy() {
+		t.Fatalf("worker still busy after its job: %+v", r)
+	}
 	if j.GetConclusion() != "success" || j.GetRunnerName() != wr.GetName() {
 		t.Fatalf("admitted job %+v", j)
 	}
