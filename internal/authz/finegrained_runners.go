@@ -1,7 +1,7 @@
 package authz
 
 // The fine-grained permissions of self-hosted runners and runner groups
-// (internal/api/runners): an organization's (and the enterprise's, which
+// and hosted runners (internal/api/runners): an organization's (and the enterprise's, which
 // only site administrators' classic tokens reach) need
 // organization_self_hosted_runners; a repository's need administration.
 var runnerRules = map[string]string{

@@ -101,7 +101,7 @@ type HostedInput struct {
 var hostedName = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // applyHosted validates in onto h.
-func (s *Service) applyHosted(ctx context.Context, org *model.Account, h *model.HostedRunner, in HostedInput, root string) error {
+func (s *Service) applyHosted(ctx context.Context, sc Scope, h *model.HostedRunner, in HostedInput, root string) error {
 	if in.Name != nil {
 		if !hostedName.MatchString(*in.Name) {
 			return model.Custom("HostedRunner", "name", "Name must be 1 to 64 letters, digits, '.', '-' or '_'.")
@@ -141,7 +141,7 @@ func (s *Service) applyHosted(ctx context.Context, org *model.Account, h *model.
 		h.SizeID = *in.Size
 	}
 	if in.RunnerGroupID != nil {
-		if _, err := s.Store.R().RunnerGroup(ctx, org.ID, *in.RunnerGroupID); errors.Is(err, model.ErrNotFound) {
+		if _, err := s.Store.R().RunnerGroup(ctx, sc.OwnerID(), *in.RunnerGroupID); errors.Is(err, model.ErrNotFound) {
 			return model.Custom("HostedRunner", "runner_group_id", "Runner group not found.")
 		} else if err != nil {
 			return err
@@ -163,15 +163,16 @@ func (s *Service) applyHosted(ctx context.Context, org *model.Account, h *model.
 	return nil
 }
 
-// CreateHosted creates an organization's hosted runner.
+// CreateHosted creates an organization's (or the enterprise's) hosted
+// runner.
 func (s *Service) CreateHosted(ctx context.Context, sc Scope, in HostedInput, root string) (*model.HostedRunner, error) {
 	for field, missing := range map[string]bool{"name": in.Name == nil, "image": in.Image == nil, "size": in.Size == nil, "runner_group_id": in.RunnerGroupID == nil} {
 		if missing {
 			return nil, model.Invalid("HostedRunner", field, "missing_field")
 		}
 	}
-	h := &model.HostedRunner{OrgID: sc.Org.ID, Platform: Platform(), MaximumRunners: 10}
-	if err := s.applyHosted(ctx, sc.Org, h, in, root); err != nil {
+	h := &model.HostedRunner{OrgID: sc.OwnerID(), Platform: Platform(), MaximumRunners: 10}
+	if err := s.applyHosted(ctx, sc, h, in, root); err != nil {
 		return nil, err
 	}
 	return h, s.saveHosted(ctx, sc, h, "hosted_runner.created")
@@ -190,13 +191,13 @@ func (s *Service) saveHosted(ctx context.Context, sc Scope, h *model.HostedRunne
 
 // Hosted finds an organization's hosted runner.
 func (s *Service) Hosted(ctx context.Context, sc Scope, id int64) (*model.HostedRunner, error) {
-	return s.Store.R().HostedRunner(ctx, sc.Org.ID, id, "")
+	return s.Store.R().HostedRunner(ctx, sc.OwnerID(), id, "")
 }
 
 // ListHosted lists an organization's hosted runners (of group gid, if
 // not 0).
 func (s *Service) ListHosted(ctx context.Context, sc Scope, gid int64, limit, offset int) ([]*model.HostedRunner, int, error) {
-	return s.Store.R().HostedRunners(ctx, sc.Org.ID, gid, limit, offset)
+	return s.Store.R().HostedRunners(ctx, sc.OwnerID(), gid, limit, offset)
 }
 
 // UpdateHosted changes a hosted runner.
@@ -205,7 +206,7 @@ func (s *Service) UpdateHosted(ctx context.Context, sc Scope, id int64, in Hoste
 	if err != nil {
 		return nil, err
 	}
-	if err := s.applyHosted(ctx, sc.Org, h, in, root); err != nil {
+	if err := s.applyHosted(ctx, sc, h, in, root); err != nil {
 		return nil, err
 	}
 	return h, s.saveHosted(ctx, sc, h, "hosted_runner.updated")
@@ -232,28 +233,39 @@ func (s *Service) Ready(ctx context.Context) (bool, error) {
 }
 
 // hostedFor is the hosted runner a job of repo asking for labels may run
-// on now: its runs-on names one of the organization's hosted runners,
-// whose group admits the repository and which runs fewer than its
-// maximum of jobs ("" otherwise).
-func (s *Service) hostedFor(ctx context.Context, repo *model.Repo, wref string, labels []string, orgSel map[int64]bool, groups map[int64]*model.RunnerGroup) (string, error) {
-	if len(labels) != 1 || repo.Owner == nil || !repo.Owner.IsOrg() {
+// on now: its runs-on names one of the organization's hosted runners (or
+// else the enterprise's), whose group admits the repository and which
+// runs fewer than its maximum of jobs ("" otherwise). groups are the
+// organization's (orgID, 0 for a user's repository) and the enterprise's
+// (0); sel[owner] the groups of each that selected the repository or
+// organization.
+func (s *Service) hostedFor(ctx context.Context, repo *model.Repo, wref string, labels []string, orgID int64,
+	groups map[int64]map[int64]*model.RunnerGroup, sel map[int64]map[int64]bool) (string, error) {
+	if len(labels) != 1 {
 		return "", nil
 	}
 	q := s.Store.R()
-	h, err := q.HostedRunner(ctx, repo.Owner.ID, 0, labels[0])
-	if errors.Is(err, model.ErrNotFound) {
-		return "", nil
+	owners := []int64{0}
+	if orgID != 0 {
+		owners = []int64{orgID, 0}
 	}
-	if err != nil {
-		return "", err
+	for _, owner := range owners {
+		h, err := q.HostedRunner(ctx, owner, 0, labels[0])
+		if errors.Is(err, model.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		g := groups[owner][h.GroupID]
+		if g == nil || !groupAdmits(g, owner != 0 || orgID != 0, sel[owner][g.ID], repo.Visibility == model.Public, wref) {
+			return "", nil
+		}
+		n, err := q.JobsRunningOn(ctx, h.Name)
+		if err != nil || n >= h.MaximumRunners {
+			return "", err
+		}
+		return h.Name, nil
 	}
-	g := groups[h.GroupID]
-	if g == nil || !groupAdmits(g, true, orgSel[g.ID], repo.Visibility == model.Public, wref) {
-		return "", nil
-	}
-	n, err := q.JobsRunningOn(ctx, h.Name)
-	if err != nil || n >= h.MaximumRunners {
-		return "", err
-	}
-	return h.Name, nil
+	return "", nil
 }

@@ -243,8 +243,12 @@ func (s *Service) admitted(ctx context.Context, repo *model.Repo, wref string, l
 		}
 		out[r.ID] = true
 	}
-	if len(out) == 0 && orgID != 0 {
-		hosted, err = s.hostedFor(ctx, repo, wref, labels, orgSel, groups[orgID])
+	if len(out) == 0 {
+		sel := map[int64]map[int64]bool{0: entSel}
+		if orgID != 0 {
+			sel[orgID] = orgSel
+		}
+		hosted, err = s.hostedFor(ctx, repo, wref, labels, orgID, groups, sel)
 	}
 	return out, hosted, err
 }

@@ -15,21 +15,30 @@ const noteHosted = "hubd has no GitHub-hosted machines: a hosted runner is a poo
 	"Images, sizes and platforms are this host's (one GitHub-owned image, no partner or custom images, no static IPs: enable_static_ip and image_gen are refused); status is Ready while a worker is online."
 
 func (a *API) hostedRoutes() []rest.Route {
-	base := "/orgs/{org}/actions/hosted-runners"
-	sc := []string{"admin:org", "manage_runners:org"}
-	return []rest.Route{
-		{Method: "GET", Pattern: base, OperationID: "actions/list-hosted-runners-for-org", Handler: a.listHosted, Scopes: sc, Note: noteHosted},
-		{Method: "POST", Pattern: base, OperationID: "actions/create-hosted-runner-for-org", Handler: a.createHosted, Scopes: sc, Note: noteHosted},
-		{Method: "GET", Pattern: base + "/{hosted_runner_id}", OperationID: "actions/get-hosted-runner-for-org", Handler: a.getHosted, Scopes: sc, Note: noteHosted},
-		{Method: "PATCH", Pattern: base + "/{hosted_runner_id}", OperationID: "actions/update-hosted-runner-for-org", Handler: a.updateHosted, Scopes: sc, Note: noteHosted},
-		{Method: "DELETE", Pattern: base + "/{hosted_runner_id}", OperationID: "actions/delete-hosted-runner-for-org", Handler: a.deleteHosted, Scopes: sc, Note: noteHosted},
-		{Method: "GET", Pattern: base + "/images/github-owned", OperationID: "actions/get-hosted-runners-github-owned-images-for-org", Handler: a.images("github"), Scopes: sc, Note: noteHosted},
-		{Method: "GET", Pattern: base + "/images/partner", OperationID: "actions/get-hosted-runners-partner-images-for-org", Handler: a.images("partner"), Scopes: sc, Note: noteHosted},
-		{Method: "GET", Pattern: base + "/images/custom", OperationID: "actions/list-custom-images-for-org", Handler: a.customImages, Scopes: sc, Note: noteHosted},
-		{Method: "GET", Pattern: base + "/machine-sizes", OperationID: "actions/get-hosted-runners-machine-specs-for-org", Handler: a.machineSizes, Scopes: sc, Note: noteHosted},
-		{Method: "GET", Pattern: base + "/platforms", OperationID: "actions/get-hosted-runners-platforms-for-org", Handler: a.platforms, Scopes: sc, Note: noteHosted},
-		{Method: "GET", Pattern: base + "/limits", OperationID: "actions/get-hosted-runners-limits-for-org", Handler: a.limits, Scopes: sc, Note: noteHosted},
+	var out []rest.Route
+	for _, l := range []struct {
+		kind, base, sfx string
+		scopes          []string
+	}{
+		{model.RunnerOrg, "/orgs/{org}/actions/hosted-runners", "-for-org", []string{"admin:org", "manage_runners:org"}},
+		{model.RunnerEnterprise, "/enterprises/{enterprise}/actions/hosted-runners", "-for-enterprise", []string{"manage_runners:enterprise"}},
+	} {
+		k, b, x, sc := l.kind, l.base, l.sfx, l.scopes
+		out = append(out,
+			rest.Route{Method: "GET", Pattern: b, OperationID: "actions/list-hosted-runners" + x, Handler: a.listHosted(k), Scopes: sc, Note: noteHosted},
+			rest.Route{Method: "POST", Pattern: b, OperationID: "actions/create-hosted-runner" + x, Handler: a.createHosted(k), Scopes: sc, Note: noteHosted},
+			rest.Route{Method: "GET", Pattern: b + "/{hosted_runner_id}", OperationID: "actions/get-hosted-runner" + x, Handler: a.getHosted(k), Scopes: sc, Note: noteHosted},
+			rest.Route{Method: "PATCH", Pattern: b + "/{hosted_runner_id}", OperationID: "actions/update-hosted-runner" + x, Handler: a.updateHosted(k), Scopes: sc, Note: noteHosted},
+			rest.Route{Method: "DELETE", Pattern: b + "/{hosted_runner_id}", OperationID: "actions/delete-hosted-runner" + x, Handler: a.deleteHosted(k), Scopes: sc, Note: noteHosted},
+			rest.Route{Method: "GET", Pattern: b + "/images/github-owned", OperationID: "actions/get-hosted-runners-github-owned-images" + x, Handler: a.images(k, "github"), Scopes: sc, Note: noteHosted},
+			rest.Route{Method: "GET", Pattern: b + "/images/partner", OperationID: "actions/get-hosted-runners-partner-images" + x, Handler: a.images(k, "partner"), Scopes: sc, Note: noteHosted},
+			rest.Route{Method: "GET", Pattern: b + "/images/custom", OperationID: "actions/list-custom-images" + x, Handler: a.customImages(k), Scopes: sc, Note: noteHosted},
+			rest.Route{Method: "GET", Pattern: b + "/machine-sizes", OperationID: "actions/get-hosted-runners-machine-specs" + x, Handler: a.machineSizes(k), Scopes: sc, Note: noteHosted},
+			rest.Route{Method: "GET", Pattern: b + "/platforms", OperationID: "actions/get-hosted-runners-platforms" + x, Handler: a.platforms(k), Scopes: sc, Note: noteHosted},
+			rest.Route{Method: "GET", Pattern: b + "/limits", OperationID: "actions/get-hosted-runners-limits" + x, Handler: a.limits(k), Scopes: sc, Note: noteHosted},
+		)
 	}
+	return out
 }
 
 type imageDetails struct {
@@ -120,12 +129,14 @@ func (a *API) hostedList(w http.ResponseWriter, r *http.Request, sc svc.Scope, g
 }
 
 // GET /orgs/{org}/actions/hosted-runners
-func (a *API) listHosted(w http.ResponseWriter, r *http.Request) error {
-	sc, err := a.scope(r, model.RunnerOrg)
-	if err != nil {
-		return err
+func (a *API) listHosted(kind string) rest.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sc, err := a.scope(r, kind)
+		if err != nil {
+			return err
+		}
+		return a.hostedList(w, r, sc, 0)
 	}
-	return a.hostedList(w, r, sc, 0)
 }
 
 // hostedOne writes one hosted runner with status.
@@ -138,25 +149,27 @@ func (a *API) hostedOne(w http.ResponseWriter, r *http.Request, status int, h *m
 }
 
 // POST /orgs/{org}/actions/hosted-runners
-func (a *API) createHosted(w http.ResponseWriter, r *http.Request) error {
-	sc, err := a.scope(r, model.RunnerOrg)
-	if err != nil {
-		return err
+func (a *API) createHosted(kind string) rest.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sc, err := a.scope(r, kind)
+		if err != nil {
+			return err
+		}
+		var in svc.HostedInput
+		if err := rest.Decode(r, &in); err != nil {
+			return err
+		}
+		h, err := a.svc.CreateHosted(r.Context(), sc, in, a.rootDir())
+		if err != nil {
+			return err
+		}
+		return a.hostedOne(w, r, http.StatusCreated, h)
 	}
-	var in svc.HostedInput
-	if err := rest.Decode(r, &in); err != nil {
-		return err
-	}
-	h, err := a.svc.CreateHosted(r.Context(), sc, in, a.rootDir())
-	if err != nil {
-		return err
-	}
-	return a.hostedOne(w, r, http.StatusCreated, h)
 }
 
 // hostedScope authorizes the caller and finds {hosted_runner_id}.
-func (a *API) hostedScope(r *http.Request) (svc.Scope, int64, error) {
-	sc, err := a.scope(r, model.RunnerOrg)
+func (a *API) hostedScope(r *http.Request, kind string) (svc.Scope, int64, error) {
+	sc, err := a.scope(r, kind)
 	if err != nil {
 		return sc, 0, err
 	}
@@ -165,54 +178,60 @@ func (a *API) hostedScope(r *http.Request) (svc.Scope, int64, error) {
 }
 
 // GET /orgs/{org}/actions/hosted-runners/{hosted_runner_id}
-func (a *API) getHosted(w http.ResponseWriter, r *http.Request) error {
-	sc, hid, err := a.hostedScope(r)
-	if err != nil {
-		return err
+func (a *API) getHosted(kind string) rest.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sc, hid, err := a.hostedScope(r, kind)
+		if err != nil {
+			return err
+		}
+		h, err := a.svc.Hosted(r.Context(), sc, hid)
+		if err != nil {
+			return err
+		}
+		return a.hostedOne(w, r, http.StatusOK, h)
 	}
-	h, err := a.svc.Hosted(r.Context(), sc, hid)
-	if err != nil {
-		return err
-	}
-	return a.hostedOne(w, r, http.StatusOK, h)
 }
 
 // PATCH /orgs/{org}/actions/hosted-runners/{hosted_runner_id}
-func (a *API) updateHosted(w http.ResponseWriter, r *http.Request) error {
-	sc, hid, err := a.hostedScope(r)
-	if err != nil {
-		return err
+func (a *API) updateHosted(kind string) rest.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sc, hid, err := a.hostedScope(r, kind)
+		if err != nil {
+			return err
+		}
+		var in svc.HostedInput
+		if err := rest.Decode(r, &in); err != nil {
+			return err
+		}
+		in.Image = nil // the update names image_* fields flat
+		h, err := a.svc.UpdateHosted(r.Context(), sc, hid, in, a.rootDir())
+		if err != nil {
+			return err
+		}
+		return a.hostedOne(w, r, http.StatusOK, h)
 	}
-	var in svc.HostedInput
-	if err := rest.Decode(r, &in); err != nil {
-		return err
-	}
-	in.Image = nil // the update names image_* fields flat
-	h, err := a.svc.UpdateHosted(r.Context(), sc, hid, in, a.rootDir())
-	if err != nil {
-		return err
-	}
-	return a.hostedOne(w, r, http.StatusOK, h)
 }
 
 // DELETE /orgs/{org}/actions/hosted-runners/{hosted_runner_id}: 202 with
 // the runner.
-func (a *API) deleteHosted(w http.ResponseWriter, r *http.Request) error {
-	sc, hid, err := a.hostedScope(r)
-	if err != nil {
-		return err
+func (a *API) deleteHosted(kind string) rest.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		sc, hid, err := a.hostedScope(r, kind)
+		if err != nil {
+			return err
+		}
+		h, err := a.svc.DeleteHosted(r.Context(), sc, hid)
+		if err != nil {
+			return err
+		}
+		return a.hostedOne(w, r, http.StatusAccepted, h)
 	}
-	h, err := a.svc.DeleteHosted(r.Context(), sc, hid)
-	if err != nil {
-		return err
-	}
-	return a.hostedOne(w, r, http.StatusAccepted, h)
 }
 
 // GET /orgs/{org}/actions/hosted-runners/images/github-owned and partner
-func (a *API) images(source string) rest.Handler {
+func (a *API) images(kind, source string) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		if _, err := a.scope(r, model.RunnerOrg); err != nil {
+		if _, err := a.scope(r, kind); err != nil {
 			return err
 		}
 		type image struct {
@@ -236,48 +255,56 @@ func (a *API) images(source string) rest.Handler {
 }
 
 // GET /orgs/{org}/actions/hosted-runners/images/custom: hubd builds none.
-func (a *API) customImages(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.scope(r, model.RunnerOrg); err != nil {
-		return err
+func (a *API) customImages(kind string) rest.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if _, err := a.scope(r, kind); err != nil {
+			return err
+		}
+		return rest.JSON(w, http.StatusOK, struct {
+			TotalCount int   `json:"total_count"`
+			Images     []any `json:"images"`
+		}{0, []any{}})
 	}
-	return rest.JSON(w, http.StatusOK, struct {
-		TotalCount int   `json:"total_count"`
-		Images     []any `json:"images"`
-	}{0, []any{}})
 }
 
 // GET /orgs/{org}/actions/hosted-runners/machine-sizes
-func (a *API) machineSizes(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.scope(r, model.RunnerOrg); err != nil {
-		return err
+func (a *API) machineSizes(kind string) rest.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if _, err := a.scope(r, kind); err != nil {
+			return err
+		}
+		return rest.JSON(w, http.StatusOK, struct {
+			TotalCount   int           `json:"total_count"`
+			MachineSpecs []machineSpec `json:"machine_specs"`
+		}{1, []machineSpec{a.hostSpec()}})
 	}
-	return rest.JSON(w, http.StatusOK, struct {
-		TotalCount   int           `json:"total_count"`
-		MachineSpecs []machineSpec `json:"machine_specs"`
-	}{1, []machineSpec{a.hostSpec()}})
 }
 
 // GET /orgs/{org}/actions/hosted-runners/platforms
-func (a *API) platforms(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.scope(r, model.RunnerOrg); err != nil {
-		return err
+func (a *API) platforms(kind string) rest.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if _, err := a.scope(r, kind); err != nil {
+			return err
+		}
+		return rest.JSON(w, http.StatusOK, struct {
+			TotalCount int      `json:"total_count"`
+			Platforms  []string `json:"platforms"`
+		}{1, []string{svc.Platform()}})
 	}
-	return rest.JSON(w, http.StatusOK, struct {
-		TotalCount int      `json:"total_count"`
-		Platforms  []string `json:"platforms"`
-	}{1, []string{svc.Platform()}})
 }
 
 // GET /orgs/{org}/actions/hosted-runners/limits: no static public IPs.
-func (a *API) limits(w http.ResponseWriter, r *http.Request) error {
-	if _, err := a.scope(r, model.RunnerOrg); err != nil {
-		return err
+func (a *API) limits(kind string) rest.Handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		if _, err := a.scope(r, kind); err != nil {
+			return err
+		}
+		type ips struct {
+			Maximum      int `json:"maximum"`
+			CurrentUsage int `json:"current_usage"`
+		}
+		return rest.JSON(w, http.StatusOK, struct {
+			PublicIPs ips `json:"public_ips"`
+		}{ips{0, 0}})
 	}
-	type ips struct {
-		Maximum      int `json:"maximum"`
-		CurrentUsage int `json:"current_usage"`
-	}
-	return rest.JSON(w, http.StatusOK, struct {
-		PublicIPs ips `json:"public_ips"`
-	}{ips{0, 0}})
 }

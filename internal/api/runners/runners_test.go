@@ -546,4 +546,24 @@ func TestHostedRunners(t *testing.T) {
 		t.Fatalf("delete: want 202, got %v", err)
 	}
 	e.Must(404, "GET", fmt.Sprintf("/orgs/acme/actions/hosted-runners/%d", h.GetID()), w.mona, nil)
+
+	// The enterprise's hosted runners, in its default group.
+	const eb = "/enterprises/hubd/actions/hosted-runners"
+	for _, p := range []string{"/images/github-owned", "/images/partner", "/images/custom", "/machine-sizes", "/platforms", "/limits", ""} {
+		e.Must(200, "GET", eb+p, w.ent, nil)
+	}
+	e.Must(403, "GET", eb, w.mona, nil)
+	var eh struct {
+		ID int64 `json:"id"`
+	}
+	e.Must(201, "POST", eb, w.ent, map[string]any{"name": "shared", "image": map[string]any{"id": img, "source": "github"}, "size": size,
+		"runner_group_id": 1}).JSON(t, &eh)
+	e.Must(200, "PATCH", fmt.Sprintf("%s/%d", eb, eh.ID), w.ent, map[string]any{"maximum_runners": 3})
+	e.Must(422, "PATCH", fmt.Sprintf("%s/%d", eb, eh.ID), w.ent, map[string]any{"image_id": "macos-latest", "image_source": "github"})
+	head = w.push(t, map[string]string{".github/workflows/ci.yml": fmt.Sprintf(workflow, "shared")})
+	if j := w.job(t, head, "completed", 30*time.Second); j.GetConclusion() != "success" || j.GetRunnerName() != "shared" {
+		t.Fatalf("job on the enterprise's hosted runner %+v", j)
+	}
+	e.Must(200, "GET", fmt.Sprintf("%s/%d", eb, eh.ID), w.ent, nil)
+	e.Must(202, "DELETE", fmt.Sprintf("%s/%d", eb, eh.ID), w.ent, nil)
 }
