@@ -40,14 +40,20 @@ func (a *API) list(kind string) rest.Handler {
 	}
 }
 
+// runnerScope authorizes the caller and reads {runner_id}.
+func (a *API) runnerScope(r *http.Request, kind string) (svc.Scope, int64, error) {
+	sc, err := a.scope(r, kind)
+	if err != nil {
+		return sc, 0, err
+	}
+	rid, err := id(r, "runner_id")
+	return sc, rid, err
+}
+
 // GET .../actions/runners/{runner_id}
 func (a *API) get(kind string) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		sc, err := a.scope(r, kind)
-		if err != nil {
-			return err
-		}
-		rid, err := id(r, "runner_id")
+		sc, rid, err := a.runnerScope(r, kind)
 		if err != nil {
 			return err
 		}
@@ -62,11 +68,7 @@ func (a *API) get(kind string) rest.Handler {
 // DELETE .../actions/runners/{runner_id}
 func (a *API) del(kind string) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		sc, err := a.scope(r, kind)
-		if err != nil {
-			return err
-		}
-		rid, err := id(r, "runner_id")
+		sc, rid, err := a.runnerScope(r, kind)
 		if err != nil {
 			return err
 		}
@@ -81,11 +83,7 @@ func (a *API) del(kind string) rest.Handler {
 // "remove" removes every custom label, "remove-one" the one named.
 func (a *API) labels(kind, op string) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		sc, err := a.scope(r, kind)
-		if err != nil {
-			return err
-		}
-		rid, err := id(r, "runner_id")
+		sc, rid, err := a.runnerScope(r, kind)
 		if err != nil {
 			return err
 		}
