@@ -287,11 +287,36 @@ func workflowAllowed(patterns []string, wref string) bool {
 	return false
 }
 
+// ResolveLabels substitutes ${{ matrix.NAME }} in a job's runs-on labels
+// with its matrix combination's values; a label still holding an
+// expression hubd does not evaluate here is dropped (any runner matches
+// it).
+func ResolveLabels(labels []string, matrix map[string]any) []string {
+	var out []string
+	for _, l := range labels {
+		for strings.Contains(l, "${{") {
+			i := strings.Index(l, "${{")
+			j := strings.Index(l[i:], "}}")
+			if j < 0 {
+				break
+			}
+			expr := strings.TrimSpace(l[i+3 : i+j])
+			name, ok := strings.CutPrefix(expr, "matrix.")
+			v, found := matrix[name]
+			if !ok || !found {
+				break
+			}
+			l = l[:i] + fmt.Sprint(v) + l[i+j+2:]
+		}
+		if !strings.Contains(l, "${{") && l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // hasLabels reports whether a runner has every label (case-insensitive).
 func hasLabels(r *model.Runner, labels []string) bool {
-	if len(labels) == 0 {
-		return false
-	}
 	for _, want := range labels {
 		found := false
 		for _, l := range r.Labels {

@@ -39,7 +39,7 @@ func TestGroupAdmits(t *testing.T) {
 
 func TestHasLabels(t *testing.T) {
 	r := &model.Runner{Labels: []model.RunnerLabel{{Name: "self-hosted"}, {Name: "Linux"}, {Name: "ubuntu-latest"}}}
-	for labels, want := range map[string]bool{"ubuntu-latest": true, "self-hosted,linux": true, "self-hosted,gpu": false, "": false} {
+	for labels, want := range map[string]bool{"ubuntu-latest": true, "self-hosted,linux": true, "self-hosted,gpu": false, "": true} {
 		var ls []string
 		if labels != "" {
 			ls = strings.Split(labels, ",")
@@ -47,5 +47,13 @@ func TestHasLabels(t *testing.T) {
 		if hasLabels(r, ls) != want {
 			t.Errorf("%q: want %v", labels, want)
 		}
+	}
+}
+
+func TestResolveLabels(t *testing.T) {
+	m := map[string]any{"os": "ubuntu-latest", "n": 2}
+	got := ResolveLabels([]string{"${{ matrix.os }}", "self-hosted", "x-${{matrix.n}}", "${{ github.x }}"}, m)
+	if strings.Join(got, ",") != "ubuntu-latest,self-hosted,x-2" {
+		t.Fatalf("got %v", got)
 	}
 }

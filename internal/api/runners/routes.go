@@ -37,7 +37,7 @@ func New(d *api.Deps, exec *actions.Executor) *API {
 		a.root = exec.Root
 		exec.Admit = func(ctx context.Context, jc actions.JobContext, labels []string) (string, func(), error) {
 			wref := jc.Repo.Owner.Login + "/" + jc.Repo.Name + "/" + jc.Run.WorkflowPath + "@" + jc.Run.Ref
-			return a.svc.Admit(ctx, jc.Repo, wref, labels)
+			return a.svc.Admit(ctx, jc.Repo, wref, svc.ResolveLabels(labels, jc.Job.Matrix))
 		}
 	}
 	return a
