@@ -18,6 +18,7 @@ import (
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/checks"
+	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -27,6 +28,9 @@ const (
 	maxJobTimeout = 360 * time.Minute
 	// MaxLog caps a job's log; the rest is cut with a note.
 	MaxLog = 16 << 20
+	// requeueDelay is how soon a job no runner could take is looked at
+	// again.
+	requeueDelay = 2 * time.Second
 )
 
 // Executor runs workflow jobs in worker processes.
@@ -60,6 +64,11 @@ type Executor struct {
 	// DefaultPermissions, when set, is the GITHUB_TOKEN's level ("read"
 	// or "write") for a workflow without permissions: (policy.go).
 	DefaultPermissions func(ctx context.Context, repo *model.Repo) (string, error)
+	// Admit, when set, picks the runner of a job before it starts
+	// (internal/runners: runner groups and labels): runner "" keeps the
+	// job queued, looked at again a few seconds later; release frees the
+	// runner when the job ends.
+	Admit func(ctx context.Context, jc JobContext, labels []string) (runner string, release func(), err error)
 
 	mu      sync.Mutex
 	running map[int64]*os.Process // job id → worker (tests kill it)
@@ -128,6 +137,22 @@ func (e *Executor) handle(ctx context.Context, payload []byte) error {
 	if len(e.Command) == 0 {
 		return errors.New("actions: no worker command configured")
 	}
+	// Runner groups and labels (internal/runners): a job no runner of this
+	// process may take stays queued and is queued again for later.
+	runnerName := "hubd"
+	if e.Admit != nil {
+		name, release, err := e.Admit(ctx, JobContext{Repo: repo, Run: run, Job: j}, s.Labels(run)[j.Key])
+		if err != nil {
+			return err
+		}
+		if name == "" {
+			return s.Store.Tx(ctx, func(tx store.Q) error {
+				return jobs.Enqueue(ctx, tx, jobs.Job{Kind: kindJob, Key: fmt.Sprintf("actions.job:%d", j.ID), Payload: p, MaxAttempts: 2, Delay: requeueDelay})
+			})
+		}
+		defer release()
+		runnerName = name
+	}
 	var token string
 	var tokenID int64
 	if e.Token != nil {
@@ -149,7 +174,7 @@ func (e *Executor) handle(ctx context.Context, payload []byte) error {
 	started := false
 	err = s.Store.Tx(ctx, func(tx store.Q) error {
 		var err error
-		if started, err = tx.StartJob(ctx, j.ID, "hubd", tokenID); err != nil || !started {
+		if started, err = tx.StartJob(ctx, j.ID, runnerName, tokenID); err != nil || !started {
 			return err
 		}
 		if run.Status == model.ActionsQueued {

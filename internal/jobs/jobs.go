@@ -74,6 +74,9 @@ type Queue struct {
 	// a job may run up to MaxRun while a dead worker's job is taken over
 	// one Lease after its last renewal (workflow jobs).
 	Renew, MaxRun time.Duration
+	// OnStart, when set, runs beside the n workers from Start until Stop
+	// (internal/runners registers workflow job workers as runners).
+	OnStart func(ctx context.Context, n int)
 
 	worker   string
 	mu       sync.Mutex
@@ -131,6 +134,13 @@ func (q *Queue) Notify() {
 func (q *Queue) Start(n int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	q.stop = cancel
+	if q.OnStart != nil {
+		q.wg.Add(1)
+		go func() {
+			defer q.wg.Done()
+			q.OnStart(ctx, n)
+		}()
+	}
 	for range n {
 		q.wg.Add(1)
 		go func() {

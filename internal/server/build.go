@@ -40,6 +40,7 @@ import (
 	"github.com/hubd/hubd/internal/api/repos"
 	rolesapi "github.com/hubd/hubd/internal/api/roles"
 	rulesetsapi "github.com/hubd/hubd/internal/api/rulesets"
+	runnersapi "github.com/hubd/hubd/internal/api/runners"
 	searchapi "github.com/hubd/hubd/internal/api/search"
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
@@ -181,6 +182,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		actionsAPI.Routes(),
 		envAPI.Routes(),
 		varsAPI.Routes(),
+		runnersapi.New(d, &actionsAPI.Service().Exec).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

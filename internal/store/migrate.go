@@ -1706,6 +1706,84 @@ CREATE TABLE variable_repos (
 );
 CREATE INDEX variable_repos_repo ON variable_repos (repo_id);
 `,
+	// Self-hosted runners and runner groups (internal/runners). A group's
+	// gid is its API id: 1 for an owner's default group, else its row id
+	// + 1. Worker runners are hubd's own job workers; runner_org_groups
+	// places one in an organization's group.
+	`
+CREATE TABLE runner_groups (
+  id {{id}},
+  owner_id BIGINT NOT NULL,
+  gid BIGINT NOT NULL DEFAULT 0,
+  name TEXT NOT NULL,
+  visibility TEXT NOT NULL,
+  is_default BOOLEAN NOT NULL DEFAULT FALSE,
+  allows_public BOOLEAN NOT NULL DEFAULT FALSE,
+  restricted_to_workflows BOOLEAN NOT NULL DEFAULT FALSE,
+  selected_workflows TEXT NOT NULL DEFAULT '[]',
+  created_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX runner_groups_gid ON runner_groups (owner_id, gid);
+CREATE UNIQUE INDEX runner_groups_name ON runner_groups (owner_id, name);
+CREATE TABLE runner_group_targets (
+  owner_id BIGINT NOT NULL,
+  gid BIGINT NOT NULL,
+  target_id BIGINT NOT NULL,
+  PRIMARY KEY (owner_id, gid, target_id)
+);
+CREATE TABLE runners (
+  id {{id}},
+  scope TEXT NOT NULL,
+  owner_id BIGINT NOT NULL,
+  gid BIGINT NOT NULL DEFAULT 0,
+  name TEXT NOT NULL,
+  os TEXT NOT NULL,
+  arch TEXT NOT NULL,
+  worker BOOLEAN NOT NULL DEFAULT FALSE,
+  ephemeral BOOLEAN NOT NULL DEFAULT FALSE,
+  last_seen BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX runners_name ON runners (scope, owner_id, name);
+CREATE INDEX runners_group ON runners (owner_id, gid);
+CREATE INDEX actions_jobs_runner ON actions_jobs (runner_name, status);
+CREATE TABLE runner_labels (
+  id {{id}},
+  runner_id BIGINT NOT NULL,
+  name TEXT NOT NULL,
+  read_only BOOLEAN NOT NULL DEFAULT FALSE
+);
+CREATE UNIQUE INDEX runner_labels_name ON runner_labels (runner_id, name);
+CREATE TABLE runner_org_groups (
+  runner_id BIGINT NOT NULL,
+  org_id BIGINT NOT NULL,
+  gid BIGINT NOT NULL,
+  PRIMARY KEY (runner_id, org_id)
+);
+CREATE TABLE hosted_runners (
+  id {{id}},
+  org_id BIGINT NOT NULL,
+  name TEXT NOT NULL,
+  gid BIGINT NOT NULL,
+  image_id TEXT NOT NULL,
+  image_source TEXT NOT NULL,
+  image_version TEXT NOT NULL DEFAULT '',
+  size_id TEXT NOT NULL,
+  platform TEXT NOT NULL,
+  maximum_runners BIGINT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX hosted_runners_name ON hosted_runners (org_id, name);
+CREATE TABLE runner_tokens (
+  id {{id}},
+  kind TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  owner_id BIGINT NOT NULL,
+  token_hash TEXT NOT NULL UNIQUE,
+  expires_at BIGINT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

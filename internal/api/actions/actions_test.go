@@ -18,25 +18,14 @@ import (
 	"time"
 
 	"github.com/google/go-github/v92/github"
-	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/apitest"
 )
 
 var ctx = context.Background()
 
 // TestMain doubles as `hubd actions-worker`: the runner starts this test
-// binary (with a clean environment holding HUBD_ACTIONS_WORKER=1) for each
-// workflow job.
-func TestMain(m *testing.M) {
-	if os.Getenv("HUBD_ACTIONS_WORKER") == "1" && len(os.Args) == 2 {
-		if err := actions.Work(context.Background(), os.Args[1], os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+// binary for each workflow job.
+func TestMain(m *testing.M) { apitest.MainWithActionsWorker(m) }
 
 type fixture struct {
 	e     *apitest.Env

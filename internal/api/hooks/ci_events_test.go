@@ -11,7 +11,7 @@ import (
 )
 
 // TestMain doubles as `hubd actions-worker` for the tests that run workflows.
-func TestMain(m *testing.M) { apitest.Main(m) }
+func TestMain(m *testing.M) { apitest.MainWithActionsWorker(m) }
 
 const dispatchable = `name: Build
 on:

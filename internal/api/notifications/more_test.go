@@ -12,7 +12,7 @@ import (
 )
 
 // TestMain doubles as `hubd actions-worker` for the tests that run workflows.
-func TestMain(m *testing.M) { apitest.Main(m) }
+func TestMain(m *testing.M) { apitest.MainWithActionsWorker(m) }
 
 // An edit that adds a mention notifies the newly mentioned user only; a
 // commit comment makes a Commit thread; a failed workflow run notifies
