@@ -1519,6 +1519,29 @@ CREATE TABLE server_keys (
   created_at BIGINT NOT NULL
 );
 `,
+	// Secrets of every scope (internal/secrets): the value is ciphertext
+	// under the server's secrets key.
+	`
+CREATE TABLE secrets (
+  id {{id}},
+  app TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  owner_id BIGINT NOT NULL,
+  environment TEXT NOT NULL,
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  visibility TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (app, kind, owner_id, environment, name)
+);
+CREATE TABLE secret_repositories (
+  secret_id BIGINT NOT NULL,
+  repo_id BIGINT NOT NULL,
+  PRIMARY KEY (secret_id, repo_id)
+);
+CREATE INDEX secret_repositories_repo ON secret_repositories (repo_id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
