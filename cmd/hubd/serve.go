@@ -22,6 +22,7 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/releases"
+	"github.com/hubd/hubd/internal/secrets"
 	"github.com/hubd/hubd/internal/server"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -49,6 +50,7 @@ func serve(args []string) error {
 	fs.DurationVar(&to.Write, "write-timeout", to.Write, "longest time to write a response (git transfers and archives: longest pause between writes)")
 	fs.DurationVar(&to.Idle, "idle-timeout", to.Idle, "how long an idle keep-alive connection stays open")
 	actionsWorkers := fs.Int("actions-workers", 1, "workflow jobs run at once by this process (0: none)")
+	secretsKey := fs.String("secrets-key", os.Getenv("HUBD_SECRETS_KEY"), "key that encrypts secrets at rest: base64 of 32 random bytes (openssl rand -base64 32), then former keys after commas while rotating (env HUBD_SECRETS_KEY; default: a key kept in the database)")
 	fs.Parse(args)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
@@ -67,6 +69,12 @@ func serve(args []string) error {
 	}
 	if *maxAsset <= 0 || *maxAsset > releases.MaxAssetSize {
 		return fmt.Errorf("--max-asset %d: want 1 to %d bytes", *maxAsset, int64(releases.MaxAssetSize))
+	}
+	var secretsKeys [][]byte
+	if *secretsKey != "" {
+		if secretsKeys, err = secrets.ParseKeys(*secretsKey); err != nil {
+			return fmt.Errorf("--secrets-key: %w", err)
+		}
 	}
 	if *external != "" {
 		if u, err := url.Parse(*external); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -115,7 +123,8 @@ func serve(args []string) error {
 	}
 	srv, deps, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
 		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(sf.data, "git"), MaxPush: *maxPush,
-		HookPolicy: &policy, MaxAsset: *maxAsset, ActionsWorker: actionsWorker(), Enterprise: *enterprise})
+		HookPolicy: &policy, MaxAsset: *maxAsset, ActionsWorker: actionsWorker(), Enterprise: *enterprise,
+		SecretsKeys: secretsKeys})
 	if err != nil {
 		return err
 	}

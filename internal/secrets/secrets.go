@@ -9,11 +9,13 @@
 package secrets
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +62,17 @@ func (s *Service) keyring(ctx context.Context) ([]*serverKey, error) {
 				s.err = err
 				return
 			}
+		} else {
+			// The key the database kept before the operator gave one is
+			// a former key: its values move to the operator's.
+			enc, err := s.Store.R().StoredServerKey(ctx, "secrets")
+			if err != nil {
+				s.err = err
+				return
+			}
+			if old, err := ParseKeys(enc); enc != "" && err == nil && !slices.ContainsFunc(keys, func(k []byte) bool { return bytes.Equal(k, old[0]) }) {
+				keys = append(slices.Clip(keys), old[0])
+			}
 		}
 		for _, k := range keys {
 			sk, err := newServerKey(k)
@@ -77,6 +90,13 @@ func (s *Service) keyring(ctx context.Context) ([]*serverKey, error) {
 		return nil, err
 	}
 	return s.ring, nil
+}
+
+// Load reads (the first process of a database's life: makes) the server
+// key, once at startup, so that no request writes it.
+func (s *Service) Load(ctx context.Context) error {
+	_, err := s.keyring(ctx)
+	return err
 }
 
 // scopeName identifies a scope for key derivation and value binding.

@@ -40,6 +40,7 @@ import (
 	rolesapi "github.com/hubd/hubd/internal/api/roles"
 	rulesetsapi "github.com/hubd/hubd/internal/api/rulesets"
 	searchapi "github.com/hubd/hubd/internal/api/search"
+	secretsapi "github.com/hubd/hubd/internal/api/secrets"
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
 	"github.com/hubd/hubd/internal/api/users"
@@ -70,7 +71,11 @@ type Config struct {
 	// ActionsWorker is the command that runs one workflow job
 	// (`hubd actions-worker`); empty: workflow jobs stay queued.
 	ActionsWorker []string
-	Enterprise    string // slug of hubd's one enterprise ("": "hubd")
+	// SecretsKeys encrypt secrets at rest (hubd serve --secrets-key): the
+	// first seals, the others are former keys; none: a key kept in the
+	// database.
+	SecretsKeys [][]byte
+	Enterprise  string // slug of hubd's one enterprise ("": "hubd")
 }
 
 // Build wires every api package into a server.
@@ -125,6 +130,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	hooksAPI := hooksapi.New(d, pullsAPI.Service(), cfg.HookPolicy)
 	activityAPI.UseHooks(hooksAPI.Service()) // activity events reuse the webhook payloads
 	checksAPI := checksapi.New(d)
+	actionsAPI := actionsapi.New(d, checksAPI.Service(), cfg.ActionsWorker, cfg.GitRoot)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -166,7 +172,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		hooksAPI.Routes(),
 		gistsAPI.Routes(),
 		oauthAPI.Routes(),
-		actionsapi.New(d, checksAPI.Service(), cfg.ActionsWorker, cfg.GitRoot).Routes(),
+		actionsAPI.Routes(),
+		secretsapi.New(d, cfg.SecretsKeys, actionsAPI.Service()).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -210,3 +210,14 @@ func (q Q) ReplaceSecretValue(ctx context.Context, id int64, old, value string) 
 	_, err := q.exec(ctx, `UPDATE secrets SET value = ? WHERE id = ? AND value = ?`, value, id, old)
 	return err
 }
+
+// StoredServerKey is the secret kept under name, "" when there is none
+// (unlike ServerKey, it never makes one).
+func (q Q) StoredServerKey(ctx context.Context, name string) (string, error) {
+	var secret string
+	err := q.row(ctx, `SELECT secret FROM server_keys WHERE name = ?`, name).Scan(&secret)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return secret, err
+}
