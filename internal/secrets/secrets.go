@@ -193,7 +193,9 @@ func (s *Service) Set(ctx context.Context, sc model.SecretScope, actorID int64, 
 	if err != nil {
 		return false, err
 	}
-	if sc.Kind == model.SecretOrganization {
+	if sc.Kind != model.SecretOrganization {
+		in.Visibility, in.RepoIDs = "", nil // organization secrets only
+	} else {
 		if in.Visibility != "" && !visibilities[in.Visibility] {
 			return false, model.Invalid("Secret", "visibility", "invalid")
 		}

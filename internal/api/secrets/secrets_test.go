@@ -68,6 +68,16 @@ type service interface {
 	RemoveSelectedRepoFromOrgSecret(ctx context.Context, org, name string, repoID int64) (*github.Response, error)
 }
 
+// services are go-github's two clients of secrets, by the path segment
+// of their operations.
+var services = []struct {
+	name string
+	svc  func(*github.Client) service
+}{
+	{"actions", func(c *github.Client) service { return c.Actions }},
+	{"agents", func(c *github.Client) service { return c.Agents }},
+}
+
 func status(err error) int {
 	var e *github.ErrorResponse
 	if errors.As(err, &e) {
@@ -99,13 +109,7 @@ func TestRepoSecrets(t *testing.T) {
 	}
 	_, otherTok := e.NewUser("hubot", false)
 	other := e.GitHub(otherTok)
-	for _, tc := range []struct {
-		name string
-		svc  func(*github.Client) service
-	}{
-		{"actions", func(c *github.Client) service { return c.Actions }},
-		{"agents", func(c *github.Client) service { return c.Agents }},
-	} {
+	for _, tc := range services {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.svc(gh)
 			key, _, err := s.GetRepoPublicKey(ctx, "mona", "app")
@@ -214,13 +218,7 @@ func TestOrgSecrets(t *testing.T) {
 	e.Must(http.StatusOK, "PUT", "/orgs/acme/memberships/member", tok, map[string]any{"role": "member"})
 	e.Must(http.StatusOK, "PATCH", "/user/memberships/orgs/acme", memberTok, map[string]any{"state": "active"})
 
-	for _, tc := range []struct {
-		name string
-		svc  func(*github.Client) service
-	}{
-		{"actions", func(c *github.Client) service { return c.Actions }},
-		{"agents", func(c *github.Client) service { return c.Agents }},
-	} {
+	for _, tc := range services {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.svc(gh)
 			key, _, err := s.GetOrgPublicKey(ctx, "acme")
