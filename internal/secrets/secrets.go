@@ -244,7 +244,8 @@ func (s *Service) Set(ctx context.Context, sc model.SecretScope, actorID int64, 
 				return err
 			}
 		}
-		if in.RepoIDs != nil {
+		if in.RepoIDs != nil || (sc.Kind == model.SecretOrganization && vis != "selected") {
+			// A visibility other than selected drops the list.
 			if err := tx.SetSecretRepos(ctx, id, in.RepoIDs); err != nil {
 				return err
 			}

@@ -309,6 +309,16 @@ func TestOrgSecrets(t *testing.T) {
 			if _, _, err := tc.svc(e.GitHub(strangerTok)).GetOrgPublicKey(ctx, "acme"); status(err) != http.StatusNotFound {
 				t.Errorf("stranger: %v", err)
 			}
+			// Another visibility drops the list of repositories.
+			if resp, err := put("CHOSEN", "all", nil); err != nil || resp.StatusCode != http.StatusNoContent {
+				t.Fatalf("to all: %v", err)
+			}
+			if _, err := put("CHOSEN", "selected", nil); err != nil {
+				t.Fatal(err)
+			}
+			if repos, _, _ = s.ListSelectedReposForOrgSecret(ctx, "acme", "CHOSEN", nil); repos.GetTotalCount() != 0 {
+				t.Errorf("after all and back: %+v", repos)
+			}
 			if _, err := s.DeleteOrgSecret(ctx, "acme", "CHOSEN"); err != nil {
 				t.Fatal(err)
 			}
