@@ -13,8 +13,10 @@ import (
 // rest, one transaction with its audit event.
 func BenchmarkSet(b *testing.B) {
 	ctx := context.Background()
-	s := &Service{Store: storetest.Open(b)}
-	sc := model.SecretScope{App: "actions", Kind: model.SecretRepository, OwnerID: 1}
+	st := storetest.Open(b)
+	_, r := fixture(b, st)
+	s := &Service{Store: st}
+	sc := model.SecretScope{App: "actions", Kind: model.SecretRepository, OwnerID: r.ID}
 	k, _ := s.PublicKey(ctx, sc)
 	t := &testing.T{}
 	boxed := sealFor(t, k, "a value of some thirty-two bytes")
@@ -30,10 +32,11 @@ func BenchmarkSet(b *testing.B) {
 // GitHub's maximum of 100 secrets and 100 organization secrets.
 func BenchmarkValues(b *testing.B) {
 	ctx := context.Background()
-	s := &Service{Store: storetest.Open(b)}
-	repo := &model.Repo{ID: 1, OwnerID: 2, Owner: &model.Account{ID: 2, Type: model.TypeOrganization}, Visibility: model.Private}
+	st := storetest.Open(b)
+	org, repo := fixture(b, st)
+	s := &Service{Store: st}
 	t := &testing.T{}
-	for _, sc := range []model.SecretScope{{App: "actions", Kind: model.SecretRepository, OwnerID: 1}, {App: "actions", Kind: model.SecretOrganization, OwnerID: 2}} {
+	for _, sc := range []model.SecretScope{{App: "actions", Kind: model.SecretRepository, OwnerID: repo.ID}, {App: "actions", Kind: model.SecretOrganization, OwnerID: org.ID}} {
 		k, _ := s.PublicKey(ctx, sc)
 		for i := range 100 {
 			if _, err := s.Set(ctx, sc, 1, fmt.Sprintf("S%d", i), Put{KeyID: k.ID, EncryptedValue: sealFor(t, k, "value"), Visibility: "all"}); err != nil {

@@ -480,3 +480,10 @@ func (s *Service) Reencrypt(ctx context.Context) error {
 	}
 	return nil
 }
+
+// DropScope deletes every secret of a scope, in the caller's transaction:
+// for an environment being deleted (whose deletion is the event;
+// repositories and organizations take their secrets with them).
+func DropScope(ctx context.Context, tx store.Q, sc model.SecretScope) error {
+	return tx.DeleteSecretScope(ctx, sc)
+}

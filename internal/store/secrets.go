@@ -77,8 +77,14 @@ func (q Q) CountSecrets(ctx context.Context, sc model.SecretScope) (int, error) 
 // CreateSecret inserts s and returns its id.
 func (q Q) CreateSecret(ctx context.Context, s *model.Secret) (int64, error) {
 	now := unix(q.Now())
-	return q.insert(ctx, `INSERT INTO secrets (app, kind, owner_id, environment, name, value, visibility, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?)`,
-		s.Scope.App, s.Scope.Kind, s.Scope.OwnerID, s.Scope.Env, s.Name, s.Value, s.Visibility, now, now)
+	var repoID, orgID *int64
+	if s.Scope.Kind == model.SecretOrganization {
+		orgID = &s.Scope.OwnerID
+	} else {
+		repoID = &s.Scope.OwnerID
+	}
+	return q.insert(ctx, `INSERT INTO secrets (app, kind, owner_id, repo_id, org_id, environment, name, value, visibility, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+		s.Scope.App, s.Scope.Kind, s.Scope.OwnerID, repoID, orgID, s.Scope.Env, s.Name, s.Value, s.Visibility, now, now)
 }
 
 // UpdateSecret replaces a secret's value and visibility.
@@ -93,12 +99,16 @@ func (q Q) TouchSecret(ctx context.Context, id int64) error {
 	return err
 }
 
-// DeleteSecret removes a secret and its repository list.
+// DeleteSecret removes a secret (its repository list goes with it).
 func (q Q) DeleteSecret(ctx context.Context, id int64) error {
-	if _, err := q.exec(ctx, `DELETE FROM secret_repositories WHERE secret_id = ?`, id); err != nil {
-		return err
-	}
 	_, err := q.exec(ctx, `DELETE FROM secrets WHERE id = ?`, id)
+	return err
+}
+
+// DeleteSecretScope removes every secret of a scope (an environment that
+// is deleted; repositories and organizations take theirs with them).
+func (q Q) DeleteSecretScope(ctx context.Context, sc model.SecretScope) error {
+	_, err := q.exec(ctx, `DELETE FROM secrets WHERE `+secretWhere, scopeArgs(sc)...)
 	return err
 }
 
