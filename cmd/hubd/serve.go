@@ -24,6 +24,7 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/releases"
+	"github.com/hubd/hubd/internal/secrets"
 	"github.com/hubd/hubd/internal/server"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -52,6 +53,7 @@ func serve(args []string) error {
 	fs.DurationVar(&to.Idle, "idle-timeout", to.Idle, "how long an idle keep-alive connection stays open")
 	actionsWorkers := fs.Int("actions-workers", 1, "workflow jobs run at once by this process (0: none)")
 	actionsSandbox := fs.String("actions-sandbox", "auto", "sandbox of workflow jobs: bwrap (bubblewrap: read-only system, hubd's data directory hidden), none, or auto (bwrap when it is installed and works)")
+	secretsKey := fs.String("secrets-key", os.Getenv("HUBD_SECRETS_KEY"), "key that encrypts secrets at rest: base64 of 32 random bytes (openssl rand -base64 32), then former keys after commas while rotating (env HUBD_SECRETS_KEY; default: a key kept in the database)")
 	fs.Parse(args)
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
@@ -76,6 +78,12 @@ func serve(args []string) error {
 	}
 	if *maxAsset <= 0 || *maxAsset > releases.MaxAssetSize {
 		return fmt.Errorf("--max-asset %d: want 1 to %d bytes", *maxAsset, int64(releases.MaxAssetSize))
+	}
+	var secretsKeys [][]byte
+	if *secretsKey != "" {
+		if secretsKeys, err = secrets.ParseKeys(*secretsKey); err != nil {
+			return fmt.Errorf("--secrets-key: %w", err)
+		}
 	}
 	if *external != "" {
 		if u, err := url.Parse(*external); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -125,7 +133,7 @@ func serve(args []string) error {
 	srv, deps, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
 		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(abs, "git"), MaxPush: *maxPush,
 		HookPolicy: &policy, MaxAsset: *maxAsset, ActionsWorker: actionsWorker(), Enterprise: *enterprise,
-		ActionsSandbox: *actionsSandbox})
+		ActionsSandbox: *actionsSandbox, SecretsKeys: secretsKeys})
 	if err != nil {
 		return err
 	}

@@ -71,7 +71,7 @@ func Work(ctx context.Context, specPath string, out io.Writer) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("spec: %w", err)
 	}
-	lw := &logWriter{out: out}
+	lw := &logWriter{out: out, masks: secretMasks(s.Secrets)}
 	res := lw.run(ctx, &s)
 	rb, _ := json.Marshal(res)
 	return os.WriteFile(s.Result, rb, 0o600)
@@ -166,12 +166,13 @@ type logWriter struct {
 	out       io.Writer
 	steps     []model.WorkflowStep
 	jobResult string
+	masks     []string // secretMasks of the job's secrets
 }
 
 func (lw *logWriter) line(s string) {
 	ts := time.Now().UTC().Format(stampLayout)
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		fmt.Fprintf(lw.out, "%s %s\n", ts, l)
+		fmt.Fprintf(lw.out, "%s %s\n", ts, mask(l, lw.masks))
 	}
 }
 

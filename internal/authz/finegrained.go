@@ -85,6 +85,28 @@ var permissionRules = map[string]string{
 	"deployments/branch-policies": "administration",
 	"actions/variables":           "actions_variables",
 	"agents/variables":            "actions_variables",
+	// Secrets (internal/secrets): a repository's need secrets, an
+	// organization's organization_secrets.
+	"actions/secrets":                              "secrets",
+	"agents/secrets":                               "secrets",
+	"actions/list-org-secrets":                     "organization_secrets",
+	"actions/get-org-public-key":                   "organization_secrets",
+	"actions/get-org-secret":                       "organization_secrets",
+	"actions/create-or-update-org-secret":          "organization_secrets",
+	"actions/delete-org-secret":                    "organization_secrets",
+	"actions/list-selected-repos-for-org-secret":   "organization_secrets",
+	"actions/set-selected-repos-for-org-secret":    "organization_secrets",
+	"actions/add-selected-repo-to-org-secret":      "organization_secrets",
+	"actions/remove-selected-repo-from-org-secret": "organization_secrets",
+	"agents/list-org-secrets":                      "organization_secrets",
+	"agents/get-org-public-key":                    "organization_secrets",
+	"agents/get-org-secret":                        "organization_secrets",
+	"agents/create-or-update-org-secret":           "organization_secrets",
+	"agents/delete-org-secret":                     "organization_secrets",
+	"agents/list-selected-repos-for-org-secret":    "organization_secrets",
+	"agents/set-selected-repos-for-org-secret":     "organization_secrets",
+	"agents/add-selected-repo-to-org-secret":       "organization_secrets",
+	"agents/remove-selected-repo-from-org-secret":  "organization_secrets",
 
 	// Operations whose rule differs from their subcategory's.
 	// Actions permissions and OIDC (internal/api/actions/permissions.go,

@@ -42,6 +42,7 @@ import (
 	rulesetsapi "github.com/hubd/hubd/internal/api/rulesets"
 	runnersapi "github.com/hubd/hubd/internal/api/runners"
 	searchapi "github.com/hubd/hubd/internal/api/search"
+	secretsapi "github.com/hubd/hubd/internal/api/secrets"
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
 	"github.com/hubd/hubd/internal/api/users"
@@ -76,6 +77,10 @@ type Config struct {
 	Enterprise    string // slug of hubd's one enterprise ("": "hubd")
 	// ActionsSandbox: auto (""), bwrap or none (internal/actions).
 	ActionsSandbox string
+	// SecretsKeys encrypt secrets at rest (hubd serve --secrets-key): the
+	// first seals, the others are former keys; none: a key kept in the
+	// database.
+	SecretsKeys [][]byte
 }
 
 // Build wires every api package into a server.
@@ -183,6 +188,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		envAPI.Routes(),
 		varsAPI.Routes(),
 		runnersapi.New(d, &actionsAPI.Service().Exec).Routes(),
+		secretsapi.New(d, cfg.SecretsKeys, actionsAPI.Service()).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

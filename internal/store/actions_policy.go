@@ -141,14 +141,3 @@ func (q Q) JobByTokenID(ctx context.Context, tokenID int64) (repoID, jobID int64
 	err = q.row(ctx, `SELECT repo_id, id FROM actions_jobs WHERE token_id = ?`, tokenID).Scan(&repoID, &jobID)
 	return repoID, jobID, err
 }
-
-// StoredServerKey is the secret kept under name, if any (a read: the
-// OIDC issuer's endpoints never make its key).
-func (q Q) StoredServerKey(ctx context.Context, name string) (string, bool, error) {
-	var secret string
-	err := q.row(ctx, `SELECT secret FROM server_keys WHERE name = ?`, name).Scan(&secret)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", false, nil
-	}
-	return secret, err == nil, err
-}

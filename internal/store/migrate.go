@@ -1784,6 +1784,33 @@ CREATE TABLE runner_tokens (
   created_at BIGINT NOT NULL
 );
 `,
+	// Secrets of every scope (internal/secrets): the value is ciphertext
+	// under the server's secrets key; owner_id is the repository's or the
+	// organization's id, repeated in repo_id or org_id so that deleting
+	// either deletes its secrets.
+	`
+CREATE TABLE secrets (
+  id {{id}},
+  app TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  owner_id BIGINT NOT NULL,
+  repo_id BIGINT REFERENCES repos(id) ON DELETE CASCADE,
+  org_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE,
+  environment TEXT NOT NULL,
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  visibility TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (app, kind, owner_id, environment, name)
+);
+CREATE TABLE secret_repositories (
+  secret_id BIGINT NOT NULL REFERENCES secrets(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  PRIMARY KEY (secret_id, repo_id)
+);
+CREATE INDEX secret_repositories_repo ON secret_repositories (repo_id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -27,3 +27,15 @@ func (s *Store) ServerKey(ctx context.Context, name, candidate string) (string, 
 	})
 	return secret, err
 }
+
+// StoredServerKey is the secret kept under name, if any: a read that,
+// unlike ServerKey, never makes one (the OIDC issuer's endpoints, the
+// secrets store's former key).
+func (q Q) StoredServerKey(ctx context.Context, name string) (string, bool, error) {
+	var secret string
+	err := q.row(ctx, `SELECT secret FROM server_keys WHERE name = ?`, name).Scan(&secret)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return secret, err == nil, err
+}
