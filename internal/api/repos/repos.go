@@ -63,6 +63,25 @@ func Counts(d *api.Deps, r *model.Repo, f store.RepoFacts) wire.RepoCounts {
 	return wire.RepoCounts{OpenIssues: r.OpenIssues, Forks: r.ForksCount, Language: f.Language, License: licenses.SimpleByKey(d.URLs, f.License)}
 }
 
+// Repositories renders repository objects as caller c sees them, their
+// detected facts loaded in one batch (for other packages' lists).
+func Repositories(ctx context.Context, d *api.Deps, c *authz.Caller, list []*store.RepoView) ([]wire.Repository, error) {
+	ids := make([]int64, len(list))
+	for i, v := range list {
+		ids[i] = v.Repo.ID
+	}
+	facts, err := d.Store.R().RepoFacts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wire.Repository, len(list))
+	for i, v := range list {
+		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: c.Authenticated()}
+		out[i] = d.URLs.ToRepository(v.Repo, Counts(d, v.Repo, facts[v.Repo.ID]), access)
+	}
+	return out, nil
+}
+
 func (a *API) full(r *http.Request, repo *model.Repo, perm authz.Permission) (wire.FullRepository, error) {
 	a.facts.backfill()
 	return Full(r.Context(), a.d, rest.Caller(r), repo, perm)
