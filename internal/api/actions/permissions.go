@@ -533,7 +533,7 @@ func (a *API) listTargets(l list) rest.Handler {
 				list = append(list, v)
 			}
 		}
-		repos, err := a.repositories(r, list)
+		repos, err := repos.RepositoryList(r.Context(), a.d, rest.Caller(r), list)
 		if err != nil {
 			return err
 		}
@@ -626,24 +626,4 @@ func (a *API) oneTarget(l list, op string) rest.Handler {
 		}
 		return rest.NoContent(w)
 	}
-}
-
-// repositories renders repository objects as the caller sees them, their
-// facts loaded in one batch.
-func (a *API) repositories(r *http.Request, list []*store.RepoView) ([]wire.Repository, error) {
-	ids := make([]int64, len(list))
-	for i, v := range list {
-		ids[i] = v.Repo.ID
-	}
-	facts, err := a.d.Store.R().RepoFacts(r.Context(), ids)
-	if err != nil {
-		return nil, err
-	}
-	c := rest.Caller(r)
-	out := make([]wire.Repository, len(list))
-	for i, v := range list {
-		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: c.Authenticated()}
-		out[i] = a.d.URLs.ToRepository(v.Repo, repos.Counts(a.d, v.Repo, facts[v.Repo.ID]), access)
-	}
-	return out, nil
 }
