@@ -146,6 +146,9 @@ func (s *Service) enterGroup(ctx context.Context, tx store.Q, repo *model.Repo, 
 		}
 		return tx.SetRunConcurrency(ctx, run.ID, "", run.Status)
 	}
+	if err := tx.LockConcurrencyGroup(ctx, repo.ID, group); err != nil {
+		return err
+	}
 	members, err := tx.GroupRuns(ctx, repo.ID, group)
 	if err != nil {
 		return err
@@ -227,6 +230,9 @@ func (s *Service) jobGate(ctx context.Context, tx store.Q, run *model.WorkflowRu
 	group, cancel := c.resolve(s.exprEnv(ctx, repo.Repo, run, j.Matrix))
 	if group == "" {
 		return false, nil
+	}
+	if err := tx.LockConcurrencyGroup(ctx, run.RepoID, group); err != nil {
+		return false, err
 	}
 	members, err := tx.GroupJobs(ctx, run.RepoID, group)
 	if err != nil {

@@ -167,3 +167,13 @@ func (s *Service) fireSchedule(ctx context.Context, sc store.Schedule) error {
 		Payload: map[string]any{"schedule": sc.Cron}})
 	return err
 }
+
+// wakeSchedules queues the schedules' wake-up when there are schedules (a
+// process starting makes sure a lost wake-up does not stop them).
+func (s *Service) wakeSchedules(ctx context.Context) {
+	at, err := s.Store.R().NextScheduleAt(ctx)
+	if err != nil || at.IsZero() {
+		return
+	}
+	_ = s.Queue.Enqueue(ctx, jobs.Job{Kind: kindSchedule, Key: kindSchedule, Delay: max(at.Sub(s.Store.Now()), time.Second)})
+}

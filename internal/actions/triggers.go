@@ -69,6 +69,7 @@ func (s *Service) UseOutbox(o *outbox.Outbox, start bool) {
 	s.Queue.Handle(kindEvent, s.handleEvent)
 	if start {
 		s.events.Start(context.Background())
+		s.wakeSchedules(context.Background())
 	}
 }
 

@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"hash/fnv"
 	"time"
 
 	"github.com/hubd/hubd/internal/model"
@@ -260,4 +262,18 @@ func (q Q) ReposWithWorkflows(ctx context.Context, ids []int64) (map[int64]bool,
 		out[id] = true
 	}
 	return out, rows.Err()
+}
+
+// LockConcurrencyGroup serializes, until tx ends, the transactions that
+// put runs or jobs in one concurrency group of a repository (PostgreSQL;
+// SQLite has one writer already), so that two processes never both see
+// the group free.
+func (q Q) LockConcurrencyGroup(ctx context.Context, repoID int64, group string) error {
+	if !q.s.pg || q.tx == nil {
+		return nil
+	}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "actions-concurrency:%d:%s", repoID, group)
+	_, err := q.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(h.Sum64()))
+	return err
 }
