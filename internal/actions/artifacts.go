@@ -93,13 +93,7 @@ func (st *Storage) specHook(ctx context.Context, jc JobContext, spec *Spec) erro
 		return err
 	}
 	rt := model.RuntimeToken{JobID: jc.Job.ID, RunID: jc.Run.ID, RepoID: jc.Repo.ID, Ref: jc.Run.Ref}
-	// The sweep forgets the token once the job is over.
-	if err := st.svc.Store.Tx(ctx, func(tx store.Q) error {
-		if err := tx.SaveRuntimeToken(ctx, tokenHash(tok), rt); err != nil {
-			return err
-		}
-		return st.scheduleSweep(ctx, tx)
-	}); err != nil {
+	if err := st.svc.Store.Tx(ctx, func(tx store.Q) error { return tx.SaveRuntimeToken(ctx, tokenHash(tok), rt) }); err != nil {
 		return err
 	}
 	spec.Env["ACTIONS_RUNTIME_TOKEN"] = tok
@@ -339,7 +333,9 @@ func (st *Storage) DeleteArtifact(ctx context.Context, repo *model.Repo, actorID
 }
 
 // scheduleSweep makes sure a retention sweep is queued (one pending at a
-// time: a later request does not postpone it).
+// time: a later request does not postpone it) while artifacts or caches
+// are kept; the sweep also forgets the runtime tokens of finished jobs
+// (which stop working when their job ends anyway).
 func (st *Storage) scheduleSweep(ctx context.Context, tx store.Q) error {
 	if st.svc.Queue == nil {
 		return nil
