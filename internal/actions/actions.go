@@ -245,6 +245,13 @@ func branchOf(ref string) *string {
 // queues the jobs that need none. A workflow file that does not parse gets
 // a run that failed at once, as on GitHub; a disabled workflow gets none.
 func (s *Service) createRun(ctx context.Context, repo *model.Repo, wpath string, src []byte, w *parsed, perr error, ev trigger) (*model.WorkflowRun, error) {
+	if ev.Event != "push" && ev.Event != "workflow_dispatch" {
+		// Every event trigger (pushes check once for all their workflows
+		// in handlePush) respects the repository's Actions policy.
+		if on, err := s.enabled(ctx, repo); err != nil || !on {
+			return nil, err
+		}
+	}
 	var planned []plannedJob
 	name := wpath
 	if perr == nil {

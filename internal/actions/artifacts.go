@@ -48,6 +48,21 @@ type Storage struct {
 	// URL is hubd's base URL given to jobs (ACTIONS_RESULTS_URL,
 	// ACTIONS_CACHE_URL).
 	URL string
+	// Retention, when set, is a repository's artifact and log retention
+	// in days (its Actions policy); DefaultArtifactRetention otherwise.
+	Retention func(ctx context.Context, repo *model.Repo) (int, error)
+}
+
+// retention is the artifact retention of a repository in days.
+func (st *Storage) retention(ctx context.Context, repo *model.Repo) (int, error) {
+	if st.Retention == nil {
+		return DefaultArtifactRetention, nil
+	}
+	d, err := st.Retention(ctx, repo)
+	if err != nil || d <= 0 || d > DefaultArtifactRetention {
+		return DefaultArtifactRetention, err
+	}
+	return d, nil
 }
 
 // NewStorage makes the artifact and cache services of svc, with their
@@ -100,7 +115,11 @@ func (st *Storage) specHook(ctx context.Context, jc JobContext, spec *Spec) erro
 	spec.Env["ACTIONS_RUNTIME_URL"] = st.URL + "/"
 	spec.Env["ACTIONS_RESULTS_URL"] = st.URL + "/"
 	spec.Env["ACTIONS_CACHE_URL"] = st.URL + RunnerPrefix + "/cache/"
-	spec.Env["GITHUB_RETENTION_DAYS"] = strconv.Itoa(DefaultArtifactRetention)
+	days, err := st.retention(ctx, jc.Repo)
+	if err != nil {
+		return err
+	}
+	spec.Env["GITHUB_RETENTION_DAYS"] = strconv.Itoa(days)
 	return nil
 }
 
@@ -156,8 +175,16 @@ func (st *Storage) CreateArtifact(ctx context.Context, rt *model.RuntimeToken, n
 	if err != nil {
 		return nil, err
 	}
+	v, err := q.RepoByID(ctx, rt.RepoID, 0)
+	if err != nil {
+		return nil, err
+	}
+	days, err := st.retention(ctx, v.Repo)
+	if err != nil {
+		return nil, err
+	}
 	now := time.Now()
-	exp := now.Add(DefaultArtifactRetention * 24 * time.Hour)
+	exp := now.Add(time.Duration(days) * 24 * time.Hour)
 	if expires != nil && expires.After(now) && expires.Before(exp) {
 		exp = *expires
 	}

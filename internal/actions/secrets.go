@@ -17,7 +17,10 @@ type SecretValues func(ctx context.Context, app string, repo *model.Repo) (map[s
 // log. As on GitHub, runs of pull requests from forks get none but
 // GITHUB_TOKEN (pull_request_target runs in the base repository's context
 // and gets them).
-func SecretsHook(values SecretValues) SpecHook {
+//
+// envValues, when set, gives the secrets of the environment a job names
+// (`environment:`), which win over the repository's and organization's.
+func SecretsHook(values SecretValues, envValues func(ctx context.Context, app string, repo *model.Repo, env string) (map[string]string, error)) SpecHook {
 	return func(ctx context.Context, jc JobContext, spec *Spec) error {
 		if fromFork(jc.Repo, jc.Run.Event, spec.Payload) {
 			return nil
@@ -25,6 +28,15 @@ func SecretsHook(values SecretValues) SpecHook {
 		v, err := values(ctx, "actions", jc.Repo)
 		if err != nil {
 			return fmt.Errorf("secrets: %w", err)
+		}
+		if name, _ := JobEnvironment(jc.Run.Source, jc.Job.Key); name != "" && envValues != nil {
+			ev, err := envValues(ctx, "actions", jc.Repo, name)
+			if err != nil {
+				return fmt.Errorf("secrets: %w", err)
+			}
+			for k, val := range ev {
+				v[k] = val
+			}
 		}
 		if spec.Secrets == nil {
 			spec.Secrets = map[string]string{}

@@ -346,7 +346,8 @@ func (s *Service) pullRequestEvent(ctx context.Context, repo *model.Repo, ev eve
 		}
 	}
 	payload := map[string]any{"action": action, "number": p.Number, "pull_request": map[string]any{
-		"number": p.Number, "head": map[string]any{"ref": p.HeadRef, "sha": headSHA}, "base": map[string]any{"ref": p.BaseRef, "sha": p.BaseSHA},
+		"number": p.Number, "head": map[string]any{"ref": p.HeadRef, "sha": headSHA, "repo": map[string]any{"id": p.HeadRepoID}},
+		"base":   map[string]any{"ref": p.BaseRef, "sha": p.BaseSHA, "repo": map[string]any{"id": repo.ID}},
 		"merged": p.Merged(), "title": p.Issue.Title}}
 	var pulls []int64
 	if p.HeadRepoID == repo.ID {

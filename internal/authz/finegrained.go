@@ -87,6 +87,12 @@ var permissionRules = map[string]string{
 	"agents/variables":            "actions_variables",
 	// Secrets (internal/secrets): a repository's need secrets, an
 	// organization's organization_secrets.
+	// An environment's secrets need environments (GitHub's docs).
+	"actions/list-environment-secrets":             "environments",
+	"actions/get-environment-public-key":           "environments",
+	"actions/get-environment-secret":               "environments",
+	"actions/create-or-update-environment-secret":  "environments",
+	"actions/delete-environment-secret":            "environments",
 	"actions/secrets":                              "secrets",
 	"agents/secrets":                               "secrets",
 	"actions/list-org-secrets":                     "organization_secrets",

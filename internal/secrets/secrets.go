@@ -444,6 +444,30 @@ func (s *Service) Values(ctx context.Context, app string, repo *model.Repo) (map
 	return out, nil
 }
 
+// EnvironmentValues are the plain values of a repository environment's
+// secrets (at most GitHub's 100), by name; a job in the environment sees
+// them over the repository's and organization's of the same name.
+func (s *Service) EnvironmentValues(ctx context.Context, app string, repo *model.Repo, env string) (map[string]string, error) {
+	sc := model.SecretScope{App: app, Kind: model.SecretEnvironment, OwnerID: repo.ID, Env: strings.ToLower(env)}
+	list, _, err := s.Store.R().Secrets(ctx, sc, 1000, 0)
+	if err != nil || len(list) == 0 {
+		return map[string]string{}, err
+	}
+	ring, err := s.keyring(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(list))
+	for _, sec := range list {
+		v, err := openValue(ring, sec.Value, scopeName(sec.Scope)+"/"+sec.Name)
+		if err != nil {
+			return nil, fmt.Errorf("secret %s: %w", sec.Name, err)
+		}
+		out[sec.Name] = string(v)
+	}
+	return out, nil
+}
+
 // Reencrypt moves every value under a former server key to the current
 // one (after the operator rotated --secrets-key); it logs counts, never
 // values.

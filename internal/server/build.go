@@ -140,6 +140,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	actionsAPI := actionsapi.New(d, checksAPI.Service(), cfg.ActionsWorker, cfg.GitRoot)
 	hooksAPI.Service().JobLabels = actionsAPI.Service().Labels // workflow_job payloads' labels
 	envAPI := environmentsapi.New(d)
+	secretsAPI := secretsapi.New(d, cfg.SecretsKeys, actionsAPI.Service())
 	varsAPI := variablesapi.New(d, envAPI.Service())
 	exec := &actionsAPI.Service().Exec
 	exec.SpecHooks = append(exec.SpecHooks, envAPI.Service().JobHook, varsAPI.Service().JobHook)
@@ -188,7 +189,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		envAPI.Routes(),
 		varsAPI.Routes(),
 		runnersapi.New(d, &actionsAPI.Service().Exec).Routes(),
-		secretsapi.New(d, cfg.SecretsKeys, actionsAPI.Service()).Routes(),
+		secretsAPI.Routes(),
+		secretsAPI.EnvironmentRoutes(envAPI.Service()),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -280,6 +280,17 @@ func (a *API) wirePolicy() {
 		return a.mayActionsApprove(ctx, repo, userID)
 	})
 	d.MayApprove = a.mayActionsApprove
+	// The policies other parts of Actions read: fork pull requests'
+	// approval (triggers.go) and artifacts' retention (artifacts.go).
+	a.svc.ApprovalPolicy = func(ctx context.Context, repo *model.Repo) string {
+		if p, err := a.policy.ForkPRContributorApproval(ctx, repo); err == nil && p != "" {
+			return p
+		}
+		return actions.ApprovalPolicy
+	}
+	if a.storage != nil {
+		a.storage.Retention = a.policy.RetentionDays
+	}
 	a.svc.Exec.SpecHooks = append(a.svc.Exec.SpecHooks, func(ctx context.Context, jc actions.JobContext, spec *actions.Spec) error {
 		e, err := a.policy.For(ctx, jc.Repo)
 		if err != nil {

@@ -8,9 +8,13 @@ package secrets
 import (
 	"context"
 	"log/slog"
+	"net/http"
+	"strings"
 
 	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/environments"
+	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	svc "github.com/hubd/hubd/internal/secrets"
 )
@@ -27,7 +31,7 @@ type API struct {
 func New(d *api.Deps, keys [][]byte, runs *actions.Service) *API {
 	s := &svc.Service{Store: d.Store, Keys: keys}
 	if runs != nil {
-		runs.Exec.SpecHooks = append(runs.Exec.SpecHooks, actions.SecretsHook(s.Values))
+		runs.Exec.SpecHooks = append(runs.Exec.SpecHooks, actions.SecretsHook(s.Values, s.EnvironmentValues))
 	}
 	if err := s.Load(context.Background()); err != nil {
 		slog.Error("secrets: server key", "err", err) // retried on first use
@@ -42,6 +46,28 @@ func New(d *api.Deps, keys [][]byte, runs *actions.Service) *API {
 		}()
 	}
 	return &API{d: d, svc: s}
+}
+
+// EnvironmentRoutes are the five operations on an environment's Actions
+// secrets; envs finds the environment (404 when the repository has none
+// of that name; names are case-insensitive, as GitHub's).
+func (a *API) EnvironmentRoutes(envs *environments.Service) []rest.Route {
+	sc := EnvScope("actions", func(r *http.Request, repo *model.Repo) (string, error) {
+		e, err := envs.Get(r.Context(), repo, r.PathValue("environment_name"))
+		if err != nil {
+			return "", err
+		}
+		return strings.ToLower(e.Name), nil
+	})
+	env := "/repos/{owner}/{repo}/environments/{environment_name}/secrets"
+	scopes := []string{"repo"}
+	return []rest.Route{
+		{Method: "GET", Pattern: env, OperationID: "actions/list-environment-secrets", Handler: a.List(sc), Scopes: scopes},
+		{Method: "GET", Pattern: env + "/public-key", OperationID: "actions/get-environment-public-key", Handler: a.PublicKey(sc), Scopes: scopes},
+		{Method: "GET", Pattern: env + "/{secret_name}", OperationID: "actions/get-environment-secret", Handler: a.Get(sc), Scopes: scopes},
+		{Method: "PUT", Pattern: env + "/{secret_name}", OperationID: "actions/create-or-update-environment-secret", Handler: a.Put(sc), Scopes: scopes},
+		{Method: "DELETE", Pattern: env + "/{secret_name}", OperationID: "actions/delete-environment-secret", Handler: a.Delete(sc), Scopes: scopes},
+	}
 }
 
 // Service is the secrets service.

@@ -7,29 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"testing"
 
 	"github.com/google/go-github/v92/github"
 	"golang.org/x/crypto/nacl/box"
 
-	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/apitest"
 )
 
 var ctx = context.Background()
 
 // TestMain doubles as `hubd actions-worker` for the job tests.
-func TestMain(m *testing.M) {
-	if os.Getenv("HUBD_ACTIONS_WORKER") == "1" && len(os.Args) == 2 {
-		if err := actions.Work(context.Background(), os.Args[1], os.Stdout); err != nil {
-			fmt.Fprintln(os.Stderr, "worker:", err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { apitest.MainWithActionsWorker(m) }
 
 // seal is what gh and every client do: a libsodium sealed box for the
 // scope's public key, base64-encoded.
