@@ -62,6 +62,9 @@ type Options struct {
 	// ActionsWorker is the command running one workflow job (a test binary
 	// that calls actions.Work); set, one runner worker runs jobs.
 	ActionsWorker []string
+	// ActionsSandbox is the jobs' sandbox: "" (auto: bubblewrap where it
+	// works), "bwrap" or "none".
+	ActionsSandbox string
 }
 
 // New starts an environment; it is torn down when the test ends.
@@ -87,7 +90,8 @@ func New(t testing.TB, opts ...Options) *Env {
 	e.URL = "http://" + e.HTTP.Listener.Addr().String()
 	e.API = e.URL + "/api/v3"
 	srv, deps, err := server.Build(server.Config{Store: e.Store, ExternalURL: e.URL, Limits: limits, MaxBody: o.MaxBody, Version: "test",
-		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset, ActionsWorker: o.ActionsWorker})
+		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset, ActionsWorker: o.ActionsWorker,
+		ActionsSandbox: o.ActionsSandbox})
 	if err != nil {
 		t.Fatalf("apitest: build: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-github/v92/github"
 	"github.com/hubd/hubd/internal/actions"
+	"github.com/hubd/hubd/internal/apitest"
 )
 
 // storeWorkflow uploads an artifact and saves or restores a cache through
@@ -86,7 +87,7 @@ func nodeModules(t *testing.T) string {
 	t.Helper()
 	dir, _ := filepath.Abs("../../../node_modules")
 	if _, err := os.Stat(filepath.Join(dir, "@actions/artifact")); err != nil {
-		t.Skip("node_modules/@actions/artifact is not installed (scripts/deps.sh)")
+		t.Fatal("node_modules/@actions/artifact is not installed (scripts/deps.sh installs it)")
 	}
 	return dir
 }
@@ -97,7 +98,10 @@ func nodeModules(t *testing.T) string {
 // second run hits the cache.
 func TestArtifactsAndCachesEndToEnd(t *testing.T) {
 	nm := nodeModules(t)
-	f := newFixture(t)
+	// The clients come from the project's node_modules (NODE_PATH), which
+	// a sandbox hides when the checkout is under /tmp (the sandbox has
+	// its own /tmp): this test is about artifacts, TestSandbox about it.
+	f := newFixture(t, apitest.Options{ActionsSandbox: "none"})
 	head := f.push(t, "add store", map[string]string{
 		".github/workflows/store.yml": strings.ReplaceAll(storeWorkflow, "%NODE_PATH%", nm),
 		".github/up.js":               upScript,

@@ -285,7 +285,7 @@ func TestLogStreaming(t *testing.T) {
 // and a /tmp of its own, and reaches hubd's API.
 func TestSandbox(t *testing.T) {
 	if actions.SandboxInUse(actions.SandboxAuto) != actions.SandboxBwrap {
-		t.Skip("bubblewrap is not installed here (scripts/deps.sh installs it)")
+		t.Fatal("bubblewrap is not installed here (scripts/deps.sh installs it)")
 	}
 	f := newFixture(t)
 	db := filepath.Join(f.e.DataDir, "hubd.db")
