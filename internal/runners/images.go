@@ -304,7 +304,27 @@ func (c *CustomImages) capture(ctx context.Context, h *model.HostedRunner, name 
 		sc = Scope{Kind: model.RunnerOrg, Org: &model.Account{ID: h.OrgID}}
 	}
 	v := &model.CustomImageVersion{State: "Ready", SizeBytes: size}
-	err = c.Svc.Store.Tx(ctx, func(tx store.Q) error {
+	// A concurrent snapshot of the same image may take the name or the
+	// version number first: the next attempt sees it.
+	moved := false
+	for attempt := 0; attempt == 0 || (errors.Is(err, store.ErrDuplicate) && attempt < 3); attempt++ {
+		err = c.recordVersion(ctx, sc, h, name, major, tmp, v, &moved)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		if moved { // moved, then the transaction failed: the archive is no version's
+			os.Remove(v.Path)
+		}
+		return nil, err
+	}
+	return v, nil
+}
+
+// recordVersion adds v, whose archive is tmp, as the next version of the
+// image (created when new) and moves the archive to its place (moved).
+func (c *CustomImages) recordVersion(ctx context.Context, sc Scope, h *model.HostedRunner, name string, major int64, tmp string,
+	v *model.CustomImageVersion, moved *bool) error {
+	return c.Svc.Store.Tx(ctx, func(tx store.Q) error {
 		im, err := tx.CustomImage(ctx, h.OrgID, 0, name)
 		if errors.Is(err, model.ErrNotFound) {
 			im = &model.CustomImage{OrgID: h.OrgID, Name: name, Platform: h.Platform}
@@ -325,17 +345,10 @@ func (c *CustomImages) capture(ctx context.Context, h *model.HostedRunner, name 
 		if err := os.Rename(tmp, v.Path); err != nil {
 			return err
 		}
+		*moved = true
 		return sc.event(ctx, tx, "custom_image_version.created", map[string]any{"image_definition_id": im.ID, "name": name,
 			"version": v.Version, "hosted_runner_id": h.ID})
 	})
-	if err != nil {
-		os.Remove(tmp)
-		if v.Path != "" {
-			os.Remove(v.Path)
-		}
-		return nil, err
-	}
-	return v, nil
 }
 
 // writeArchive streams the job directory dir's imageDirs to w as a tar.gz and returns the
