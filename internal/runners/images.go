@@ -55,6 +55,11 @@ func (c *CustomImages) CustomImage(ctx context.Context, sc Scope, id int64) (*mo
 	return c.Svc.Store.R().CustomImage(ctx, sc.OwnerID(), id, "")
 }
 
+// ByID finds custom images by id (the hosted runners' images).
+func (c *CustomImages) ByID(ctx context.Context, ids []int64) (map[int64]*model.CustomImage, error) {
+	return c.Svc.Store.R().CustomImagesByID(ctx, ids)
+}
+
 // ListVersions lists a custom image's versions, the latest first.
 func (c *CustomImages) ListVersions(ctx context.Context, sc Scope, id int64, limit, offset int) ([]*model.CustomImageVersion, int, error) {
 	im, err := c.CustomImage(ctx, sc, id)

@@ -168,3 +168,26 @@ func (q Q) HostedRunnersUsingImage(ctx context.Context, orgID, id int64, version
 	}
 	return out, rows.Err()
 }
+
+// CustomImagesByID finds custom images by id (those that exist), for
+// the hosted runners using them.
+func (q Q) CustomImagesByID(ctx context.Context, ids []int64) (map[int64]*model.CustomImage, error) {
+	out := map[int64]*model.CustomImage{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	in, args := inList(ids)
+	rows, err := q.query(ctx, `SELECT `+customImageCols+` FROM custom_images i WHERE i.id IN (`+in+`)`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		im, err := scanCustomImage(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[im.ID] = im
+	}
+	return out, rows.Err()
+}

@@ -96,11 +96,18 @@ func (a *API) renderHosted(r *http.Request, list []*model.HostedRunner) ([]hoste
 		status = "Ready"
 	}
 	img, spec := svc.Images(a.rootDir())[0], a.hostSpec()
+	customs, err := a.customImagesOf(r.Context(), list)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]hostedRunner, len(list))
 	for i, h := range list {
 		out[i] = hostedRunner{ID: h.ID, Name: h.Name, RunnerGroupID: h.GroupID, Status: status, Platform: h.Platform, MaximumRunners: h.MaximumRunners,
 			PublicIPs: []any{}, MachineSizeDetails: spec, ImageGen: h.ImageGen,
 			ImageDetails: imageDetails{ID: h.ImageID, SizeGB: img.SizeGB, DisplayName: img.DisplayName, Source: h.ImageSource, Version: h.ImageVersion}}
+		if im := customs[h.ImageID]; h.ImageSource == "custom" && im != nil { // its custom image (images.go)
+			out[i].ImageDetails.DisplayName, out[i].ImageDetails.SizeGB = im.Name, int(gb(im.TotalBytes))
+		}
 		if h.LastActive != nil {
 			s := h.LastActive.UTC().Format(time.RFC3339)
 			out[i].LastActiveOn = &s

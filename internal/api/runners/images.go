@@ -1,9 +1,11 @@
 package runners
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/hubd/hubd/internal/actions"
@@ -85,6 +87,22 @@ func renderImage(im *model.CustomImage) customImage {
 
 func renderVersion(v *model.CustomImageVersion) customImageVersion {
 	return customImageVersion{Version: v.Version, State: v.State, SizeGB: gb(v.SizeBytes), CreatedOn: v.CreatedAt.UTC().Format(time.RFC3339), StateDetails: "None"}
+}
+
+// customImagesOf are the custom images hosted runners use, by image id.
+func (a *API) customImagesOf(ctx context.Context, list []*model.HostedRunner) (map[string]*model.CustomImage, error) {
+	var ids []int64
+	for _, h := range list {
+		if n, err := strconv.ParseInt(h.ImageID, 10, 64); err == nil && h.ImageSource == "custom" {
+			ids = append(ids, n)
+		}
+	}
+	found, err := a.imgs.ByID(ctx, ids)
+	out := map[string]*model.CustomImage{}
+	for id, im := range found {
+		out[strconv.FormatInt(id, 10)] = im
+	}
+	return out, err
 }
 
 // imageScope authorizes the caller as the hosted runners' operations do

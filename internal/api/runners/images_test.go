@@ -132,7 +132,8 @@ func TestCustomImages(t *testing.T) {
 		}
 	}
 	user, _, err := w.gh.Actions.CreateHostedRunner(ctx, "acme", custom("1.0.0"))
-	if err != nil || user.GetImageDetails().GetSource() != "custom" || user.GetImageDetails().GetVersion() != "1.0.0" {
+	if err != nil || user.GetImageDetails().GetSource() != "custom" || user.GetImageDetails().GetVersion() != "1.0.0" ||
+		user.GetImageDetails().GetDisplayName() != "tools" || user.GetImageDetails().GetID() != fmt.Sprint(im.ID) {
 		t.Fatalf("custom image runner %+v %v", user, err)
 	}
 	head = w.push(t, map[string]string{".github/workflows/ci.yml": fmt.Sprintf(useWorkflow, "user")})
