@@ -61,6 +61,9 @@ type Executor struct {
 	// variables, the OIDC token endpoint, runner and policy checks), in
 	// order; an error fails the job with the error's text in its log.
 	SpecHooks []SpecHook
+	// AfterHooks see a job's result before its work directory goes
+	// (afterhooks.go): custom image snapshots.
+	AfterHooks []AfterHook
 	// DefaultPermissions, when set, is the GITHUB_TOKEN's level ("read"
 	// or "write") for a workflow without permissions: (policy.go).
 	DefaultPermissions func(ctx context.Context, repo *model.Repo) (string, error)
@@ -452,6 +455,8 @@ wait:
 		out.Write([]byte(e.stamp(fmt.Sprintf("##[error]The worker process of this job ended without a result (%v).\n", werr))))
 		res.Conclusion = model.ConclusionFailure
 	}
+	// The work directory is still there: snapshots (afterhooks.go).
+	e.afterHooks(ctx, JobContext{Repo: repo, Run: run, Job: j, Dir: dir}, res, out)
 	return out.String(), res
 }
 

@@ -32,6 +32,7 @@ type parsed struct {
 // parseWorkflow reads a workflow file's YAML. The workflow's name falls
 // back to its path, as on GitHub.
 func parseWorkflow(p string, src []byte) (*parsed, error) {
+	src = withoutSnapshot(src) // a key act does not know (snapshot.go)
 	wf, err := actmodel.ReadWorkflow(bytes.NewReader(src), false)
 	if err != nil {
 		return nil, err

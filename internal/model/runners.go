@@ -67,6 +67,7 @@ type HostedRunner struct {
 	SizeID         string
 	Platform       string
 	MaximumRunners int
+	ImageGen       bool       // its snapshot jobs capture custom image versions
 	LastActive     *time.Time // the last job it started
 	CreatedAt      time.Time
 }

@@ -122,18 +122,31 @@ func (s *Service) applyHosted(ctx context.Context, sc Scope, h *model.HostedRunn
 		if src == "" {
 			src = "github"
 		}
+		ver := h.ImageVersion
+		if in.ImageVersion != nil {
+			ver = *in.ImageVersion
+		}
+		if src == "custom" { // one of the owner's custom images (images.go)
+			if err := (&CustomImages{Svc: s}).checkCustom(ctx, sc.OwnerID(), id, ver); err != nil {
+				return err
+			}
+			h.ImageID, h.ImageSource, h.ImageVersion = id, src, ver
+			return s.applyHostedRest(ctx, sc, h, in, root)
+		}
 		found := false
 		for _, im := range Images(root) {
 			found = found || (src == im.Source && strings.EqualFold(id, im.ID))
 		}
 		if !found {
-			return model.Custom("HostedRunner", "image", fmt.Sprintf("Image %q (%s) is not available: this hubd provides only %q, its own host.", id, src, Images(root)[0].ID))
+			return model.Custom("HostedRunner", "image", fmt.Sprintf("Image %q (%s) is not available: this hubd provides only %q, its own host, and the organization's custom images.", id, src, Images(root)[0].ID))
 		}
-		h.ImageID, h.ImageSource = Images(root)[0].ID, src
-		if in.ImageVersion != nil {
-			h.ImageVersion = *in.ImageVersion
-		}
+		h.ImageID, h.ImageSource, h.ImageVersion = Images(root)[0].ID, src, ver
 	}
+	return s.applyHostedRest(ctx, sc, h, in, root)
+}
+
+// applyHostedRest validates in's fields but the name and image onto h.
+func (s *Service) applyHostedRest(ctx context.Context, sc Scope, h *model.HostedRunner, in HostedInput, root string) error {
 	if in.Size != nil {
 		if *in.Size != Host(root).ID {
 			return model.Custom("HostedRunner", "size", fmt.Sprintf("Size %q is not available: this hubd provides only %q, its own host.", *in.Size, Host(root).ID))
@@ -157,8 +170,8 @@ func (s *Service) applyHosted(ctx context.Context, sc Scope, h *model.HostedRunn
 	if in.EnableStaticIP != nil && *in.EnableStaticIP {
 		return model.Custom("HostedRunner", "enable_static_ip", "hubd has no static public IP addresses to give (limit 0).")
 	}
-	if in.ImageGen != nil && *in.ImageGen {
-		return model.Custom("HostedRunner", "image_gen", "hubd cannot build custom images.")
+	if in.ImageGen != nil {
+		h.ImageGen = *in.ImageGen // its snapshot jobs capture custom images (images.go)
 	}
 	return nil
 }

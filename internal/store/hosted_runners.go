@@ -11,7 +11,7 @@ import (
 // An organization's hosted runners (internal/runners): pools of hubd's
 // workers. The jobs one ran carry its name as their runner name.
 
-const hostedCols = `h.id, h.org_id, h.name, h.gid, h.image_id, h.image_source, h.image_version, h.size_id, h.platform, h.maximum_runners, h.created_at,
+const hostedCols = `h.id, h.org_id, h.name, h.gid, h.image_id, h.image_source, h.image_version, h.size_id, h.platform, h.maximum_runners, h.image_gen, h.created_at,
  (SELECT MAX(j.started_at) FROM actions_jobs j WHERE j.runner_name = h.name)`
 
 func scanHosted(sc rowScanner) (*model.HostedRunner, error) {
@@ -19,7 +19,7 @@ func scanHosted(sc rowScanner) (*model.HostedRunner, error) {
 	var created int64
 	var last sql.NullInt64
 	if err := sc.Scan(&h.ID, &h.OrgID, &h.Name, &h.GroupID, &h.ImageID, &h.ImageSource, &h.ImageVersion, &h.SizeID, &h.Platform,
-		&h.MaximumRunners, &created, &last); err != nil {
+		&h.MaximumRunners, &h.ImageGen, &created, &last); err != nil {
 		return nil, err
 	}
 	h.CreatedAt = fromUnix(created)
@@ -66,11 +66,11 @@ func (q Q) HostedRunner(ctx context.Context, orgID, id int64, name string) (*mod
 func (q Q) SaveHostedRunner(ctx context.Context, h *model.HostedRunner) error {
 	var err error
 	if h.ID == 0 {
-		h.ID, err = q.insert(ctx, `INSERT INTO hosted_runners (org_id, name, gid, image_id, image_source, image_version, size_id, platform, maximum_runners, created_at)
- VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, h.OrgID, h.Name, h.GroupID, h.ImageID, h.ImageSource, h.ImageVersion, h.SizeID, h.Platform, h.MaximumRunners, unix(q.Now()))
+		h.ID, err = q.insert(ctx, `INSERT INTO hosted_runners (org_id, name, gid, image_id, image_source, image_version, size_id, platform, maximum_runners, image_gen, created_at)
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, h.OrgID, h.Name, h.GroupID, h.ImageID, h.ImageSource, h.ImageVersion, h.SizeID, h.Platform, h.MaximumRunners, h.ImageGen, unix(q.Now()))
 	} else {
-		_, err = q.exec(ctx, `UPDATE hosted_runners SET name = ?, gid = ?, image_id = ?, image_source = ?, image_version = ?, size_id = ?, maximum_runners = ?
- WHERE id = ? AND org_id = ?`, h.Name, h.GroupID, h.ImageID, h.ImageSource, h.ImageVersion, h.SizeID, h.MaximumRunners, h.ID, h.OrgID)
+		_, err = q.exec(ctx, `UPDATE hosted_runners SET name = ?, gid = ?, image_id = ?, image_source = ?, image_version = ?, size_id = ?, maximum_runners = ?, image_gen = ?
+ WHERE id = ? AND org_id = ?`, h.Name, h.GroupID, h.ImageID, h.ImageSource, h.ImageVersion, h.SizeID, h.MaximumRunners, h.ImageGen, h.ID, h.OrgID)
 	}
 	if isUnique(err) {
 		return ErrDuplicate

@@ -1811,6 +1811,32 @@ CREATE TABLE secret_repositories (
 );
 CREATE INDEX secret_repositories_repo ON secret_repositories (repo_id);
 `,
+	// Custom images of hosted runners (internal/runners/images.go): an
+	// image-generation runner's snapshot jobs capture versions, archives
+	// under the data directory; org_id 0 is the enterprise's.
+	`
+ALTER TABLE hosted_runners ADD COLUMN image_gen BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE TABLE custom_images (
+  id {{id}},
+  org_id BIGINT NOT NULL,
+  name TEXT NOT NULL,
+  platform TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  UNIQUE (org_id, name)
+);
+CREATE TABLE custom_image_versions (
+  id {{id}},
+  image_id BIGINT NOT NULL REFERENCES custom_images(id) ON DELETE CASCADE,
+  major BIGINT NOT NULL,
+  minor BIGINT NOT NULL,
+  patch BIGINT NOT NULL,
+  state TEXT NOT NULL,
+  size_bytes BIGINT NOT NULL,
+  path TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  UNIQUE (image_id, major, minor, patch)
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

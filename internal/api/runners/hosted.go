@@ -12,7 +12,7 @@ import (
 )
 
 const noteHosted = "hubd has no GitHub-hosted machines: a hosted runner is a pool of hubd's own workers in one of the organization's runner groups — a job whose runs-on names it runs on any free worker while its group admits the repository and fewer than maximum_runners of its jobs run. " +
-	"Images, sizes and platforms are this host's (one GitHub-owned image, no partner or custom images, no static IPs: enable_static_ip and image_gen are refused); status is Ready while a worker is online."
+	"Images, sizes and platforms are this host's (one GitHub-owned image, no partner images, no static IPs: enable_static_ip is refused; custom images are the snapshots of image_gen runners' jobs, see their operations); status is Ready while a worker is online."
 
 func (a *API) hostedRoutes() []rest.Route {
 	var out []rest.Route
@@ -32,7 +32,6 @@ func (a *API) hostedRoutes() []rest.Route {
 			rest.Route{Method: "DELETE", Pattern: b + "/{hosted_runner_id}", OperationID: "actions/delete-hosted-runner" + x, Handler: a.deleteHosted(k), Scopes: sc, Note: noteHosted},
 			rest.Route{Method: "GET", Pattern: b + "/images/github-owned", OperationID: "actions/get-hosted-runners-github-owned-images" + x, Handler: a.images(k, "github"), Scopes: sc, Note: noteHosted},
 			rest.Route{Method: "GET", Pattern: b + "/images/partner", OperationID: "actions/get-hosted-runners-partner-images" + x, Handler: a.images(k, "partner"), Scopes: sc, Note: noteHosted},
-			rest.Route{Method: "GET", Pattern: b + "/images/custom", OperationID: "actions/list-custom-images" + x, Handler: a.customImages(k), Scopes: sc, Note: noteHosted},
 			rest.Route{Method: "GET", Pattern: b + "/machine-sizes", OperationID: "actions/get-hosted-runners-machine-specs" + x, Handler: a.machineSizes(k), Scopes: sc, Note: noteHosted},
 			rest.Route{Method: "GET", Pattern: b + "/platforms", OperationID: "actions/get-hosted-runners-platforms" + x, Handler: a.platforms(k), Scopes: sc, Note: noteHosted},
 			rest.Route{Method: "GET", Pattern: b + "/limits", OperationID: "actions/get-hosted-runners-limits" + x, Handler: a.limits(k), Scopes: sc, Note: noteHosted},
@@ -97,11 +96,18 @@ func (a *API) renderHosted(r *http.Request, list []*model.HostedRunner) ([]hoste
 		status = "Ready"
 	}
 	img, spec := svc.Images(a.rootDir())[0], a.hostSpec()
+	customs, err := a.customImagesOf(r.Context(), list)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]hostedRunner, len(list))
 	for i, h := range list {
 		out[i] = hostedRunner{ID: h.ID, Name: h.Name, RunnerGroupID: h.GroupID, Status: status, Platform: h.Platform, MaximumRunners: h.MaximumRunners,
-			PublicIPs: []any{}, MachineSizeDetails: spec,
+			PublicIPs: []any{}, MachineSizeDetails: spec, ImageGen: h.ImageGen,
 			ImageDetails: imageDetails{ID: h.ImageID, SizeGB: img.SizeGB, DisplayName: img.DisplayName, Source: h.ImageSource, Version: h.ImageVersion}}
+		if im := customs[h.ImageID]; h.ImageSource == "custom" && im != nil { // its custom image (images.go)
+			out[i].ImageDetails.DisplayName, out[i].ImageDetails.SizeGB = im.Name, int(gb(im.TotalBytes))
+		}
 		if h.LastActive != nil {
 			s := h.LastActive.UTC().Format(time.RFC3339)
 			out[i].LastActiveOn = &s
@@ -251,19 +257,6 @@ func (a *API) images(kind, source string) rest.Handler {
 			TotalCount int     `json:"total_count"`
 			Images     []image `json:"images"`
 		}{len(out), out})
-	}
-}
-
-// GET /orgs/{org}/actions/hosted-runners/images/custom: hubd builds none.
-func (a *API) customImages(kind string) rest.Handler {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		if _, err := a.scope(r, kind); err != nil {
-			return err
-		}
-		return rest.JSON(w, http.StatusOK, struct {
-			TotalCount int   `json:"total_count"`
-			Images     []any `json:"images"`
-		}{0, []any{}})
 	}
 }
 

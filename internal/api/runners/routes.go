@@ -23,6 +23,7 @@ type API struct {
 	d    *api.Deps
 	svc  *svc.Service
 	root string // where jobs work (the machine size's storage)
+	imgs *svc.CustomImages
 }
 
 // New makes the package: hubd's workflow job workers (d.Runner) register
@@ -40,6 +41,7 @@ func New(d *api.Deps, exec *actions.Executor) *API {
 			return a.svc.Admit(ctx, jc.Repo, wref, svc.ResolveLabels(labels, jc.Job.Matrix))
 		}
 	}
+	a.wireImages(exec) // custom images: snapshots and restores (images.go)
 	return a
 }
 
@@ -104,7 +106,7 @@ func (a *API) Routes() []rest.Route {
 			rest.Route{Method: "DELETE", Pattern: b + "/{runner_id}/labels/{name}", OperationID: lp("remove-custom-label-from-self-hosted-runner"), Handler: a.labels(k, "remove-one"), Scopes: sc},
 		)
 	}
-	return append(append(out, a.groupRoutes()...), a.hostedRoutes()...)
+	return append(append(append(out, a.groupRoutes()...), a.hostedRoutes()...), a.imageRoutes()...)
 }
 
 // scope authorizes the caller for a level's runners: a repository
