@@ -1,0 +1,134 @@
+package actions_test
+
+import (
+	"archive/zip"
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubd/hubd/internal/apitest"
+)
+
+// v3Workflow uploads two files with @actions/artifact 1.x (the client of
+// upload-artifact@v3, GitHub Enterprise Server's) and downloads them in a
+// second job with it; GITHUB_SERVER_URL stays hubd's. The second job then
+// finds the artifact through the 2.x client too.
+const v3Workflow = `name: Store v3
+on: push
+env:
+  NODE_PATH: %NODE_PATH%
+jobs:
+  up:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: node .github/up3.js
+  down:
+    needs: up
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - run: node .github/down3.js
+`
+
+const up3Script = `const fs = require('fs');
+const artifact = require('actions-artifact-v1');
+(async () => {
+  fs.mkdirSync('out/sub', {recursive: true});
+  fs.writeFileSync('out/a.txt', 'plain file of run ' + process.env.GITHUB_RUN_NUMBER);
+  fs.writeFileSync('out/sub/b.txt', 'gzipped '.repeat(12000));
+  const up = await artifact.create().uploadArtifact('bundle3', ['out/a.txt', 'out/sub/b.txt'], 'out', {retentionDays: 3, continueOnError: false});
+  console.log('uploaded ' + up.artifactItems.length + ' files, ' + up.size + ' bytes, ' + up.failedItems.length + ' failed');
+})().catch(e => { console.error(e); process.exit(1); });
+`
+
+const down3Script = `const fs = require('fs');
+const artifact = require('actions-artifact-v1');
+(async () => {
+  const got = await artifact.create().downloadArtifact('bundle3', 'got');
+  console.log('downloaded ' + got.artifactName + ': ' + fs.readFileSync('got/a.txt', 'utf8') + ' / ' + fs.readFileSync('got/sub/b.txt', 'utf8').length);
+  const all = await artifact.create().downloadAllArtifacts('all');
+  console.log('all: ' + all.map(a => a.artifactName).join(',') + ' ' + fs.readFileSync('all/bundle3/sub/b.txt', 'utf8').slice(0, 8));
+  process.env.GITHUB_SERVER_URL = 'http://hubd.localhost'; // the 2.x client's host check only
+  const {DefaultArtifactClient} = require('@actions/artifact');
+  const {artifact: a4} = await new DefaultArtifactClient().getArtifact('bundle3');
+  console.log('v4 client sees ' + a4.name + ' ' + a4.id);
+})().catch(e => { console.error(e); process.exit(1); });
+`
+
+// An artifact round-trips through @actions/artifact 1.x: one job uploads
+// two files (one plain, one gzipped), another downloads them; the REST
+// API lists the artifact and serves a zip holding both.
+func TestArtifactsV3EndToEnd(t *testing.T) {
+	nm := nodeModules(t)
+	f := newFixture(t, apitest.Options{ActionsSandbox: "none"})
+	head := f.push(t, "add store v3", map[string]string{
+		".github/workflows/store3.yml": strings.ReplaceAll(v3Workflow, "%NODE_PATH%", nm),
+		".github/up3.js":               up3Script,
+		".github/down3.js":             down3Script,
+	})
+	run := f.waitRun(t, head, true)
+	jobs := f.jobs(t, run.GetID())
+	if jobs["up"] == nil || jobs["down"] == nil {
+		t.Fatalf("run %s %s, jobs %v", run.GetStatus(), run.GetConclusion(), jobs)
+	}
+	up := f.jobLog(t, jobs["up"].GetID())
+	if run.GetConclusion() != "success" {
+		down := ""
+		if jobs["down"].GetConclusion() != "skipped" {
+			down = f.jobLog(t, jobs["down"].GetID())
+		}
+		t.Fatalf("run %s\nup:\n%s\ndown:\n%s", run.GetConclusion(), up, down)
+	}
+	down := f.jobLog(t, jobs["down"].GetID())
+	if !strings.Contains(up, "uploaded 2 files") || !strings.Contains(up, " 0 failed") {
+		t.Errorf("up:\n%s", up)
+	}
+	if !strings.Contains(down, "downloaded bundle3: plain file of run 1 / 96000") || !strings.Contains(down, "all: bundle3 gzipped ") ||
+		!strings.Contains(down, "v4 client sees bundle3 ") {
+		t.Errorf("down:\n%s", down)
+	}
+
+	list, _, err := f.gh.Actions.ListWorkflowRunArtifacts(ctx, "mona", "app", run.GetID(), nil)
+	if err != nil || list.GetTotalCount() != 1 {
+		t.Fatalf("run artifacts %+v %v", list, err)
+	}
+	art := list.Artifacts[0]
+	if art.GetName() != "bundle3" || art.GetSizeInBytes() == 0 || art.GetWorkflowRun().GetHeadSHA() != head ||
+		art.GetExpiresAt().Sub(time.Now()) > 3*24*time.Hour+time.Minute || art.GetExpiresAt().Sub(time.Now()) < 2*24*time.Hour {
+		t.Errorf("artifact %+v", art)
+	}
+	u, _, err := f.gh.Actions.DownloadArtifact(ctx, "mona", "app", art.GetID(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	zb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	zr, err := zip.NewReader(bytes.NewReader(zb), int64(len(zb)))
+	if err != nil || len(zr.File) != 2 {
+		t.Fatalf("zip %v %d bytes", err, len(zb))
+	}
+	files := map[string]string{}
+	for _, zf := range zr.File {
+		rc, _ := zf.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		files[zf.Name] = string(b)
+	}
+	if files["a.txt"] != "plain file of run 1" || files["sub/b.txt"] != strings.Repeat("gzipped ", 12000) {
+		t.Errorf("zip files %q", func() []string {
+			var names []string
+			for n, c := range files {
+				names = append(names, n+"="+c[:min(len(c), 20)])
+			}
+			return names
+		}())
+	}
+}
