@@ -42,6 +42,29 @@ const artifact = require('actions-artifact-v1');
   fs.writeFileSync('out/sub/b.txt', 'gzipped '.repeat(12000));
   const up = await artifact.create().uploadArtifact('bundle3', ['out/a.txt', 'out/sub/b.txt'], 'out', {retentionDays: 3, continueOnError: false});
   console.log('uploaded ' + up.artifactItems.length + ' files, ' + up.size + ' bytes, ' + up.failedItems.length + ' failed');
+  // The protocol's refusals, straight over HTTP.
+  const base = process.env.ACTIONS_RUNTIME_URL + '_apis/pipelines/workflows/';
+  const auth = {Authorization: 'Bearer ' + process.env.ACTIONS_RUNTIME_TOKEN, 'Content-Type': 'application/json'};
+  const call = async (url, init) => (await fetch(url, init)).status;
+  const runURL = base + process.env.GITHUB_RUN_ID + '/artifacts?api-version=6.0-preview';
+  const list = await (await fetch(runURL, {headers: auth})).json();
+  const container = list.value[0].fileContainerResourceUrl;
+  const made = await (await fetch(runURL, {method: 'POST', headers: auth, body: JSON.stringify({Type: 'actions_storage', Name: 'other'})})).json();
+  const codes = [
+    await call(runURL, {headers: {}}),
+    await call(base + '999999/artifacts?api-version=6.0-preview', {headers: auth}),
+    await call(runURL, {method: 'POST', headers: auth, body: JSON.stringify({Type: 'actions_storage', Name: 'bundle3'})}),
+    await call(runURL, {method: 'POST', headers: auth, body: JSON.stringify({Type: 'actions_storage', Name: 'bad/name'})}),
+    await call(runURL, {method: 'POST', headers: auth, body: '{'}),
+    await call(container + '?itemPath=bundle3/c.txt', {method: 'PUT', headers: {...auth, 'Content-Range': 'bytes 0-1/2'}, body: 'hi'}),
+    await call(made.fileContainerResourceUrl + '?itemPath=other/../../x', {method: 'PUT', headers: {...auth, 'Content-Range': 'bytes 0-1/2'}, body: 'hi'}),
+    await call(made.fileContainerResourceUrl + '?itemPath=other/x', {method: 'PUT', headers: {...auth, 'Content-Range': 'bytes 4-5/6'}, body: 'hi'}),
+    await call(made.fileContainerResourceUrl + '?itemPath=other/x', {method: 'PUT', headers: {...auth, 'Content-Range': 'bytes 0-1/4'}, body: 'hi'}),
+    await call(made.fileContainerResourceUrl + '?itemPath=other', {headers: auth}),
+    await call(container + '?itemPath=bundle3/nope.txt', {headers: auth}),
+    await call(runURL + '&artifactName=nope', {method: 'PATCH', headers: auth, body: '{"Size": 1}'}),
+  ];
+  console.log('codes ' + codes.join(','));
 })().catch(e => { console.error(e); process.exit(1); });
 `
 
@@ -84,7 +107,13 @@ func TestArtifactsV3EndToEnd(t *testing.T) {
 		t.Fatalf("run %s\nup:\n%s\ndown:\n%s", run.GetConclusion(), up, down)
 	}
 	down := f.jobLog(t, jobs["down"].GetID())
-	if !strings.Contains(up, "uploaded 2 files") || !strings.Contains(up, " 0 failed") {
+	// anonymous 401, another run 403, a name taken 409, a bad name 400,
+	// bad JSON 400, a finalized upload 409, a path out of the artifact
+	// 400, a chunk past what arrived 400, a chunk in order 201, an
+	// unfinished artifact's items 404, a missing file 404, finalizing an
+	// unknown name 404.
+	if !strings.Contains(up, "uploaded 2 files") || !strings.Contains(up, " 0 failed") ||
+		!strings.Contains(up, "codes 401,403,409,400,400,409,400,400,201,404,404,404") {
 		t.Errorf("up:\n%s", up)
 	}
 	if !strings.Contains(down, "downloaded bundle3: plain file of run 1 / 96000") || !strings.Contains(down, "all: bundle3 gzipped ") ||
