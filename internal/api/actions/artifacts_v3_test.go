@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v92/github"
 	"github.com/hubd/hubd/internal/apitest"
 )
 
@@ -93,20 +94,7 @@ func TestArtifactsV3EndToEnd(t *testing.T) {
 		".github/up3.js":               up3Script,
 		".github/down3.js":             down3Script,
 	})
-	run := f.waitRun(t, head, true)
-	jobs := f.jobs(t, run.GetID())
-	if jobs["up"] == nil || jobs["down"] == nil {
-		t.Fatalf("run %s %s, jobs %v", run.GetStatus(), run.GetConclusion(), jobs)
-	}
-	up := f.jobLog(t, jobs["up"].GetID())
-	if run.GetConclusion() != "success" {
-		down := ""
-		if jobs["down"].GetConclusion() != "skipped" {
-			down = f.jobLog(t, jobs["down"].GetID())
-		}
-		t.Fatalf("run %s\nup:\n%s\ndown:\n%s", run.GetConclusion(), up, down)
-	}
-	down := f.jobLog(t, jobs["down"].GetID())
+	run, up, down := f.upDownRun(t, head)
 	// anonymous 401, another run 403, a name taken 409, a bad name 400,
 	// bad JSON 400, a finalized upload 409, a path out of the artifact
 	// 400, a chunk past what arrived 400, a chunk in order 201, an
@@ -134,22 +122,9 @@ func TestArtifactsV3EndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Get(u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	zb, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	zr, err := zip.NewReader(bytes.NewReader(zb), int64(len(zb)))
-	if err != nil || len(zr.File) != 2 {
-		t.Fatalf("zip %v %d bytes", err, len(zb))
-	}
-	files := map[string]string{}
-	for _, zf := range zr.File {
-		rc, _ := zf.Open()
-		b, _ := io.ReadAll(rc)
-		rc.Close()
-		files[zf.Name] = string(b)
+	files := zipFiles(t, u.String())
+	if len(files) != 2 {
+		t.Fatalf("zip files %d", len(files))
 	}
 	if files["a.txt"] != "plain file of run 1" || files["sub/b.txt"] != strings.Repeat("gzipped ", 12000) {
 		t.Errorf("zip files %q", func() []string {
@@ -160,4 +135,50 @@ func TestArtifactsV3EndToEnd(t *testing.T) {
 			return names
 		}())
 	}
+}
+
+// upDownRun waits for the run of head whose jobs "up" and then "down"
+// must succeed, and answers it with their logs.
+func (f *fixture) upDownRun(t *testing.T, head string) (*github.WorkflowRun, string, string) {
+	t.Helper()
+	run := f.waitRun(t, head, true)
+	jobs := f.jobs(t, run.GetID())
+	if jobs["up"] == nil || jobs["down"] == nil {
+		t.Fatalf("run %s %s, jobs %v", run.GetStatus(), run.GetConclusion(), jobs)
+	}
+	up, down := f.jobLog(t, jobs["up"].GetID()), ""
+	if jobs["down"].GetConclusion() != "skipped" {
+		down = f.jobLog(t, jobs["down"].GetID())
+	}
+	if run.GetConclusion() != "success" {
+		t.Fatalf("run %s\nup:\n%s\ndown:\n%s", run.GetConclusion(), up, down)
+	}
+	return run, up, down
+}
+
+// zipFiles fetches a zip from a signed URL (no credentials) and answers
+// its files' contents by name.
+func zipFiles(t *testing.T, u string) map[string]string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zb, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	zr, err := zip.NewReader(bytes.NewReader(zb), int64(len(zb)))
+	if err != nil {
+		t.Fatalf("zip %v %d bytes", err, len(zb))
+	}
+	files := map[string]string{}
+	for _, zf := range zr.File {
+		rc, err := zf.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		files[zf.Name] = string(b)
+	}
+	return files
 }
