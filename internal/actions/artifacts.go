@@ -192,23 +192,26 @@ func (st *Storage) CreateArtifact(ctx context.Context, rt *model.RuntimeToken, n
 	if run.HeadBranch != nil {
 		a.HeadBranch = *run.HeadBranch
 	}
+	taken := model.Conflict(fmt.Sprintf("An artifact with the name %s was already created for this workflow run.", name))
 	err = st.svc.Store.Tx(ctx, func(tx store.Q) error {
-		err := tx.CreateArtifact(ctx, a)
-		if !errors.Is(err, store.ErrDuplicate) {
-			return err
-		}
+		// Looked up first: a failed insert aborts a PostgreSQL transaction.
 		old, err := tx.ArtifactByName(ctx, rt.RunID, name)
-		if err != nil {
+		switch {
+		case errors.Is(err, model.ErrNotFound):
+		case err != nil:
+			return err
+		case old.Finalized:
+			return taken
+		default:
+			if err := tx.DeleteArtifact(ctx, old.ID); err != nil {
+				return err
+			}
+			os.RemoveAll(st.uploadDir("artifact", old.ID))
+		}
+		if err := tx.CreateArtifact(ctx, a); !errors.Is(err, store.ErrDuplicate) {
 			return err
 		}
-		if old.Finalized {
-			return model.Conflict(fmt.Sprintf("An artifact with the name %s was already created for this workflow run.", name))
-		}
-		if err := tx.DeleteArtifact(ctx, old.ID); err != nil {
-			return err
-		}
-		os.RemoveAll(st.uploadDir("artifact", old.ID))
-		return tx.CreateArtifact(ctx, a)
+		return taken // a concurrent upload of the name
 	})
 	if err != nil {
 		return nil, err

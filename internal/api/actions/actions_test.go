@@ -1,8 +1,6 @@
 package actions_test
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -237,20 +235,10 @@ func TestPushRunsWorkflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Get(u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	zb, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	zr, err := zip.NewReader(bytes.NewReader(zb), int64(len(zb)))
-	if err != nil {
-		t.Fatalf("run logs: %v", err)
-	}
-	if len(zr.File) != 4 { // the skipped job has no log
+	if logs := zipFiles(t, u.String()); len(logs) != 4 { // the skipped job has no log
 		names := []string{}
-		for _, zf := range zr.File {
-			names = append(names, zf.Name)
+		for name := range logs {
+			names = append(names, name)
 		}
 		t.Errorf("zip files %v", names)
 	}

@@ -18,7 +18,7 @@ import (
 // The artifact operations of the REST API. Jobs upload artifacts through
 // the results service (runner.go); the zips are in hubd's data directory.
 
-const noteArtifacts = "Artifacts come from hubd's own results service (the protocol of @actions/artifact 2.x, used by upload-artifact@v4): that client refuses hosts other than github.com, *.ghe.com and *.localhost, so on another host name it needs GITHUB_SERVER_URL on such a name. Retention: the retention-days input up to 90 days (the repository default; not settable yet)."
+const noteArtifacts = "Artifacts come from hubd's own job services: the results service of @actions/artifact 2.x (upload-artifact@v4) and the pipelines artifact protocol of @actions/artifact 1.x (upload-artifact@v3 / download-artifact@v3, GitHub Enterprise Server's), one record per name per run for both. The 2.x client refuses hosts other than github.com, *.ghe.com and *.localhost, so on another host name it needs GITHUB_SERVER_URL on such a name; the 1.x client needs nothing. Retention: the retention-days input up to 90 days (the repository default; not settable yet)."
 
 func (a *API) artifactRoutes() []rest.Route {
 	repo := "/repos/{owner}/{repo}/actions"

@@ -31,7 +31,7 @@ const (
 type jobServices struct{ a *API }
 
 func (js jobServices) Serves(path string) bool {
-	return strings.HasPrefix(path, twirpArtifact) || strings.HasPrefix(path, runnerPrefix+"/")
+	return strings.HasPrefix(path, twirpArtifact) || strings.HasPrefix(path, runnerPrefix+"/") || servesV3(path)
 }
 
 func (js jobServices) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -39,6 +39,8 @@ func (js jobServices) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var err error
 	path := r.URL.Path
 	switch {
+	case servesV3(path): // @actions/artifact 1.x (artifacts_v3.go)
+		a.serveV3(w, r)
 	case strings.HasPrefix(path, twirpArtifact) && r.Method == http.MethodPost:
 		err = a.twirpArtifact(w, r, strings.TrimPrefix(path, twirpArtifact))
 	case strings.HasPrefix(path, runnerPrefix+"/cache/"):

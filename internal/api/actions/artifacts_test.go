@@ -1,10 +1,6 @@
 package actions_test
 
 import (
-	"archive/zip"
-	"bytes"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,20 +103,7 @@ func TestArtifactsAndCachesEndToEnd(t *testing.T) {
 		".github/up.js":               upScript,
 		".github/down.js":             downScript,
 	})
-	run := f.waitRun(t, head, true)
-	jobs := f.jobs(t, run.GetID())
-	if jobs["up"] == nil || jobs["down"] == nil {
-		t.Fatalf("run %s %s, jobs %v", run.GetStatus(), run.GetConclusion(), jobs)
-	}
-	up := f.jobLog(t, jobs["up"].GetID())
-	if run.GetConclusion() != "success" {
-		down := ""
-		if jobs["down"].GetConclusion() != "skipped" {
-			down = f.jobLog(t, jobs["down"].GetID())
-		}
-		t.Fatalf("run %s\nup:\n%s\ndown:\n%s", run.GetConclusion(), up, down)
-	}
-	down := f.jobLog(t, jobs["down"].GetID())
+	run, up, down := f.upDownRun(t, head)
 	if !strings.Contains(up, "cache miss") || !strings.Contains(up, "cache saved") {
 		t.Errorf("up:\n%s", up)
 	}
@@ -151,20 +134,9 @@ func TestArtifactsAndCachesEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Get(u.String()) // the signed URL needs no credentials
-	if err != nil {
-		t.Fatal(err)
-	}
-	zb, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	zr, err := zip.NewReader(bytes.NewReader(zb), int64(len(zb)))
-	if err != nil || len(zr.File) != 1 || zr.File[0].Name != "hello.txt" {
-		t.Fatalf("zip %v %d bytes", err, len(zb))
-	}
-	rc, _ := zr.File[0].Open()
-	text, _ := io.ReadAll(rc)
-	if string(text) != "hello artifact of run 1" {
-		t.Errorf("hello.txt %q", text)
+	files := zipFiles(t, u.String()) // the signed URL needs no credentials
+	if len(files) != 1 || files["hello.txt"] != "hello artifact of run 1" {
+		t.Errorf("zip files %q", files)
 	}
 
 	// The cache the first run saved, then hit by the second run.
