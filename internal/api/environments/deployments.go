@@ -14,11 +14,11 @@ import (
 // protection rules) and their reviews.
 
 const (
-	notePending = "Jobs naming an environment with required reviewers or a wait timer wait (job and run status waiting) with a " +
+	noteReview = "Jobs naming an environment with required reviewers or a wait timer wait (job and run status waiting) with a " +
 		"deployment hubd records; a reviewer (a required user or a member of a required team; not the run's actor when the " +
 		"environment prevents self-review) approves them (they run once the wait timer, fired from the job queue, has run out too) " +
-		"or rejects them (the job fails, and the run). The deployments API itself is not served yet."
-	noteReviews = "The reviews of the run's pending deployments (oldest first), with their environments."
+		"or rejects them (the job fails, and the run). Admins cannot bypass the rules, and the deployments answered link to the " +
+		"deployments API, which hubd does not serve yet."
 )
 
 // RunRoutes are the routes of a run's pending deployments and reviews.
@@ -27,11 +27,10 @@ func (a *API) RunRoutes() []rest.Route {
 	const run = "/repos/{owner}/{repo}/actions/runs/{run_id}"
 	return []rest.Route{
 		{Method: "GET", Pattern: run + "/pending_deployments", OperationID: "actions/get-pending-deployments-for-run", Handler: a.pending,
-			Scopes: repo, Note: notePending},
+			Scopes: repo},
 		{Method: "POST", Pattern: run + "/pending_deployments", OperationID: "actions/review-pending-deployments-for-run", Handler: a.review,
-			Scopes: repo, Note: notePending},
-		{Method: "GET", Pattern: run + "/approvals", OperationID: "actions/get-reviews-for-run", Handler: a.reviews, Scopes: repo,
-			Note: noteReviews},
+			Scopes: repo, Note: noteReview},
+		{Method: "GET", Pattern: run + "/approvals", OperationID: "actions/get-reviews-for-run", Handler: a.reviews, Scopes: repo},
 	}
 }
 
