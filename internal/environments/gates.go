@@ -43,6 +43,9 @@ func (s *Service) UseActions(a *actions.Service) {
 // job it does not admit): it records the deployment and the gate, and
 // schedules the timer. A job whose gate passed is not held again.
 func (s *Service) Gate(ctx context.Context, tx store.Q, run *model.WorkflowRun, j *model.WorkflowJob) (bool, error) {
+	if !strings.Contains(run.Source, "environment") {
+		return false, nil // no job names one: the workflow is not parsed
+	}
 	name, _ := actions.JobEnvironment(run.Source, j.Key)
 	if name == "" {
 		return false, nil

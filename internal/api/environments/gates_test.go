@@ -2,6 +2,7 @@ package environments_test
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"strconv"
@@ -228,6 +229,27 @@ func TestDeploymentGates(t *testing.T) {
 	r = e.Must(http.StatusOK, "GET", "/repos/mona/app/actions/runs/"+itoa(run.GetID())+"/approvals", monaTok, nil)
 	if err := json.Unmarshal(r.Body, &reviews); err != nil || len(reviews) != 1 || reviews[0].State != "rejected" {
 		t.Fatalf("reviews: %v %s", err, r.Body)
+	}
+
+	// A waiting run cancelled: nothing is pending any more.
+	res, _, err = gh.Repositories.CreateFile(ctx, "mona", "app", "MORE.md", &github.RepositoryContentFileOptions{
+		Message: github.Ptr("more"), Content: []byte("more\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _ = runOf(t, gh, "mona", "app", res.Commit.GetSHA(), "deploy", "waiting")
+	var accepted *github.AcceptedError
+	if _, err := gh.Actions.CancelWorkflowRunByID(ctx, "mona", "app", run.GetID()); err != nil && !errors.As(err, &accepted) {
+		t.Fatalf("cancel: %v", err)
+	}
+	if done, _ = completed(t, gh, "mona", "app", run.GetID()); done.GetConclusion() != "cancelled" {
+		t.Fatalf("cancelled run: %s", done.GetConclusion())
+	}
+	if pend, _, err := mikeGH.Actions.GetPendingDeployments(ctx, "mona", "app", run.GetID()); err != nil || len(pend) != 0 {
+		t.Fatalf("pending after cancel: %v %+v", err, pend)
+	}
+	if _, _, err := mikeGH.Actions.PendingDeployments(ctx, "mona", "app", run.GetID(), approve); status(err) != http.StatusUnprocessableEntity {
+		t.Fatalf("approving a cancelled run: %v", err)
 	}
 }
 
