@@ -52,6 +52,9 @@ type Service struct {
 	// Enabled, when set, tells whether Actions may run in a repository
 	// (internal/actionspolicy; policy.go).
 	Enabled EnabledFunc
+	// Gate, when set, holds jobs whose environment's protection rules
+	// have not passed (internal/environments; gates.go).
+	Gate Gate
 }
 
 // New makes the service and registers its job kinds.
@@ -394,6 +397,12 @@ func (s *Service) advance(ctx context.Context, tx store.Q, run *model.WorkflowRu
 				continue
 			}
 			if wait, err := s.jobGate(ctx, tx, run, j); err != nil || wait {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			if wait, err := s.envGate(ctx, tx, run, j); err != nil || wait {
 				if err != nil {
 					return err
 				}

@@ -220,10 +220,12 @@ var permissionRules = map[string]string{
 	"orgs/update-pat-access":                          "organization_personal_access_tokens:write",
 	"orgs/list-pat-grant-repositories":                "organization_personal_access_tokens:read",
 
-	"repos/get-all-environments":                     "actions:read",
-	"repos/get-environment":                          "actions:read",
-	"repos/list-deployment-branch-policies":          "actions:read",
-	"repos/get-deployment-branch-policy":             "actions:read",
+	"repos/get-all-environments":            "actions:read",
+	"repos/get-environment":                 "actions:read",
+	"repos/list-deployment-branch-policies": "actions:read",
+	"repos/get-deployment-branch-policy":    "actions:read",
+	// Reviewers review pending deployments with read access (GitHub).
+	"actions/review-pending-deployments-for-run":     "deployments:read",
 	"actions/list-org-variables":                     "organization_actions_variables",
 	"actions/create-org-variable":                    "organization_actions_variables",
 	"actions/get-org-variable":                       "organization_actions_variables",

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -26,6 +27,8 @@ const (
 // Service is the environments domain.
 type Service struct {
 	Store *store.Store
+	// actions is the Actions domain whose jobs the gates hold (gates.go).
+	actions *actions.Service
 }
 
 // New makes the service.

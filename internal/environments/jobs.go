@@ -9,13 +9,14 @@ import (
 
 	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // JobHook is the actions executor's spec hook for jobs that name an
 // environment: the environment is created when missing (as GitHub does),
 // and a ref its deployment branch policy does not admit fails the job
-// with GitHub's message. Wait timers and required reviewers do not hold
-// jobs back yet.
+// with GitHub's message. Wait timers and required reviewers hold jobs
+// back before they are queued (Gate, gates.go).
 func (s *Service) JobHook(ctx context.Context, jc actions.JobContext, spec *actions.Spec) error {
 	name, _ := actions.JobEnvironment(jc.Run.Source, jc.Job.Key)
 	if name == "" {
@@ -25,7 +26,7 @@ func (s *Service) JobHook(ctx context.Context, jc actions.JobContext, spec *acti
 	if err != nil {
 		return err
 	}
-	ok, err := s.admits(ctx, env, jc.Run.Ref)
+	ok, err := s.admits(ctx, s.Store.R(), env, jc.Run.Ref)
 	if err != nil {
 		return err
 	}
@@ -42,10 +43,9 @@ func (s *Service) JobHook(ctx context.Context, jc actions.JobContext, spec *acti
 // admits reports whether a ref may deploy to an environment: any ref
 // without a branch policy; protected branches only; or a branch or tag
 // matching one of the custom name patterns (wildcards do not match "/").
-func (s *Service) admits(ctx context.Context, env *model.Environment, ref string) (bool, error) {
+func (s *Service) admits(ctx context.Context, q store.Q, env *model.Environment, ref string) (bool, error) {
 	branch, isBranch := strings.CutPrefix(ref, "refs/heads/")
 	tag, isTag := strings.CutPrefix(ref, "refs/tags/")
-	q := s.Store.R()
 	switch env.BranchPolicy {
 	case "":
 		return true, nil

@@ -144,6 +144,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	varsAPI := variablesapi.New(d, envAPI.Service())
 	exec := &actionsAPI.Service().Exec
 	exec.SpecHooks = append(exec.SpecHooks, envAPI.Service().JobHook, varsAPI.Service().JobHook)
+	envAPI.Service().UseActions(actionsAPI.Service()) // protection rules hold jobs (pending deployments)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -187,6 +188,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		oauthAPI.Routes(),
 		actionsAPI.Routes(),
 		envAPI.Routes(),
+		envAPI.RunRoutes(),
 		varsAPI.Routes(),
 		runnersapi.New(d, &actionsAPI.Service().Exec).Routes(),
 		secretsAPI.Routes(),

@@ -1837,6 +1837,49 @@ CREATE TABLE custom_image_versions (
   UNIQUE (image_id, major, minor, patch)
 );
 `,
+	// Deployments (the records of environment jobs), the protection gates
+	// holding jobs back (wait timer, required reviewers) and their reviews.
+	`
+CREATE TABLE deployments (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  sha TEXT NOT NULL,
+  ref TEXT NOT NULL,
+  task TEXT NOT NULL,
+  environment TEXT NOT NULL,
+  description TEXT,
+  creator_id BIGINT NOT NULL,
+  run_id BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX deployments_repo ON deployments (repo_id, id);
+CREATE TABLE deployment_gates (
+  job_id BIGINT PRIMARY KEY,
+  run_id BIGINT NOT NULL,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  environment_id BIGINT NOT NULL REFERENCES environments(id) ON DELETE CASCADE,
+  deployment_id BIGINT NOT NULL,
+  state TEXT NOT NULL,
+  needs_review BOOLEAN NOT NULL,
+  approved BOOLEAN NOT NULL,
+  wait_timer INTEGER NOT NULL,
+  timer_done BOOLEAN NOT NULL,
+  wait_started_at BIGINT NOT NULL
+);
+CREATE INDEX deployment_gates_run ON deployment_gates (run_id, state);
+CREATE TABLE deployment_reviews (
+  id {{id}},
+  run_id BIGINT NOT NULL,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL,
+  state TEXT NOT NULL,
+  comment TEXT NOT NULL,
+  environment_ids TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX deployment_reviews_run ON deployment_reviews (run_id, id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -14,13 +14,12 @@ import (
 	"github.com/hubd/hubd/internal/wire"
 )
 
-// Run attempts, one job's rerun, force-cancel, approvals, a workflow's
+// Run attempts, one job's rerun, force-cancel, fork approvals, a workflow's
 // usage, repository dispatches and concurrency groups.
 
 const (
-	noteApprovals = "Deployment reviews need environments, which hubd does not have yet: the list is always empty."
-	noteGroups    = "Lists page with page/per_page (the before/after cursors are not supported)."
-	noteUsage     = "Every job runs on hubd's own host: the month's job time is reported under UBUNTU (to the second); nothing is billed."
+	noteGroups = "Lists page with page/per_page (the before/after cursors are not supported)."
+	noteUsage  = "Every job runs on hubd's own host: the month's job time is reported under UBUNTU (to the second); nothing is billed."
 )
 
 // TriggerRoutes are the routes of runs' attempts, approvals and
@@ -38,8 +37,6 @@ func (a *API) TriggerRoutes() []rest.Route {
 		{Method: "POST", Pattern: repo + "/jobs/{job_id}/rerun", OperationID: "actions/re-run-job-for-workflow-run", Handler: a.rerunJob, Scopes: wr,
 			Note: noteRerun},
 		{Method: "POST", Pattern: repo + "/runs/{run_id}/force-cancel", OperationID: "actions/force-cancel-workflow-run", Handler: a.forceCancel, Scopes: wr},
-		{Method: "GET", Pattern: repo + "/runs/{run_id}/approvals", OperationID: "actions/get-reviews-for-run", Handler: a.approvals, Scopes: rd,
-			Note: noteApprovals},
 		{Method: "POST", Pattern: repo + "/runs/{run_id}/approve", OperationID: "actions/approve-workflow-run", Handler: a.approve, Scopes: wr},
 		{Method: "GET", Pattern: repo + "/workflows/{workflow_id}/timing", OperationID: "actions/get-workflow-usage", Handler: a.workflowUsage,
 			Scopes: rd, Note: noteUsage},
@@ -155,14 +152,6 @@ func (a *API) forceCancel(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return rest.JSON(w, http.StatusAccepted, struct{}{})
-}
-
-// GET /repos/{owner}/{repo}/actions/runs/{run_id}/approvals
-func (a *API) approvals(w http.ResponseWriter, r *http.Request) error {
-	if _, _, err := a.run(r, authz.Read); err != nil {
-		return err
-	}
-	return rest.JSON(w, http.StatusOK, []any{})
 }
 
 // POST /repos/{owner}/{repo}/actions/runs/{run_id}/approve

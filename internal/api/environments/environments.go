@@ -30,9 +30,11 @@ func New(d *api.Deps) *API { return &API{d: d, svc: svc.New(d.Store)} }
 // Service is the environments service (jobs' spec hook).
 func (a *API) Service() *svc.Service { return a.svc }
 
-const noteEnv = "Protection rules are stored and returned; a job naming the environment creates it and fails when its " +
-	"deployment branch policy does not admit the run's ref, but wait timers and required reviewers do not hold jobs back " +
-	"yet (no pending deployments), and hubd records no deployments for it. PUT replaces the rules (absent fields take their defaults)."
+const noteEnv = "Protection rules are stored, returned and enforced: a job naming the environment creates it, fails when its " +
+	"deployment branch policy does not admit the run's ref, and waits (a pending deployment, recorded) for a required reviewer's " +
+	"approval and for its wait timer (fired from the job queue). can_admins_bypass is neither stored nor honoured (admins review " +
+	"only as required reviewers), custom deployment protection rules (apps) do not exist, and jobs in an unprotected environment " +
+	"record no deployment. PUT replaces the rules (absent fields take their defaults)."
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
