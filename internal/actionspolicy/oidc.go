@@ -159,6 +159,9 @@ type JobToken struct {
 	Actor    *model.Account // the run's triggering actor (nil: unknown)
 	Audience string         // empty: the owner's URL, as GitHub's default
 	Web      string         // hubd's web URL
+	// Environment is the job's environment (`environment:`), if any: the
+	// environment claim and the default subject's context.
+	Environment string
 }
 
 // Token mints the OIDC token of a job.
@@ -199,6 +202,9 @@ func (s *Service) Token(ctx context.Context, i *Issuer, t JobToken) (string, err
 	}
 	if t.Actor != nil {
 		claims["actor"], claims["actor_id"] = t.Actor.Login, strconv.FormatInt(t.Actor.ID, 10)
+	}
+	if t.Environment != "" {
+		claims["environment"] = t.Environment
 	}
 	claims["sub"] = subject(c, claims)
 	return i.Sign(ctx, claims)

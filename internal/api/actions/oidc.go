@@ -242,6 +242,7 @@ func (a *API) oidcToken(w http.ResponseWriter, r *http.Request) error {
 		return model.Forbidden("The job's permissions do not include id-token: write.")
 	}
 	t := actionspolicy.JobToken{Repo: v.Repo, Run: run, Job: j, Audience: r.URL.Query().Get("audience"), Web: a.d.URLs.Web}
+	t.Environment, _ = actions.JobEnvironment(run.Source, j.Key)
 	if actor, err := q.AccountByID(ctx, run.TriggeringActorID); err == nil {
 		t.Actor = actor
 	}

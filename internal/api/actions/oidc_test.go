@@ -33,6 +33,12 @@ jobs:
     steps:
       - run: |
           curl -sS -H "Authorization: bearer $ACTIONS_ID_TOKEN_REQUEST_TOKEN" "$ACTIONS_ID_TOKEN_REQUEST_URL&audience=sts.example.com" | sed 's/^/token-response /'
+  deploy:
+    runs-on: ubuntu-latest
+    environment: production
+    steps:
+      - run: |
+          curl -sS -H "Authorization: bearer $ACTIONS_ID_TOKEN_REQUEST_TOKEN" "$ACTIONS_ID_TOKEN_REQUEST_URL&audience=sts.example.com" | sed 's/^/token-response /'
   remote:
     runs-on: ubuntu-latest
     steps:
@@ -93,6 +99,16 @@ func TestActionsPolicyInRuns(t *testing.T) {
 		if claims[k] != v {
 			t.Errorf("claim %s = %v, want %v", k, claims[k], v)
 		}
+	}
+	// A job in an environment: its claim, and the default subject's
+	// context is the environment.
+	dlog := f.jobLog(t, jobs["deploy"].GetID())
+	dm := regexp.MustCompile(`token-response (\{.*\})`).FindStringSubmatch(dlog)
+	if dm == nil || json.Unmarshal([]byte(dm[1]), &resp) != nil {
+		t.Fatalf("no token in the deploy job's log: %s", dlog)
+	}
+	if dc := verifyJWT(t, f, resp.Value); dc["environment"] != "production" || dc["sub"] != "repo:mona/app:environment:production" {
+		t.Errorf("environment job's claims: environment %v, sub %v", dc["environment"], dc["sub"])
 	}
 	if exp, _ := claims["exp"].(float64); time.Unix(int64(exp), 0).Before(time.Now()) {
 		t.Errorf("token expired: %v", claims["exp"])
