@@ -12,10 +12,9 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
+	"github.com/hubd/hubd/bench/seedrepo"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
@@ -29,20 +28,8 @@ func main() {
 	batch := flag.Int("batch", 10000, "issues per transaction")
 	flag.Parse()
 	ctx := context.Background()
-	dsn := *database
-	if dsn == "" {
-		dsn = filepath.Join(*data, "hubd.db")
-	}
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		log.Fatal(err)
-	}
+	st, v := seedrepo.Open(ctx, *data, *database, *repoName)
 	defer st.Close()
-	owner, name, _ := strings.Cut(*repoName, "/")
-	v, err := st.R().RepoByName(ctx, owner, name, 0)
-	if err != nil {
-		log.Fatalf("repository %s: %v", *repoName, err)
-	}
 	repo := v.Repo
 	start := time.Now()
 
@@ -51,7 +38,7 @@ func main() {
 	var users []*model.Account
 	var labels []int64
 	var milestones []int64
-	err = st.Tx(ctx, func(tx store.Q) error {
+	err := st.Tx(ctx, func(tx store.Q) error {
 		for i := 0; i < 10; i++ {
 			u := &model.Account{Login: fmt.Sprintf("dev%d-%d", i, repo.ID), Type: model.TypeUser}
 			if err := tx.CreateAccount(ctx, u); err != nil {

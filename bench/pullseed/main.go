@@ -13,12 +13,11 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/hubd/hubd/bench/pullbench"
+	"github.com/hubd/hubd/bench/seedrepo"
 	"github.com/hubd/hubd/internal/gitrepo"
-	"github.com/hubd/hubd/internal/store"
 )
 
 func main() {
@@ -30,20 +29,8 @@ func main() {
 	batch := flag.Int("batch", 5000, "pull requests per transaction")
 	flag.Parse()
 	ctx := context.Background()
-	dsn := *database
-	if dsn == "" {
-		dsn = filepath.Join(*data, "hubd.db")
-	}
-	st, err := store.Open(ctx, dsn)
-	if err != nil {
-		log.Fatal(err)
-	}
+	st, v := seedrepo.Open(ctx, *data, *database, *repoName)
 	defer st.Close()
-	owner, name, _ := strings.Cut(*repoName, "/")
-	v, err := st.R().RepoByName(ctx, owner, name, 0)
-	if err != nil {
-		log.Fatalf("repository %s: %v", *repoName, err)
-	}
 	mgr, err := gitrepo.New(filepath.Join(*data, "git"))
 	if err != nil {
 		log.Fatal(err)
