@@ -1,0 +1,81 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// setRlimits sets the job's rlimits on its first process, which holds at
+// the start gate, so every process of the job inherits them. The open-file,
+// file-size and core limits always apply; processes and memory come from
+// rlimits only without a cgroup. RLIMIT_DATA rather than RLIMIT_AS bounds
+// memory: node and Java reserve far more address space than they use.
+// RLIMIT_NPROC is counted per user (in the job's user namespace and, above
+// it, for the runner's user as a whole) and does not bind root.
+func setRlimits(pid int, l Limits, cgroup bool) error {
+	type rlimit struct {
+		name     string
+		resource int
+		value    uint64
+	}
+	set := []rlimit{
+		{"open files", unix.RLIMIT_NOFILE, uint64(l.OpenFiles)},
+		{"file size", unix.RLIMIT_FSIZE, uint64(l.DiskBytes)},
+		{"core size", unix.RLIMIT_CORE, 0},
+	}
+	if !cgroup {
+		set = append(set, rlimit{"processes", unix.RLIMIT_NPROC, uint64(l.Processes)},
+			rlimit{"memory", unix.RLIMIT_DATA, uint64(l.MemoryBytes)})
+	}
+	for _, s := range set {
+		lim := unix.Rlimit{Cur: s.value, Max: s.value}
+		if err := unix.Prlimit(pid, s.resource, &lim, nil); err != nil {
+			return fmt.Errorf("sandbox: set the %s limit: %w", s.name, err)
+		}
+	}
+	return nil
+}
+
+// diskUse is the disk space the files under dir take, each hard-linked file
+// counted once. A directory the job made unreadable is opened up first (it
+// belongs to the job's user, which is the caller's): hiding files must not
+// hide their size.
+func diskUse(dir string) int64 {
+	var total int64
+	seen := map[[2]uint64]bool{}
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if d != nil && d.IsDir() && errors.Is(err, fs.ErrPermission) {
+				if os.Chmod(path, 0o700) == nil {
+					total += diskUse(path)
+				}
+				return fs.SkipDir
+			}
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		st, ok := fi.Sys().(*syscall.Stat_t)
+		if !ok {
+			return nil
+		}
+		if st.Nlink > 1 && !d.IsDir() {
+			key := [2]uint64{uint64(st.Dev), st.Ino}
+			if seen[key] {
+				return nil
+			}
+			seen[key] = true
+		}
+		total += st.Blocks * 512
+		return nil
+	})
+	return total
+}

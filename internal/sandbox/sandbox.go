@@ -1,0 +1,400 @@
+// Package sandbox runs one workflow job's worker in an isolation it has
+// verified, under limits, and kills every process of the job at the end.
+//
+// Mode "bwrap" (the default) wraps the worker in bubblewrap: a new user
+// namespace with every capability dropped, its own pid, ipc, uts and cgroup
+// namespaces, a seccomp filter refusing the system calls that reach beyond
+// the job (mount, unshare, ptrace, bpf, module loading, ...), the machine
+// read-only, hidden directories covered by empty file systems, and the work
+// directory and a size-limited /tmp as the only writable places; the network
+// stays (the job talks to hubd's API). Mode "none" is an explicit operator
+// choice that isolates nothing; Check and Note say so loudly.
+//
+// Limits come from a delegated cgroup (v1 or v2, see Delegate) when the
+// caller has one, else from rlimits set on the job's first process before it
+// runs; a watchdog measures the work directory's disk use every second.
+// A job that exceeds a limit is killed and Exit.Limit names the limit.
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Modes.
+const (
+	ModeBwrap = "bwrap" // bubblewrap, verified by Check
+	ModeNone  = "none"  // no isolation: only ever an explicit operator choice
+)
+
+// Limits bound one job. Zero fields take the defaults below.
+type Limits struct {
+	Processes   int   // tasks of the job, default 512
+	MemoryBytes int64 // default 4 GiB
+	CPUShares   int   // relative CPU share (cgroup only), default 1024
+	DiskBytes   int64 // the work directory's disk use, default 10 GiB
+	OpenFiles   int   // per process, default 4096
+	TmpBytes    int64 // size of the job's private /tmp (and /dev/shm), default 1 GiB
+}
+
+// Default limits.
+const (
+	DefaultProcesses   = 512
+	DefaultMemoryBytes = 4 << 30
+	DefaultCPUShares   = 1024
+	DefaultDiskBytes   = 10 << 30
+	DefaultOpenFiles   = 4096
+	DefaultTmpBytes    = 1 << 30
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.Processes <= 0 {
+		l.Processes = DefaultProcesses
+	}
+	if l.MemoryBytes <= 0 {
+		l.MemoryBytes = DefaultMemoryBytes
+	}
+	if l.CPUShares <= 0 {
+		l.CPUShares = DefaultCPUShares
+	}
+	if l.DiskBytes <= 0 {
+		l.DiskBytes = DefaultDiskBytes
+	}
+	if l.OpenFiles <= 0 {
+		l.OpenFiles = DefaultOpenFiles
+	}
+	if l.TmpBytes <= 0 {
+		l.TmpBytes = DefaultTmpBytes
+	}
+	return l
+}
+
+// Config is one job's sandbox.
+type Config struct {
+	Mode       string   // ModeBwrap ("" means bwrap) or ModeNone
+	WorkDir    string   // the only writable directory besides the private /tmp, bound read-write at the same path
+	Hide       []string // directories made empty inside (hubd's data directory, other jobs' roots)
+	ReadOnly   []string // extra paths bound read-only (the worker binary when it lives under a hidden tree)
+	Limits     Limits
+	CgroupRoot string // delegated cgroup (as Delegate returns it) where the job's group is made; "" → rlimits only
+}
+
+func (c Config) normalize() (Config, error) {
+	switch c.Mode {
+	case "":
+		c.Mode = ModeBwrap
+	case ModeBwrap, ModeNone:
+	default:
+		return c, fmt.Errorf("sandbox mode %q: want bwrap or none", c.Mode)
+	}
+	if c.WorkDir == "" || !filepath.IsAbs(c.WorkDir) {
+		return c, fmt.Errorf("sandbox: work directory %q is not an absolute path", c.WorkDir)
+	}
+	if fi, err := os.Stat(c.WorkDir); err != nil || !fi.IsDir() {
+		return c, fmt.Errorf("sandbox: work directory %s is not a directory", c.WorkDir)
+	}
+	c.WorkDir = filepath.Clean(c.WorkDir)
+	c.Limits = c.Limits.withDefaults()
+	return c, nil
+}
+
+// Exit is how a job ended.
+type Exit struct {
+	Code  int    // the worker's exit status; 128+n when a signal n ended it
+	Limit string // the limit the job hit and was killed for ("" when none), e.g. "memory limit of 4 GiB"
+}
+
+// Process is one running job.
+type Process struct {
+	cmd     *exec.Cmd
+	cfg     Config
+	cg      *jobCgroup
+	note    string
+	stop    chan struct{}
+	watched chan struct{}
+
+	mu     sync.Mutex
+	limit  string
+	waited bool
+	done   bool // the first process has been reaped: its pid may be reused
+}
+
+// maxExtraFiles bounds the caller's extra files: the start gate must sit on
+// a one-digit descriptor for /bin/sh.
+const maxExtraFiles = 6
+
+// gateScript holds the job's first process until its limits are in force:
+// Start writes "go" on the gate once the rlimits are set and the process is
+// in its cgroup, so nothing the job starts escapes them.
+const gateScript = `read -r g <&%d || exit 125; [ "$g" = go ] || exit 125; exec %d<&-; exec "$@"`
+
+// Start runs argv in the sandbox cfg describes, with exactly env as its
+// environment. Entry i of extra becomes descriptor 3+i of the worker.
+// The job runs in its work directory. ctx ending kills the job.
+func Start(ctx context.Context, cfg Config, argv, env []string, stdin io.Reader, stdout, stderr io.Writer, extra []*os.File) (*Process, error) {
+	cfg, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if len(argv) == 0 {
+		return nil, errors.New("sandbox: empty command")
+	}
+	if len(extra) > maxExtraFiles {
+		return nil, fmt.Errorf("sandbox: at most %d extra files", maxExtraFiles)
+	}
+	gateFD := 3 + len(extra)
+	files := append([]*os.File{}, extra...)
+	var closeAfterStart []*os.File
+	defer func() {
+		for _, f := range closeAfterStart {
+			f.Close()
+		}
+	}()
+	gateR, gateW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	closeAfterStart = append(closeAfterStart, gateR)
+	files = append(files, gateR)
+
+	inner := argv
+	if cfg.Mode == ModeBwrap {
+		bwrap, err := exec.LookPath("bwrap")
+		if err != nil {
+			gateW.Close()
+			return nil, errors.New("sandbox: bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap) or choose --actions-sandbox none explicitly")
+		}
+		filter, err := seccompFile()
+		if err != nil {
+			gateW.Close()
+			return nil, err
+		}
+		closeAfterStart = append(closeAfterStart, filter)
+		files = append(files, filter)
+		inner = append(bwrapArgs(bwrap, cfg, 3+len(files)-1), argv...)
+	}
+
+	var cg *jobCgroup
+	if cfg.CgroupRoot != "" {
+		cg, err = newJobCgroup(cfg.CgroupRoot, cfg.Limits)
+		if err != nil {
+			gateW.Close()
+			return nil, err
+		}
+	}
+	fail := func(err error) (*Process, error) {
+		gateW.Close()
+		if cg != nil {
+			cg.destroy()
+		}
+		return nil, err
+	}
+
+	script := fmt.Sprintf(gateScript, gateFD, gateFD)
+	cmd := exec.Command("/bin/sh", append([]string{"-c", script, "sandbox"}, inner...)...)
+	cmd.Env = env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.Dir = cfg.WorkDir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	cmd.ExtraFiles = files
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return fail(fmt.Errorf("sandbox: start: %w", err))
+	}
+	pid := cmd.Process.Pid
+	held := func(err error) (*Process, error) {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return fail(err)
+	}
+	if err := setRlimits(pid, cfg.Limits, cg != nil); err != nil {
+		return held(err)
+	}
+	if cg != nil {
+		if err := cg.add(pid); err != nil {
+			return held(err)
+		}
+	}
+	if _, err := gateW.Write([]byte("go\n")); err != nil {
+		return held(fmt.Errorf("sandbox: release the job: %w", err))
+	}
+	gateW.Close()
+
+	p := &Process{cmd: cmd, cfg: cfg, cg: cg, stop: make(chan struct{}), watched: make(chan struct{})}
+	p.note = note(cfg, cg)
+	go p.watch(ctx)
+	return p, nil
+}
+
+// watch kills the job when ctx ends or a limit is exceeded.
+func (p *Process) watch(ctx context.Context) {
+	defer close(p.watched)
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var lastDisk time.Time
+	diskEvery := time.Second
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-ctx.Done():
+			p.Kill()
+			return
+		case now := <-tick.C:
+			if p.cg != nil {
+				if l := p.cg.limitHit(); l != "" {
+					p.hit(l)
+					return
+				}
+			}
+			if now.Sub(lastDisk) >= diskEvery {
+				began := time.Now()
+				used := diskUse(p.cfg.WorkDir)
+				// A very large tree is measured less often, so the
+				// watchdog never costs more than a tenth of a core.
+				diskEvery = max(time.Second, 10*time.Since(began))
+				lastDisk = time.Now()
+				if used >= p.cfg.Limits.DiskBytes {
+					p.hit("work directory disk limit of " + bytesText(p.cfg.Limits.DiskBytes))
+					return
+				}
+			}
+		}
+	}
+}
+
+func (p *Process) hit(limit string) {
+	p.mu.Lock()
+	if p.limit == "" {
+		p.limit = limit
+	}
+	p.mu.Unlock()
+	p.Kill()
+}
+
+// Kill ends every process of the job, daemons included. The pid namespace's
+// init dies with bubblewrap (--die-with-parent), which takes every process
+// in the namespace with it; a cgroup's processes are killed as well.
+func (p *Process) Kill() {
+	p.mu.Lock()
+	done := p.done
+	p.mu.Unlock()
+	if !done {
+		// The negative pid is the process group (Setpgid): under mode none
+		// that reaches the worker's children that stayed in the group.
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.cmd.Process.Kill()
+	}
+	if p.cg != nil {
+		p.cg.killAll()
+	}
+}
+
+// Wait waits for the job to end and releases its cgroup.
+func (p *Process) Wait() (Exit, error) {
+	p.mu.Lock()
+	if p.waited {
+		p.mu.Unlock()
+		return Exit{}, errors.New("sandbox: Wait called twice")
+	}
+	p.waited = true
+	p.mu.Unlock()
+	err := p.cmd.Wait()
+	if p.cfg.Mode == ModeNone {
+		// Whatever stayed in the worker's process group (its number is
+		// not reused while a member lives).
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	p.mu.Lock()
+	p.done = true
+	p.mu.Unlock()
+	close(p.stop)
+	<-p.watched
+	var ex Exit
+	if st := p.cmd.ProcessState; st != nil {
+		ex.Code = st.ExitCode()
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			ex.Code = 128 + int(ws.Signal())
+		}
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = nil
+		}
+	}
+	if p.cg != nil {
+		if l := p.cg.limitHit(); l != "" {
+			p.mu.Lock()
+			if p.limit == "" {
+				p.limit = l
+			}
+			p.mu.Unlock()
+		}
+		p.cg.killAll()
+		p.cg.destroy()
+	}
+	p.mu.Lock()
+	ex.Limit = p.limit
+	p.mu.Unlock()
+	return ex, err
+}
+
+// Note is one line for the job's log: the isolation and the limits in
+// force, and whether the limits come from cgroups or rlimits.
+func (p *Process) Note() string { return p.note }
+
+// Pid is the process id of the job's first process (bubblewrap under
+// mode bwrap).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+func note(cfg Config, cg *jobCgroup) string {
+	var b strings.Builder
+	if cfg.Mode == ModeNone {
+		b.WriteString(noneWarning)
+	} else {
+		b.WriteString("Sandbox: bubblewrap (own user, pid, ipc, uts and cgroup namespaces, no capabilities, seccomp filter, read-only system, writable work directory and private /tmp, hubd's data directory hidden, network kept)")
+	}
+	l := cfg.Limits
+	fmt.Fprintf(&b, "; limits: %d processes, %s memory, %s work directory disk, %d open files", l.Processes, bytesText(l.MemoryBytes), bytesText(l.DiskBytes), l.OpenFiles)
+	if cfg.Mode == ModeBwrap {
+		fmt.Fprintf(&b, ", %s /tmp", bytesText(l.TmpBytes))
+	}
+	if cg != nil {
+		fmt.Fprintf(&b, ", CPU share %d, enforced by cgroup %s", l.CPUShares, cg.version)
+	} else {
+		b.WriteString(", enforced by rlimits (no CPU share; the process limit counts all processes of the runner's user")
+		if os.Geteuid() == 0 {
+			b.WriteString(" and does not bind root")
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+const noneWarning = "WARNING: Sandbox: none, chosen by the operator (--actions-sandbox none): the job runs unisolated as the runner's user and can read and change everything that user can"
+
+// bytesText writes n the way limits are named: "4 GiB", "512 MiB".
+func bytesText(n int64) string {
+	for _, u := range []struct {
+		size int64
+		name string
+	}{{1 << 40, "TiB"}, {1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	if n >= 1<<20 {
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
