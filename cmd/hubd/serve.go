@@ -52,7 +52,7 @@ func serve(args []string) error {
 	fs.DurationVar(&to.Write, "write-timeout", to.Write, "longest time to write a response (git transfers and archives: longest pause between writes)")
 	fs.DurationVar(&to.Idle, "idle-timeout", to.Idle, "how long an idle keep-alive connection stays open")
 	actionsWorkers := fs.Int("actions-workers", 1, "workflow jobs run at once by this process (0: none)")
-	actionsSandbox := fs.String("actions-sandbox", "auto", "sandbox of workflow jobs: bwrap (bubblewrap: read-only system, hubd's data directory hidden), none, or auto (bwrap when it is installed and works)")
+	actionsSandbox := fs.String("actions-sandbox", "auto", "sandbox of workflow jobs: auto (bubblewrap: own user namespace without capabilities, seccomp filter, read-only system, hubd's data directory hidden, limits; where it does not work, jobs fail with a message naming the fix), bwrap (the same, but hubd refuses to start where it does not work), or none (no isolation: only for trusted workflows, warned at start and in every job's log)")
 	secretsKey := fs.String("secrets-key", os.Getenv("HUBD_SECRETS_KEY"), "key that encrypts secrets at rest: base64 of 32 random bytes (openssl rand -base64 32), then former keys after commas while rotating (env HUBD_SECRETS_KEY; default: a key kept in the database)")
 	fs.Parse(args)
 	if fs.NArg() > 0 {
@@ -69,8 +69,9 @@ func serve(args []string) error {
 	if err := actions.ValidSandbox(*actionsSandbox); err != nil {
 		return fmt.Errorf("--actions-sandbox: %w", err)
 	}
-	if *actionsSandbox == actions.SandboxBwrap && actions.SandboxInUse(actions.SandboxAuto) != actions.SandboxBwrap {
-		return fmt.Errorf("--actions-sandbox bwrap: bubblewrap (bwrap) is not installed or cannot make a sandbox on this machine")
+	sandboxNote, sandboxErr := actions.SandboxCheck(*actionsSandbox)
+	if sandboxErr != nil && *actionsSandbox == actions.SandboxBwrap {
+		return fmt.Errorf("--actions-sandbox bwrap: %w", sandboxErr)
 	}
 	policy, err := hooks.ParsePolicy(*hookAllow)
 	if err != nil {
@@ -153,7 +154,10 @@ func serve(args []string) error {
 	deps.Jobs.Start(2)
 	defer deps.Jobs.Stop()
 	if *actionsWorkers > 0 {
-		fmt.Fprintf(os.Stderr, "hubd: %d actions workers, sandbox %s\n", *actionsWorkers, actions.SandboxInUse(*actionsSandbox))
+		fmt.Fprintf(os.Stderr, "hubd: %d actions workers, sandbox %s\nhubd: %s\n", *actionsWorkers, actions.SandboxInUse(*actionsSandbox), sandboxNote)
+		if sandboxErr != nil {
+			fmt.Fprintf(os.Stderr, "hubd: WARNING: workflow jobs will fail until the sandbox works: %v\n", sandboxErr)
+		}
 		deps.Runner.Start(*actionsWorkers)
 		defer deps.Runner.Stop()
 	}

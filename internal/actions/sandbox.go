@@ -2,17 +2,18 @@ package actions
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
+
+	"github.com/hubd/hubd/internal/sandbox"
 )
 
-// Sandbox modes (--actions-sandbox).
+// Sandbox modes (--actions-sandbox). There is no silent fallback: a job
+// runs unisolated only when the operator chose none.
 const (
-	SandboxAuto  = "auto"  // bubblewrap when bwrap is installed and works, else none
-	SandboxBwrap = "bwrap" // bubblewrap, or the job fails
-	SandboxNone  = "none"  // the worker runs as a plain child process
+	SandboxAuto  = "auto"  // bubblewrap; where it does not work, jobs fail with a message naming the fix
+	SandboxBwrap = "bwrap" // bubblewrap; hubd refuses to start where it does not work
+	SandboxNone  = "none"  // the worker runs as a plain child process (an explicit, loudly logged choice)
 )
 
 // ValidSandbox checks a --actions-sandbox value.
@@ -24,77 +25,56 @@ func ValidSandbox(mode string) error {
 	return fmt.Errorf("actions sandbox %q: want auto, bwrap or none", mode)
 }
 
-var bwrapProbe struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// bwrapPath is the bwrap binary when it can make a sandbox on this machine
-// (it needs user namespaces or its setuid bit).
-func bwrapPath() (string, error) {
-	bwrapProbe.once.Do(func() {
-		p, err := exec.LookPath("bwrap")
-		if err != nil {
-			bwrapProbe.err = fmt.Errorf("bubblewrap (bwrap) is not installed")
-			return
-		}
-		if out, err := exec.Command(p, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--die-with-parent", "true").CombinedOutput(); err != nil {
-			bwrapProbe.err = fmt.Errorf("bubblewrap cannot make a sandbox here: %v %s", err, out)
-			return
-		}
-		bwrapProbe.path = p
-	})
-	return bwrapProbe.path, bwrapProbe.err
-}
-
 // SandboxInUse is the sandbox jobs get with this mode: "bwrap" or "none".
 func SandboxInUse(mode string) string {
 	if mode == SandboxNone {
 		return SandboxNone
 	}
-	if _, err := bwrapPath(); err == nil || mode == SandboxBwrap {
-		return SandboxBwrap
+	return SandboxBwrap
+}
+
+var sandboxProbe struct {
+	once sync.Once
+	note string
+	err  error
+}
+
+// SandboxCheck verifies once that the sandbox of mode works on this
+// machine (internal/sandbox's probe). The note is the line hubd prints at
+// start (a warning under none); the error names the fix.
+func SandboxCheck(mode string) (note string, err error) {
+	if SandboxInUse(mode) == SandboxNone {
+		r, err := sandbox.Check(sandbox.Config{Mode: sandbox.ModeNone})
+		return r.Note, err
 	}
-	return SandboxNone
+	sandboxProbe.once.Do(func() {
+		r, err := sandbox.Check(sandbox.Config{Mode: sandbox.ModeBwrap})
+		sandboxProbe.note, sandboxProbe.err = r.Note, err
+	})
+	return sandboxProbe.note, sandboxProbe.err
 }
 
 // sandbox is the command line that wraps the worker of the job whose
-// directory is dir (nil: none), and the line the job's log says of it.
-// Under bubblewrap the job sees the machine read-only, writes only its own
-// directory and a /tmp of its own, cannot see hubd's data directory (the
-// database, the git repositories, the other jobs), has its own process,
-// IPC and host name namespaces, and keeps the network (it talks to hubd's
-// API); it dies with hubd.
+// directory is dir (internal/sandbox), and the line the job's log says of
+// it. Under bubblewrap the job runs in its own user namespace without
+// capabilities, under a seccomp filter, sees the machine read-only, writes
+// only its own directory and a /tmp of its own, cannot see hubd's data
+// directory (the database, the git repositories, the other jobs), and keeps
+// the network (it talks to hubd's API); it dies with hubd.
 func (e *Executor) sandbox(dir string) ([]string, string, error) {
 	if len(e.Sandbox) > 0 {
 		return e.Sandbox, "", nil
 	}
-	if SandboxInUse(e.SandboxMode) == SandboxNone {
-		return nil, "Sandbox: none (the job runs as a child process of hubd, as hubd's user)", nil
-	}
-	bwrap, err := bwrapPath()
-	if err != nil {
-		return nil, "", fmt.Errorf("--actions-sandbox bwrap: %v", err)
-	}
-	args := []string{bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}
-	hidden := append([]string{e.Root}, e.Hidden...)
-	for _, h := range hidden {
-		if h == "" {
-			continue
-		}
-		if abs, err := filepath.Abs(h); err == nil {
-			if _, err := os.Stat(abs); err == nil {
-				args = append(args, "--tmpfs", abs)
-			}
+	mode := SandboxInUse(e.SandboxMode)
+	if mode == SandboxBwrap {
+		if _, err := SandboxCheck(e.SandboxMode); err != nil {
+			return nil, "", err
 		}
 	}
-	args = append(args, "--bind", dir, dir)
+	cfg := sandbox.Config{Mode: mode, WorkDir: dir, Hide: append([]string{e.Root}, e.Hidden...)}
 	if len(e.Command) > 0 && filepath.IsAbs(e.Command[0]) {
 		// The worker binary, wherever it is (a test binary lives in /tmp).
-		args = append(args, "--ro-bind", e.Command[0], e.Command[0])
+		cfg.ReadOnly = []string{e.Command[0]}
 	}
-	args = append(args, "--chdir", dir, "--")
-	return args, "Sandbox: bubblewrap (read-only system, writable job directory and /tmp, hubd's data directory hidden, network kept)", nil
+	return sandbox.Wrap(cfg)
 }

@@ -3,7 +3,9 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 )
 
 // bwrapArgs is the bubblewrap command line (without the job's command) for
@@ -19,12 +21,9 @@ func bwrapArgs(bwrap string, cfg Config, seccompFD int) []string {
 		"--size", size, "--tmpfs", "/tmp",
 		"--size", size, "--tmpfs", "/dev/shm",
 	}
-	var hidden []string
-	for _, h := range cfg.Hide {
-		if h = existing(h); h != "" {
-			hidden = append(hidden, h)
-			args = append(args, "--size", "65536", "--tmpfs", h)
-		}
+	hidden := outermost(cfg.Hide)
+	for _, h := range hidden {
+		args = append(args, "--size", "65536", "--tmpfs", h)
 	}
 	for _, r := range cfg.ReadOnly {
 		if r = existing(r); r != "" {
@@ -44,6 +43,29 @@ func bwrapArgs(bwrap string, cfg Config, seccompFD int) []string {
 		"--seccomp", strconv.Itoa(seccompFD),
 		"--chdir", cfg.WorkDir, "--")
 	return args
+}
+
+// outermost are the existing paths of paths, without those inside
+// another: covering a directory hides everything below it.
+func outermost(paths []string) []string {
+	var abs []string
+	for _, p := range paths {
+		if p = existing(p); p != "" {
+			abs = append(abs, p)
+		}
+	}
+	sort.Strings(abs)
+	var out []string
+next:
+	for _, p := range abs {
+		for _, o := range out {
+			if p == o || strings.HasPrefix(p, strings.TrimSuffix(o, "/")+"/") {
+				continue next
+			}
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // existing is the absolute, clean form of path when it exists, else "".

@@ -11,29 +11,36 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// setRlimits sets the job's rlimits on its first process, which holds at
-// the start gate, so every process of the job inherits them. The open-file,
-// file-size and core limits always apply; processes and memory come from
-// rlimits only without a cgroup. RLIMIT_DATA rather than RLIMIT_AS bounds
-// memory: node and Java reserve far more address space than they use.
-// RLIMIT_NPROC is counted per user (in the job's user namespace and, above
-// it, for the runner's user as a whole) and does not bind root.
-func setRlimits(pid int, l Limits, cgroup bool) error {
-	type rlimit struct {
-		name     string
-		resource int
-		value    uint64
-	}
+// rlimit is one resource limit a job's first process gets.
+type rlimit struct {
+	name     string // as prlimit(1) names it
+	resource int
+	value    uint64
+}
+
+// rlimits are the job's rlimits. The open-file, file-size and core limits
+// always apply; processes and memory come from rlimits only without a
+// cgroup. RLIMIT_DATA rather than RLIMIT_AS bounds memory: node and Java
+// reserve far more address space than they use. RLIMIT_NPROC is counted
+// per user (in the job's user namespace and, above it, for the runner's
+// user as a whole) and does not bind root.
+func rlimits(l Limits, cgroup bool) []rlimit {
 	set := []rlimit{
-		{"open files", unix.RLIMIT_NOFILE, uint64(l.OpenFiles)},
-		{"file size", unix.RLIMIT_FSIZE, uint64(l.DiskBytes)},
-		{"core size", unix.RLIMIT_CORE, 0},
+		{"nofile", unix.RLIMIT_NOFILE, uint64(l.OpenFiles)},
+		{"fsize", unix.RLIMIT_FSIZE, uint64(l.DiskBytes)},
+		{"core", unix.RLIMIT_CORE, 0},
 	}
 	if !cgroup {
-		set = append(set, rlimit{"processes", unix.RLIMIT_NPROC, uint64(l.Processes)},
-			rlimit{"memory", unix.RLIMIT_DATA, uint64(l.MemoryBytes)})
+		set = append(set, rlimit{"nproc", unix.RLIMIT_NPROC, uint64(l.Processes)},
+			rlimit{"data", unix.RLIMIT_DATA, uint64(l.MemoryBytes)})
 	}
-	for _, s := range set {
+	return set
+}
+
+// setRlimits sets the job's rlimits on its first process, which holds at
+// the start gate, so every process of the job inherits them.
+func setRlimits(pid int, l Limits, cgroup bool) error {
+	for _, s := range rlimits(l, cgroup) {
 		lim := unix.Rlimit{Cur: s.value, Max: s.value}
 		if err := unix.Prlimit(pid, s.resource, &lim, nil); err != nil {
 			return fmt.Errorf("sandbox: set the %s limit: %w", s.name, err)

@@ -284,8 +284,8 @@ func TestLogStreaming(t *testing.T) {
 // file, the repositories), cannot write the system, writes its workspace
 // and a /tmp of its own, and reaches hubd's API.
 func TestSandbox(t *testing.T) {
-	if actions.SandboxInUse(actions.SandboxAuto) != actions.SandboxBwrap {
-		t.Fatal("bubblewrap is not installed here (scripts/deps.sh installs it)")
+	if _, err := actions.SandboxCheck(actions.SandboxAuto); err != nil {
+		t.Fatalf("%v (scripts/deps.sh installs bubblewrap)", err)
 	}
 	f := newFixture(t)
 	db := filepath.Join(f.e.DataDir, "hubd.db")
