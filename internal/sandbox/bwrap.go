@@ -9,8 +9,9 @@ import (
 )
 
 // bwrapArgs is the bubblewrap command line (without the job's command) for
-// cfg, with the seccomp program on descriptor seccompFD.
-func bwrapArgs(bwrap string, cfg Config, seccompFD int) []string {
+// cfg, with the seccomp program on descriptor seccompFD; bubblewrap writes
+// the host pid of the sandbox's init on infoFD (none when -1).
+func bwrapArgs(bwrap string, cfg Config, seccompFD, infoFD int) []string {
 	size := strconv.FormatInt(cfg.Limits.TmpBytes, 10)
 	args := []string{bwrap,
 		"--unshare-user", "--disable-userns", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup",
@@ -40,9 +41,11 @@ func bwrapArgs(bwrap string, cfg Config, seccompFD int) []string {
 		// /dev itself is a small tmpfs bubblewrap fills with device
 		// nodes; read-only, it is no place to store data.
 		"--remount-ro", "/dev",
-		"--seccomp", strconv.Itoa(seccompFD),
-		"--chdir", cfg.WorkDir, "--")
-	return args
+		"--seccomp", strconv.Itoa(seccompFD))
+	if infoFD >= 0 {
+		args = append(args, "--info-fd", strconv.Itoa(infoFD))
+	}
+	return append(args, "--chdir", cfg.WorkDir, "--")
 }
 
 // outermost are the existing paths of paths, without those inside

@@ -17,17 +17,22 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Modes.
@@ -122,6 +127,10 @@ type Process struct {
 	stop    chan struct{}
 	watched chan struct{}
 
+	// initFD is a pidfd of the sandbox's init (-1 when unknown): its
+	// end is the end of every process in the job's pid namespace.
+	initFD int
+
 	mu     sync.Mutex
 	limit  string
 	waited bool
@@ -167,6 +176,7 @@ func Start(ctx context.Context, cfg Config, argv, env []string, stdin io.Reader,
 	files = append(files, gateR)
 
 	inner := argv
+	var infoR, infoW *os.File
 	if cfg.Mode == ModeBwrap {
 		bwrap, err := exec.LookPath("bwrap")
 		if err != nil {
@@ -178,9 +188,14 @@ func Start(ctx context.Context, cfg Config, argv, env []string, stdin io.Reader,
 			gateW.Close()
 			return nil, err
 		}
-		closeAfterStart = append(closeAfterStart, filter)
-		files = append(files, filter)
-		inner = append(bwrapArgs(bwrap, cfg, 3+len(files)-1), argv...)
+		infoR, infoW, err = os.Pipe()
+		if err != nil {
+			gateW.Close()
+			return nil, err
+		}
+		closeAfterStart = append(closeAfterStart, filter, infoW)
+		files = append(files, filter, infoW)
+		inner = append(bwrapArgs(bwrap, cfg, 3+len(files)-2, 3+len(files)-1), argv...)
 	}
 
 	var cg *jobCgroup
@@ -193,12 +208,16 @@ func Start(ctx context.Context, cfg Config, argv, env []string, stdin io.Reader,
 	}
 	fail := func(err error) (*Process, error) {
 		gateW.Close()
+		if infoR != nil {
+			infoR.Close()
+		}
 		if cg != nil {
 			cg.destroy()
 		}
 		return nil, err
 	}
 
+	inheritNothing()
 	script := fmt.Sprintf(gateScript, gateFD, gateFD)
 	cmd := exec.Command("/bin/sh", append([]string{"-c", script, "sandbox"}, inner...)...)
 	cmd.Env = env
@@ -231,7 +250,12 @@ func Start(ctx context.Context, cfg Config, argv, env []string, stdin io.Reader,
 	}
 	gateW.Close()
 
-	p := &Process{cmd: cmd, cfg: cfg, cg: cg, stop: make(chan struct{}), watched: make(chan struct{})}
+	p := &Process{cmd: cmd, cfg: cfg, cg: cg, stop: make(chan struct{}), watched: make(chan struct{}), initFD: -1}
+	if infoR != nil {
+		infoW.Close()
+		p.initFD = sandboxInit(infoR, pid)
+		infoR.Close()
+	}
 	p.note = note(cfg, cg)
 	go p.watch(ctx)
 	return p, nil
@@ -296,8 +320,18 @@ func (p *Process) Kill() {
 		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		p.cmd.Process.Kill()
 	}
+	p.killInit()
 	if p.cg != nil {
 		p.cg.killAll()
+	}
+}
+
+// killInit kills the sandbox's init, and with it its pid namespace.
+func (p *Process) killInit() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.initFD >= 0 {
+		unix.PidfdSendSignal(p.initFD, unix.SIGKILL, nil, 0)
 	}
 }
 
@@ -311,6 +345,17 @@ func (p *Process) Wait() (Exit, error) {
 	p.waited = true
 	p.mu.Unlock()
 	err := p.cmd.Wait()
+	if p.initFD >= 0 {
+		// bubblewrap returns as soon as the job's command ends; its init
+		// may still hold daemons. Killing it empties the namespace, and
+		// its end is reported only once the namespace is empty.
+		p.killInit()
+		waitPidfd(p.initFD)
+		p.mu.Lock()
+		unix.Close(p.initFD)
+		p.initFD = -1
+		p.mu.Unlock()
+	}
 	if p.cfg.Mode == ModeNone {
 		// Whatever stayed in the worker's process group (its number is
 		// not reused while a member lives).
@@ -397,4 +442,73 @@ func bytesText(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// sandboxInit reads bubblewrap's --info-fd report until bubblewrap closes
+// it and returns a pidfd of the sandbox's init, -1 when there is none
+// (bubblewrap failed before making it). The pidfd is taken while the init
+// is still bubblewrap's child, so it cannot name a reused pid.
+func sandboxInit(info *os.File, bwrap int) int {
+	var report struct {
+		ChildPid int `json:"child-pid"`
+	}
+	if json.NewDecoder(info).Decode(&report) != nil || report.ChildPid <= 0 {
+		return -1
+	}
+	fd, err := unix.PidfdOpen(report.ChildPid, 0)
+	if err != nil {
+		return -1
+	}
+	if ppid(report.ChildPid) != bwrap {
+		unix.Close(fd)
+		return -1
+	}
+	return fd
+}
+
+// ppid is the parent of pid, 0 when unknown.
+func ppid(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[1])
+	return n
+}
+
+// waitPidfd waits until the process of fd has ended, at most a minute (a
+// process stuck in the kernel cannot hold Wait forever).
+func waitPidfd(fd int) {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, 1000)
+		if n > 0 || (err != nil && err != unix.EINTR) {
+			return
+		}
+	}
+}
+
+// inheritNothing marks every descriptor of this process close-on-exec, so
+// the job gets exactly its standard streams and extra files: a descriptor
+// the runner inherited without the flag (Go sets it on its own) would
+// otherwise reach the job.
+func inheritNothing() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+			unix.FcntlInt(uintptr(fd), unix.F_SETFD, flags|unix.FD_CLOEXEC)
+		}
+	}
 }
