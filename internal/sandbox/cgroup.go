@@ -180,12 +180,24 @@ func Delegate(uid, gid int, name string) (string, error) {
 			return "", fmt.Errorf("sandbox: delegate a cgroup: %w", err)
 		}
 		if cgroupV2() {
+			// A v2 group that hands controllers down holds no process:
+			// the caller's own processes move to a leaf beside hubd/.
+			if err := evacuate(base); err != nil {
+				return "", err
+			}
 			// The controllers a job's limits need, handed down to hubd/
 			// and from there to the delegated group.
 			for _, d := range []string{base, parent, dir} {
 				if err := os.WriteFile(filepath.Join(d, "cgroup.subtree_control"), []byte("+memory +pids +cpu"), 0); err != nil {
 					return "", fmt.Errorf("sandbox: enable the memory, pids and cpu controllers in %s: %w", d, err)
 				}
+			}
+			leaf := filepath.Join(dir, runnerLeaf)
+			if err := os.MkdirAll(leaf, 0o755); err != nil {
+				return "", fmt.Errorf("sandbox: delegate a cgroup: %w", err)
+			}
+			if err := chownGroup(leaf, uid, gid); err != nil {
+				return "", err
 			}
 		}
 		if err := chownGroup(dir, uid, gid); err != nil {
@@ -194,6 +206,45 @@ func Delegate(uid, gid int, name string) (string, error) {
 		dirs = append(dirs, dir)
 	}
 	return strings.Join(dirs, ":"), nil
+}
+
+// runnerLeaf is the v2 group of the runner process inside its delegated
+// group: v2 moves a process only between groups whose common ancestor the
+// mover may write, so the runner must live inside what it was given.
+const runnerLeaf = "runner"
+
+// RunnerGroup is the cgroup directory the runner process must be started in
+// (e.g. with SysProcAttr.UseCgroupFD) for the delegated group root: a leaf
+// inside it under cgroup v2, "" under v1, where a runner moves its jobs
+// from wherever it runs.
+func RunnerGroup(root string) string {
+	if !cgroupV2() || root == "" {
+		return ""
+	}
+	return filepath.Join(root, runnerLeaf)
+}
+
+// evacuate moves the processes of the v2 group dir (not the root, which
+// may hold processes) into its leaf "serve", so dir can hand controllers
+// down.
+func evacuate(dir string) error {
+	if filepath.Clean(dir) == unifiedRoot {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil || len(strings.TrimSpace(string(b))) == 0 {
+		return err
+	}
+	leaf := filepath.Join(dir, "serve")
+	if err := os.MkdirAll(leaf, 0o755); err != nil {
+		return fmt.Errorf("sandbox: delegate a cgroup: %w", err)
+	}
+	for _, pid := range strings.Fields(string(b)) {
+		if err := os.WriteFile(filepath.Join(leaf, "cgroup.procs"), []byte(pid), 0); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("sandbox: move process %s to %s: %w", pid, leaf, err)
+		}
+	}
+	return nil
 }
 
 // chownGroup gives the group directory and the files a delegate writes to

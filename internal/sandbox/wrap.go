@@ -24,6 +24,7 @@ func Wrap(cfg Config) (prefix []string, line string, err error) {
 	if err != nil {
 		return nil, "", errors.New("sandbox: prlimit (util-linux) is not installed")
 	}
+	inheritNothing()
 	prefix = []string{prlimit}
 	for _, r := range rlimits(cfg.Limits, false) {
 		prefix = append(prefix, fmt.Sprintf("--%s=%d", r.name, r.value))
