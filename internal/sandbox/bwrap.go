@@ -21,6 +21,12 @@ func bwrapArgs(bwrap string, cfg Config, seccompFD, infoFD int) []string {
 		"--proc", "/proc",
 		"--size", size, "--tmpfs", "/tmp",
 		"--size", size, "--tmpfs", "/dev/shm",
+		// /run holds the host's service sockets (a database with trust
+		// authentication, a container engine, the system bus): a read-only
+		// file system still lets a process connect to a socket. Only the
+		// resolver's directory comes back (/etc/resolv.conf may point there).
+		"--size", "65536", "--tmpfs", "/run",
+		"--ro-bind-try", "/run/systemd/resolve", "/run/systemd/resolve",
 	}
 	hidden := outermost(cfg.Hide)
 	for _, h := range hidden {
@@ -37,7 +43,7 @@ func bwrapArgs(bwrap string, cfg Config, seccompFD, infoFD int) []string {
 	for _, h := range hidden {
 		args = append(args, "--remount-ro", h)
 	}
-	args = append(args,
+	args = append(args, "--remount-ro", "/run",
 		// /dev itself is a small tmpfs bubblewrap fills with device
 		// nodes; read-only, it is no place to store data.
 		"--remount-ro", "/dev",

@@ -106,6 +106,15 @@ find %[1]s; echo listed`, f.data, f.other))
 		}
 	})
 
+	t.Run("host sockets", func(t *testing.T) {
+		// /run/postgresql, /run/dbus, /run/docker.sock: a socket on a
+		// read-only file system still accepts connections.
+		_, out := run(t, cfg, `ls -A /run; echo listed; echo x > /run/x && echo WROTE`)
+		if listed := strings.Fields(strings.Split(out, "listed")[0]); len(listed) > 1 || len(listed) == 1 && listed[0] != "systemd" || strings.Contains(out, "WROTE") {
+			t.Fatalf("the job sees the host's /run:\n%s", out)
+		}
+	})
+
 	t.Run("host processes", func(t *testing.T) {
 		host := exec.Command("sleep", "60")
 		host.Env = []string{"HOST_ONLY=" + secret}
@@ -451,7 +460,7 @@ func TestHostileUnprivileged(t *testing.T) {
 		}
 	}()
 	for _, cg := range []string{root, ""} {
-		cmd := exec.Command(bin, "-test.run", "^(TestHostile|TestNormalWork|TestCheck)$", "-test.count=1")
+		cmd := exec.Command(bin, "-test.run", "^(TestHostile|TestNormalWork|TestCheck|TestWrap|TestNone)$", "-test.count=1")
 		cmd.Dir = "/"
 		cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "TMPDIR=/tmp", cgroupEnv + "=" + cg}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
@@ -503,5 +512,34 @@ func TestWrap(t *testing.T) {
 	}
 	if strings.Contains(string(out), secret) {
 		t.Errorf("the job read the database:\n%s", out)
+	}
+}
+
+// Mode none isolates nothing and says so, but its limits hold and, with a
+// cgroup, nothing outlives the job.
+func TestNone(t *testing.T) {
+	f := newFixture(t)
+	cfg := f.config()
+	cfg.Mode = ModeNone
+	cfg.Limits.OpenFiles = 100
+	var out syncBuffer
+	mark := strconv.FormatInt(time.Now().UnixNano()%100000, 10)
+	p, err := Start(context.Background(), cfg, []string{"/bin/sh", "-c", `ulimit -n; setsid sleep 4444.` + mark + ` </dev/null >/dev/null 2>&1 & echo started`},
+		[]string{"PATH=/usr/bin:/bin"}, nil, &out, &out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.Note(), "WARNING: Sandbox: none") {
+		t.Errorf("note %q", p.Note())
+	}
+	if ex, err := p.Wait(); err != nil || ex.Code != 0 || !strings.Contains(out.String(), "100\nstarted") {
+		t.Fatalf("exit %+v %v:\n%s", ex, err, out.String())
+	}
+	if pids := processesWith("4444." + mark); f.cgroup != "" && len(pids) > 0 {
+		t.Fatalf("the daemon survived: %v", pids)
+	}
+	for _, pid := range processesWith("4444." + mark) {
+		n, _ := strconv.Atoi(pid)
+		syscall.Kill(n, syscall.SIGKILL)
 	}
 }
