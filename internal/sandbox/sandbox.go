@@ -91,6 +91,10 @@ type Config struct {
 	ReadOnly   []string // extra paths bound read-only (the worker binary when it lives under a hidden tree)
 	Limits     Limits
 	CgroupRoot string // delegated cgroup (as Delegate returns it) where the job's group is made; "" → rlimits only
+	// Credential, when set, is the user and group the job runs as (a
+	// runner running as root drops to its runner user; WorkDir must be
+	// theirs).
+	Credential *syscall.Credential
 }
 
 func (c Config) normalize() (Config, error) {
@@ -196,6 +200,27 @@ func Start(ctx context.Context, cfg Config, argv, env []string, stdin io.Reader,
 		closeAfterStart = append(closeAfterStart, filter, infoW)
 		files = append(files, filter, infoW)
 		inner = append(bwrapArgs(bwrap, cfg, 3+len(files)-2, 3+len(files)-1), argv...)
+	}
+
+	if c := cfg.Credential; c != nil {
+		// The user changes after the start gate, once the rlimits are
+		// set (setting them on another user's process would take
+		// CAP_SYS_RESOURCE, which a container's root often lacks).
+		setpriv, err := exec.LookPath("setpriv")
+		if err != nil {
+			gateW.Close()
+			return nil, errors.New("sandbox: running a job as another user needs setpriv (util-linux)")
+		}
+		groups := "--clear-groups"
+		if len(c.Groups) > 0 {
+			var ids []string
+			for _, g := range c.Groups {
+				ids = append(ids, strconv.FormatUint(uint64(g), 10))
+			}
+			groups = "--groups=" + strings.Join(ids, ",")
+		}
+		inner = append([]string{setpriv, fmt.Sprintf("--reuid=%d", c.Uid), fmt.Sprintf("--regid=%d", c.Gid), groups,
+			"--pdeathsig=KILL", "--"}, inner...)
 	}
 
 	var cg *jobCgroup

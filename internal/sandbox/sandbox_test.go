@@ -543,3 +543,31 @@ func TestNone(t *testing.T) {
 		syscall.Kill(n, syscall.SIGKILL)
 	}
 }
+
+// A runner running as root starts its jobs as its runner user.
+func TestCredential(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatal("this test drops from root: run it as root")
+	}
+	uid, gid := runnerUser(t)
+	f := newFixture(t)
+	if err := os.Chown(f.work, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	// The way to the work directory (the test's temporary directories
+	// are root's alone).
+	for d := filepath.Dir(f.work); d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		os.Chmod(d, 0o711)
+	}
+	cfg := f.config()
+	cfg.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+	ex, out := run(t, cfg, `echo "uid $(id -u)"; grep CapEff /proc/self/status; echo x > mine && echo wrote; cat /etc/shadow >/dev/null || echo "no shadow"`)
+	for _, want := range []string{fmt.Sprintf("uid %d\n", uid), "CapEff:\t0000000000000000", "wrote", "no shadow"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if ex.Code != 0 {
+		t.Errorf("exit %+v", ex)
+	}
+}
