@@ -94,7 +94,9 @@ func cgroupVersionOf(cfg Config) string {
 func bwrapFailure(code int, stderr string) error {
 	msg := strings.TrimSpace(stderr)
 	fix := "make bubblewrap work for this user, or choose --actions-sandbox none explicitly"
-	if strings.Contains(msg, "namespace") || strings.Contains(msg, "uid map") || strings.Contains(msg, "Operation not permitted") {
+	if strings.Contains(msg, "Unknown option") || strings.Contains(msg, "unrecognized option") {
+		fix = "upgrade bubblewrap to 0.8 or later (--size, --disable-userns)"
+	} else if strings.Contains(msg, "namespace") || strings.Contains(msg, "uid map") || strings.Contains(msg, "Operation not permitted") {
 		fix = "enable unprivileged user namespaces (sysctl user.max_user_namespaces=15000, kernel.unprivileged_userns_clone=1 on Debian kernels, kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for bwrap on Ubuntu; in a container, allow unshare(CLONE_NEWUSER) in its seccomp profile)"
 	}
 	return fmt.Errorf("the job sandbox does not work here (bubblewrap exit %d: %s): %s", code, msg, fix)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -50,39 +49,51 @@ func setRlimits(pid int, l Limits, cgroup bool) error {
 }
 
 // diskUse is the disk space the files under dir take, each hard-linked file
-// counted once. A directory the job made unreadable is opened up first (it
-// belongs to the job's user, which is the caller's): hiding files must not
-// hide their size.
+// counted once. The walk stays inside dir (os.Root): the job may swap a
+// directory for a symbolic link while it runs. A directory the job made
+// unreadable is opened up first (it belongs to the job's user, which is the
+// caller's or one the caller may change): hiding files must not hide their
+// size.
 func diskUse(dir string) int64 {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return 0
+	}
+	defer root.Close()
+	fsys := root.FS()
 	var total int64
 	seen := map[[2]uint64]bool{}
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if d != nil && d.IsDir() && errors.Is(err, fs.ErrPermission) {
-				if os.Chmod(path, 0o700) == nil {
-					total += diskUse(path)
+	var walk func(start string)
+	walk = func(start string) {
+		fs.WalkDir(fsys, start, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if d != nil && d.IsDir() && path != start && errors.Is(err, fs.ErrPermission) && root.Chmod(path, 0o700) == nil {
+					walk(path)
 				}
-				return fs.SkipDir
-			}
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil
-		}
-		st, ok := fi.Sys().(*syscall.Stat_t)
-		if !ok {
-			return nil
-		}
-		if st.Nlink > 1 && !d.IsDir() {
-			key := [2]uint64{uint64(st.Dev), st.Ino}
-			if seen[key] {
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
 				return nil
 			}
-			seen[key] = true
-		}
-		total += st.Blocks * 512
-		return nil
-	})
+			fi, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			st, ok := fi.Sys().(*syscall.Stat_t)
+			if !ok {
+				return nil
+			}
+			if st.Nlink > 1 && !d.IsDir() {
+				key := [2]uint64{uint64(st.Dev), st.Ino}
+				if seen[key] {
+					return nil
+				}
+				seen[key] = true
+			}
+			total += st.Blocks * 512
+			return nil
+		})
+	}
+	walk(".")
 	return total
 }

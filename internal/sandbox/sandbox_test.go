@@ -244,8 +244,18 @@ gcc -o x x.c && ./x; echo "status $?"`)
 		if ex.Limit != "work directory disk limit of 8 MiB" {
 			t.Fatalf("exit %+v:\n%s", ex, out)
 		}
-		os.RemoveAll(f.work)
-		os.Mkdir(f.work, 0o700)
+		reset := func() {
+			exec.Command("chmod", "-R", "u+rwx", f.work).Run()
+			os.RemoveAll(f.work)
+			os.Mkdir(f.work, 0o700)
+		}
+		reset()
+		// Hidden in a directory nobody may read, beside a link to /.
+		ex, out = run(t, c, `ln -s / escape; mkdir h; for i in $(seq 16); do head -c 1M /dev/zero > h/f$i; done; chmod 000 h; echo written; sleep 30`)
+		if ex.Limit != "work directory disk limit of 8 MiB" {
+			t.Fatalf("exit %+v:\n%s", ex, out)
+		}
+		reset()
 		// One file over the limit: RLIMIT_FSIZE stops it at the limit.
 		ex, out = run(t, c, `head -c 32M /dev/zero > big; echo "head $?"; stat -c "size %s" big`)
 		if n := fieldAfter(out, "size"); n > 8<<20 || !strings.Contains(out, "head 153") {
