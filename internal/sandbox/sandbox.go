@@ -164,53 +164,63 @@ func Start(ctx context.Context, cfg Config, argv, env []string, stdin io.Reader,
 	if len(extra) > maxExtraFiles {
 		return nil, fmt.Errorf("sandbox: at most %d extra files", maxExtraFiles)
 	}
-	gateFD := 3 + len(extra)
-	files := append([]*os.File{}, extra...)
-	var closeAfterStart []*os.File
+	// What the job's command runs under, outermost first: setpriv (a
+	// job run as another user), then bubblewrap.
+	var setpriv, bwrap string
+	if cfg.Credential != nil {
+		if setpriv, err = exec.LookPath("setpriv"); err != nil {
+			return nil, errors.New("sandbox: running a job as another user needs setpriv (util-linux)")
+		}
+	}
+	if cfg.Mode == ModeBwrap {
+		if bwrap, err = exec.LookPath("bwrap"); err != nil {
+			return nil, errors.New("sandbox: bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap) or choose --actions-sandbox none explicitly")
+		}
+	}
+
+	// Descriptors: the caller's extra files, the start gate, and for
+	// bubblewrap the seccomp filter and its --info-fd.
+	var closeAfterStart, closeOnFail []*os.File
 	defer func() {
 		for _, f := range closeAfterStart {
 			f.Close()
 		}
 	}()
+	fail := func(err error) (*Process, error) {
+		for _, f := range closeOnFail {
+			f.Close()
+		}
+		return nil, err
+	}
+	files := append([]*os.File{}, extra...)
+	gateFD := 3 + len(files)
 	gateR, gateW, err := os.Pipe()
 	if err != nil {
 		return nil, err
 	}
 	closeAfterStart = append(closeAfterStart, gateR)
+	closeOnFail = append(closeOnFail, gateW)
 	files = append(files, gateR)
-
 	inner := argv
 	var infoR, infoW *os.File
-	if cfg.Mode == ModeBwrap {
-		bwrap, err := exec.LookPath("bwrap")
-		if err != nil {
-			gateW.Close()
-			return nil, errors.New("sandbox: bubblewrap (bwrap) is not installed: install it (apt-get install bubblewrap) or choose --actions-sandbox none explicitly")
-		}
+	if bwrap != "" {
 		filter, err := seccompFile()
 		if err != nil {
-			gateW.Close()
-			return nil, err
+			return fail(err)
 		}
-		infoR, infoW, err = os.Pipe()
-		if err != nil {
-			gateW.Close()
-			return nil, err
+		closeAfterStart = append(closeAfterStart, filter)
+		if infoR, infoW, err = os.Pipe(); err != nil {
+			return fail(err)
 		}
-		closeAfterStart = append(closeAfterStart, filter, infoW)
+		closeAfterStart = append(closeAfterStart, infoW)
+		closeOnFail = append(closeOnFail, infoR)
 		files = append(files, filter, infoW)
 		inner = append(bwrapArgs(bwrap, cfg, 3+len(files)-2, 3+len(files)-1), argv...)
 	}
-
 	if c := cfg.Credential; c != nil {
 		// The user changes after the start gate, once the rlimits are
 		// set (setting them on another user's process would take
 		// CAP_SYS_RESOURCE, which a container's root often lacks).
-		setpriv, err := exec.LookPath("setpriv")
-		if err != nil {
-			gateW.Close()
-			return nil, errors.New("sandbox: running a job as another user needs setpriv (util-linux)")
-		}
 		groups := "--clear-groups"
 		if len(c.Groups) > 0 {
 			var ids []string
@@ -225,21 +235,14 @@ func Start(ctx context.Context, cfg Config, argv, env []string, stdin io.Reader,
 
 	var cg *jobCgroup
 	if cfg.CgroupRoot != "" {
-		cg, err = newJobCgroup(cfg.CgroupRoot, cfg.Limits)
-		if err != nil {
-			gateW.Close()
-			return nil, err
+		if cg, err = newJobCgroup(cfg.CgroupRoot, cfg.Limits); err != nil {
+			return fail(err)
 		}
-	}
-	fail := func(err error) (*Process, error) {
-		gateW.Close()
-		if infoR != nil {
-			infoR.Close()
-		}
-		if cg != nil {
+		failFiles := fail
+		fail = func(err error) (*Process, error) {
 			cg.destroy()
+			return failFiles(err)
 		}
-		return nil, err
 	}
 
 	inheritNothing()
@@ -277,6 +280,7 @@ func Start(ctx context.Context, cfg Config, argv, env []string, stdin io.Reader,
 
 	p := &Process{cmd: cmd, cfg: cfg, cg: cg, stop: make(chan struct{}), watched: make(chan struct{}), initFD: -1}
 	if infoR != nil {
+		// bubblewrap reports its init, or closes the descriptor failing.
 		infoW.Close()
 		p.initFD = sandboxInit(infoR, pid)
 		infoR.Close()
