@@ -41,10 +41,15 @@ if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null;
 fi
 
 # bubblewrap: workflow jobs run in its sandbox (--actions-sandbox auto/bwrap;
-# internal/api/actions' sandbox test needs it).
+# internal/sandbox's hostile suite and internal/api/actions' sandbox test need
+# it, and gcc and perl for their raw system calls, setpriv and prlimit from
+# util-linux).
 if ! command -v bwrap >/dev/null; then
   apt_install bubblewrap
 fi
+command -v gcc >/dev/null || apt_install gcc
+command -v perl >/dev/null || apt_install perl
+command -v setpriv >/dev/null || apt_install util-linux
 
 # PostgreSQL on 127.0.0.1:5432 with trust auth.
 if ! command -v pg_ctlcluster >/dev/null && ! command -v pg_ctl >/dev/null; then
