@@ -62,9 +62,10 @@ func (p *Process) hit(limit string) {
 	p.Kill()
 }
 
-// Kill ends every process of the job, daemons included. The pid namespace's
-// init dies with bubblewrap (--die-with-parent), which takes every process
-// in the namespace with it; a cgroup's processes are killed as well.
+// Kill ends every process of the job, daemons included: bubblewrap, and the
+// init of the job's pid namespace (through its pidfd; its end takes every
+// process in the namespace with it), and every process of the job's cgroup.
+// Wait returns once they are gone.
 func (p *Process) Kill() {
 	p.mu.Lock()
 	done := p.done
