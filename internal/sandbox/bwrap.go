@@ -54,12 +54,16 @@ func bwrapArgs(bwrap string, cfg Config, seccompFD, infoFD int) []string {
 	return append(args, "--chdir", cfg.WorkDir, "--")
 }
 
-// outermost are the existing paths of paths, without those inside
-// another: covering a directory hides everything below it.
+// outermost are the existing directories of paths (links resolved), without
+// those inside another: covering a directory hides everything below it.
 func outermost(paths []string) []string {
 	var abs []string
 	for _, p := range paths {
 		if p = existing(p); p != "" {
+			// The directory itself, wherever a link to it points.
+			if real, err := filepath.EvalSymlinks(p); err == nil {
+				p = real
+			}
 			abs = append(abs, p)
 		}
 	}

@@ -57,13 +57,7 @@ func Check(cfg Config) (Report, error) {
 	var out, errOut bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var hide []string
-	for _, h := range cfg.Hide {
-		if h = existing(h); h != "" {
-			hide = append(hide, h)
-		}
-	}
-	p, err := Start(ctx, cfg, append([]string{"/bin/sh", "-c", probeScript, "probe"}, hide...), []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}, nil, &out, &errOut, nil)
+	p, err := Start(ctx, cfg, append([]string{"/bin/sh", "-c", probeScript, "probe"}, outermost(cfg.Hide)...), []string{"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"}, nil, &out, &errOut, nil)
 	if err != nil {
 		return Report{}, err
 	}

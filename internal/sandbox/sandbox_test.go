@@ -97,6 +97,14 @@ func TestHostile(t *testing.T) {
 	cfg := f.config()
 
 	t.Run("hidden data", func(t *testing.T) {
+		// The data directory named through a link: hidden all the same.
+		link := filepath.Join(filepath.Dir(f.data), "link")
+		if err := os.Symlink(f.data, link); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(link)
+		cfg := cfg
+		cfg.Hide = []string{link}
 		_, out := run(t, cfg, fmt.Sprintf(`
 cat %[1]s/hubd.db %[1]s/secrets.key %[1]s/git/1/2.git/config %[2]s/spec.json 2>/dev/null
 ls -A %[1]s %[1]s/actions
