@@ -589,3 +589,30 @@ func TestCredential(t *testing.T) {
 		t.Errorf("exit %+v", ex)
 	}
 }
+
+// Where user namespaces cannot be made, Check fails and names the fix
+// rather than letting jobs run unisolated. The test runs itself inside a
+// sandbox whose user namespaces are disabled.
+func TestCheckFailsClosed(t *testing.T) {
+	if os.Getenv("HUBD_SANDBOX_TEST_NOUSERNS") != "" {
+		_, err := Check(Config{})
+		if err == nil || !strings.Contains(err.Error(), "enable unprivileged user namespaces") {
+			t.Fatalf("Check without user namespaces: %v", err)
+		}
+		t.Log(err)
+		return
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bwrap", "--unshare-user", "--disable-userns", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+		"--tmpfs", "/tmp", "--ro-bind", self, self, "--",
+		self, "-test.run", "^TestCheckFailsClosed$", "-test.count=1", "-test.v")
+	cmd.Env = []string{"PATH=/usr/bin:/bin:/usr/sbin:/sbin", "HUBD_SANDBOX_TEST_NOUSERNS=1"}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestCheckFailsClosed") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}
