@@ -301,7 +301,7 @@ func note(cfg Config, cg *jobCgroup) string {
 		fmt.Fprintf(&b, ", CPU share %d, enforced by cgroup %s", l.CPUShares, cg.version)
 	} else {
 		b.WriteString(", enforced by rlimits (no CPU share; the process limit counts all processes of the runner's user")
-		if os.Geteuid() == 0 {
+		if runsAsRoot(cfg) {
 			b.WriteString(" and does not bind root")
 		}
 		b.WriteString(")")
@@ -325,4 +325,13 @@ func bytesText(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// runsAsRoot reports whether the job's processes belong to root, whom the
+// process rlimit does not bind.
+func runsAsRoot(cfg Config) bool {
+	if cfg.Credential != nil {
+		return cfg.Credential.Uid == 0
+	}
+	return os.Geteuid() == 0
 }
