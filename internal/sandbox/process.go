@@ -36,6 +36,11 @@ func (p *Process) watch(ctx context.Context) {
 					p.hit(l)
 					return
 				}
+			} else if p.pidns != "" && jobRSS(p.pidns) > p.cfg.Limits.MemoryBytes {
+				// Without a cgroup, RLIMIT_DATA bounds each process;
+				// the job as a whole is measured here.
+				p.hit("memory limit of " + bytesText(p.cfg.Limits.MemoryBytes))
+				return
 			}
 			if now.Sub(lastDisk) >= diskEvery {
 				began := time.Now()
@@ -159,25 +164,62 @@ func (p *Process) Note() string { return p.note }
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
 // sandboxInit reads bubblewrap's --info-fd report until bubblewrap closes
-// it and returns a pidfd of the sandbox's init, -1 when there is none
-// (bubblewrap failed before making it). The pidfd is taken while the init
-// is still bubblewrap's child, so it cannot name a reused pid.
-func sandboxInit(info *os.File, bwrap int) int {
+// it and returns a pidfd of the sandbox's init (-1 when there is none:
+// bubblewrap failed before making it) and the job's pid namespace. The
+// pidfd is taken while the init is still bubblewrap's child, so it cannot
+// name a reused pid.
+func sandboxInit(info *os.File, bwrap int) (int, string) {
 	var report struct {
 		ChildPid int `json:"child-pid"`
 	}
 	if json.NewDecoder(info).Decode(&report) != nil || report.ChildPid <= 0 {
-		return -1
+		return -1, ""
 	}
 	fd, err := unix.PidfdOpen(report.ChildPid, 0)
 	if err != nil {
-		return -1
+		return -1, ""
 	}
-	if ppid(report.ChildPid) != bwrap {
+	ns := pidNamespace(report.ChildPid)
+	if ppid(report.ChildPid) != bwrap || ns == "" {
 		unix.Close(fd)
-		return -1
+		return -1, ""
 	}
-	return fd
+	return fd, ns
+}
+
+// pidNamespace names the pid namespace pid lives in ("" when unknown).
+func pidNamespace(pid int) string {
+	ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/pid", pid))
+	if err != nil {
+		return ""
+	}
+	return ns
+}
+
+// jobRSS is the resident memory of the processes in the pid namespace ns.
+func jobRSS(ns string) int64 {
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	page := int64(os.Getpagesize())
+	var total int64
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pidNamespace(pid) != ns {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid))
+		if err != nil {
+			continue
+		}
+		// size resident shared ...: pages.
+		if f := strings.Fields(string(b)); len(f) > 1 {
+			n, _ := strconv.ParseInt(f[1], 10, 64)
+			total += n * page
+		}
+	}
+	return total
 }
 
 // ppid is the parent of pid, 0 when unknown.

@@ -129,6 +129,7 @@ type Process struct {
 	// initFD is a pidfd of the sandbox's init (-1 when unknown): its
 	// end is the end of every process in the job's pid namespace.
 	initFD int
+	pidns  string // the job's pid namespace, as /proc/PID/ns/pid names it
 
 	mu     sync.Mutex
 	limit  string
@@ -277,7 +278,10 @@ func Start(ctx context.Context, cfg Config, argv, env []string, stdin io.Reader,
 	if infoR != nil {
 		// bubblewrap reports its init, or closes the descriptor failing.
 		infoW.Close()
-		p.initFD = sandboxInit(infoR, pid)
+		p.initFD, p.pidns = sandboxInit(infoR, pid)
+		if p.pidns == pidNamespace(os.Getpid()) {
+			p.pidns = "" // never measure the host as the job
+		}
 		infoR.Close()
 	}
 	p.note = note(cfg, cg)
@@ -303,6 +307,11 @@ func note(cfg Config, cg *jobCgroup) string {
 		b.WriteString(", enforced by rlimits (no CPU share; the process limit counts all processes of the runner's user")
 		if runsAsRoot(cfg) {
 			b.WriteString(" and does not bind root")
+		}
+		if cfg.Mode == ModeBwrap {
+			b.WriteString("; memory per process, and the job's resident memory watched")
+		} else {
+			b.WriteString("; memory per process")
 		}
 		b.WriteString(")")
 	}

@@ -238,7 +238,9 @@ gcc -o x x.c && ./x; echo "status $?"`)
 			if !strings.Contains(out, "tail 1") {
 				t.Fatalf("exit %+v:\n%s", ex, out)
 			}
-			return
+			// Several processes, each under RLIMIT_DATA, over it together:
+			// the watchdog sums their resident memory.
+			ex, out = run(t, c, `for i in 1 2 3 4 5; do perl -e '$x = "a" x 20e6; print "held\n"; sleep 30' & done; wait`)
 		}
 		if ex.Limit != "memory limit of 64 MiB" {
 			t.Fatalf("exit %+v:\n%s", ex, out)
