@@ -284,14 +284,15 @@ func removeGroup(dir string) error {
 	// A group is removable once its last process has been reaped, which
 	// may trail the kill by a moment.
 	var err error
-	for i := 0; i < 50; i++ {
+	for pause, waited := time.Millisecond, time.Duration(0); waited < time.Second; pause = min(2*pause, 50*time.Millisecond) {
 		if err = syscall.Rmdir(dir); err == nil || errors.Is(err, syscall.ENOENT) {
 			return nil
 		}
 		if !errors.Is(err, syscall.EBUSY) {
 			break
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(pause)
+		waited += pause
 	}
 	return fmt.Errorf("sandbox: remove cgroup %s: %w", dir, err)
 }
