@@ -268,7 +268,11 @@ func Undelegate(root string) error {
 		}
 		if err := removeGroup(dir); err != nil {
 			errs = append(errs, err)
+			continue
 		}
+		// hubd/ goes with its last delegated group (another one keeps
+		// it busy).
+		syscall.Rmdir(filepath.Dir(dir))
 	}
 	return errors.Join(errs...)
 }
