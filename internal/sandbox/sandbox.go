@@ -14,6 +14,13 @@
 // caller has one, else from rlimits set on the job's first process before it
 // runs; a watchdog measures the work directory's disk use every second.
 // A job that exceeds a limit is killed and Exit.Limit names the limit.
+//
+// Use: hubd serve, as root, calls Delegate for each local runner's user
+// (under cgroup v2 it starts the runner in RunnerGroup) and Undelegate when
+// it stops; a runner calls Check once at start and takes no job when it
+// fails, then per job Start (its Note goes into the job's log), Wait, and
+// Kill on cancellation. Wrap serves a caller that can only prepend to a
+// command line.
 package sandbox
 
 import (
