@@ -291,12 +291,12 @@ func Start(ctx context.Context, cfg Config, argv, env []string, stdin io.Reader,
 		}
 		infoR.Close()
 	}
-	p.note = note(cfg, cg)
+	p.note = note(cfg, cg, true)
 	go p.watch(ctx)
 	return p, nil
 }
 
-func note(cfg Config, cg *jobCgroup) string {
+func note(cfg Config, cg *jobCgroup, watched bool) string {
 	var b strings.Builder
 	if cfg.Mode == ModeNone {
 		b.WriteString(noneWarning)
@@ -304,24 +304,27 @@ func note(cfg Config, cg *jobCgroup) string {
 		b.WriteString("Sandbox: bubblewrap (own user, pid, ipc, uts and cgroup namespaces, no capabilities, seccomp filter, read-only system, writable work directory and private /tmp, hubd's data directory hidden, network kept)")
 	}
 	l := cfg.Limits
-	fmt.Fprintf(&b, "; limits: %d processes, %s memory, %s work directory disk, %d open files", l.Processes, bytesText(l.MemoryBytes), bytesText(l.DiskBytes), l.OpenFiles)
+	disk := "work directory disk"
+	if !watched {
+		disk = "per file"
+	}
+	fmt.Fprintf(&b, "; limits: %d processes, %s memory, %s %s, %d open files", l.Processes, bytesText(l.MemoryBytes), bytesText(l.DiskBytes), disk, l.OpenFiles)
 	if cfg.Mode == ModeBwrap {
 		fmt.Fprintf(&b, ", %s /tmp", bytesText(l.TmpBytes))
 	}
 	if cg != nil {
 		fmt.Fprintf(&b, ", CPU share %d, enforced by cgroup %s", l.CPUShares, cg.version)
-	} else {
-		b.WriteString(", enforced by rlimits (no CPU share; the process limit counts all processes of the runner's user")
-		if runsAsRoot(cfg) {
-			b.WriteString(" and does not bind root")
-		}
-		if cfg.Mode == ModeBwrap {
-			b.WriteString("; memory per process, and the job's resident memory watched")
-		} else {
-			b.WriteString("; memory per process")
-		}
-		b.WriteString(")")
+		return b.String()
 	}
+	b.WriteString(", enforced by rlimits (no CPU share; the process limit counts all processes of the runner's user")
+	if runsAsRoot(cfg) {
+		b.WriteString(" and does not bind root")
+	}
+	b.WriteString("; memory per process")
+	if watched && cfg.Mode == ModeBwrap {
+		b.WriteString(", and the job's resident memory watched")
+	}
+	b.WriteString(")")
 	return b.String()
 }
 

@@ -31,7 +31,7 @@ func Wrap(cfg Config) (prefix []string, line string, err error) {
 	}
 	prefix = append(prefix, "--")
 	if cfg.Mode == ModeNone {
-		return prefix, note(cfg, nil), nil
+		return prefix, note(cfg, nil, false), nil
 	}
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
@@ -44,7 +44,7 @@ func Wrap(cfg Config) (prefix []string, line string, err error) {
 	// The shell opens the filter on descriptor 3 for bubblewrap, which
 	// closes it once read.
 	prefix = append(prefix, "/bin/sh", "-c", `exec 3<"$0" && exec "$@"`, filter)
-	return append(prefix, bwrapArgs(bwrap, cfg, 3, -1)...), note(cfg, nil), nil
+	return append(prefix, bwrapArgs(bwrap, cfg, 3, -1)...), note(cfg, nil, false), nil
 }
 
 var seccompSaved struct {
