@@ -260,7 +260,8 @@ func TestWorkflowFiles(t *testing.T) {
 
 // TestRangeAndCreation: a push whose commits add a workflow and take it
 // away again is refused (a commit of the range touched the directory);
-// a branch made from commits a branch already holds is not.
+// a branch or a release's tag made from commits a branch already holds,
+// a rename and a deletion are not; one at a commit no branch holds is.
 func TestRangeAndCreation(t *testing.T) {
 	e := apitest.New(t)
 	mona, full := e.NewUser("mona", false)
@@ -286,12 +287,18 @@ func TestRangeAndCreation(t *testing.T) {
 	commitFile(t, work, ".github/workflows/side.yml")
 	apitest.MustGit(t, work, "push", "-q", remote(e, full), "HEAD:refs/heads/side")
 	apitest.MustGit(t, work, "push", "-q", remote(e, repoOnly), ":side")
-	// A new branch at a commit no branch holds that adds a workflow is.
-	r := e.Do("POST", "/repos/mona/site/git/refs", repoOnly, map[string]any{"ref": "refs/heads/again",
-		"sha": strings.TrimSpace(apitest.MustGit(t, work, "rev-parse", "HEAD"))})
+	// A new branch, or a release's tag, at a commit no branch holds that
+	// adds a workflow is; a release of main is not.
+	side := strings.TrimSpace(apitest.MustGit(t, work, "rev-parse", "HEAD"))
+	r := e.Do("POST", "/repos/mona/site/git/refs", repoOnly, map[string]any{"ref": "refs/heads/again", "sha": side})
 	if r.StatusCode != 403 || message(t, r) != patRefusal(".github/workflows/side.yml") {
 		t.Fatalf("branch at an unheld workflow commit: %d %s", r.StatusCode, r.Body)
 	}
+	r = e.Do("POST", "/repos/mona/site/releases", repoOnly, map[string]any{"tag_name": "v1", "target_commitish": side})
+	if r.StatusCode != 403 || message(t, r) != patRefusal(".github/workflows/side.yml") {
+		t.Fatalf("release tag at an unheld workflow commit: %d %s", r.StatusCode, r.Body)
+	}
+	e.Must(201, "POST", "/repos/mona/site/releases", repoOnly, map[string]any{"tag_name": "v1", "target_commitish": "main"})
 }
 
 // --- helpers ---
