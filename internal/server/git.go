@@ -94,8 +94,8 @@ func (g gitObserver) Pushed(ctx context.Context, a *githttp.Access, updates []gi
 
 // workflowPushCheck refuses a push that creates, changes or deletes a
 // workflow file the pusher's token may not change, before any ref moves
-// (git shows GitHub's "refusing to allow ..." after "remote: "); next
-// decides the pushes it lets through.
+// (git shows "! [remote rejected] ref -> ref (refusing to allow ...)" as
+// GitHub's does); next decides the pushes it lets through.
 func workflowPushCheck(next githttp.PushCheck) githttp.PushCheck {
 	return func(ctx context.Context, r *http.Request, a *githttp.Access, updates []githttp.RefUpdate, env []string) (string, error) {
 		if a.OnPush == nil { // a gist runs no workflows
@@ -108,7 +108,8 @@ func workflowPushCheck(next githttp.PushCheck) githttp.PushCheck {
 				return "", err
 			}
 			if no != nil {
-				return no.Message, nil
+				// GitHub gives the reason in the ref's rejection.
+				return "", &githttp.Declined{Reason: no.Message}
 			}
 		}
 		return next(ctx, r, a, updates, env)

@@ -209,7 +209,7 @@ func TestWorkflowFiles(t *testing.T) {
 			pushPath := wf("push")
 			commitFile(t, work, pushPath)
 			out, err := apitest.Git(t, work, "push", remote(e, k.tok), "HEAD:refs/heads/push-"+k.name)
-			if k.may != (err == nil) || !k.may && (!strings.Contains(out, k.refusal(pushPath)) || !strings.Contains(out, "[remote rejected]")) {
+			if k.may != (err == nil) || !k.may && !strings.Contains(out, "[remote rejected] HEAD -> push-"+k.name+" ("+k.refusal(pushPath)+")") {
 				t.Fatalf("git push (err %v):\n%s", err, out)
 			}
 			if got := head(t, e, full, "push-"+k.name); (got != "") != k.may {
@@ -276,7 +276,7 @@ func TestRangeAndCreation(t *testing.T) {
 	apitest.MustGit(t, work, "commit", "-q", "-m", "undo")
 	commitFile(t, work, "README.more")
 	out, err := apitest.Git(t, work, "push", remote(e, repoOnly), "HEAD:main")
-	if err == nil || !strings.Contains(out, patRefusal(".github/workflows/gone.yml")) {
+	if err == nil || !strings.Contains(out, "[remote rejected] HEAD -> main ("+patRefusal(".github/workflows/gone.yml")+")") {
 		t.Fatalf("a range touching the workflows was pushed (err %v):\n%s", err, out)
 	}
 	// With the scope it goes; then a copy of main, and a rename, need none.
