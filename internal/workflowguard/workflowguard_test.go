@@ -145,7 +145,7 @@ func tokens(t *testing.T, e *apitest.Env, mona *model.Account, repo *model.Repo)
 // (with GitHub's answer for that path) and lets it through with it; other
 // files are never refused.
 func TestWorkflowFiles(t *testing.T) {
-	e := apitest.New(t)
+	e := apitest.New(t, apitest.Options{ManualJobs: true}) // no job needs to run
 	mona, full := e.NewUser("mona", false)
 	e.Must(201, "POST", "/user/repos", full, map[string]any{"name": "site", "auto_init": true})
 	v, err := e.Store.R().RepoByName(ctx, "mona", "site", mona.ID)
@@ -263,7 +263,7 @@ func TestWorkflowFiles(t *testing.T) {
 // a branch or a release's tag made from commits a branch already holds,
 // a rename and a deletion are not; one at a commit no branch holds is.
 func TestRangeAndCreation(t *testing.T) {
-	e := apitest.New(t)
+	e := apitest.New(t, apitest.Options{ManualJobs: true})
 	mona, full := e.NewUser("mona", false)
 	e.Must(201, "POST", "/user/repos", full, map[string]any{"name": "site", "auto_init": true})
 	repoOnly := e.Token(mona, "repo")
