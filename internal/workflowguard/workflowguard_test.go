@@ -285,6 +285,10 @@ func TestRangeAndCreation(t *testing.T) {
 	e.Must(201, "POST", "/repos/mona/site/branches/copy/rename", repoOnly, map[string]any{"new_name": "copied"})
 	// Deleting a branch whose workflows differ from main's needs none.
 	commitFile(t, work, ".github/workflows/side.yml")
+	out, err = apitest.Git(t, work, "push", remote(e, repoOnly), "HEAD:main")
+	if err == nil || !strings.Contains(out, "[remote rejected] HEAD -> main ("+patRefusal(".github/workflows/side.yml")+")") {
+		t.Fatalf("an update adding a workflow was pushed (err %v):\n%s", err, out)
+	}
 	apitest.MustGit(t, work, "push", "-q", remote(e, full), "HEAD:refs/heads/side")
 	apitest.MustGit(t, work, "push", "-q", remote(e, repoOnly), ":side")
 	// A new branch, or a release's tag, at a commit no branch holds that
