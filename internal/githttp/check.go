@@ -3,6 +3,7 @@ package githttp
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -77,6 +78,7 @@ type pushCheck struct {
 	fromHook, toHook *os.File // hubd's ends
 	hookOut, hookIn  *os.File // the hook's ends (fd 3 and 4)
 	done             chan struct{}
+	reason           string // a Declined push's reason (set before done closes)
 }
 
 func (h *Handler) newCheck(a *Access) (*pushCheck, error) {
@@ -136,7 +138,10 @@ func (c *pushCheck) start(ok bool, h *Handler, r *http.Request, a *Access) {
 		}
 		code, msg := 0, ""
 		refusal, err := h.Check(context.WithoutCancel(r.Context()), r, a, updates, env)
+		var declined *Declined
 		switch {
+		case errors.As(err, &declined):
+			code, msg, c.reason = 1, declined.Message, declined.Reason
 		case err != nil:
 			slog.Error("push check", "repo", a.RepoID, "err", err)
 			code, msg = 1, "error: the repository rules could not be checked; try again"

@@ -228,11 +228,19 @@ func (h *Handler) rpc(w http.ResponseWriter, r *http.Request, a *Access, service
 	if service == "git-upload-pack" && h.Fetched != nil {
 		pack = &packWatch{}
 	}
+	var report *reportFilter
+	if check != nil {
+		report = &reportFilter{check: check}
+	}
 	for {
 		n, err := br.Read(buf)
 		if n > 0 {
 			pack.see(buf[:n])
-			if _, werr := w.Write(buf[:n]); werr != nil {
+			chunk := buf[:n]
+			if report != nil {
+				chunk = report.feed(chunk)
+			}
+			if _, werr := w.Write(chunk); werr != nil {
 				break
 			}
 			if fl != nil {
@@ -242,6 +250,9 @@ func (h *Handler) rpc(w http.ResponseWriter, r *http.Request, a *Access, service
 		if err != nil {
 			break
 		}
+	}
+	if report != nil && len(report.buf) > 0 {
+		w.Write(report.buf) // a torn last packet, as git wrote it
 	}
 	cmd.Wait()
 	check.wait()

@@ -25,7 +25,7 @@ type releaseObj struct {
 func (a *API) registerReleases() {
 	svc := &releases.Service{Store: a.d.Store}
 	access := func(ctx context.Context, o *repoObj) releases.Access {
-		return releases.Access{Repo: o.v.Repo, Perm: o.perm, UserID: from(ctx).caller.UserID()}
+		return releases.Access{Repo: o.v.Repo, Perm: o.perm, UserID: from(ctx).caller.UserID(), Auth: from(ctx).caller}
 	}
 	latestID := func(ctx context.Context, o *repoObj) (int64, error) {
 		r, err := svc.Latest(ctx, access(ctx, o))

@@ -8,9 +8,11 @@ import (
 	"fmt"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/workflowguard"
 )
 
 // Asynchronous merges (PUT .../merge-async): the request is checked for the
@@ -76,6 +78,15 @@ func (s *Service) MergeAsync(ctx context.Context, repo *model.Repo, c Caller, nu
 	if expected == "" {
 		if expected, err = s.refreshHead(ctx, repo, p); err != nil {
 			return nil, err
+		}
+	}
+	// The job merges as hubd: the caller's token is judged now, on what
+	// the head brings into the base.
+	if baseSHA, err := s.Git.Open(repo.ID).ResolveRef(ctx, "refs/heads/"+p.BaseRef); err == nil && gitrepo.ValidOID(expected) {
+		if no, err := workflowguard.CheckMerge(ctx, c.Auth, s.Git.Open(repo.ID), "refs/heads/"+p.BaseRef, baseSHA, expected); err != nil {
+			return nil, err
+		} else if no != nil {
+			return nil, no.MergeError()
 		}
 	}
 	m := &model.MergeRequest{UUID: newUUID(), PullID: p.IssueID, RepoID: repo.ID, ActorID: c.UserID, Method: in.Method,

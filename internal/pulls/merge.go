@@ -11,6 +11,7 @@ import (
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/workflowguard"
 )
 
 // MergeInput is PUT .../merge's body.
@@ -137,6 +138,11 @@ func (s *Service) Merge(ctx context.Context, repo *model.Repo, c Caller, number 
 		if err != nil {
 			return nil, err
 		}
+	}
+	if no, err := workflowguard.Check(ctx, c.Auth, g, nil, workflowguard.Change{Ref: "refs/heads/" + p.BaseRef, Old: baseSHA, New: newSHA}); err != nil {
+		return nil, err
+	} else if no != nil {
+		return nil, no.MergeError()
 	}
 	if err := g.UpdateRef(ctx, "refs/heads/"+p.BaseRef, newSHA, baseSHA); errors.Is(err, gitrepo.ErrRefConflict) {
 		return nil, notAllowed("Base branch was modified. Review and try the merge again.")
@@ -340,6 +346,13 @@ func (s *Service) UpdateBranch(ctx context.Context, repo *model.Repo, c Caller, 
 		return model.Unprocessable("merge conflict between base and head")
 	} else if err != nil {
 		return err
+	}
+	// GitHub answers a head the merge would change workflow files of
+	// with its 403 at once.
+	if no, err := workflowguard.CheckMerge(ctx, c.Auth, g, "refs/heads/"+p.HeadRef, headSHA, baseSHA); err != nil {
+		return err
+	} else if no != nil {
+		return no.Forbidden()
 	}
 	job := jobs.Job{Kind: jobUpdateBranch, Key: "pull-update:" + itoa(p.IssueID),
 		Payload: map[string]any{"issue_id": p.IssueID, "head_sha": headSHA, "base_sha": baseSHA, "actor_id": c.UserID}}

@@ -92,6 +92,10 @@ type Caller struct {
 	Perm   authz.Permission // on the base repository
 	// PermOn is the caller's permission on another repository.
 	PermOn func(ctx context.Context, repo *model.Repo) (authz.Permission, error)
+	// Auth is the caller's credential, for what the token may change
+	// beyond the repository permission (workflow files); nil for hubd's
+	// own work.
+	Auth *authz.Caller
 }
 
 // CallerFor is the service's view of an authenticated caller whose
@@ -101,7 +105,7 @@ func CallerFor(st *store.Store, c *authz.Caller, perm authz.Permission) Caller {
 	if c.User != nil {
 		login = c.User.Login
 	}
-	return Caller{UserID: c.UserID(), Login: login, Perm: perm,
+	return Caller{UserID: c.UserID(), Login: login, Perm: perm, Auth: c,
 		PermOn: func(ctx context.Context, repo *model.Repo) (authz.Permission, error) {
 			v, err := st.R().RepoByID(ctx, repo.ID, c.UserID())
 			if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/workflowguard"
 )
 
 // Service applies the rules of releases.
@@ -50,6 +51,10 @@ type Access struct {
 	Repo   *model.Repo
 	Perm   authz.Permission
 	UserID int64
+	// Auth is the caller's credential, for what the token may change
+	// beyond the repository permission (a tag bringing workflow files);
+	// nil for hubd's own work.
+	Auth *authz.Caller
 }
 
 // MayPush reports whether the caller sees drafts and may change releases.
@@ -273,7 +278,7 @@ func (s *Service) Create(ctx context.Context, a Access, in CreateInput) (*model.
 			mode = model.LatestTrue
 		}
 		if !tagged {
-			if madeTag, err = s.makeTag(ctx, g, in.TagName, commit); err != nil {
+			if madeTag, err = s.makeTag(ctx, g, a.Auth, in.TagName, commit); err != nil {
 				return nil, err
 			}
 		}
@@ -387,7 +392,7 @@ func (s *Service) Update(ctx context.Context, a Access, id int64, in UpdateInput
 			return nil, err
 		}
 		if !r.Draft && !tagged {
-			if madeTag, err = s.makeTag(ctx, g, r.TagName, commit); err != nil {
+			if madeTag, err = s.makeTag(ctx, g, a.Auth, r.TagName, commit); err != nil {
 				return nil, err
 			}
 		}
@@ -561,8 +566,15 @@ func (s *Service) target(ctx context.Context, repo *model.Repo, ref string) (str
 }
 
 // makeTag creates a lightweight tag; false when someone created it
-// meanwhile (the release then names their tag).
-func (s *Service) makeTag(ctx context.Context, g *gitrepo.Repo, tag, commit string) (bool, error) {
+// meanwhile (the release then names their tag). A tag at a commit no
+// branch or tag holds that changes workflow files needs what a push of it
+// would (workflowguard).
+func (s *Service) makeTag(ctx context.Context, g *gitrepo.Repo, auth *authz.Caller, tag, commit string) (bool, error) {
+	if no, err := workflowguard.Check(ctx, auth, g, nil, workflowguard.Change{Ref: "refs/tags/" + tag, Old: gitrepo.ZeroOID, New: commit}); err != nil {
+		return false, err
+	} else if no != nil {
+		return false, no.Forbidden()
+	}
 	err := g.UpdateRef(ctx, "refs/tags/"+tag, commit, gitrepo.ZeroOID)
 	if errors.Is(err, gitrepo.ErrRefConflict) {
 		return false, nil

@@ -203,7 +203,9 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		s.MaxBody = cfg.MaxBody
 	}
 	s.git.MaxPush = cfg.MaxPush
-	s.git.Check = rulesetsAPI.PushCheck // repository rules decide pushes
+	// Workflow files need the workflow scope or permission; then the
+	// repository rules decide pushes.
+	s.git.Check = workflowPushCheck(rulesetsAPI.PushCheck)
 	s.git.Resolver = gitResolver{d: &s.deps, gist: gistsAPI.GitAccess}
 	s.Pages, s.Clients = oauthAPI.Pages(s.LoginLimiter()), oauthAPI.Clients
 	s.Feeds = activityAPI.Feeds()

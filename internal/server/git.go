@@ -10,6 +10,7 @@ import (
 	"github.com/hubd/hubd/internal/githttp"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/workflowguard"
 )
 
 // gitResolver authorizes git transport requests with the same repository
@@ -89,4 +90,28 @@ func (g gitObserver) Pushed(ctx context.Context, a *githttp.Access, updates []gi
 		list[i] = api.RefUpdate{Ref: u.Name, Old: u.Old, New: u.New}
 	}
 	return g.d.RecordPush(ctx, a.Model, a.ActorID, list, true)
+}
+
+// workflowPushCheck refuses a push that creates, changes or deletes a
+// workflow file the pusher's token may not change, before any ref moves
+// (git shows "! [remote rejected] ref -> ref (refusing to allow ...)" as
+// GitHub's does); next decides the pushes it lets through.
+func workflowPushCheck(next githttp.PushCheck) githttp.PushCheck {
+	return func(ctx context.Context, r *http.Request, a *githttp.Access, updates []githttp.RefUpdate, env []string) (string, error) {
+		if a.OnPush == nil { // a gist runs no workflows
+			changes := make([]workflowguard.Change, len(updates))
+			for i, u := range updates {
+				changes[i] = workflowguard.Change{Ref: u.Name, Old: u.Old, New: u.New}
+			}
+			no, err := workflowguard.Check(ctx, rest.Caller(r), a.Repo, env, changes...)
+			if err != nil {
+				return "", err
+			}
+			if no != nil {
+				// GitHub gives the reason in the ref's rejection.
+				return "", &githttp.Declined{Reason: no.Message}
+			}
+		}
+		return next(ctx, r, a, updates, env)
+	}
 }

@@ -31,7 +31,7 @@ func (x *req) releasePage() bool {
 		return x.notFound()
 	}
 	tag := strings.Join(x.pg.rest[1:], "/")
-	acc := releases.Access{Repo: x.repo, Perm: x.perm, UserID: x.caller().UserID()}
+	acc := releases.Access{Repo: x.repo, Perm: x.perm, UserID: x.caller().UserID(), Auth: x.caller()}
 	r, err := (&releases.Service{Store: x.h.d.Store}).ByPath(x.r.Context(), acc, tag)
 	if errors.Is(err, model.ErrNotFound) {
 		return x.notFound()

@@ -14,6 +14,7 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/wire"
+	"github.com/hubd/hubd/internal/workflowguard"
 )
 
 var (
@@ -160,6 +161,7 @@ type fileChange struct {
 	message           string
 	author, committer gitrepo.Signature
 	actorID           int64
+	caller            *authz.Caller
 }
 
 // change reads what both writes share from the request.
@@ -184,7 +186,7 @@ func (a *API) change(r *http.Request, in *fileBody) (fileChange, error) {
 			return fileChange{}, err
 		}
 	}
-	ch := fileChange{path: p, message: *in.Message, author: author, committer: committer, actorID: c.UserID()}
+	ch := fileChange{path: p, message: *in.Message, author: author, committer: committer, actorID: c.UserID(), caller: c}
 	if in.SHA != nil {
 		ch.sha = *in.SHA
 	}
@@ -321,6 +323,13 @@ func (a *API) commitChange(ctx context.Context, repo *model.Repo, ch fileChange)
 		}
 		if c.OID, err = g.WriteObject(ctx, "commit", gitrepo.EncodeCommit(c)); err != nil {
 			return nil, err
+		}
+		// A token that may not change workflows gets GitHub's 404 for a
+		// file under .github/workflows.
+		if no, err := workflowguard.Check(ctx, ch.caller, g, nil, workflowguard.Change{Ref: ref, Old: old, New: c.OID}); err != nil {
+			return nil, err
+		} else if no != nil {
+			return nil, model.ErrNotFound
 		}
 		if err := a.ruled(ctx, repo, ch.actorID, ref, old, c.OID); err != nil {
 			return nil, err

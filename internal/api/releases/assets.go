@@ -192,7 +192,7 @@ func (a *API) download(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	acc := svc.Access{Repo: repo, Perm: perm, UserID: rest.Caller(r).UserID()}
+	acc := svc.Access{Repo: repo, Perm: perm, UserID: rest.Caller(r).UserID(), Auth: rest.Caller(r)}
 	as, err := a.svc.AssetByPath(r.Context(), acc, tag, name)
 	if err != nil {
 		return err

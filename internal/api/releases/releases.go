@@ -23,7 +23,7 @@ func (a *API) access(r *http.Request, need authz.Permission) (svc.Access, error)
 	if err != nil {
 		return svc.Access{}, err
 	}
-	return svc.Access{Repo: repo, Perm: perm, UserID: rest.Caller(r).UserID()}, nil
+	return svc.Access{Repo: repo, Perm: perm, UserID: rest.Caller(r).UserID(), Auth: rest.Caller(r)}, nil
 }
 
 // pathID reads a numeric path value; anything else names nothing.
