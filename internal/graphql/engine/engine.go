@@ -279,14 +279,9 @@ func (s *Schema) document(query string) (*ast.QueryDocument, *Response) {
 	if doc != nil {
 		return doc, nil
 	}
-	doc, perr := parser.ParseQuery(&ast.Source{Name: "query", Input: query})
-	if perr != nil {
-		return nil, &Response{Errors: convertGQLErrors(gqlerror.List{toGQLError(perr)}, "")}
-	}
-	errs := validator.ValidateWithRules(s.AST, doc, s.rules)
-	errs = lenient(errs)
-	if len(errs) > 0 {
-		return nil, &Response{Errors: convertGQLErrors(errs, "")}
+	doc, bad := s.parseAndValidate(query)
+	if bad != nil {
+		return nil, bad
 	}
 	if len(query) <= maxCachedQuery {
 		s.mu.Lock()
@@ -295,6 +290,20 @@ func (s *Schema) document(query string) (*ast.QueryDocument, *Response) {
 		}
 		s.docs[query] = doc
 		s.mu.Unlock()
+	}
+	return doc, nil
+}
+
+// parseAndValidate parses a query and validates it against the schema.
+func (s *Schema) parseAndValidate(query string) (*ast.QueryDocument, *Response) {
+	doc, perr := parser.ParseQuery(&ast.Source{Name: "query", Input: query})
+	if perr != nil {
+		return nil, &Response{Errors: convertGQLErrors(gqlerror.List{toGQLError(perr)}, "")}
+	}
+	errs := validator.ValidateWithRules(s.AST, doc, s.rules)
+	errs = lenient(errs)
+	if len(errs) > 0 {
+		return nil, &Response{Errors: convertGQLErrors(errs, "")}
 	}
 	return doc, nil
 }
