@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"sort"
@@ -49,7 +50,7 @@ func BenchmarkValidateGhQueries(b *testing.B) {
 		b.Run(names[i], func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, bad := s.parseAndValidate(texts[i]); bad != nil {
+				if _, bad := s.parseAndValidate(context.Background(), texts[i]); bad != nil {
 					b.Fatalf("%s: %v", names[i], bad.Errors[0].Message)
 				}
 			}

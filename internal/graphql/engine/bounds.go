@@ -1,0 +1,385 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+)
+
+// What a document may ask before it is validated, so that no document
+// costs more than a bounded amount of work to refuse or to run. GitHub
+// publishes none of these numbers but the depth (25, as clients observe);
+// the messages are graphql-ruby's, which GitHub serves.
+const (
+	// MaxDocumentBytes and MaxTokens bound what the lexer and parser read.
+	MaxDocumentBytes = 256 << 10
+	MaxTokens        = 30_000
+	// MaxDepth is the deepest field nesting, fragments spread.
+	MaxDepth = 25
+	// MaxFields bounds the fields of the whole document once its fragments
+	// are spread the way execution spreads them (each fragment once per
+	// selection, wherever it is spread): what validation, cost and
+	// execution walk.
+	MaxFields = 25_000
+	// mergeBudget bounds the work of the field-merging check (fields
+	// gathered and compared); no document within MaxFields that clients
+	// send comes near it.
+	mergeBudget = 8 * MaxFields
+)
+
+// tooLarge is graphql-ruby's answer to a document past its token limit or
+// nesting the parser refuses.
+const tooLarge = "This query is too large to execute."
+
+// errCanceled stops validation when the request's context ends.
+var errCanceled = fmt.Errorf("graphql: request canceled")
+
+// ctxEvery is how many steps of a walk pass between two looks at the
+// request's context.
+const ctxEvery = 1024
+
+// measure computes each operation's fields and depth with fragments spread
+// as execution spreads them: a field's selection, with the inline
+// fragments and fragment spreads it holds (each fragment once however
+// often it is spread there), is one scope. The size and depth of a field's
+// scope are computed once per field of the document, so a fragment spread
+// in many places costs its own size once, and a fan-out of fragments
+// (each spreading the next twice) is counted, not walked.
+type measure struct {
+	ctx   context.Context
+	frags map[string]*ast.FragmentDefinition
+	memo  map[*ast.Field]*scopeSize
+	steps int
+}
+
+type scopeSize struct {
+	fields, depth int
+	busy          bool // being measured: a field inside its own scope (a fragment cycle, which validation refuses)
+}
+
+func newMeasure(ctx context.Context, doc *ast.QueryDocument) *measure {
+	return &measure{ctx: ctx, frags: fragmentIndex(doc), memo: map[*ast.Field]*scopeSize{}}
+}
+
+// document sums the fields of every operation and finds the deepest.
+func (m *measure) document(doc *ast.QueryDocument) (fields, depth int, err error) {
+	for _, op := range doc.Operations {
+		f, d, err := m.scope(op.SelectionSet)
+		if err != nil {
+			return 0, 0, err
+		}
+		fields = min(fields+f, MaxFields+1)
+		depth = max(depth, d)
+	}
+	return fields, depth, nil
+}
+
+// scope measures one selection with the fragments it reaches without
+// crossing a field. Counts saturate past MaxFields.
+func (m *measure) scope(ss ast.SelectionSet) (fields, depth int, err error) {
+	tick := func() error {
+		if m.steps++; m.steps%ctxEvery == 0 && m.ctx.Err() != nil {
+			return errCanceled
+		}
+		return nil
+	}
+	err = walkScope([]ast.SelectionSet{ss}, m.frags, tick, func(s *ast.Field) error {
+		f, d, err := m.field(s)
+		fields = min(fields+1+f, MaxFields+1)
+		depth = max(depth, 1+d)
+		return err
+	})
+	return fields, depth, err
+}
+
+// walkScope calls field for each field of a scope: the selections sels
+// with their inline fragments and the fragments they spread, each fragment
+// once (as execution collects them). tick is called for every selection; an
+// error of either stops the walk.
+func walkScope(sels []ast.SelectionSet, frags map[string]*ast.FragmentDefinition, tick func() error, field func(*ast.Field) error) error {
+	var visited map[string]bool
+	var walk func(ss ast.SelectionSet) error
+	walk = func(ss ast.SelectionSet) error {
+		for _, sel := range ss {
+			if err := tick(); err != nil {
+				return err
+			}
+			var next ast.SelectionSet
+			switch s := sel.(type) {
+			case *ast.Field:
+				if err := field(s); err != nil {
+					return err
+				}
+				continue
+			case *ast.InlineFragment:
+				next = s.SelectionSet
+			case *ast.FragmentSpread:
+				def := frags[s.Name]
+				if visited[s.Name] || def == nil {
+					continue
+				}
+				if visited == nil {
+					visited = map[string]bool{}
+				}
+				visited[s.Name] = true
+				next = def.SelectionSet
+			}
+			if err := walk(next); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, ss := range sels {
+		if err := walk(ss); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *measure) field(f *ast.Field) (fields, depth int, err error) {
+	if len(f.SelectionSet) == 0 {
+		return 0, 0, nil
+	}
+	if z := m.memo[f]; z != nil {
+		if z.busy {
+			return 0, 0, nil
+		}
+		return z.fields, z.depth, nil
+	}
+	z := &scopeSize{busy: true}
+	m.memo[f] = z
+	fields, depth, err = m.scope(f.SelectionSet)
+	z.fields, z.depth, z.busy = fields, depth, false
+	return fields, depth, err
+}
+
+// checkBounds refuses a parsed document past MaxDepth or MaxFields, with
+// graphql-ruby's messages.
+func checkBounds(ctx context.Context, doc *ast.QueryDocument) (*gqlerror.Error, error) {
+	fields, depth, err := newMeasure(ctx, doc).document(doc)
+	if err != nil {
+		return nil, err
+	}
+	if depth > MaxDepth {
+		return gqlerror.Errorf("Query has depth of %d, which exceeds max depth of %d", depth, MaxDepth), nil
+	}
+	if fields > MaxFields {
+		return gqlerror.Errorf("Query has complexity of %s, which exceeds max complexity of %d", atLeast(fields), MaxFields), nil
+	}
+	return nil, nil
+}
+
+// atLeast writes a saturated count as what it is known to be: more than the
+// limit.
+func atLeast(n int) string {
+	if n > MaxFields {
+		return fmt.Sprintf("more than %d", MaxFields)
+	}
+	return fmt.Sprint(n)
+}
+
+// merger checks that fields of one response name can merge (the rule
+// "overlapping fields can be merged"), in time linear in the fields it
+// gathers: the fields of one name are compared with one representative
+// rather than with each other, and the selections of the fields that merge
+// are gathered into one scope and checked once, rather than pair by pair.
+//
+// Two fields of one name merge when they select the same field with the
+// same arguments, unless they are selected on two different object types
+// (they then never meet in one object). Selected on the same object type
+// or where either parent is abstract, they are compared: equality of name
+// and arguments is an equivalence, so comparing each with the first field
+// of an abstract parent (or, lacking one, the first of its own object
+// type) finds every conflict. Fields of one name may return different
+// types on different object types, as GitHub allows (lenient), so no
+// type is compared.
+type merger struct {
+	ctx   context.Context
+	frags map[string]*ast.FragmentDefinition
+	errs  gqlerror.List
+	work  int
+}
+
+// check runs the rule on every operation of doc.
+func (mg *merger) check(doc *ast.QueryDocument) error {
+	for _, op := range doc.Operations {
+		if err := mg.scope([]ast.SelectionSet{op.SelectionSet}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tick counts one unit of work, and stops the check past its budget or
+// when the request ends.
+func (mg *merger) tick() error {
+	mg.work++
+	if mg.work > mergeBudget {
+		return errTooLarge
+	}
+	if mg.work%ctxEvery == 0 && mg.ctx.Err() != nil {
+		return errCanceled
+	}
+	return nil
+}
+
+var errTooLarge = fmt.Errorf("graphql: too large")
+
+// group is the fields of one response name in a scope.
+type group struct {
+	key    string
+	fields []*ast.Field
+}
+
+// scope gathers the fields of the selections sels (fragments spread once
+// each), checks each response name, and goes on into the selections of
+// the fields that merge.
+func (mg *merger) scope(sels []ast.SelectionSet) error {
+	var groups []group
+	index := map[string]int{}
+	err := walkScope(sels, mg.frags, mg.tick, func(s *ast.Field) error {
+		k := s.Alias
+		if k == "" {
+			k = s.Name
+		}
+		i, ok := index[k]
+		if !ok {
+			i = len(groups)
+			index[k] = i
+			groups = append(groups, group{key: k})
+		}
+		groups[i].fields = append(groups[i].fields, s)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, g := range groups {
+		if err := mg.group(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// abstract reports whether a field's parent type may be more than one
+// object type (an interface, a union, or unknown).
+func abstract(f *ast.Field) bool {
+	return f.ObjectDefinition == nil || f.ObjectDefinition.Kind != ast.Object
+}
+
+func (mg *merger) group(g group) error {
+	if len(g.fields) == 1 {
+		return mg.sub(g.fields)
+	}
+	var rep *ast.Field // the first field of an abstract parent
+	for _, f := range g.fields {
+		if abstract(f) {
+			rep = f
+			break
+		}
+	}
+	// The fields that merge: with an abstract representative, all of them
+	// for each object type (the abstract ones with each); otherwise those
+	// of each object type.
+	var shared []*ast.Field
+	byType := map[string][]*ast.Field{}
+	var order []string
+	for _, f := range g.fields {
+		if err := mg.tick(); err != nil {
+			return err
+		}
+		r := rep
+		if abstract(f) {
+			shared = append(shared, f)
+		} else {
+			t := f.ObjectDefinition.Name
+			if _, ok := byType[t]; !ok {
+				order = append(order, t)
+			}
+			byType[t] = append(byType[t], f)
+			if r == nil {
+				r = byType[t][0]
+			}
+		}
+		if r != f {
+			mg.compare(g.key, r, f)
+		}
+	}
+	if len(order) == 0 {
+		return mg.sub(shared)
+	}
+	for _, t := range order {
+		if err := mg.sub(append(shared[:len(shared):len(shared)], byType[t]...)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sub checks the selections of fields that merge, as one scope.
+func (mg *merger) sub(fields []*ast.Field) error {
+	var sels []ast.SelectionSet
+	for _, f := range fields {
+		if len(f.SelectionSet) > 0 {
+			sels = append(sels, f.SelectionSet)
+		}
+	}
+	if len(sels) == 0 {
+		return nil
+	}
+	return mg.scope(sels)
+}
+
+// compare reports, as graphql-ruby does, two fields of one response name
+// that select different fields or pass different arguments.
+func (mg *merger) compare(key string, a, b *ast.Field) {
+	if before(b, a) {
+		a, b = b, a // named in the document's order, at the later field
+	}
+	if a.Name != b.Name {
+		mg.errs = append(mg.errs, gqlerror.ErrorPosf(b.Position, "Field '%s' has a field conflict: %s or %s?", key, a.Name, b.Name))
+		return
+	}
+	if !sameArgs(a.Arguments, b.Arguments) {
+		mg.errs = append(mg.errs, gqlerror.ErrorPosf(b.Position, "Field '%s' has an argument conflict: %s or %s?", key, argsString(a.Arguments), argsString(b.Arguments)))
+	}
+}
+
+func before(a, b *ast.Field) bool {
+	return a.Position != nil && b.Position != nil && a.Position.Start < b.Position.Start
+}
+
+func sameArgs(a, b ast.ArgumentList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		y := b.ForName(x.Name)
+		if y == nil || x.Value.String() != y.Value.String() {
+			return false
+		}
+	}
+	return true
+}
+
+// argsString writes arguments as GraphQL input, {name: value, ...}.
+func argsString(args ast.ArgumentList) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, a := range args {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(a.Name)
+		b.WriteString(": ")
+		b.WriteString(a.Value.String())
+	}
+	b.WriteByte('}')
+	return b.String()
+}
