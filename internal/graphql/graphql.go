@@ -159,10 +159,8 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) error {
 	// GitHub's point cost: a request took one point on its way in; a
 	// document that pages through more takes the rest now, or none of it.
 	cost := a.schema.Cost(p)
-	if cost.Over != "" {
-		return writeJSON(w, &engine.Response{Errors: []*engine.RespError{{Type: "MAX_NODE_LIMIT_EXCEEDED",
-			Message: fmt.Sprintf("By the time this query traverses to the %s connection, it is requesting up to %s possible nodes which exceeds the maximum limit of 500,000.",
-				cost.Over, thousands(cost.OverNodes))}}})
+	if over := nodeLimit(cost); over != "" {
+		return writeJSON(w, &engine.Response{Errors: []*engine.RespError{{Type: "MAX_NODE_LIMIT_EXCEEDED", Message: over}}})
 	}
 	rq.cost = cost
 	if cost.Points > 1 {
@@ -177,6 +175,21 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	return writeJSON(w, a.schema.Execute(ctx, p))
+}
+
+// nodeLimit is GitHub's refusal of a document that may return more than
+// 500,000 nodes: naming the connection that alone may return that many, or
+// else the sum (gh's pull request list with commits and their authors is
+// refused at 100 pull requests for the authors connection's 1,000,000
+// nodes, and at 50 for the document's 505,050).
+func nodeLimit(c engine.Cost) string {
+	switch {
+	case c.Over != "":
+		return fmt.Sprintf("By the time this query traverses to the %s connection, it is requesting up to %s possible nodes which exceeds the maximum limit of 500,000.", c.Over, thousands(c.OverNodes))
+	case c.Nodes > engine.MaxNodes:
+		return fmt.Sprintf("This query requests up to %s possible nodes which exceeds the maximum limit of 500,000.", thousands(c.Nodes))
+	}
+	return ""
 }
 
 // thousands writes n with comma separators, as GitHub's messages do.

@@ -51,17 +51,17 @@ const ctxEvery = 1024
 type measure struct {
 	ctx   context.Context
 	frags map[string]*ast.FragmentDefinition
-	memo  map[*ast.Field]*scopeSize
+	memo  map[*ast.Field]scopeSize
 	steps int
 }
 
 type scopeSize struct {
 	fields, depth int
-	busy          bool // being measured: a field inside its own scope (a fragment cycle, which validation refuses)
+	busy          bool // being measured: a field inside its own scope (a fragment cycle, which validation refuses) counts nothing
 }
 
 func newMeasure(ctx context.Context, doc *ast.QueryDocument) *measure {
-	return &measure{ctx: ctx, frags: fragmentIndex(doc), memo: map[*ast.Field]*scopeSize{}}
+	return &measure{ctx: ctx, frags: fragmentIndex(doc), memo: map[*ast.Field]scopeSize{}}
 }
 
 // document sums the fields of every operation and finds the deepest.
@@ -145,16 +145,12 @@ func (m *measure) field(f *ast.Field) (fields, depth int, err error) {
 	if len(f.SelectionSet) == 0 {
 		return 0, 0, nil
 	}
-	if z := m.memo[f]; z != nil {
-		if z.busy {
-			return 0, 0, nil
-		}
-		return z.fields, z.depth, nil
+	if z, ok := m.memo[f]; ok {
+		return z.fields, z.depth, nil // a busy one counts nothing
 	}
-	z := &scopeSize{busy: true}
-	m.memo[f] = z
+	m.memo[f] = scopeSize{busy: true}
 	fields, depth, err = m.scope(f.SelectionSet)
-	z.fields, z.depth, z.busy = fields, depth, false
+	m.memo[f] = scopeSize{fields: fields, depth: depth}
 	return fields, depth, err
 }
 
@@ -236,22 +232,24 @@ type group struct {
 	fields []*ast.Field
 }
 
+func (g group) responseKey() string { return g.key }
+
 // scope gathers the fields of the selections sels (fragments spread once
 // each), checks each response name, and goes on into the selections of
 // the fields that merge.
 func (mg *merger) scope(sels []ast.SelectionSet) error {
 	var groups []group
-	index := map[string]int{}
+	var index map[string]int // once there are many groups
 	err := walkScope(sels, mg.frags, mg.tick, func(s *ast.Field) error {
 		k := s.Alias
 		if k == "" {
 			k = s.Name
 		}
-		i, ok := index[k]
-		if !ok {
+		i := findKey(groups, index, k)
+		if i < 0 {
 			i = len(groups)
-			index[k] = i
 			groups = append(groups, group{key: k})
+			index = indexKey(groups, index)
 		}
 		groups[i].fields = append(groups[i].fields, s)
 		return nil

@@ -15,8 +15,10 @@ type Cost struct {
 	Requests int // requests to fulfil every connection
 	Nodes    int // nodes the document may return
 	Points   int
-	// Over names the first connection that takes the document past
-	// MaxNodes, with the nodes it may request by then.
+	// Over names the first connection that alone may return more than
+	// MaxNodes nodes (its page times the pages of the connections around
+	// it), with that number: GitHub names it so. A document past MaxNodes
+	// only in its sum has no Over.
 	Over      string
 	OverNodes int
 }
@@ -76,8 +78,8 @@ func (w *costWalk) walk(typ *ast.Definition, ss ast.SelectionSet, mult int, visi
 				w.c.Requests = min(w.c.Requests+mult, costCap)
 				m = min(mult*size, costCap)
 				w.c.Nodes = min(w.c.Nodes+m, costCap)
-				if w.c.Over == "" && w.c.Nodes > MaxNodes {
-					w.c.Over, w.c.OverNodes = s.Name, w.c.Nodes
+				if w.c.Over == "" && m > MaxNodes {
+					w.c.Over, w.c.OverNodes = s.Name, m
 				}
 			}
 			var scope map[string]bool

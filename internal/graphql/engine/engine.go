@@ -733,9 +733,7 @@ type collector struct {
 	out     []collected
 	visited []string // fragments spread already
 	buf     []*ast.Field
-	// index finds a key's place in out once out is long (a selection of
-	// thousands of aliases would otherwise be searched quadratically).
-	index map[string]int
+	index   map[string]int // of out's keys, once out is long (findKey)
 }
 
 // collectIndexAt is the number of keys from which collect indexes them.
@@ -753,7 +751,7 @@ func (c *collector) walk(ss ast.SelectionSet) {
 			if k == "" {
 				k = s.Name
 			}
-			at := c.find(k)
+			at := findKey(c.out, c.index, k)
 			if at >= 0 {
 				c.out[at].fields = append(c.out[at].fields, s)
 			} else {
@@ -768,14 +766,7 @@ func (c *collector) walk(ss ast.SelectionSet) {
 					c.out = make([]collected, 0, 8)
 				}
 				c.out = append(c.out, collected{key: k, fields: c.buf[n-1 : n : n]})
-				if c.index != nil {
-					c.index[k] = len(c.out) - 1
-				} else if len(c.out) == collectIndexAt {
-					c.index = make(map[string]int, 2*collectIndexAt)
-					for i, o := range c.out {
-						c.index[o.key] = i
-					}
-				}
+				c.index = indexKey(c.out, c.index)
 			}
 		case *ast.InlineFragment:
 			if !ex.included(s.Directives) || !ex.applies(s.TypeCondition, c.typ) {
@@ -796,20 +787,43 @@ func (c *collector) walk(ss ast.SelectionSet) {
 	}
 }
 
-// find returns the place of key k in out, or -1.
-func (c *collector) find(k string) int {
-	if c.index != nil {
-		if i, ok := c.index[k]; ok {
+// keyed is a list of response keys (collected fields, groups of fields),
+// searched while it is short and indexed by key once it is long: a
+// selection of thousands of aliases costs linear time, one of a few no map.
+type keyed interface{ responseKey() string }
+
+func (c collected) responseKey() string { return c.key }
+
+// findKey returns the place of key k in items, or -1.
+func findKey[T keyed](items []T, index map[string]int, k string) int {
+	if index != nil {
+		if i, ok := index[k]; ok {
 			return i
 		}
 		return -1
 	}
-	for i := range c.out {
-		if c.out[i].key == k {
+	for i := range items {
+		if items[i].responseKey() == k {
 			return i
 		}
 	}
 	return -1
+}
+
+// indexKey records the key just appended to items in index, making the
+// index once items reach collectIndexAt; it returns the index.
+func indexKey[T keyed](items []T, index map[string]int) map[string]int {
+	last := len(items) - 1
+	switch {
+	case index != nil:
+		index[items[last].responseKey()] = last
+	case len(items) == collectIndexAt:
+		index = make(map[string]int, 2*collectIndexAt)
+		for i := range items {
+			index[items[i].responseKey()] = i
+		}
+	}
+	return index
 }
 
 func (ex *execution) applies(cond string, typ *ast.Definition) bool {
