@@ -47,27 +47,27 @@ func prepared(t *testing.T, s *Schema, query string) (*Prepared, *Response, uint
 }
 
 // work parses and validates query and reports the steps the bounds took
-// and the units of work the merging check took.
-func work(t *testing.T, s *Schema, query string) (measureSteps, fields, depth, mergeWork int, mergeErrs int) {
+// (over: past MaxSelections) and the units of work the merging check took.
+func work(t *testing.T, s *Schema, query string) (measureSteps, selections, depth, mergeWork int, mergeErrs int, over bool) {
 	t.Helper()
-	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, MaxTokens)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := mustParse(t, query)
 	m := newMeasure(context.Background(), doc)
-	fields, depth, err = m.document(doc)
+	selections, depth, err := m.document(doc)
+	if err == errOver {
+		return m.steps, 0, 0, 0, 0, true
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fields > MaxFields || depth > MaxDepth {
-		return m.steps, fields, depth, 0, 0
+	if depth > MaxDepth {
+		return m.steps, selections, depth, 0, 0, false
 	}
 	validator.ValidateWithRules(s.AST, doc, s.rules)
 	mg := &merger{ctx: context.Background(), frags: fragmentIndex(doc)}
 	if err := mg.check(doc); err != nil {
 		t.Fatal(err)
 	}
-	return m.steps, fields, depth, mg.work, len(mg.errs)
+	return m.steps, selections, depth, mg.work, len(mg.errs), false
 }
 
 func realSchema(t *testing.T) *Schema {
@@ -110,7 +110,7 @@ func TestAmplificationConflictingAliases(t *testing.T) {
 	}
 	b.WriteString(" } }")
 	q := b.String()
-	_, _, _, mergeWork, conflicts := work(t, s, q)
+	_, _, _, mergeWork, conflicts, _ := work(t, s, q)
 	if conflicts != 1500 || mergeWork > 3*3000+10 {
 		t.Fatalf("%d conflicts for %d units of work; want 1,500 for at most %d", conflicts, mergeWork, 3*3000+10)
 	}
@@ -129,9 +129,9 @@ func TestAmplificationConflictingAliases(t *testing.T) {
 func TestAmplificationRepeatedField(t *testing.T) {
 	q := "{ items {" + strings.Repeat(" name", 20_000) + " } }"
 	s, calls := testEngine(t)
-	_, fields, _, mergeWork, conflicts := work(t, s, q)
-	if fields != 20_001 || conflicts != 0 || mergeWork > 3*20_001 {
-		t.Fatalf("%d fields, %d conflicts, %d units of work", fields, conflicts, mergeWork)
+	_, selections, _, mergeWork, conflicts, _ := work(t, s, q)
+	if selections != 20_001 || conflicts != 0 || mergeWork > 3*20_001 {
+		t.Fatalf("%d selections, %d conflicts, %d units of work", selections, conflicts, mergeWork)
 	}
 	p, bad, alloc := prepared(t, s, q)
 	if bad != nil {
@@ -173,9 +173,12 @@ func TestAmplificationFragmentFanOut(t *testing.T) {
 	if len(q) >= 1024 {
 		t.Fatalf("the document is %d bytes", len(q))
 	}
-	steps, fields, _, mergeWork, _ := work(t, s, q)
-	if fields != 2 || steps > 200 || mergeWork > 200 {
-		t.Fatalf("%d fields in %d steps, %d units of merging work", fields, steps, mergeWork)
+	// The operation's 51 selections: ...f0, two spreads in each fragment,
+	// rateLimit and cost; the steps add each fragment walked on its own
+	// (the validator walks them so), 676 in all.
+	steps, selections, _, mergeWork, _, _ := work(t, s, q)
+	if selections != 51 || steps > 700 || mergeWork > 100 {
+		t.Fatalf("%d selections in %d steps, %d units of merging work", selections, steps, mergeWork)
 	}
 	p, bad, _ := prepared(t, s, q)
 	if bad != nil {
@@ -195,8 +198,8 @@ func TestAmplificationFragmentFanOut(t *testing.T) {
 		}
 	}
 	b.WriteString("fragment a24 on Query{n: rateLimit{cost}} fragment b24 on Query{n: rateLimit{cost}}")
-	if steps, fields, _, mergeWork, _ := work(t, s, b.String()); fields != 4 || steps > 400 || mergeWork > 400 {
-		t.Fatalf("two per level: %d fields in %d steps, %d units of merging work", fields, steps, mergeWork)
+	if steps, selections, _, mergeWork, _, _ := work(t, s, b.String()); selections != 99 || steps > 3000 || mergeWork > 200 {
+		t.Fatalf("two per level: %d selections in %d steps, %d units of merging work", selections, steps, mergeWork)
 	}
 
 	self := selfEngine(t)
@@ -206,15 +209,61 @@ func TestAmplificationFragmentFanOut(t *testing.T) {
 	if len(q) >= 1024 {
 		t.Fatalf("the document is %d bytes", len(q))
 	}
-	steps, fields, _, _, _ = work(t, self, q)
-	if fields <= MaxFields || steps > 300 {
-		t.Fatalf("through fields: %d fields in %d steps", fields, steps)
+	steps, _, _, _, _, over := work(t, self, q)
+	if !over || steps > 300 {
+		t.Fatalf("through fields: over %v after %d steps", over, steps)
 	}
 	_, bad, alloc := prepared(t, self, q)
-	onlyError(t, bad, fmt.Sprintf("Query has complexity of more than %d, which exceeds max complexity of %d", MaxFields, MaxFields))
+	onlyError(t, bad, fmt.Sprintf("Query has complexity of more than %d, which exceeds max complexity of %d", MaxSelections, MaxSelections))
 	if alloc > 16<<20 {
 		t.Fatalf("refusing allocated %d MB", alloc>>20)
 	}
+}
+
+// TestAmplificationOperations: operations that each reach a long chain of
+// fragments are counted together (the validator walks each fragment once
+// per operation), refused after about MaxSelections steps.
+func TestAmplificationOperations(t *testing.T) {
+	s := selfEngine(t)
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, "query o%d{...f0} ", i)
+	}
+	for i := range 1900 {
+		fmt.Fprintf(&b, "fragment f%d on Query{...f%d} ", i, i+1)
+	}
+	b.WriteString("fragment f1900 on Query{n}")
+	steps, _, _, _, _, over := work(t, s, b.String())
+	if !over || steps > MaxSelections+2000 {
+		t.Fatalf("over %v after %d steps", over, steps)
+	}
+	_, bad, _ := prepared(t, s, b.String())
+	onlyError(t, bad, fmt.Sprintf("Query has complexity of more than %d, which exceeds max complexity of %d", MaxSelections, MaxSelections))
+
+	// One operation, and the chain walked from each of its fragments on
+	// its own: 1,900 fragments cost 1,800,000 steps to the validator.
+	b.Reset()
+	b.WriteString("query{...f0} ")
+	for i := range 1900 {
+		fmt.Fprintf(&b, "fragment f%d on Query{...f%d} ", i, i+1)
+	}
+	b.WriteString("fragment f1900 on Query{n}")
+	doc := mustParse(t, b.String())
+	m := newMeasure(context.Background(), doc)
+	if _, _, err := m.document(doc); err != errTooLarge || m.steps > fragmentBudget+MaxSelections {
+		t.Fatalf("%v after %d steps", err, m.steps)
+	}
+	_, bad, _ = prepared(t, s, b.String())
+	onlyError(t, bad, tooLarge)
+}
+
+func mustParse(t *testing.T, query string) *ast.QueryDocument {
+	t.Helper()
+	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, MaxTokens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
 
 // TestAmplificationDeepNesting: 1,000 levels stop in the parser; 30

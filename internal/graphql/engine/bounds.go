@@ -19,35 +19,48 @@ const (
 	MaxTokens        = 30_000
 	// MaxDepth is the deepest field nesting, fragments spread.
 	MaxDepth = 25
-	// MaxFields bounds the fields of the whole document once its fragments
-	// are spread the way execution spreads them (each fragment once per
-	// selection, wherever it is spread): what validation, cost and
-	// execution walk.
-	MaxFields = 25_000
+	// MaxSelections bounds the selections (fields, fragment spreads and
+	// inline fragments) of the whole document once its fragments are
+	// spread the way execution spreads them (each fragment once per
+	// selection, wherever it is spread), all operations together: what
+	// validation, cost and execution walk.
+	MaxSelections = 25_000
 	// mergeBudget bounds the work of the field-merging check (fields
-	// gathered and compared); no document within MaxFields that clients
-	// send comes near it.
-	mergeBudget = 8 * MaxFields
+	// gathered and compared); no document within MaxSelections that
+	// clients send comes near it.
+	mergeBudget = 8 * MaxSelections
+	// fragmentBudget bounds the selections of the fragment definitions,
+	// each with the fragments it spreads: the validator walks each
+	// definition so, on its own, besides the operations (a chain of
+	// fragments spreading one another costs the square of its length).
+	fragmentBudget = 4 * MaxSelections
 )
 
 // tooLarge is graphql-ruby's answer to a document past its token limit or
 // nesting the parser refuses.
 const tooLarge = "This query is too large to execute."
 
-// errCanceled stops validation when the request's context ends.
-var errCanceled = fmt.Errorf("graphql: request canceled")
+// errCanceled stops validation when the request's context ends; errOver
+// stops the measure of a document past MaxSelections.
+var (
+	errCanceled = fmt.Errorf("graphql: request canceled")
+	errOver     = fmt.Errorf("graphql: too many selections")
+	errTooLarge = fmt.Errorf("graphql: too large")
+)
 
 // ctxEvery is how many steps of a walk pass between two looks at the
 // request's context.
 const ctxEvery = 1024
 
-// measure computes each operation's fields and depth with fragments spread
+// measure computes each operation's selections and depth with fragments spread
 // as execution spreads them: a field's selection, with the inline
 // fragments and fragment spreads it holds (each fragment once however
 // often it is spread there), is one scope. The size and depth of a field's
 // scope are computed once per field of the document, so a fragment spread
 // in many places costs its own size once, and a fan-out of fragments
-// (each spreading the next twice) is counted, not walked.
+// (each spreading the next twice) is counted, not walked. It stops as soon
+// as the document passes MaxSelections, so it walks at most about that
+// many selections.
 type measure struct {
 	ctx   context.Context
 	frags map[string]*ast.FragmentDefinition
@@ -56,43 +69,66 @@ type measure struct {
 }
 
 type scopeSize struct {
-	fields, depth int
-	busy          bool // being measured: a field inside its own scope (a fragment cycle, which validation refuses) counts nothing
+	selections, depth int
+	busy              bool // being measured: a field inside its own scope (a fragment cycle, which validation refuses) counts nothing
 }
 
 func newMeasure(ctx context.Context, doc *ast.QueryDocument) *measure {
 	return &measure{ctx: ctx, frags: fragmentIndex(doc), memo: map[*ast.Field]scopeSize{}}
 }
 
-// document sums the fields of every operation and finds the deepest.
-func (m *measure) document(doc *ast.QueryDocument) (fields, depth int, err error) {
+// document sums the selections of every operation and finds the deepest;
+// errOver past MaxSelections. The fragment definitions, each measured on
+// its own as the validator walks it, must stay within fragmentBudget
+// (errTooLarge).
+func (m *measure) document(doc *ast.QueryDocument) (selections, depth int, err error) {
 	for _, op := range doc.Operations {
-		f, d, err := m.scope(op.SelectionSet)
+		n, d, err := m.scope(op.SelectionSet)
 		if err != nil {
 			return 0, 0, err
 		}
-		fields = min(fields+f, MaxFields+1)
+		if selections += n; selections > MaxSelections {
+			return 0, 0, errOver
+		}
 		depth = max(depth, d)
 	}
-	return fields, depth, nil
+	inFragments := 0
+	for _, f := range doc.Fragments {
+		n, _, err := m.scope(f.SelectionSet)
+		if err == errOver {
+			err = errTooLarge
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		if inFragments += n; inFragments > fragmentBudget {
+			return 0, 0, errTooLarge
+		}
+	}
+	return selections, depth, nil
 }
 
 // scope measures one selection with the fragments it reaches without
-// crossing a field. Counts saturate past MaxFields.
-func (m *measure) scope(ss ast.SelectionSet) (fields, depth int, err error) {
+// crossing a field; errOver as soon as it passes MaxSelections.
+func (m *measure) scope(ss ast.SelectionSet) (selections, depth int, err error) {
 	tick := func() error {
+		if selections++; selections > MaxSelections {
+			return errOver
+		}
 		if m.steps++; m.steps%ctxEvery == 0 && m.ctx.Err() != nil {
 			return errCanceled
 		}
 		return nil
 	}
 	err = walkScope([]ast.SelectionSet{ss}, m.frags, tick, func(s *ast.Field) error {
-		f, d, err := m.field(s)
-		fields = min(fields+1+f, MaxFields+1)
+		n, d, err := m.field(s)
+		if selections += n; selections > MaxSelections {
+			return errOver
+		}
 		depth = max(depth, 1+d)
 		return err
 	})
-	return fields, depth, err
+	return selections, depth, err
 }
 
 // walkScope calls field for each field of a scope: the selections sels
@@ -141,42 +177,36 @@ func walkScope(sels []ast.SelectionSet, frags map[string]*ast.FragmentDefinition
 	return nil
 }
 
-func (m *measure) field(f *ast.Field) (fields, depth int, err error) {
+// field measures the scope of a field's selection, once per field.
+func (m *measure) field(f *ast.Field) (selections, depth int, err error) {
 	if len(f.SelectionSet) == 0 {
 		return 0, 0, nil
 	}
 	if z, ok := m.memo[f]; ok {
-		return z.fields, z.depth, nil // a busy one counts nothing
+		return z.selections, z.depth, nil // a busy one counts nothing
 	}
 	m.memo[f] = scopeSize{busy: true}
-	fields, depth, err = m.scope(f.SelectionSet)
-	m.memo[f] = scopeSize{fields: fields, depth: depth}
-	return fields, depth, err
+	selections, depth, err = m.scope(f.SelectionSet)
+	m.memo[f] = scopeSize{selections: selections, depth: depth}
+	return selections, depth, err
 }
 
-// checkBounds refuses a parsed document past MaxDepth or MaxFields, with
-// graphql-ruby's messages.
+// checkBounds refuses a parsed document past MaxSelections or MaxDepth,
+// with graphql-ruby's messages (its complexity counts a field 1, as this
+// counts a selection); errCanceled when ctx ends first.
 func checkBounds(ctx context.Context, doc *ast.QueryDocument) (*gqlerror.Error, error) {
-	fields, depth, err := newMeasure(ctx, doc).document(doc)
-	if err != nil {
+	_, depth, err := newMeasure(ctx, doc).document(doc)
+	switch {
+	case err == errOver:
+		return gqlerror.Errorf("Query has complexity of more than %d, which exceeds max complexity of %d", MaxSelections, MaxSelections), nil
+	case err == errTooLarge:
+		return gqlerror.Errorf(tooLarge), nil
+	case err != nil:
 		return nil, err
-	}
-	if depth > MaxDepth {
+	case depth > MaxDepth:
 		return gqlerror.Errorf("Query has depth of %d, which exceeds max depth of %d", depth, MaxDepth), nil
 	}
-	if fields > MaxFields {
-		return gqlerror.Errorf("Query has complexity of %s, which exceeds max complexity of %d", atLeast(fields), MaxFields), nil
-	}
 	return nil, nil
-}
-
-// atLeast writes a saturated count as what it is known to be: more than the
-// limit.
-func atLeast(n int) string {
-	if n > MaxFields {
-		return fmt.Sprintf("more than %d", MaxFields)
-	}
-	return fmt.Sprint(n)
 }
 
 // merger checks that fields of one response name can merge (the rule
@@ -223,8 +253,6 @@ func (mg *merger) tick() error {
 	}
 	return nil
 }
-
-var errTooLarge = fmt.Errorf("graphql: too large")
 
 // group is the fields of one response name in a scope.
 type group struct {
