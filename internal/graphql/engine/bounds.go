@@ -37,11 +37,13 @@ const (
 )
 
 // tooLarge is graphql-ruby's answer to a document past its token limit or
-// nesting the parser refuses.
+// nesting the parser refuses; the engine gives it too to a document past a
+// validation budget (fragmentBudget, mergeBudget).
 const tooLarge = "This query is too large to execute."
 
 // errCanceled stops validation when the request's context ends; errOver
-// stops the measure of a document past MaxSelections.
+// stops the measure of a document past MaxSelections; errTooLarge stops
+// one past a validation budget.
 var (
 	errCanceled = fmt.Errorf("graphql: request canceled")
 	errOver     = fmt.Errorf("graphql: too many selections")

@@ -1041,7 +1041,9 @@ func (ex *execution) fail(err error, f *ast.Field, at pathStep) any {
 			re.Extensions = map[string]any{"saml_failure": false}
 		}
 	} else {
-		InternalError(ex.ctx, err)
+		if ex.ctx.Err() == nil { // an ended request's errors are not the server's
+			InternalError(ex.ctx, err)
+		}
 		re.Message = TimeoutMessage(ex.s.requestID(ex.ctx))
 	}
 	ex.errs = append(ex.errs, re)
