@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/api/issues"
@@ -61,6 +62,7 @@ func New(d *api.Deps, svc Services) *API {
 	a := &API{d: d, schema: s, issuesSvc: svc.Issues, gistsSvc: svc.Gists}
 	s.TypeOf = typeOf
 	s.Guard = guard
+	s.RequestID = func(ctx context.Context) string { return from(ctx).requestID }
 	a.register()
 	a.registerMutations(svc.Issues)
 	a.registerPullMutations(svc.Pulls)
@@ -85,9 +87,10 @@ func (a *API) Routes() []rest.Route {
 
 // request is what resolvers know of the request they serve.
 type request struct {
-	caller *authz.Caller
-	r      *http.Request
-	cost   engine.Cost
+	caller    *authz.Caller
+	r         *http.Request
+	cost      engine.Cost
+	requestID string
 }
 
 type reqKey struct{}
@@ -122,6 +125,9 @@ func guard(ctx context.Context, typ, field string) *engine.Error {
 	return &engine.Error{Type: "FORBIDDEN", Message: msg}
 }
 
+// Timeout is how long GitHub lets a GraphQL request run.
+const Timeout = 10 * time.Second
+
 // maxBody bounds a GraphQL document with its variables.
 const maxBody = 1 << 20
 
@@ -140,19 +146,23 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) error {
 	if req.Query == "" {
 		return writeJSON(w, &engine.Response{Errors: []*engine.RespError{{Message: "A query attribute must be specified and must be a string."}}})
 	}
-	p, bad := a.schema.Prepare(&req)
+	// GitHub gives a request ten seconds, validation included; a client
+	// that hangs up ends it sooner.
+	ctx, cancel := context.WithTimeout(r.Context(), Timeout)
+	defer cancel()
+	rq := &request{caller: c, r: r, requestID: rest.From(r).RequestID}
+	ctx = context.WithValue(ctx, reqKey{}, rq)
+	p, bad := a.schema.PrepareContext(ctx, &req)
 	if bad != nil {
 		return writeJSON(w, bad)
 	}
 	// GitHub's point cost: a request took one point on its way in; a
 	// document that pages through more takes the rest now, or none of it.
 	cost := a.schema.Cost(p)
-	if cost.Over != "" {
-		return writeJSON(w, &engine.Response{Errors: []*engine.RespError{{Type: "MAX_NODE_LIMIT_EXCEEDED",
-			Message: fmt.Sprintf("By the time this query traverses to the %s connection, it is requesting up to %s possible nodes which exceeds the maximum limit of 500,000.",
-				cost.Over, thousands(cost.OverNodes))}}})
+	if over := nodeLimit(cost); over != "" {
+		return writeJSON(w, &engine.Response{Errors: []*engine.RespError{{Type: "MAX_NODE_LIMIT_EXCEEDED", Message: over}}})
 	}
-	rq := &request{caller: c, r: r, cost: cost}
+	rq.cost = cost
 	if cost.Points > 1 {
 		key, class := rateKey(rq)
 		st, ok := a.d.Limiter.TakeN(key, class, "graphql", cost.Points-1)
@@ -164,8 +174,22 @@ func (a *API) serve(w http.ResponseWriter, r *http.Request) error {
 				Message: fmt.Sprintf("API rate limit exceeded for user ID %d.", c.UserID())}}})
 		}
 	}
-	ctx := context.WithValue(r.Context(), reqKey{}, rq)
 	return writeJSON(w, a.schema.Execute(ctx, p))
+}
+
+// nodeLimit is GitHub's refusal of a document that may return more than
+// 500,000 nodes: naming the connection that alone may return that many, or
+// else the sum (gh's pull request list with commits and their authors is
+// refused at 100 pull requests for the authors connection's 1,000,000
+// nodes, and at 50 for the document's 505,050).
+func nodeLimit(c engine.Cost) string {
+	switch {
+	case c.Over != "":
+		return fmt.Sprintf("By the time this query traverses to the %s connection, it is requesting up to %s possible nodes which exceeds the maximum limit of 500,000.", c.Over, thousands(c.OverNodes))
+	case c.Nodes > engine.MaxNodes:
+		return fmt.Sprintf("This query requests up to %s possible nodes which exceeds the maximum limit of 500,000.", thousands(c.Nodes))
+	}
+	return ""
 }
 
 // thousands writes n with comma separators, as GitHub's messages do.

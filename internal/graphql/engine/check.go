@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -16,7 +17,7 @@ import (
 // and no other, values of the declared scalar and enum types, null only
 // where the type allows it. Tests run it on every response.
 func (s *Schema) CheckResponse(p *Prepared, data any) error {
-	ex := &execution{s: s, vars: p.Vars, doc: p.Doc}
+	ex := &execution{s: s, vars: p.Vars, doc: p.Doc, ctx: context.Background()}
 	root := s.AST.Query
 	if p.Op.Operation == ast.Mutation {
 		root = s.AST.Mutation

@@ -15,14 +15,23 @@ type Cost struct {
 	Requests int // requests to fulfil every connection
 	Nodes    int // nodes the document may return
 	Points   int
-	// Over names the first connection that takes the document past
-	// MaxNodes, with the nodes it may request by then.
+	// Over names the first connection that alone may return more than
+	// MaxNodes nodes (its page times the pages of the connections around
+	// it), with that number: GitHub names it so. A document past MaxNodes
+	// only in its sum has no Over.
 	Over      string
 	OverNodes int
 }
 
 // MaxNodes is GitHub's node limit per document.
 const MaxNodes = 500_000
+
+// costCap bounds the counts of a cost (a document nests at most MaxDepth
+// connections of up to maxPageCost items: the product would overflow).
+const (
+	costCap     = 1 << 40
+	maxPageCost = 1 << 20
+)
 
 // Cost computes what p costs.
 func (s *Schema) Cost(p *Prepared) Cost {
@@ -47,7 +56,11 @@ type costWalk struct {
 	c    *Cost
 }
 
-func (w *costWalk) walk(typ *ast.Definition, ss ast.SelectionSet, mult int, seen map[string]bool) {
+// walk counts a selection with the fragments it spreads, each once, as
+// execution spreads them (a fragment spread twice in one selection is
+// walked once: a fan-out of fragments costs its size, not 2^n). Counts
+// saturate at costCap, far past MaxNodes (no product overflows).
+func (w *costWalk) walk(typ *ast.Definition, ss ast.SelectionSet, mult int, visited map[string]bool) {
 	if typ == nil {
 		return
 	}
@@ -62,28 +75,31 @@ func (w *costWalk) walk(typ *ast.Definition, ss ast.SelectionSet, mult int, seen
 			m := mult
 			if isConnection(def) {
 				size := pageSize(s.ArgumentMap(w.vars))
-				w.c.Requests += mult
-				m = mult * size
-				w.c.Nodes += m
-				if w.c.Over == "" && w.c.Nodes > MaxNodes {
-					w.c.Over, w.c.OverNodes = s.Name, w.c.Nodes
+				w.c.Requests = min(w.c.Requests+mult, costCap)
+				m = min(mult*size, costCap)
+				w.c.Nodes = min(w.c.Nodes+m, costCap)
+				if w.c.Over == "" && m > MaxNodes {
+					w.c.Over, w.c.OverNodes = s.Name, m
 				}
 			}
-			w.walk(child, s.SelectionSet, m, seen)
+			var scope map[string]bool
+			if len(s.SelectionSet) > 0 {
+				scope = map[string]bool{}
+			}
+			w.walk(child, s.SelectionSet, m, scope)
 		case *ast.InlineFragment:
 			t := typ
 			if s.TypeCondition != "" {
 				t = w.s.AST.Types[s.TypeCondition]
 			}
-			w.walk(t, s.SelectionSet, mult, seen)
+			w.walk(t, s.SelectionSet, mult, visited)
 		case *ast.FragmentSpread:
 			f := w.doc.Fragments.ForName(s.Name)
-			if f == nil || seen[s.Name] {
+			if f == nil || visited[s.Name] {
 				continue
 			}
-			seen[s.Name] = true
-			w.walk(w.s.AST.Types[f.TypeCondition], f.SelectionSet, mult, seen)
-			delete(seen, s.Name)
+			visited[s.Name] = true
+			w.walk(w.s.AST.Types[f.TypeCondition], f.SelectionSet, mult, visited)
 		}
 	}
 }
@@ -108,8 +124,5 @@ func pageSize(args map[string]any) int {
 			}
 		}
 	}
-	if n < 1 {
-		n = 1
-	}
-	return n
+	return min(max(n, 1), maxPageCost)
 }

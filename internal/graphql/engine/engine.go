@@ -85,7 +85,10 @@ type Schema struct {
 	// is then null even where the schema says non-null, as GitHub answers
 	// a FORBIDDEN field, and the rest of the document resolves.
 	Guard func(ctx context.Context, typ, field string) *Error
-	rules *validatorrules.Rules
+	// RequestID, when set, names the request in GitHub's error for a query
+	// that failed or ran out of time.
+	RequestID func(ctx context.Context) string
+	rules     *validatorrules.Rules
 
 	mu   sync.Mutex
 	docs map[string]*ast.QueryDocument
@@ -98,6 +101,9 @@ func New(source string) (*Schema, error) {
 		return nil, err
 	}
 	sc := &Schema{AST: s, resolvers: map[string]Resolver{}, rules: validatorrules.NewDefaultRules(), docs: map[string]*ast.QueryDocument{}}
+	// The merging rule is the engine's own (bounds.go): gqlparser's
+	// compares fields pair by pair, quadratic in a response name's fields.
+	sc.rules.RemoveRule("OverlappingFieldsCanBeMerged")
 	sc.registerIntrospection()
 	return sc, nil
 }
@@ -244,7 +250,13 @@ type Prepared struct {
 // Prepare parses and validates a request. The errors come back as a
 // Response ready to write (data absent, as GitHub answers them).
 func (s *Schema) Prepare(req *Request) (*Prepared, *Response) {
-	doc, bad := s.document(req.Query)
+	return s.PrepareContext(context.Background(), req)
+}
+
+// PrepareContext is Prepare that stops when ctx ends (the client hung up,
+// or the request's time is over), answering GitHub's timeout error.
+func (s *Schema) PrepareContext(ctx context.Context, req *Request) (*Prepared, *Response) {
+	doc, bad := s.document(ctx, req.Query)
 	if bad != nil {
 		return nil, bad
 	}
@@ -272,21 +284,16 @@ func (s *Schema) Prepare(req *Request) (*Prepared, *Response) {
 // document parses and validates a query, or takes it from the cache of
 // valid documents (clients send the same few query texts again and again;
 // a cached document is only read afterwards).
-func (s *Schema) document(query string) (*ast.QueryDocument, *Response) {
+func (s *Schema) document(ctx context.Context, query string) (*ast.QueryDocument, *Response) {
 	s.mu.Lock()
 	doc := s.docs[query]
 	s.mu.Unlock()
 	if doc != nil {
 		return doc, nil
 	}
-	doc, perr := parser.ParseQuery(&ast.Source{Name: "query", Input: query})
-	if perr != nil {
-		return nil, &Response{Errors: convertGQLErrors(gqlerror.List{toGQLError(perr)}, "")}
-	}
-	errs := validator.ValidateWithRules(s.AST, doc, s.rules)
-	errs = lenient(errs)
-	if len(errs) > 0 {
-		return nil, &Response{Errors: convertGQLErrors(errs, "")}
+	doc, bad := s.parseAndValidate(ctx, query)
+	if bad != nil {
+		return nil, bad
 	}
 	if len(query) <= maxCachedQuery {
 		s.mu.Lock()
@@ -299,27 +306,88 @@ func (s *Schema) document(query string) (*ast.QueryDocument, *Response) {
 	return doc, nil
 }
 
+// parseAndValidate parses a query and validates it against the schema,
+// within the bounds of bounds.go: the work it does is linear in the
+// document's size, and it stops when ctx ends.
+func (s *Schema) parseAndValidate(ctx context.Context, query string) (*ast.QueryDocument, *Response) {
+	one := func(e *gqlerror.Error) *Response { return &Response{Errors: convertGQLErrors(gqlerror.List{e}, "")} }
+	if len(query) > MaxDocumentBytes {
+		return nil, one(gqlerror.Errorf(tooLarge))
+	}
+	doc, perr := parser.ParseQueryWithTokenLimit(&ast.Source{Name: "query", Input: query}, MaxTokens)
+	if perr != nil {
+		e := toGQLError(perr)
+		if strings.HasPrefix(e.Message, "exceeded token limit") || strings.HasPrefix(e.Message, "exceeded maximum nesting depth") {
+			e = &gqlerror.Error{Message: tooLarge, Locations: e.Locations}
+		}
+		return nil, one(e)
+	}
+	over, err := checkBounds(ctx, doc)
+	if err != nil {
+		return nil, s.timedOut(ctx)
+	}
+	if over != nil {
+		return nil, one(over)
+	}
+	errs := validator.ValidateWithRules(s.AST, doc, s.rules)
+	if ctx.Err() != nil {
+		return nil, s.timedOut(ctx)
+	}
+	if len(errs) > 0 {
+		return nil, &Response{Errors: convertGQLErrors(errs, "")}
+	}
+	// Fields merge in a document otherwise valid (no fragment cycle, every
+	// field known).
+	mg := &merger{ctx: ctx, frags: fragmentIndex(doc)}
+	switch mg.check(doc) {
+	case errCanceled:
+		return nil, s.timedOut(ctx)
+	case errTooLarge:
+		return nil, one(gqlerror.Errorf(tooLarge))
+	}
+	if errs = mg.errs; len(errs) > 0 {
+		return nil, &Response{Errors: convertGQLErrors(errs, "")}
+	}
+	return doc, nil
+}
+
+// fragmentIndex maps the document's fragments by name (the first of a
+// name, as gqlparser's ForName finds it).
+func fragmentIndex(doc *ast.QueryDocument) map[string]*ast.FragmentDefinition {
+	m := make(map[string]*ast.FragmentDefinition, len(doc.Fragments))
+	for _, f := range doc.Fragments {
+		if _, dup := m[f.Name]; !dup {
+			m[f.Name] = f
+		}
+	}
+	return m
+}
+
+// TimeoutMessage is GitHub's answer to a query it stopped (its time was
+// over or it failed inside), with the request id to quote.
+func TimeoutMessage(requestID string) string {
+	return "Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug. Please include `" + requestID + "` when reporting this issue."
+}
+
+// timedOut answers a request whose context ended: null data and GitHub's
+// timeout error.
+func (s *Schema) timedOut(ctx context.Context) *Response {
+	return &Response{Errors: []*RespError{{Message: TimeoutMessage(s.requestID(ctx))}}}
+}
+
+func (s *Schema) requestID(ctx context.Context) string {
+	if s.RequestID == nil {
+		return ""
+	}
+	return s.RequestID(ctx)
+}
+
 // The document cache holds up to maxCachedDocs valid documents of at most
 // maxCachedQuery bytes each.
 const (
 	maxCachedDocs  = 512
 	maxCachedQuery = 16 << 10
 )
-
-// lenient drops validation errors that GitHub does not raise: fields of
-// the same response name in fragments on different object types may
-// return different types (gh selects `state` on Issue and PullRequest,
-// IssueState and PullRequestState, in one issueOrPullRequest).
-func lenient(errs gqlerror.List) gqlerror.List {
-	var out gqlerror.List
-	for _, e := range errs {
-		if e.Rule == "OverlappingFieldsCanBeMerged" && strings.Contains(e.Message, "conflicting types") {
-			continue
-		}
-		out = append(out, e)
-	}
-	return out
-}
 
 func toGQLError(err error) *gqlerror.Error {
 	if e, ok := err.(*gqlerror.Error); ok {
@@ -359,7 +427,7 @@ func (s *Schema) Execute(ctx context.Context, p *Prepared) *Response {
 	default:
 		rootName = s.AST.Query.Name
 	}
-	ex := &execution{s: s, vars: p.Vars, doc: p.Doc}
+	ex := &execution{s: s, vars: p.Vars, doc: p.Doc, ctx: ctx}
 	rootDef := s.AST.Types[rootName]
 	start := []*slot{ex.newSlot()}
 	*start[0] = slot{value: rootValue{}, typ: rootDef, sels: []ast.SelectionSet{p.Op.SelectionSet}, out: start[0].out}
@@ -368,10 +436,17 @@ func (s *Schema) Execute(ctx context.Context, p *Prepared) *Response {
 		// Mutations run one root field at a time, in document order.
 		fields := ex.collect(rootDef, start[0].sels)
 		for _, cf := range fields {
+			if ex.stopped(ctx) {
+				break
+			}
 			ex.run(ctx, []*slot{start[0]}, []collected{cf})
 		}
 	} else {
 		ex.run(ctx, start, nil)
+	}
+	if ex.canceled {
+		// GitHub answers a query it stopped with no data, only its error.
+		return s.timedOut(ctx)
 	}
 	data := finalize(root)
 	if data == invalid {
@@ -383,13 +458,17 @@ func (s *Schema) Execute(ctx context.Context, p *Prepared) *Response {
 type rootValue struct{}
 
 type execution struct {
-	s     *Schema
-	vars  map[string]any
-	doc   *ast.QueryDocument
-	errs  []*RespError
-	slab  []slotObject // where newSlot takes slots from
-	anys  []any        // where values takes slices from
-	lists []list       // where newList takes lists from
+	ctx context.Context // the request's, for the request id of errors
+	s   *Schema
+	// canceled is set once the request's context has ended: no resolver
+	// runs after it.
+	canceled bool
+	vars     map[string]any
+	doc      *ast.QueryDocument
+	errs     []*RespError
+	slab     []slotObject // where newSlot takes slots from
+	anys     []any        // where values takes slices from
+	lists    []list       // where newList takes lists from
 }
 
 // values returns a zeroed slice of n values from the arena (chunks that
@@ -654,7 +733,11 @@ type collector struct {
 	out     []collected
 	visited []string // fragments spread already
 	buf     []*ast.Field
+	index   map[string]int // of out's keys, once out is long (findKey)
 }
+
+// collectIndexAt is the number of keys from which collect indexes them.
+const collectIndexAt = 32
 
 func (c *collector) walk(ss ast.SelectionSet) {
 	ex := c.ex
@@ -668,15 +751,10 @@ func (c *collector) walk(ss ast.SelectionSet) {
 			if k == "" {
 				k = s.Name
 			}
-			merged := false
-			for i := range c.out {
-				if c.out[i].key == k {
-					c.out[i].fields = append(c.out[i].fields, s)
-					merged = true
-					break
-				}
-			}
-			if !merged {
+			at := findKey(c.out, c.index, k)
+			if at >= 0 {
+				c.out[at].fields = append(c.out[at].fields, s)
+			} else {
 				// One backing array for the fields of every key; a merge
 				// copies (the capacity stops at one).
 				if len(c.buf) == cap(c.buf) {
@@ -688,6 +766,7 @@ func (c *collector) walk(ss ast.SelectionSet) {
 					c.out = make([]collected, 0, 8)
 				}
 				c.out = append(c.out, collected{key: k, fields: c.buf[n-1 : n : n]})
+				c.index = indexKey(c.out, c.index)
 			}
 		case *ast.InlineFragment:
 			if !ex.included(s.Directives) || !ex.applies(s.TypeCondition, c.typ) {
@@ -706,6 +785,45 @@ func (c *collector) walk(ss ast.SelectionSet) {
 			c.walk(f.SelectionSet)
 		}
 	}
+}
+
+// keyed is a list of response keys (collected fields, groups of fields),
+// searched while it is short and indexed by key once it is long: a
+// selection of thousands of aliases costs linear time, one of a few no map.
+type keyed interface{ responseKey() string }
+
+func (c collected) responseKey() string { return c.key }
+
+// findKey returns the place of key k in items, or -1.
+func findKey[T keyed](items []T, index map[string]int, k string) int {
+	if index != nil {
+		if i, ok := index[k]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range items {
+		if items[i].responseKey() == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// indexKey records the key just appended to items in index, making the
+// index once items reach collectIndexAt; it returns the index.
+func indexKey[T keyed](items []T, index map[string]int) map[string]int {
+	last := len(items) - 1
+	switch {
+	case index != nil:
+		index[items[last].responseKey()] = last
+	case len(items) == collectIndexAt:
+		index = make(map[string]int, 2*collectIndexAt)
+		for i := range items {
+			index[items[i].responseKey()] = i
+		}
+	}
+	return index
 }
 
 func (ex *execution) applies(cond string, typ *ast.Definition) bool {
@@ -742,15 +860,11 @@ func (ex *execution) included(dirs ast.DirectiveList) bool {
 // level to those root fields (mutations).
 func (ex *execution) run(ctx context.Context, level []*slot, only []collected) {
 	for len(level) > 0 {
-		if ctx.Err() != nil {
-			ex.errs = append(ex.errs, &RespError{Message: "The request was canceled or timed out"})
-			for _, sl := range level {
-				sl.out.nonNull = false
-			}
-			return
-		}
 		var next []*slot
 		for _, same := range groupSlots(level) {
+			if ex.stopped(ctx) {
+				return
+			}
 			fields := only
 			if fields == nil {
 				fields = ex.collect(same[0].typ, same[0].sels)
@@ -760,6 +874,15 @@ func (ex *execution) run(ctx context.Context, level []*slot, only []collected) {
 		only = nil
 		level = next
 	}
+}
+
+// stopped reports whether the request's context has ended (the client hung
+// up, or its time is over), remembering it.
+func (ex *execution) stopped(ctx context.Context) bool {
+	if !ex.canceled && ctx.Err() != nil {
+		ex.canceled = true
+	}
+	return ex.canceled
 }
 
 // groupSlots groups the slots that share a type and a selection, in the
@@ -845,6 +968,9 @@ func (ex *execution) resolveGroup(ctx context.Context, slots []*slot, fields []c
 				subs = append(subs, fa.SelectionSet)
 			}
 		}
+		if ex.stopped(ctx) {
+			return nil
+		}
 		if ex.s.Guard != nil {
 			if gerr := ex.s.Guard(ctx, typ.Name, f.Name); gerr != nil {
 				for _, sl := range slots {
@@ -915,8 +1041,10 @@ func (ex *execution) fail(err error, f *ast.Field, at pathStep) any {
 			re.Extensions = map[string]any{"saml_failure": false}
 		}
 	} else {
-		InternalError(context.Background(), err)
-		re.Message = "Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug. Please include the request id when reporting this issue."
+		if ex.ctx.Err() == nil { // an ended request's errors are not the server's
+			InternalError(ex.ctx, err)
+		}
+		re.Message = TimeoutMessage(ex.s.requestID(ex.ctx))
 	}
 	ex.errs = append(ex.errs, re)
 	return failed{re}
