@@ -112,7 +112,35 @@ func notFound(format string, args ...any) *engine.Error {
 
 // field registers a per-parent resolver of plain values.
 func (a *API) field(typ, name string, f func(ctx context.Context, p any, args map[string]any) (any, error)) {
+	if typ == "Mutation" && authz.WritesRepository(authz.GraphQLPermissions(typ, name), true, "POST") {
+		// The repository a mutation acts on must lie inside the caller's
+		// grant (writeTarget), as for REST's writes.
+		inner := f
+		f = func(ctx context.Context, p any, args map[string]any) (any, error) {
+			return inner(context.WithValue(ctx, writesKey{}, true), p, args)
+		}
+	}
 	a.schema.Resolve(typ, name, engine.Each(f))
+}
+
+// writesKey marks the context of a mutation that writes to the repository
+// it names.
+type writesKey struct{}
+
+// readOnly is ctx for looking up a repository a mutation only reads (a
+// pull request's head repository).
+func readOnly(ctx context.Context) context.Context { return context.WithValue(ctx, writesKey{}, false) }
+
+// writeTarget refuses the repository a writing mutation acts on when it
+// lies outside the caller's grant (authz.Authorize, the resolver REST's
+// writes go through too): an installation or job token on another
+// account's repository, a fine-grained token on one it does not select.
+func writeTarget(ctx context.Context, o *repoObj) error {
+	if w, _ := ctx.Value(writesKey{}).(bool); !w {
+		return nil
+	}
+	_, err := authz.Authorize(from(ctx).caller, o.v.Repo, o.v.Facts, true, authz.None)
+	return gqlError(err)
 }
 
 func (a *API) register() {
