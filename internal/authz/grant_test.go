@@ -70,3 +70,25 @@ func TestWritesRepository(t *testing.T) {
 		}
 	}
 }
+
+// What the grant adds to a repository lookup: Authorize for a write by an
+// installation token (the longest path: Grants, then the role) beside
+// RepoPermission alone, which every lookup computed before.
+func BenchmarkAuthorize(b *testing.B) {
+	org := &model.Account{ID: 1, Type: model.TypeOrganization}
+	repo := &model.Repo{ID: 10, OwnerID: 1, Owner: org, Visibility: model.Public}
+	c := &Caller{Kind: Installation, InstallationTargetID: 1, RepoIDs: map[int64]bool{10: true},
+		Permissions: map[string]string{"issues": "write", "contents": "write", "metadata": "read"}}
+	b.Run("RepoPermission", func(b *testing.B) {
+		for b.Loop() {
+			RepoPermission(c, repo, RepoFacts{})
+		}
+	})
+	b.Run("Authorize-write", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Authorize(c, repo, RepoFacts{}, true, Write); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

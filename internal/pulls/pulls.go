@@ -92,6 +92,12 @@ type Caller struct {
 	Perm   authz.Permission // on the base repository
 	// PermOn is the caller's permission on another repository.
 	PermOn func(ctx context.Context, repo *model.Repo) (authz.Permission, error)
+	// Grant refuses another repository outside the caller's grant
+	// (authz.Grants, with GitHub's refusal) and is nil inside it: a token
+	// pushes to a fork's head branch only there, whatever the fork lets
+	// maintainers do. A nil Grant (a merge already authorized) refuses
+	// nothing.
+	Grant func(repo *model.Repo) error
 }
 
 // CallerFor is the service's view of an authenticated caller whose
@@ -108,6 +114,12 @@ func CallerFor(st *store.Store, c *authz.Caller, perm authz.Permission) Caller {
 				return authz.None, err
 			}
 			return authz.RepoPermission(c, v.Repo, v.Facts), nil
+		},
+		Grant: func(repo *model.Repo) error {
+			if authz.Grants(c, repo) {
+				return nil
+			}
+			return authz.Outside(c)
 		}}
 }
 
