@@ -40,10 +40,10 @@ func Grants(c *Caller, r *model.Repo) bool {
 	case UserToServer:
 		set, installed := c.AppReach[r.OwnerID]
 		return narrowedReach(c, r, installed && (set == nil || set[r.ID]))
-	case AppJWT, ClientCredentials:
-		return false // they act for no one on repositories
 	}
-	return true // a caller made inside hubd for a user (no token)
+	// App JWTs and client credentials act on no repository; a kind added
+	// later writes nowhere until it is named here.
+	return false
 }
 
 // narrowedReach is the reach of a token narrowed to some repositories
