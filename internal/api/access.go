@@ -17,18 +17,24 @@ import (
 // finds the repository named by the {owner} and {repo} path values with its
 // owner, computes the caller's permission on it, and answers as GitHub does:
 //
-//   - 401 when need is above read and nobody is authenticated;
+//   - 401 when need is above read, or the operation writes (the route
+//     table's rest.Info.Writes), and nobody is authenticated;
 //   - a *model.Moved (301 for GET and HEAD, 307 otherwise) when the name
 //     belonged to a repository that was renamed, pointing at the same path
 //     under the new name;
 //   - 404 when there is no such repository or the caller may not see it
 //     (a private repository and a token without the repo scope included);
+//   - for an operation that writes to a repository outside the caller's
+//     grant (another account's for an installation or job token, one a
+//     fine-grained token does not select, a public one for a classic
+//     token without public_repo): GitHub's refusal (authz.Authorize);
 //   - 403 when the caller sees it but has less than need.
 //
 // Callers that write must still refuse archived repositories themselves.
 func (d *Deps) Repo(r *http.Request, need authz.Permission) (*model.Repo, authz.Permission, error) {
-	c := rest.Caller(r)
-	if need > authz.Read && !c.Authenticated() {
+	info := rest.From(r)
+	c := info.Caller
+	if (need > authz.Read || info.Writes) && !c.Authenticated() {
 		return nil, authz.None, rest.ErrRequiresAuth
 	}
 	owner, name := r.PathValue("owner"), r.PathValue("repo")
@@ -45,12 +51,11 @@ func (d *Deps) Repo(r *http.Request, need authz.Permission) (*model.Repo, authz.
 	if err != nil {
 		return nil, authz.None, err
 	}
-	perm := authz.RepoPermission(c, v.Repo, v.Facts)
-	if !authz.CanSee(perm) {
-		return nil, authz.None, model.ErrNotFound
-	}
-	if perm < need {
-		return nil, perm, NeedPermission(need)
+	// The one permission resolver: visibility, the token's grant for
+	// operations that write (the route table's), the role needed.
+	perm, err := authz.Authorize(c, v.Repo, v.Facts, info.Writes, need)
+	if err != nil {
+		return nil, perm, err
 	}
 	return v.Repo, perm, nil
 }
@@ -126,13 +131,8 @@ func (d *Deps) WritableRepo(r *http.Request, need authz.Permission) (*model.Repo
 }
 
 // NeedPermission is GitHub's 403 for a caller who sees a repository but may
-// not do what they asked.
-func NeedPermission(need authz.Permission) error {
-	if need >= authz.Admin {
-		return model.Forbidden("Must have admin rights to Repository.")
-	}
-	return model.Forbidden("Must have " + need.String() + " access to Repository.")
-}
+// not do what they asked (authz.NeedPermission).
+func NeedPermission(need authz.Permission) error { return authz.NeedPermission(need) }
 
 // ViewerOf is the store's view of a caller for repository lists: the user
 // and the limits of their token, matching authz.RepoPermission.

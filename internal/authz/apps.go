@@ -156,21 +156,18 @@ func InstallationLevel(perms map[string]string) Permission {
 
 // installationRepoPermission is RepoPermission for installation tokens: on
 // a repository the installation reaches (one of its account's, selected
-// when the installation or the token selects), the level of its
+// when the installation or the token selects: Grants), the level of its
 // permissions; elsewhere what anyone may do (read a public repository).
 func installationRepoPermission(c *Caller, r *model.Repo, p Permission) Permission {
-	reaches := c.InstallationTargetID != 0 && r.OwnerID == c.InstallationTargetID
-	return narrowed(c, r, reaches, p, InstallationLevel(c.Permissions))
+	return narrowed(c, r, p, InstallationLevel(c.Permissions))
 }
 
 // narrowed is the permission of a token narrowed to some repositories and
 // permissions (installation, fine-grained and user access tokens): on a
-// repository it reaches (reaches, within c.RepoIDs when set, and with
-// metadata read: no repository permission, no repository) the level
-// given; elsewhere what the user's own permission p allows up to reading
-// a public repository.
-func narrowed(c *Caller, r *model.Repo, reaches bool, p, level Permission) Permission {
-	if !reaches || (c.RepoIDs != nil && !c.RepoIDs[r.ID]) || !Covers(c.Permissions, "metadata", "read") {
+// repository inside its grant (Grants) the level given; elsewhere what
+// the user's own permission p allows up to reading a public repository.
+func narrowed(c *Caller, r *model.Repo, p, level Permission) Permission {
+	if !Grants(c, r) {
 		if r.Private() {
 			return None
 		}

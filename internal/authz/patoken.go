@@ -115,6 +115,5 @@ func OrganizationOnly(sets []PermissionSet) bool {
 // lower of the user's role and what its permissions amount to; elsewhere
 // what anyone may do (read a public repository).
 func fineGrainedRepoPermission(c *Caller, r *model.Repo, p Permission) Permission {
-	reaches := c.OwnerAccess && r.OwnerID == c.ResourceOwnerID
-	return narrowed(c, r, reaches, p, min(p, InstallationLevel(c.Permissions)))
+	return narrowed(c, r, p, min(p, InstallationLevel(c.Permissions)))
 }

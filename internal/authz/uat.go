@@ -7,8 +7,7 @@ import "github.com/hubd/hubd/internal/model"
 // installations reaches it, and there does at most what both the user
 // (p) and the app's permissions allow; elsewhere it reads what is public.
 func userAppRepoPermission(c *Caller, r *model.Repo, p Permission) Permission {
-	set, installed := c.AppReach[r.OwnerID]
-	return narrowed(c, r, installed && (set == nil || set[r.ID]), p, min(p, InstallationLevel(c.Permissions)))
+	return narrowed(c, r, p, min(p, InstallationLevel(c.Permissions)))
 }
 
 // ClientCredentials is an OAuth app or GitHub App authenticating with its

@@ -73,7 +73,7 @@ func (a *API) repoByNodeID(ctx context.Context, id string) (*repoObj, error) {
 			return nil, err
 		}
 		if r := repos[n]; r != nil {
-			return r, nil
+			return r, writeTarget(ctx, r)
 		}
 	}
 	return nil, notFound("Could not resolve to a node with the global id of '%s'", id)
@@ -93,7 +93,7 @@ func (a *API) issueByNodeID(ctx context.Context, id string) (*issueObj, error) {
 	if o == nil || (prefix == "PR") != o.is.IsPull {
 		return nil, notFound("Could not resolve to a node with the global id of '%s'", id)
 	}
-	return o, nil
+	return o, writeTarget(ctx, o.repo)
 }
 
 // issuesAndPullsByID is issuesByID with pull requests' issue halves too.

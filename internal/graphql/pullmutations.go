@@ -41,6 +41,9 @@ func (a *API) pullByNodeID(ctx context.Context, id string) (*pullObj, error) {
 	if o == nil || !o.is.IsPull {
 		return nil, notFound("Could not resolve to a node with the global id of '%s'", id)
 	}
+	if err := writeTarget(ctx, o.repo); err != nil {
+		return nil, err
+	}
 	pr, err := a.d.Store.R().PullByIssueID(ctx, n)
 	if err != nil {
 		return nil, err
@@ -84,7 +87,7 @@ func (a *API) registerPullMutations(svc *pulls.Service) {
 			ci.MaintainerCanModify = &m
 		}
 		if h, _ := in["headRepositoryId"].(string); h != "" {
-			head, err := a.repoByNodeID(ctx, h)
+			head, err := a.repoByNodeID(readOnly(ctx), h) // read, not written
 			if err != nil {
 				return nil, err
 			}

@@ -112,7 +112,39 @@ func notFound(format string, args ...any) *engine.Error {
 
 // field registers a per-parent resolver of plain values.
 func (a *API) field(typ, name string, f func(ctx context.Context, p any, args map[string]any) (any, error)) {
+	if typ == "Mutation" && authz.WritesRepository(authz.GraphQLPermissions(typ, name), true, "POST") {
+		// The repository a mutation acts on must lie inside the caller's
+		// grant (writeTarget), as for REST's writes.
+		inner := f
+		f = func(ctx context.Context, p any, args map[string]any) (any, error) {
+			return inner(context.WithValue(ctx, writesKey{}, true), p, args)
+		}
+	}
 	a.schema.Resolve(typ, name, engine.Each(f))
+}
+
+// writesKey marks the context of a mutation that writes to the repository
+// it names.
+type writesKey struct{}
+
+// readOnly is ctx for looking up a repository a mutation only reads (a
+// pull request's head repository).
+func readOnly(ctx context.Context) context.Context { return context.WithValue(ctx, writesKey{}, false) }
+
+// writeTarget refuses the repository a writing mutation acts on when it
+// lies outside the caller's grant (authz.Authorize, the resolver REST's
+// writes go through too): an installation or job token on another
+// account's repository, a fine-grained token on one it does not select.
+// A classic or OAuth token's missing scope is left to the services'
+// FORBIDDEN (GitHub's GraphQL answers it as a scope error, not the REST
+// 404 Authorize gives).
+func writeTarget(ctx context.Context, o *repoObj) error {
+	c := from(ctx).caller
+	if w, _ := ctx.Value(writesKey{}).(bool); !w || c.Kind == authz.ClassicPAT || c.Kind == authz.OAuthApp {
+		return nil
+	}
+	_, err := authz.Authorize(c, o.v.Repo, o.v.Facts, true, authz.None)
+	return gqlError(err)
 }
 
 func (a *API) register() {

@@ -128,6 +128,34 @@ func tokenKindCase(t *testing.T, w *world, tok, owner, repo, hidden, msg string)
 		t.Fatalf("mutation data dropped: %s", r.Raw)
 	}
 
+	// A public repository outside the token's grant (mona/app: outside
+	// every token's selection, though mona owns it) is read, never written:
+	// each mutation is refused with the token's message and changes
+	// nothing.
+	e.Must(200, "GET", "/repos/mona/app", tok, nil).JSON(t, &id)
+	var outside struct {
+		NodeID string `json:"node_id"`
+		Number int    `json:"number"`
+	}
+	e.Must(201, "POST", "/repos/mona/app/issues", w.monaTok, map[string]any{"title": "Outside"}).JSON(t, &outside)
+	for name, in := range map[string]map[string]any{
+		"createIssue": {"repositoryId": id.NodeID, "title": "Planted"},
+		"addComment":  {"subjectId": outside.NodeID, "body": "Planted"},
+		"closeIssue":  {"issueId": outside.NodeID},
+	} {
+		typ := strings.ToUpper(name[:1]) + name[1:] + "Input"
+		r = post(t, e, tok, `mutation($in: `+typ+`!) { `+name+`(input: $in) { clientMutationId } }`, map[string]any{"in": in})
+		forbiddenAt(t, r, msg, name)
+	}
+	var after []struct {
+		State    string `json:"state"`
+		Comments int    `json:"comments"`
+	}
+	e.Must(200, "GET", "/repos/mona/app/issues?state=all", w.monaTok, nil).JSON(t, &after)
+	if len(after) != 1 || after[0].State != "open" || after[0].Comments != 0 {
+		t.Fatalf("mona/app's issues after the refused mutations: %+v", after)
+	}
+
 	// A repository outside the token's reach is GitHub's NOT_FOUND.
 	r = post(t, e, tok, repoIssuesAndPulls, map[string]any{"owner": owner, "name": hidden})
 	if len(r.Errors) != 1 || r.Errors[0].Type != "NOT_FOUND" || r.Data["repository"] != nil {

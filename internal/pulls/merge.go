@@ -379,8 +379,16 @@ func (s *Service) mayPushHead(ctx context.Context, repo *model.Repo, c Caller, p
 	if err != nil {
 		return err
 	}
-	if perm >= authz.Write || (p.MaintainerCanModify && c.Perm >= authz.Write) {
+	if perm >= authz.Write {
 		return nil
+	}
+	if p.MaintainerCanModify && c.Perm >= authz.Write {
+		// A maintainer of the base pushes to the fork, if the token's grant
+		// reaches it.
+		if c.Grant == nil {
+			return nil
+		}
+		return c.Grant(head)
 	}
 	return model.Forbidden("Must have " + authz.Write.String() + " access to Repository.")
 }

@@ -96,6 +96,12 @@ type Caller struct {
 	// beyond the repository permission (workflow files); nil for hubd's
 	// own work.
 	Auth *authz.Caller
+	// Grant refuses another repository outside the caller's grant
+	// (authz.Grants, with GitHub's refusal) and is nil inside it: a token
+	// pushes to a fork's head branch only there, whatever the fork lets
+	// maintainers do. A nil Grant (a merge already authorized) refuses
+	// nothing.
+	Grant func(repo *model.Repo) error
 }
 
 // CallerFor is the service's view of an authenticated caller whose
@@ -112,6 +118,12 @@ func CallerFor(st *store.Store, c *authz.Caller, perm authz.Permission) Caller {
 				return authz.None, err
 			}
 			return authz.RepoPermission(c, v.Repo, v.Facts), nil
+		},
+		Grant: func(repo *model.Repo) error {
+			if authz.Grants(c, repo) {
+				return nil
+			}
+			return authz.Outside(c)
 		}}
 }
 

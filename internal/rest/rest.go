@@ -34,6 +34,10 @@ type Info struct {
 	Media       Media
 	Prefix      string // "/api/v3" when the request came in under it, else ""
 	Start       time.Time
+	// Writes is whether the operation changes the repository it names
+	// (from the route table): such an operation is refused outside the
+	// caller's grant (authz.Authorize, asked by api.Deps.Repo).
+	Writes bool
 }
 
 type infoKey struct{}

@@ -390,9 +390,10 @@ func (s *Server) wrap(rt *rest.Route) http.Handler {
 	if !rt.Extension {
 		docs = catalogue.DocsURL(rt.OperationID)
 	}
+	writes := writesRepository(rt) // server/grants.go
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := rest.From(r)
-		info.OperationID, info.DocsURL = rt.OperationID, docs
+		info.OperationID, info.DocsURL, info.Writes = rt.OperationID, docs, writes
 		defer func() {
 			if p := recover(); p != nil {
 				if p == http.ErrAbortHandler {

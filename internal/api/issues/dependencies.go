@@ -70,7 +70,7 @@ func (a *API) addBlockedBy(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		id = blocked.ID
-		blocking, bx, err := a.otherIssue(r, tx, x, *in.IssueID, false)
+		blocking, bx, err := a.otherIssue(r, tx, x, *in.IssueID, false, false)
 		if err == model.ErrNotFound {
 			return &model.ValidationError{Errors: []model.FieldError{{Resource: "Issue", Field: "issue_id", Code: "invalid", Value: *in.IssueID}}}
 		}
@@ -127,7 +127,7 @@ func (a *API) removeBlockedBy(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		id = blocked.ID
-		blocking, bx, err := a.otherIssue(r, tx, x, otherID, false)
+		blocking, bx, err := a.otherIssue(r, tx, x, otherID, false, false)
 		if err != nil {
 			return err
 		}

@@ -51,9 +51,13 @@ func (a *API) renderAcross(r *http.Request, x *access, list []*model.Issue) (*is
 }
 
 // otherIssue loads an issue by id for a relation with an issue of x: it
-// must exist, be visible to the caller, and — sameOwner — belong to the
-// same owner. It returns the issue with its repository's access.
-func (a *API) otherIssue(r *http.Request, tx store.Q, x *access, id int64, sameOwner bool) (*model.Issue, *access, error) {
+// must exist, be visible to the caller, — sameOwner — belong to the same
+// owner, and — changes, when the relation changes the issue itself (its
+// parent) — lie inside the caller's grant (authz.Authorize: an
+// installation or fine-grained token does not reach into another
+// repository through a relation). It returns the issue with its
+// repository's access.
+func (a *API) otherIssue(r *http.Request, tx store.Q, x *access, id int64, sameOwner, changes bool) (*model.Issue, *access, error) {
 	ctx := r.Context()
 	is, err := tx.IssueByID(ctx, id)
 	if err != nil {
@@ -67,9 +71,9 @@ func (a *API) otherIssue(r *http.Request, tx store.Q, x *access, id int64, sameO
 	if err != nil {
 		return nil, nil, err
 	}
-	perm := authz.RepoPermission(c, v.Repo, v.Facts)
-	if !authz.CanSee(perm) {
-		return nil, nil, model.ErrNotFound
+	perm, err := authz.Authorize(c, v.Repo, v.Facts, changes, authz.None)
+	if err != nil {
+		return nil, nil, err
 	}
 	if sameOwner && v.Repo.OwnerID != x.repo.OwnerID {
 		return nil, nil, model.Unprocessable("The sub-issue must belong to the same repository owner as the parent issue.")
@@ -90,7 +94,7 @@ func (a *API) getParent(w http.ResponseWriter, r *http.Request) error {
 	if is.ParentID == 0 {
 		return model.ErrNotFound
 	}
-	parent, px, err := a.otherIssue(r, a.d.Store.R(), x, is.ParentID, false)
+	parent, px, err := a.otherIssue(r, a.d.Store.R(), x, is.ParentID, false, false)
 	if err != nil {
 		return err
 	}
@@ -169,7 +173,7 @@ func (a *API) addSubIssue(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		parentID = parent.ID
-		child, cx, err := a.otherIssue(r, tx, x, childID, true)
+		child, cx, err := a.otherIssue(r, tx, x, childID, true, true)
 		if err != nil {
 			return err
 		}
@@ -202,7 +206,7 @@ func (a *API) addSubIssue(w http.ResponseWriter, r *http.Request) error {
 			return model.Unprocessable("Sub-issues cannot be nested more than 8 levels deep.")
 		}
 		if child.ParentID != 0 {
-			old, ox, err := a.otherIssue(r, tx, x, child.ParentID, false)
+			old, ox, err := a.otherIssue(r, tx, x, child.ParentID, false, false)
 			if err != nil {
 				return err
 			}
@@ -251,7 +255,7 @@ func (a *API) removeSubIssue(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		parentID = parent.ID
-		child, cx, err := a.otherIssue(r, tx, x, childID, false)
+		child, cx, err := a.otherIssue(r, tx, x, childID, false, true)
 		if err != nil {
 			return err
 		}
