@@ -52,11 +52,21 @@ const (
 	// jobBudget bounds the time one job sends for: well inside the
 	// queue's lease, even when the last delivery takes the whole timeout.
 	jobBudget = 60 * time.Second
-	// flushEvery is how many results are recorded in one transaction.
+	// flushEvery is how many waiting deliveries one pass reads.
 	flushEvery = 50
 )
 
-// runDeliver is the job handler.
+// Interrupted is the delivery log's status of a delivery whose sending
+// began (recorded before it was sent) in a hubd process that stopped before
+// it recorded what happened: the receiver may or may not have got it. It
+// is not sent again on its own (a delivery goes out at most once
+// automatically); a redelivery sends it again.
+const Interrupted = "the hubd process stopped during this delivery"
+
+// runDeliver is the job handler. Each delivery is marked begun in a
+// committed transaction before it is sent, the same transaction that
+// records what sending the previous one gave; a delivery found begun and
+// not recorded is recorded as Interrupted instead of being sent again.
 func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
 	var j deliverJob
 	if err := json.Unmarshal(payload, &j); err != nil {
@@ -78,28 +88,50 @@ func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
 		if len(list) == 0 {
 			return s.wakeForRetry(ctx, h.ID)
 		}
+		// done waits for the next transaction: interrupted deliveries
+		// first, then at most one sent, whose answer (last) becomes the
+		// hook's last response.
 		var done []*model.HookDelivery
-		lastFlush, last := time.Now(), ""
-		flush := func() error {
-			err := s.Store.Tx(ctx, func(tx store.Q) error {
-				if err := tx.RecordHookDeliveries(ctx, h.ID, done, last); err != nil {
-					return err
+		last := ""
+		record := func(next *model.HookDelivery) (started bool, err error) {
+			err = s.Store.Tx(ctx, func(tx store.Q) error {
+				if len(done) > 0 {
+					if err := tx.RecordHookDeliveries(ctx, h.ID, done, last); err != nil {
+						return err
+					}
+					if err := s.queueRetries(ctx, tx, done); err != nil {
+						return err
+					}
 				}
-				return s.queueRetries(ctx, tx, done)
+				if next == nil {
+					return nil
+				}
+				var err error
+				started, err = tx.StartHookDelivery(ctx, next.ID)
+				return err
 			})
-			done, lastFlush = nil, time.Now()
-			return err
+			done, last = nil, ""
+			return started, err
 		}
 		for _, d := range list {
+			if !d.StartedAt.IsZero() {
+				d.Status, d.StatusCode, d.DeliveredAt = Interrupted, 0, d.StartedAt
+				d.RequestHeaders, d.ResponseHeaders = map[string]string{}, map[string]string{}
+				slog.Warn("webhook delivery interrupted by a stop: not sent again", "hook", h.ID, "delivery", d.GUID, "event", d.Event)
+				done = append([]*model.HookDelivery{d}, done...)
+				continue
+			}
+			started, err := record(d)
+			if err != nil {
+				return err
+			}
+			if !started {
+				continue // another worker has it
+			}
 			last = s.send(ctx, h, d)
 			done = append(done, d)
-			if time.Since(lastFlush) > time.Second {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
 			if time.Since(start) > jobBudget {
-				if err := flush(); err != nil {
+				if _, err := record(nil); err != nil {
 					return err
 				}
 				// The rest goes to a job of its own: this one must end
@@ -107,7 +139,7 @@ func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
 				return s.Jobs.Enqueue(ctx, jobs.Job{Kind: jobDeliver, Key: deliverKey(h.ID), Payload: deliverJob{HookID: h.ID}})
 			}
 		}
-		if err := flush(); err != nil {
+		if _, err := record(nil); err != nil {
 			return err
 		}
 	}
@@ -139,8 +171,8 @@ func (s *Service) queueRetries(ctx context.Context, tx store.Q, done []*model.Ho
 			}
 			continue
 		}
-		if d.Attempt >= Attempts {
-			continue
+		if d.Attempt >= Attempts || d.Status == Interrupted {
+			continue // an interrupted attempt is not retried blindly
 		}
 		wait := RetryBackoff(max(d.Attempt, 1))
 		next := &model.HookDelivery{HookID: d.HookID, PayloadID: d.PayloadID, GUID: d.GUID, Event: d.Event, Action: d.Action,

@@ -8,7 +8,9 @@
 // them, signed, and records the request and the answer. Pings, tests and
 // redeliveries queue deliveries directly. GitHub does not retry a failed
 // delivery on its own; hubd does (Attempts, RetryBackoff), each retry a
-// redelivery of the same GUID in the delivery log.
+// redelivery of the same GUID in the delivery log. A delivery is sent at
+// most once on its own: it is marked begun, committed, before it is sent,
+// and one found begun and unrecorded is logged as Interrupted.
 package hooks
 
 import (

@@ -13,9 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -90,12 +88,11 @@ type Queue struct {
 
 // New makes a queue on s.
 func New(s *store.Store) *Queue {
-	host, _ := os.Hostname()
 	return &Queue{
 		Store:    s,
 		Lease:    2 * time.Minute,
 		Poll:     time.Second,
-		worker:   host + ":" + strconv.Itoa(os.Getpid()) + ":" + strconv.FormatInt(time.Now().UnixNano(), 36),
+		worker:   workerName(),
 		handlers: map[string]Handler{},
 		wake:     make(chan struct{}, 1),
 	}
@@ -130,10 +127,12 @@ func (q *Queue) Notify() {
 	}
 }
 
-// Start runs n workers until Stop.
+// Start runs n workers until Stop. Jobs that a process of this machine
+// that is gone was running (killed, crashed) are taken back first.
 func (q *Queue) Start(n int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	q.stop = cancel
+	q.releaseDead(ctx)
 	if q.OnStart != nil {
 		q.wg.Add(1)
 		go func() {
