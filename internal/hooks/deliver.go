@@ -63,16 +63,22 @@ const (
 // automatically); a redelivery sends it again.
 const Interrupted = "the hubd process stopped during this delivery"
 
-// runDeliver is the job handler. Each delivery is marked begun in a
-// committed transaction before it is sent, the same transaction that
-// records what sending the previous one gave; a delivery found begun and
-// not recorded is recorded as Interrupted instead of being sent again.
+// runDeliver is the job handler. Deliveries are marked begun in a
+// committed transaction before they are sent, in small batches (the same
+// transaction records what sending the batch before gave); a delivery
+// found begun and not recorded is recorded as Interrupted instead of being
+// sent again. A batch is as many deliveries as the receiver took about
+// batchWindow to answer last time (one for a slow receiver), so a crash
+// leaves at most that much marked interrupted that had not gone out yet;
+// a batch stops early, and gives its unsent deliveries back, when the
+// receiver does not answer or the job's time is up.
 func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
 	var j deliverJob
 	if err := json.Unmarshal(payload, &j); err != nil {
 		return jobs.Permanent(err)
 	}
 	start := time.Now()
+	size := 1
 	for {
 		h, err := s.Store.R().HookByID(ctx, j.HookID)
 		if errors.Is(err, model.ErrNotFound) {
@@ -89,12 +95,23 @@ func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
 			return s.wakeForRetry(ctx, h.ID)
 		}
 		// done waits for the next transaction: interrupted deliveries
-		// first, then at most one sent, whose answer (last) becomes the
-		// hook's last response.
-		var done []*model.HookDelivery
+		// first, then the ones sent, the last of which (last) gives the
+		// hook's last response; unsent were begun and not sent.
+		var done, unsent, todo []*model.HookDelivery
 		last := ""
-		record := func(next *model.HookDelivery) (started bool, err error) {
+		for _, d := range list {
+			if d.StartedAt.IsZero() {
+				todo = append(todo, d)
+				continue
+			}
+			d.Status, d.StatusCode, d.DeliveredAt = Interrupted, 0, d.StartedAt
+			d.RequestHeaders, d.ResponseHeaders = map[string]string{}, map[string]string{}
+			slog.Warn("webhook delivery interrupted by a stop: not sent again", "hook", h.ID, "delivery", d.GUID, "event", d.Event)
+			done = append(done, d)
+		}
+		record := func(next []*model.HookDelivery) (started []*model.HookDelivery, err error) {
 			err = s.Store.Tx(ctx, func(tx store.Q) error {
+				started = started[:0]
 				if len(done) > 0 {
 					if err := tx.RecordHookDeliveries(ctx, h.ID, done, last); err != nil {
 						return err
@@ -103,33 +120,48 @@ func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
 						return err
 					}
 				}
-				if next == nil {
+				for _, d := range unsent {
+					if err := tx.UnstartHookDelivery(ctx, d.ID); err != nil {
+						return err
+					}
+				}
+				if len(next) == 0 {
 					return nil
 				}
-				var err error
-				started, err = tx.StartHookDelivery(ctx, next.ID)
+				ids := make([]int64, len(next))
+				for i, d := range next {
+					ids[i] = d.ID
+				}
+				ok, err := tx.StartHookDeliveries(ctx, ids)
+				for _, d := range next {
+					if ok[d.ID] {
+						started = append(started, d)
+					} // else another worker has it
+				}
 				return err
 			})
-			done, last = nil, ""
+			done, unsent, last = nil, nil, ""
 			return started, err
 		}
-		for _, d := range list {
-			if !d.StartedAt.IsZero() {
-				d.Status, d.StatusCode, d.DeliveredAt = Interrupted, 0, d.StartedAt
-				d.RequestHeaders, d.ResponseHeaders = map[string]string{}, map[string]string{}
-				slog.Warn("webhook delivery interrupted by a stop: not sent again", "hook", h.ID, "delivery", d.GUID, "event", d.Event)
-				done = append([]*model.HookDelivery{d}, done...)
-				continue
-			}
-			started, err := record(d)
+		for len(todo) > 0 {
+			n := min(size, len(todo))
+			batch, err := record(todo[:n])
 			if err != nil {
 				return err
 			}
-			if !started {
-				continue // another worker has it
+			todo = todo[n:]
+			began := time.Now()
+			for i, d := range batch {
+				last = s.send(ctx, h, d)
+				done = append(done, d)
+				if d.StatusCode == 0 || time.Since(start) > jobBudget {
+					// No answer (the next would likely wait as long) or
+					// out of time: the rest of the batch waits.
+					unsent = batch[i+1:]
+					break
+				}
 			}
-			last = s.send(ctx, h, d)
-			done = append(done, d)
+			size = batchSize(time.Since(began), len(done))
 			if time.Since(start) > jobBudget {
 				if _, err := record(nil); err != nil {
 					return err
@@ -139,10 +171,27 @@ func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
 				return s.Jobs.Enqueue(ctx, jobs.Job{Kind: jobDeliver, Key: deliverKey(h.ID), Payload: deliverJob{HookID: h.ID}})
 			}
 		}
-		if _, err := record(nil); err != nil {
-			return err
+		if len(done) > 0 || len(unsent) > 0 {
+			if _, err := record(nil); err != nil {
+				return err
+			}
 		}
 	}
+}
+
+// batchWindow is about how long the deliveries of one batch take to send.
+const batchWindow = 50 * time.Millisecond
+
+// batchSize is the next batch's size after n deliveries took took.
+func batchSize(took time.Duration, n int) int {
+	if n == 0 {
+		return 1
+	}
+	per := took / time.Duration(n)
+	if per <= 0 {
+		return flushEvery
+	}
+	return max(1, min(flushEvery, int(batchWindow/per)))
 }
 
 // Attempts is how many times hubd sends a delivery that fails (no

@@ -369,17 +369,28 @@ func (q Q) PendingHookDeliveries(ctx context.Context, hookID int64, limit int) (
 	return out, rows.Err()
 }
 
-// StartHookDelivery marks a waiting delivery as being sent; it reports
-// false, and changes nothing, when the delivery was begun or recorded
-// already. Commit it before sending: a delivery found begun and not
-// recorded is one whose sender stopped, and is not sent again.
-func (q Q) StartHookDelivery(ctx context.Context, id int64) (bool, error) {
-	res, err := q.exec(ctx, `UPDATE hook_deliveries SET started_at = ? WHERE id = ? AND delivered = FALSE AND started_at IS NULL`, unix(q.Now()), id)
-	if err != nil {
-		return false, err
+// StartHookDeliveries marks waiting deliveries as being sent and returns
+// the ids it marked: one begun or recorded already is left out. Commit it
+// before sending: a delivery found begun and not recorded is one whose
+// sender stopped, and is not sent again.
+func (q Q) StartHookDeliveries(ctx context.Context, ids []int64) (map[int64]bool, error) {
+	out := make(map[int64]bool, len(ids))
+	for start := 0; start < len(ids); start += 100 {
+		in, args := inList(ids[start:min(start+100, len(ids))])
+		rows, err := q.query(ctx, `UPDATE hook_deliveries SET started_at = ? WHERE id IN (`+in+`)
+ AND delivered = FALSE AND started_at IS NULL RETURNING id`, append([]any{unix(q.Now())}, args...)...)
+		if err := addIDs(rows, err, out); err != nil {
+			return nil, err
+		}
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
+	return out, nil
+}
+
+// UnstartHookDelivery takes back the mark of a delivery begun and then not
+// sent after all (its sender is alive and knows): it waits to be sent again.
+func (q Q) UnstartHookDelivery(ctx context.Context, id int64) error {
+	_, err := q.exec(ctx, `UPDATE hook_deliveries SET started_at = NULL WHERE id = ? AND delivered = FALSE`, id)
+	return err
 }
 
 // RecordHookDeliveries writes what sending each delivery gave and the
