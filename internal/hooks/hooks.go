@@ -75,6 +75,10 @@ func New(s *Service) *Service {
 	}
 	if s.Jobs != nil {
 		s.Jobs.Handle(jobDeliver, s.runDeliver)
+		// A delivery job runs no process of its own, and what its
+		// stopped run had begun is recorded as begun: it may resume
+		// at once after a crash.
+		s.Jobs.TakeBack(jobDeliver)
 	}
 	s.consumer = s.Outbox.Register(Consumer, false, s.step)
 	return s

@@ -58,10 +58,16 @@ func deadWorker(worker, self string) bool {
 	return !processAlive(pid)
 }
 
-// releaseDead ends the leases of the running jobs of workers whose process
-// is gone, so that they are claimed again now rather than when their
-// leases run out.
+// releaseDead ends the leases of the running jobs of the TakeBack kinds
+// of workers whose process is gone, so that they are claimed again now
+// rather than when their leases run out.
 func (q *Queue) releaseDead(ctx context.Context) {
+	q.mu.Lock()
+	kinds := q.takeBack
+	q.mu.Unlock()
+	if len(kinds) == 0 {
+		return
+	}
 	workers, err := q.Store.RunningJobWorkers(ctx)
 	if err != nil {
 		slog.Warn("job queue: running jobs", "err", err)
@@ -71,7 +77,7 @@ func (q *Queue) releaseDead(ctx context.Context) {
 		if !deadWorker(w, q.worker) {
 			continue
 		}
-		n, err := q.Store.ReleaseJobs(ctx, w)
+		n, err := q.Store.ReleaseJobs(ctx, w, kinds)
 		if err != nil {
 			slog.Warn("job queue: release the jobs of a stopped process", "worker", w, "err", err)
 			continue

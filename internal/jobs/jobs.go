@@ -79,6 +79,7 @@ type Queue struct {
 	worker   string
 	mu       sync.Mutex
 	handlers map[string]Handler
+	takeBack []string // kinds taken back from stopped processes at Start
 	kinds    []string
 	wake     chan struct{}
 	stop     context.CancelFunc
@@ -107,6 +108,17 @@ func (q *Queue) Handle(kind string, h Handler) {
 	sort.Strings(q.kinds)
 }
 
+// TakeBack makes Start take back at once the jobs of kind that a stopped
+// process of this machine was running, instead of waiting for their
+// leases: for kinds whose handler starts no process that could outlive
+// hubd and still be at work (a workflow job's runner), and that cope with
+// a run cut short.
+func (q *Queue) TakeBack(kind string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.takeBack = append(q.takeBack, kind)
+}
+
 // Enqueue queues j in a transaction of its own and wakes a worker.
 func (q *Queue) Enqueue(ctx context.Context, j Job) error {
 	err := q.Store.Tx(ctx, func(tx store.Q) error { return Enqueue(ctx, tx, j) })
@@ -127,8 +139,9 @@ func (q *Queue) Notify() {
 	}
 }
 
-// Start runs n workers until Stop. Jobs that a process of this machine
-// that is gone was running (killed, crashed) are taken back first.
+// Start runs n workers until Stop. Jobs of the TakeBack kinds that a
+// process of this machine that is gone was running (killed, crashed) are
+// taken back first.
 func (q *Queue) Start(n int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	q.stop = cancel

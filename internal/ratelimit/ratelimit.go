@@ -155,7 +155,9 @@ func (l *Limiter) acquire(key string) *bucket {
 		return l.fresh(key, now)
 	}
 	l.mu.Unlock()
-	got, err := l.store.RateCounts(context.Background(), []string{key}, now)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	got, err := l.store.RateCounts(ctx, []string{key}, now)
+	cancel()
 	l.mu.Lock()
 	if err != nil {
 		slog.Warn("rate limit: read counts", "bucket", key, "err", err)

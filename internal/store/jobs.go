@@ -162,17 +162,24 @@ func (s *Store) RunningJobWorkers(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
-// ReleaseJobs ends the leases of the running jobs of worker (its process
-// is gone), so that the next claim takes them; it reports how many.
-func (s *Store) ReleaseJobs(ctx context.Context, worker string) (int, error) {
+// ReleaseJobs ends the leases of worker's running jobs of kinds (its
+// process is gone), so that the next claim takes them; it reports how
+// many.
+func (s *Store) ReleaseJobs(ctx context.Context, worker string, kinds []string) (int, error) {
 	var n int64
 	err := s.Tx(ctx, func(tx Q) error {
-		res, err := tx.exec(ctx, `UPDATE jobs SET lease_until = 0 WHERE state = 'running' AND worker = ?`, worker)
-		if err != nil {
-			return err
+		for _, k := range kinds {
+			res, err := tx.exec(ctx, `UPDATE jobs SET lease_until = 0 WHERE state = 'running' AND worker = ? AND kind = ?`, worker, k)
+			if err != nil {
+				return err
+			}
+			m, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			n += m
 		}
-		n, err = res.RowsAffected()
-		return err
+		return nil
 	})
 	return int(n), err
 }
