@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,22 +12,27 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 // recorder is a webhook receiver: it keeps what it got; with hang set it
-// holds every request until the test ends.
+// holds every request until the test ends. Armed, it holds the next issues
+// delivery until the sender hangs up, after telling held its GUID.
 type recorder struct {
-	srv  *httptest.Server
-	hang chan struct{}
-	mu   sync.Mutex
-	got  []http.Header
-	body []string
+	srv   *httptest.Server
+	hang  chan struct{}
+	once  sync.Once // closes hang
+	armed atomic.Bool
+	held  chan string
+	mu    sync.Mutex
+	got   []http.Header
+	body  []string
 }
 
 func newRecorder(t *testing.T, hang bool) *recorder {
-	r := &recorder{}
+	r := &recorder{held: make(chan string, 1)}
 	if hang {
 		r.hang = make(chan struct{})
 	}
@@ -36,6 +42,11 @@ func newRecorder(t *testing.T, hang bool) *recorder {
 		r.got = append(r.got, req.Header.Clone())
 		r.body = append(r.body, string(b))
 		r.mu.Unlock()
+		if req.Header.Get("X-GitHub-Event") == "issues" && r.armed.CompareAndSwap(true, false) {
+			r.held <- req.Header.Get("X-GitHub-Delivery")
+			<-req.Context().Done()
+			return
+		}
 		if r.hang != nil {
 			select {
 			case <-r.hang:
@@ -44,13 +55,19 @@ func newRecorder(t *testing.T, hang bool) *recorder {
 		}
 	}))
 	t.Cleanup(func() {
-		if r.hang != nil {
-			close(r.hang)
-		}
+		r.answer()
 		r.srv.CloseClientConnections()
 		r.srv.Close()
 	})
 	return r
+}
+
+// answer ends the hang: held requests and the ones after them are
+// answered.
+func (r *recorder) answer() {
+	if r.hang != nil {
+		r.once.Do(func() { close(r.hang) })
+	}
 }
 
 // guids are the distinct X-GitHub-Delivery of the event's deliveries and
@@ -87,12 +104,10 @@ func createHook(t *testing.T, s *running, tok, url string) int64 {
 	return int64(m["id"].(float64))
 }
 
-// TestHookDeliveryCrash kills `hubd serve` (SIGKILL) after issues were
-// created and acknowledged but before their webhook deliveries went out:
-// the delivery workers are held by two receivers that do not answer. After
-// the restart every issue is delivered, at least once, each delivery
-// recognisable by its X-GitHub-Delivery.
-func TestHookDeliveryCrash(t *testing.T) {
+// hookedServer runs `hubd serve` (webhooks may reach this machine) with
+// user mona, her token and her repository "hooked".
+func hookedServer(t *testing.T) (*cli, *running, string) {
+	t.Helper()
 	c := newCLI(t)
 	c.ok("user", "create", "--login", "mona")
 	tok := strings.TrimSpace(c.ok("token", "create", "--user", "mona", "--scopes", "repo,admin:repo_hook"))
@@ -100,6 +115,16 @@ func TestHookDeliveryCrash(t *testing.T) {
 	if st, _, m := s.do(t, "POST", "/api/v3/user/repos", tok, `{"name":"hooked"}`); st != 201 {
 		t.Fatalf("create repository: %d %v", st, m)
 	}
+	return c, s, tok
+}
+
+// TestHookDeliveryCrash kills `hubd serve` (SIGKILL) after issues were
+// created and acknowledged but before their webhook deliveries went out:
+// the delivery workers are held by two receivers that do not answer. After
+// the restart every issue is delivered, at least once, each delivery
+// recognisable by its X-GitHub-Delivery.
+func TestHookDeliveryCrash(t *testing.T) {
+	c, s, tok := hookedServer(t)
 	recv, stuck := newRecorder(t, false), newRecorder(t, true)
 	createHook(t, s, tok, recv.srv.URL+"/hook")
 	recv.wait(t, "ping", func() bool { _, n := recv.guids("ping"); return n == 1 })
@@ -122,6 +147,9 @@ func TestHookDeliveryCrash(t *testing.T) {
 		t.Fatalf("%d issues deliveries went out before the kill: the crash tested nothing", n)
 	}
 
+	// The stuck receivers answer now: the jobs of the killed process are
+	// taken back at once and must not hold the workers for their timeouts.
+	stuck.answer()
 	s = c.serve("--hook-allow", "127.0.0.0/8")
 	recv.wait(t, "the issues deliveries after the restart", func() bool { g, _ := recv.guids("issues"); return len(g) == issues })
 	g, n := recv.guids("issues")
@@ -147,6 +175,119 @@ func TestHookDeliveryCrash(t *testing.T) {
 		t.Errorf("delivered titles %v", titles)
 	}
 	t.Logf("%d issues: %d deliveries, %d distinct X-GitHub-Delivery", issues, n, len(g))
+}
+
+// TestHookDeliveryAtMostOnce kills `hubd serve` (SIGKILL) three times
+// while a webhook delivery is in flight (the receiver holds it until the
+// connection drops) and issues are being opened. A delivery is recorded as
+// begun before it is sent, so after each restart the one in flight is
+// recorded as interrupted instead of being sent again: no delivery GUID
+// reaches the receiver twice, every issue has one delivery, each either
+// delivered (it arrived once) or interrupted (it arrived at most once).
+// An explicit redelivery of an interrupted one sends it again, as on
+// GitHub.
+func TestHookDeliveryAtMostOnce(t *testing.T) {
+	c, s, tok := hookedServer(t)
+	recv := newRecorder(t, false)
+	hook := createHook(t, s, tok, recv.srv.URL+"/hook")
+	cl := &crashClient{t: t, base: s.base, token: tok}
+	const kills = 3
+	var held []string
+	var opened atomic.Int64 // issues opened (fewer than a page of 100)
+	for round := range kills {
+		// Issues are opened until the kill; the receiver holds one of
+		// their deliveries.
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil && opened.Load() < 90; i++ {
+				if st, _ := cl.callCtx(ctx, "POST", "/api/v3/repos/mona/hooked/issues", map[string]any{"title": fmt.Sprintf("round %d issue %d", round, i)}); st == 201 {
+					opened.Add(1)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+		// Under way: a few of this round's deliveries arrived.
+		_, before := recv.guids("issues")
+		recv.wait(t, "deliveries under load", func() bool { _, n := recv.guids("issues"); return n >= before+5 })
+		recv.armed.Store(true)
+		select {
+		case g := <-recv.held:
+			held = append(held, g)
+		case <-time.After(time.Minute):
+			t.Fatalf("round %d: no delivery in flight within a minute", round)
+		}
+		s.cmd.Process.Kill()
+		s.cmd.Wait()
+		cancel()
+		wg.Wait()
+		s = c.serve("--hook-allow", "127.0.0.0/8")
+		cl.base = s.base
+	}
+
+	// Every issue gets its one delivery in the log.
+	var issues []map[string]any
+	if st := cl.getJSON("/api/v3/repos/mona/hooked/issues?state=all&per_page=100", &issues); st != 200 || len(issues) == 0 || len(issues) == 100 {
+		t.Fatalf("issues: %d, %d of them", st, len(issues))
+	}
+	deliveries := func() map[string]map[string]any {
+		var list []map[string]any
+		if st := cl.getJSON(fmt.Sprintf("/api/v3/repos/mona/hooked/hooks/%d/deliveries?per_page=100", hook), &list); st != 200 {
+			t.Fatalf("deliveries: %d", st)
+		}
+		out := map[string]map[string]any{}
+		for _, d := range list {
+			if d["event"] == "issues" && !d["redelivery"].(bool) {
+				out[d["guid"].(string)] = d
+			}
+		}
+		return out
+	}
+	var log map[string]map[string]any
+	recv.wait(t, "a delivery of every issue in the log", func() bool { log = deliveries(); return len(log) >= len(issues) })
+	if len(log) != len(issues) {
+		t.Fatalf("%d issues, %d deliveries", len(issues), len(log))
+	}
+	arrived := func() map[string]int {
+		recv.mu.Lock()
+		defer recv.mu.Unlock()
+		n := map[string]int{}
+		for _, h := range recv.got {
+			if h.Get("X-GitHub-Event") == "issues" {
+				n[h.Get("X-GitHub-Delivery")]++
+			}
+		}
+		return n
+	}
+	got := arrived()
+	interrupted := 0
+	for g, d := range log {
+		switch {
+		case got[g] > 1:
+			t.Errorf("delivery %s reached the receiver %d times", g, got[g])
+		case d["status"] == "OK" && got[g] != 1:
+			t.Errorf("delivery %s is OK in the log but reached the receiver %d times", g, got[g])
+		case d["status"] == "the hubd process stopped during this delivery":
+			interrupted++
+		case d["status"] != "OK":
+			t.Errorf("delivery %s: status %v", g, d["status"])
+		}
+	}
+	for _, g := range held {
+		if log[g]["status"] != "the hubd process stopped during this delivery" {
+			t.Errorf("the delivery in flight at a kill, %s, is %v in the log", g, log[g]["status"])
+		}
+	}
+	t.Logf("%d kills: %d issues, %d deliveries, %d interrupted, none sent twice", kills, len(issues), len(log), interrupted)
+
+	// Redelivering an interrupted delivery by hand sends it again.
+	id := int64(log[held[0]]["id"].(float64))
+	if st, _, m := s.do(t, "POST", fmt.Sprintf("/api/v3/repos/mona/hooked/hooks/%d/deliveries/%d/attempts", hook, id), tok, ""); st != 202 {
+		t.Fatalf("redeliver: %d %v", st, m)
+	}
+	recv.wait(t, "the redelivery", func() bool { return arrived()[held[0]] == 2 })
 }
 
 // TestServeHookAllow: without --hook-allow a hook whose name resolves to

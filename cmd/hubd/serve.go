@@ -139,6 +139,9 @@ func serve(args []string) error {
 		return err
 	}
 	defer deps.Git.Close()
+	// Rate-limit counts still in memory are written on the way out (after
+	// the last request: see stopped below).
+	defer deps.Limiter.Close()
 	if deps.Metrics != nil {
 		defer deps.Metrics.Close() // writes the traffic counts still in memory
 	}
@@ -163,7 +166,9 @@ func serve(args []string) error {
 	}
 	fmt.Printf("hubd %s listening on %s\nAPI: %s/ and %s/api/v3/\n", version, ln.Addr(), *external, *external)
 	hs := srv.HTTPServer(to)
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -172,6 +177,9 @@ func serve(args []string) error {
 	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	// Serve returns as soon as shutdown begins: wait for the requests in
+	// flight, so that what they counted is written before the store closes.
+	<-stopped
 	slog.Info("hubd stopped")
 	return nil
 }

@@ -114,6 +114,7 @@ func New(t testing.TB, opts ...Options) *Env {
 		e.HTTP.Close()
 		deps.Runner.Stop()
 		deps.Jobs.Stop()
+		deps.Limiter.Close()
 		if deps.Metrics != nil {
 			deps.Metrics.Close()
 		}

@@ -52,17 +52,33 @@ const (
 	// jobBudget bounds the time one job sends for: well inside the
 	// queue's lease, even when the last delivery takes the whole timeout.
 	jobBudget = 60 * time.Second
-	// flushEvery is how many results are recorded in one transaction.
+	// flushEvery is how many waiting deliveries one pass reads.
 	flushEvery = 50
 )
 
-// runDeliver is the job handler.
+// Interrupted is the delivery log's status of a delivery whose sending
+// began (recorded before it was sent) in a hubd process that stopped before
+// it recorded what happened: the receiver may or may not have got it. It
+// is not sent again on its own (a delivery goes out at most once
+// automatically); a redelivery sends it again.
+const Interrupted = "the hubd process stopped during this delivery"
+
+// runDeliver is the job handler. Deliveries are marked begun in a
+// committed transaction before they are sent, in small batches (the same
+// transaction records what sending the batch before gave); a delivery
+// found begun and not recorded is recorded as Interrupted instead of being
+// sent again. A batch is as many deliveries as the receiver took about
+// batchWindow to answer last time (one for a slow receiver), so a crash
+// leaves at most that much marked interrupted that had not gone out yet;
+// a batch stops early, and gives its unsent deliveries back, when the
+// receiver does not answer or the job's time is up.
 func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
 	var j deliverJob
 	if err := json.Unmarshal(payload, &j); err != nil {
 		return jobs.Permanent(err)
 	}
 	start := time.Now()
+	size := 1
 	for {
 		h, err := s.Store.R().HookByID(ctx, j.HookID)
 		if errors.Is(err, model.ErrNotFound) {
@@ -78,28 +94,76 @@ func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
 		if len(list) == 0 {
 			return s.wakeForRetry(ctx, h.ID)
 		}
-		var done []*model.HookDelivery
-		lastFlush, last := time.Now(), ""
-		flush := func() error {
-			err := s.Store.Tx(ctx, func(tx store.Q) error {
-				if err := tx.RecordHookDeliveries(ctx, h.ID, done, last); err != nil {
-					return err
-				}
-				return s.queueRetries(ctx, tx, done)
-			})
-			done, lastFlush = nil, time.Now()
-			return err
-		}
+		// done waits for the next transaction: interrupted deliveries
+		// first, then the ones sent, the last of which (last) gives the
+		// hook's last response; unsent were begun and not sent.
+		var done, unsent, todo []*model.HookDelivery
+		last := ""
 		for _, d := range list {
-			last = s.send(ctx, h, d)
+			if d.StartedAt.IsZero() {
+				todo = append(todo, d)
+				continue
+			}
+			d.Status, d.StatusCode, d.DeliveredAt = Interrupted, 0, d.StartedAt
+			d.RequestHeaders, d.ResponseHeaders = map[string]string{}, map[string]string{}
+			slog.Warn("webhook delivery interrupted by a stop: not sent again", "hook", h.ID, "delivery", d.GUID, "event", d.Event)
 			done = append(done, d)
-			if time.Since(lastFlush) > time.Second {
-				if err := flush(); err != nil {
-					return err
+		}
+		record := func(next []*model.HookDelivery) (started []*model.HookDelivery, err error) {
+			err = s.Store.Tx(ctx, func(tx store.Q) error {
+				started = started[:0]
+				if len(done) > 0 {
+					if err := tx.RecordHookDeliveries(ctx, h.ID, done, last); err != nil {
+						return err
+					}
+					if err := s.queueRetries(ctx, tx, done); err != nil {
+						return err
+					}
+				}
+				for _, d := range unsent {
+					if err := tx.UnstartHookDelivery(ctx, d.ID); err != nil {
+						return err
+					}
+				}
+				if len(next) == 0 {
+					return nil
+				}
+				ids := make([]int64, len(next))
+				for i, d := range next {
+					ids[i] = d.ID
+				}
+				ok, err := tx.StartHookDeliveries(ctx, ids)
+				for _, d := range next {
+					if ok[d.ID] {
+						started = append(started, d)
+					} // else another worker has it
+				}
+				return err
+			})
+			done, unsent, last = nil, nil, ""
+			return started, err
+		}
+		for len(todo) > 0 {
+			n := min(size, len(todo))
+			batch, err := record(todo[:n])
+			if err != nil {
+				return err
+			}
+			todo = todo[n:]
+			began := time.Now()
+			for i, d := range batch {
+				last = s.send(ctx, h, d)
+				done = append(done, d)
+				if d.StatusCode == 0 || time.Since(start) > jobBudget {
+					// No answer (the next would likely wait as long) or
+					// out of time: the rest of the batch waits.
+					unsent = batch[i+1:]
+					break
 				}
 			}
+			size = batchSize(time.Since(began), len(done))
 			if time.Since(start) > jobBudget {
-				if err := flush(); err != nil {
+				if _, err := record(nil); err != nil {
 					return err
 				}
 				// The rest goes to a job of its own: this one must end
@@ -107,10 +171,27 @@ func (s *Service) runDeliver(ctx context.Context, payload []byte) error {
 				return s.Jobs.Enqueue(ctx, jobs.Job{Kind: jobDeliver, Key: deliverKey(h.ID), Payload: deliverJob{HookID: h.ID}})
 			}
 		}
-		if err := flush(); err != nil {
-			return err
+		if len(done) > 0 || len(unsent) > 0 {
+			if _, err := record(nil); err != nil {
+				return err
+			}
 		}
 	}
+}
+
+// batchWindow is about how long the deliveries of one batch take to send.
+const batchWindow = 50 * time.Millisecond
+
+// batchSize is the next batch's size after n deliveries took took.
+func batchSize(took time.Duration, n int) int {
+	if n == 0 {
+		return 1
+	}
+	per := took / time.Duration(n)
+	if per <= 0 {
+		return flushEvery
+	}
+	return max(1, min(flushEvery, int(batchWindow/per)))
 }
 
 // Attempts is how many times hubd sends a delivery that fails (no
@@ -139,8 +220,8 @@ func (s *Service) queueRetries(ctx context.Context, tx store.Q, done []*model.Ho
 			}
 			continue
 		}
-		if d.Attempt >= Attempts {
-			continue
+		if d.Attempt >= Attempts || d.Status == Interrupted {
+			continue // an interrupted attempt is not retried blindly
 		}
 		wait := RetryBackoff(max(d.Attempt, 1))
 		next := &model.HookDelivery{HookID: d.HookID, PayloadID: d.PayloadID, GUID: d.GUID, Event: d.Event, Action: d.Action,

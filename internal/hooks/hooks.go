@@ -8,7 +8,9 @@
 // them, signed, and records the request and the answer. Pings, tests and
 // redeliveries queue deliveries directly. GitHub does not retry a failed
 // delivery on its own; hubd does (Attempts, RetryBackoff), each retry a
-// redelivery of the same GUID in the delivery log.
+// redelivery of the same GUID in the delivery log. A delivery is sent at
+// most once on its own: it is marked begun, committed, before it is sent,
+// and one found begun and unrecorded is logged as Interrupted.
 package hooks
 
 import (
@@ -73,6 +75,10 @@ func New(s *Service) *Service {
 	}
 	if s.Jobs != nil {
 		s.Jobs.Handle(jobDeliver, s.runDeliver)
+		// A delivery job runs no process of its own, and what its
+		// stopped run had begun is recorded as begun: it may resume
+		// at once after a crash.
+		s.Jobs.TakeBack(jobDeliver)
 	}
 	s.consumer = s.Outbox.Register(Consumer, false, s.step)
 	return s

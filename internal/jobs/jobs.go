@@ -13,9 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -81,6 +79,7 @@ type Queue struct {
 	worker   string
 	mu       sync.Mutex
 	handlers map[string]Handler
+	takeBack []string // kinds taken back from stopped processes at Start
 	kinds    []string
 	wake     chan struct{}
 	stop     context.CancelFunc
@@ -90,12 +89,11 @@ type Queue struct {
 
 // New makes a queue on s.
 func New(s *store.Store) *Queue {
-	host, _ := os.Hostname()
 	return &Queue{
 		Store:    s,
 		Lease:    2 * time.Minute,
 		Poll:     time.Second,
-		worker:   host + ":" + strconv.Itoa(os.Getpid()) + ":" + strconv.FormatInt(time.Now().UnixNano(), 36),
+		worker:   workerName(),
 		handlers: map[string]Handler{},
 		wake:     make(chan struct{}, 1),
 	}
@@ -108,6 +106,17 @@ func (q *Queue) Handle(kind string, h Handler) {
 	q.handlers[kind] = h
 	q.kinds = append(q.kinds, kind)
 	sort.Strings(q.kinds)
+}
+
+// TakeBack makes Start take back at once the jobs of kind that a stopped
+// process of this machine was running, instead of waiting for their
+// leases: for kinds whose handler starts no process that could outlive
+// hubd and still be at work (a workflow job's runner), and that cope with
+// a run cut short.
+func (q *Queue) TakeBack(kind string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.takeBack = append(q.takeBack, kind)
 }
 
 // Enqueue queues j in a transaction of its own and wakes a worker.
@@ -130,10 +139,13 @@ func (q *Queue) Notify() {
 	}
 }
 
-// Start runs n workers until Stop.
+// Start runs n workers until Stop. Jobs of the TakeBack kinds that a
+// process of this machine that is gone was running (killed, crashed) are
+// taken back first.
 func (q *Queue) Start(n int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	q.stop = cancel
+	q.releaseDead(ctx)
 	if q.OnStart != nil {
 		q.wg.Add(1)
 		go func() {

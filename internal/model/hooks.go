@@ -85,9 +85,13 @@ type HookDelivery struct {
 	// Attempt counts the automatic attempts of one delivery (1: the
 	// first; a manual redelivery starts again at 1); RetryAt is when a
 	// retry may be sent (zero: at once).
-	Attempt        int
-	RetryAt        time.Time
-	Delivered      bool // false while it waits for the worker
+	Attempt   int
+	RetryAt   time.Time
+	Delivered bool // false while it waits for the worker
+	// StartedAt is when a worker began sending it, committed before it
+	// sends (zero: not begun); one found begun and not Delivered was
+	// interrupted and is not sent again on its own.
+	StartedAt      time.Time
 	Status         string
 	StatusCode     int
 	Duration       time.Duration

@@ -99,7 +99,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Git:     git,
 		Store:   cfg.Store,
 		URLs:    wire.NewURLs(cfg.ExternalURL),
-		Limiter: ratelimit.New(cfg.Limits),
+		Limiter: ratelimit.NewStored(cfg.Limits, cfg.Store),
 		Version: cfg.Version,
 		Tokens:  api.NewTokenCache(cfg.TokenTTL),
 		Jobs:    jobs.New(cfg.Store),

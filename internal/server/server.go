@@ -70,6 +70,10 @@ func New(deps api.Deps, sets ...[]rest.Route) (*Server, error) {
 		l = deps.Limiter.Limits()
 	}
 	s.logins = ratelimit.NewLogins(l.LoginFailures, l.LoginWindow)
+	if deps.Store != nil {
+		// Failed logins count across restarts and hubd processes.
+		s.logins = ratelimit.NewStoredLogins(l.LoginFailures, l.LoginWindow, deps.Store)
+	}
 	if s.deps.Tokens == nil {
 		s.deps.Tokens = api.NewTokenCache(0)
 	}

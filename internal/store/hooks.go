@@ -310,16 +310,17 @@ func (q Q) NextHookRetry(ctx context.Context, hookID int64) (time.Time, bool, er
 }
 
 const deliveryCols = `d.id, d.hook_id, d.payload_id, d.guid, d.event, d.action, d.repo_id, d.installation_id, d.redelivery, d.delivered,
- d.status, d.status_code, d.duration_us, d.delivered_at, d.request_headers, d.response_headers, d.response_body, d.created_at, d.attempt, d.retry_at`
+ d.status, d.status_code, d.duration_us, d.delivered_at, d.request_headers, d.response_headers, d.response_body, d.created_at, d.attempt, d.retry_at,
+ d.started_at`
 
 func scanDelivery(sc scanner, extra ...any) (*model.HookDelivery, error) {
 	d := &model.HookDelivery{}
 	var action, respBody sql.NullString
-	var repo, inst, delivered, retryAt sql.NullInt64
+	var repo, inst, delivered, retryAt, started sql.NullInt64
 	var dur, created int64
 	var reqH, respH string
 	dest := append([]any{&d.ID, &d.HookID, &d.PayloadID, &d.GUID, &d.Event, &action, &repo, &inst, &d.Redelivery, &d.Delivered,
-		&d.Status, &d.StatusCode, &dur, &delivered, &reqH, &respH, &respBody, &created, &d.Attempt, &retryAt}, extra...)
+		&d.Status, &d.StatusCode, &dur, &delivered, &reqH, &respH, &respBody, &created, &d.Attempt, &retryAt, &started}, extra...)
 	if err := sc.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -330,6 +331,9 @@ func scanDelivery(sc scanner, extra ...any) (*model.HookDelivery, error) {
 	}
 	if retryAt.Valid {
 		d.RetryAt = fromUnix(retryAt.Int64)
+	}
+	if started.Valid {
+		d.StartedAt = fromUnix(started.Int64)
 	}
 	d.ResponseBody = nullStr(respBody)
 	d.CreatedAt = fromUnix(created)
@@ -365,9 +369,34 @@ func (q Q) PendingHookDeliveries(ctx context.Context, hookID int64, limit int) (
 	return out, rows.Err()
 }
 
+// StartHookDeliveries marks waiting deliveries as being sent and returns
+// the ids it marked: one begun or recorded already is left out. Commit it
+// before sending: a delivery found begun and not recorded is one whose
+// sender stopped, and is not sent again.
+func (q Q) StartHookDeliveries(ctx context.Context, ids []int64) (map[int64]bool, error) {
+	out := make(map[int64]bool, len(ids))
+	for start := 0; start < len(ids); start += 100 {
+		in, args := inList(ids[start:min(start+100, len(ids))])
+		rows, err := q.query(ctx, `UPDATE hook_deliveries SET started_at = ? WHERE id IN (`+in+`)
+ AND delivered = FALSE AND started_at IS NULL RETURNING id`, append([]any{unix(q.Now())}, args...)...)
+		if err := addIDs(rows, err, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// UnstartHookDelivery takes back the mark of a delivery begun and then not
+// sent after all (its sender is alive and knows): it waits to be sent again.
+func (q Q) UnstartHookDelivery(ctx context.Context, id int64) error {
+	_, err := q.exec(ctx, `UPDATE hook_deliveries SET started_at = NULL WHERE id = ? AND delivered = FALSE`, id)
+	return err
+}
+
 // RecordHookDeliveries writes what sending each delivery gave and the
-// hook's last response (the last of them). A delivery already recorded
-// (by a worker whose lease ran out) is left as it is.
+// hook's last response (the last of them; lastMessage "" leaves the hook's
+// last response as it is). A delivery already recorded (by a worker whose
+// lease ran out) is left as it is.
 func (q Q) RecordHookDeliveries(ctx context.Context, hookID int64, list []*model.HookDelivery, lastMessage string) error {
 	if len(list) == 0 {
 		return nil
@@ -387,6 +416,9 @@ func (q Q) RecordHookDeliveries(ctx context.Context, hookID int64, list []*model
 		if err != nil {
 			return err
 		}
+	}
+	if lastMessage == "" {
+		return nil
 	}
 	last := list[len(list)-1]
 	code := last.StatusCode

@@ -142,6 +142,48 @@ func (s *Store) FailJob(ctx context.Context, id int64, worker, msg string, retry
 	})
 }
 
+// RunningJobWorkers lists the workers that hold running jobs.
+func (s *Store) RunningJobWorkers(ctx context.Context) ([]string, error) {
+	rows, err := s.Background().query(ctx, `SELECT DISTINCT worker FROM jobs WHERE state = 'running'`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var w sql.NullString
+		if err := rows.Scan(&w); err != nil {
+			return nil, err
+		}
+		if w.Valid {
+			out = append(out, w.String)
+		}
+	}
+	return out, rows.Err()
+}
+
+// ReleaseJobs ends the leases of worker's running jobs of kinds (its
+// process is gone), so that the next claim takes them; it reports how
+// many.
+func (s *Store) ReleaseJobs(ctx context.Context, worker string, kinds []string) (int, error) {
+	var n int64
+	err := s.Tx(ctx, func(tx Q) error {
+		for _, k := range kinds {
+			res, err := tx.exec(ctx, `UPDATE jobs SET lease_until = 0 WHERE state = 'running' AND worker = ? AND kind = ?`, worker, k)
+			if err != nil {
+				return err
+			}
+			m, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			n += m
+		}
+		return nil
+	})
+	return int(n), err
+}
+
 // JobCounts counts jobs per state (operators, tests).
 func (q Q) JobCounts(ctx context.Context) (map[string]int, error) {
 	rows, err := q.query(ctx, `SELECT state, COUNT(*) FROM jobs GROUP BY state`)

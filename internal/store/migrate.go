@@ -1880,6 +1880,21 @@ CREATE TABLE deployment_reviews (
 );
 CREATE INDEX deployment_reviews_run ON deployment_reviews (run_id, id);
 `,
+	// Rate-limit and failed-login counters (internal/ratelimit): one
+	// window per bucket, kept so that a restart or another hubd process
+	// on the database goes on counting. Webhook deliveries: started_at is
+	// set, committed, before a delivery is sent, so that a delivery found
+	// started and not finished (the process stopped while sending) is not
+	// sent again automatically.
+	`
+CREATE TABLE rate_counts (
+  bucket TEXT PRIMARY KEY,
+  used BIGINT NOT NULL,
+  reset_at BIGINT NOT NULL
+);
+CREATE INDEX rate_counts_reset ON rate_counts (reset_at);
+ALTER TABLE hook_deliveries ADD COLUMN started_at BIGINT;
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -70,23 +70,28 @@ func (q Q) StarredBy(ctx context.Context, userID int64, repoIDs []int64) (map[in
 	for start := 0; start < len(repoIDs); start += 100 {
 		in, args := inList(repoIDs[start:min(start+100, len(repoIDs))])
 		rows, err := q.query(ctx, `SELECT repo_id FROM repo_stars WHERE user_id = ? AND repo_id IN (`+in+`)`, append([]any{userID}, args...)...)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			out[id] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		if err := addIDs(rows, err, out); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// addIDs sets out[id] for the ids of a one-column query's rows (and
+// closes them); err is the query's error.
+func addIDs(rows *sql.Rows, err error, out map[int64]bool) error {
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		out[id] = true
+	}
+	return rows.Err()
 }
 
 // Stargazer is a user who starred a repository, and when.

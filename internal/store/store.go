@@ -30,10 +30,13 @@ type Store struct {
 	// reads counts the queries run (tests bound a request's query count
 	// with it; see Reads).
 	reads atomic.Int64
-	read  *sql.DB
-	write *sql.DB
-	pg    bool
-	now   func() time.Time
+	// writes counts the write transactions begun (tests assert that a
+	// read does not write; see Writes).
+	writes atomic.Int64
+	read   *sql.DB
+	write  *sql.DB
+	pg     bool
+	now    func() time.Time
 
 	rebound sync.Map // query -> rebound query (PostgreSQL)
 	stmts   sync.Map // stmtKey -> *sql.Stmt
@@ -371,8 +374,18 @@ func (s *Store) R() Q { return Q{s: s, db: s.read} }
 // bounds what a request costs.
 func (s *Store) Background() Q { return Q{s: s, db: s.read, quiet: true} }
 
+// Writes is how many write transactions the store has begun so far.
+func (s *Store) Writes() int64 { return s.writes.Load() }
+
 // Tx runs fn in one write transaction; it commits when fn returns nil.
 func (s *Store) Tx(ctx context.Context, fn func(tx Q) error) error {
+	return s.tx(ctx, true, fn)
+}
+
+// tx is Tx; with invalidate false the commit leaves the read cache alone
+// (for writes to tables the cache never holds, such as counters).
+func (s *Store) tx(ctx context.Context, invalidate bool, fn func(tx Q) error) error {
+	s.writes.Add(1)
 	t, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -383,7 +396,9 @@ func (s *Store) Tx(ctx context.Context, fn func(tx Q) error) error {
 		return err
 	}
 	err = t.Commit()
-	s.cache.invalidate()
+	if invalidate {
+		s.cache.invalidate()
+	}
 	if err == nil && appended {
 		s.committedMu.Lock()
 		fns := s.committed
@@ -444,6 +459,7 @@ func nullUnix(t *time.Time) any {
 
 // ExecRaw runs a statement outside any transaction (test setup: schemas).
 func (s *Store) ExecRaw(ctx context.Context, stmt string) error {
+	s.writes.Add(1)
 	_, err := s.write.ExecContext(ctx, stmt)
 	return err
 }

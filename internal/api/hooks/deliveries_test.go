@@ -430,3 +430,42 @@ func TestRetries(t *testing.T) {
 		t.Errorf("%d attempts of a failing delivery, want %d", n, svc.Attempts)
 	}
 }
+
+// TestUnansweredBatch: deliveries are marked begun in batches before they
+// are sent; when the receiver does not answer, the rest of the batch is
+// given back rather than left begun (which would log it as interrupted by
+// a stop), and each delivery is then sent once and logged with its own
+// failure.
+func TestUnansweredBatch(t *testing.T) {
+	f := newFixture(t, apitest.Options{ManualJobs: true})
+	h, _, err := f.gh.Repositories.CreateHook(ctx, "mona", "app", &github.Hook{
+		Config: &github.HookConfig{URL: github.Ptr("http://127.0.0.1:1/refused"), ContentType: github.Ptr("json")},
+		Events: []string{"issues"}, Active: github.Ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const issues = 4
+	for i := range issues {
+		if _, _, err := f.gh.Issues.Create(ctx, "mona", "app", github.CreateIssueRequest{Title: "unanswered " + strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.e.Deps.Outbox.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.e.Deps.Jobs.Drain(ctx); err != nil {
+		t.Fatal(err)
+	}
+	list, _, err := f.gh.Repositories.ListHookDeliveries(ctx, "mona", "app", h.GetID(), &github.ListCursorOptions{PerPage: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != issues+1 { // and the ping
+		t.Fatalf("%d deliveries in the log, want %d", len(list), issues+1)
+	}
+	for _, d := range list {
+		if d.GetStatus() != "failed to connect to host" || d.GetStatusCode() != 0 || d.GetRedelivery() {
+			t.Errorf("%s delivery %s: %q %d redelivery=%v", d.GetEvent(), d.GetGUID(), d.GetStatus(), d.GetStatusCode(), d.GetRedelivery())
+		}
+	}
+}
