@@ -18,7 +18,8 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
-// Spec is what hubd hands the worker process of one job (as a JSON file).
+// Spec is what hubd hands the worker process of one job (as JSON, over the
+// runner protocol and then the worker's standard input: never a file).
 type Spec struct {
 	Path     string            `json:"path"`   // .github/workflows/ci.yml
 	Source   string            `json:"source"` // the file at the run's commit
@@ -59,11 +60,11 @@ type Result struct {
 	Steps      []model.WorkflowStep `json:"steps"`
 }
 
-// Work runs the job described by the spec file at specPath with nektos/act's
-// host executor, writing the job's log to out; it is the body of the
-// `hubd actions-worker` process.
-func Work(ctx context.Context, specPath string, out io.Writer) error {
-	b, err := os.ReadFile(specPath)
+// Work runs the job whose spec it reads from in (the worker's standard
+// input) with nektos/act's host executor, writing the job's log to out; it
+// is the body of the `hubd actions-worker` process.
+func Work(ctx context.Context, in io.Reader, out io.Writer) error {
+	b, err := io.ReadAll(in)
 	if err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func Work(ctx context.Context, specPath string, out io.Writer) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("spec: %w", err)
 	}
-	lw := &logWriter{out: out, masks: secretMasks(s.Secrets)}
+	lw := &logWriter{out: out, masks: SecretMasks(s.Secrets)}
 	res := lw.run(ctx, &s)
 	rb, _ := json.Marshal(res)
 	return os.WriteFile(s.Result, rb, 0o600)
@@ -172,7 +173,7 @@ type logWriter struct {
 func (lw *logWriter) line(s string) {
 	ts := time.Now().UTC().Format(stampLayout)
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		fmt.Fprintf(lw.out, "%s %s\n", ts, mask(l, lw.masks))
+		fmt.Fprintf(lw.out, "%s %s\n", ts, Mask(l, lw.masks))
 	}
 }
 

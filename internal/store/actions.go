@@ -395,6 +395,15 @@ func (q Q) RunJobs(ctx context.Context, runID, attempt int64, limit, offset int)
 	return out, total, err
 }
 
+// JobsInProgressOn lists the jobs in progress on the runners named.
+func (q Q) JobsInProgressOn(ctx context.Context, runners []string) ([]*model.WorkflowJob, error) {
+	if len(runners) == 0 {
+		return nil, nil
+	}
+	in, args := inList(runners)
+	return q.jobs(ctx, `SELECT `+jobCols+jobFrom+` WHERE j.status = ? AND j.runner_name IN (`+in+`) ORDER BY j.id`, append([]any{model.ActionsInProgress}, args...)...)
+}
+
 // jobs reads the jobs a query selects.
 func (q Q) jobs(ctx context.Context, query string, args ...any) ([]*model.WorkflowJob, error) {
 	rows, err := q.query(ctx, query, args...)

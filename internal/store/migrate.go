@@ -1880,6 +1880,12 @@ CREATE TABLE deployment_reviews (
 );
 CREATE INDEX deployment_reviews_run ON deployment_reviews (run_id, id);
 `,
+	// Runners that connect (internal/runners, the runner protocol): the
+	// hash of a runner's own credential, made when it registers.
+	`
+ALTER TABLE runners ADD COLUMN credential_hash TEXT NOT NULL DEFAULT '';
+CREATE INDEX runners_credential ON runners (credential_hash);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-github/v92/github"
-	"github.com/hubd/hubd/internal/actions"
+	"github.com/hubd/hubd/internal/runner"
 )
 
 // pushRepo creates the repository name of mona with files on main, tagged
@@ -284,7 +284,7 @@ func TestLogStreaming(t *testing.T) {
 // file, the repositories), cannot write the system, writes its workspace
 // and a /tmp of its own, and reaches hubd's API.
 func TestSandbox(t *testing.T) {
-	if actions.SandboxInUse(actions.SandboxAuto) != actions.SandboxBwrap {
+	if runner.SandboxInUse(runner.SandboxAuto) != runner.SandboxBwrap {
 		t.Fatal("bubblewrap is not installed here (scripts/deps.sh installs it)")
 	}
 	f := newFixture(t)
