@@ -194,7 +194,7 @@ func TestForkApproval(t *testing.T) {
 	f := newFixture(t)
 	f.push(t, "workflows", map[string]string{".github/workflows/pr.yml": "name: PR\non: pull_request\npermissions:\n  issues: write\n  id-token: write\n" +
 		"jobs:\n  show:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          echo \"oidc=[$ACTIONS_ID_TOKEN_REQUEST_URL]\"\n" +
-		"          curl -sS -o /dev/null -w \"issue %{http_code}\\n\" -X POST -H \"Authorization: token $GITHUB_TOKEN\" -d '{\"title\":\"from a fork\"}' \"$GITHUB_API_URL/repos/mona/app/issues\"\n"})
+		"          curl -sS -o /dev/null -w \"issue %{http_code}\\n\" -X POST -H \"Authorization: token ${{ github.token }}\" -d '{\"title\":\"from a fork\"}' \"$GITHUB_API_URL/repos/mona/app/issues\"\n"})
 	_, octoTok := f.e.NewUser("octo", false)
 	octo := f.e.GitHub(octoTok)
 	if _, resp, err := octo.Repositories.CreateFork(ctx, "mona", "app", nil); err != nil && (resp == nil || resp.StatusCode != 202) {
