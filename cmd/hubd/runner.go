@@ -58,6 +58,11 @@ func runnerCmd(args []string) error {
 		if iso.Credential, err = lookupCredential(*runAs); err != nil {
 			return fmt.Errorf("runner: running as root, jobs run as --user %s: %w", *runAs, err)
 		}
+		// The jobs' user must be able to run the worker binary.
+		if exe, err = runner.InstallWorker(exe); err != nil {
+			return fmt.Errorf("runner: %w", err)
+		}
+		defer os.RemoveAll(filepath.Dir(exe))
 	}
 	if *name == "" {
 		*name, _ = os.Hostname()
