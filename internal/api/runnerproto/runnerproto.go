@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hubd/hubd/internal/actions"
@@ -49,12 +50,15 @@ type API struct {
 	runners *runners.Service
 	// PollWait is how long a poll waits for a job before answering none.
 	PollWait time.Duration
+
+	mu       sync.Mutex
+	lastSeen map[int64]time.Time // when each runner's last_seen was written
 }
 
 // New makes the transport and lets the program register local runners
 // and recover their jobs after a crash (d.LocalRunners, d.RecoverJobs).
 func New(d *api.Deps, exec *actions.Executor, rs *runners.Service) *API {
-	a := &API{d: d, exec: exec, runners: rs, PollWait: 40 * time.Second}
+	a := &API{d: d, exec: exec, runners: rs, PollWait: 40 * time.Second, lastSeen: map[int64]time.Time{}}
 	d.LocalRunners, d.RecoverJobs = rs.LocalRunners, exec.Recover
 	return a
 }
@@ -117,7 +121,22 @@ func (a *API) runner(r *http.Request) (*model.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	return run, a.runners.Seen(r.Context(), run.ID)
+	return run, a.markSeen(r.Context(), run.ID)
+}
+
+// markSeen writes that a runner was heard of, at most a few times per
+// offline window (a write per log post would load the database for
+// nothing).
+func (a *API) markSeen(ctx context.Context, id int64) error {
+	now := time.Now()
+	a.mu.Lock()
+	if now.Sub(a.lastSeen[id]) < a.runners.Offline/6 {
+		a.mu.Unlock()
+		return nil
+	}
+	a.lastSeen[id] = now
+	a.mu.Unlock()
+	return a.runners.Seen(ctx, id)
 }
 
 // POST /_runner/poll: a job for the runner (200), or none within PollWait
@@ -141,6 +160,9 @@ func (a *API) goodbye(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	a.mu.Lock()
+	delete(a.lastSeen, run.ID)
+	a.mu.Unlock()
 	if err := a.runners.Gone(r.Context(), run.ID); err != nil {
 		return err
 	}
@@ -204,7 +226,7 @@ func (a *API) result(w http.ResponseWriter, r *http.Request, j *actions.LiveJob)
 
 // seen keeps a busy runner online.
 func (a *API) seen(ctx context.Context, j *actions.LiveJob) {
-	if err := a.runners.Seen(ctx, j.RunnerID); err != nil {
+	if err := a.markSeen(ctx, j.RunnerID); err != nil {
 		slog.Warn("runner protocol: heartbeat", "runner", j.RunnerID, "err", err)
 	}
 }
