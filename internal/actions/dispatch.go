@@ -184,7 +184,8 @@ type LiveJob struct {
 
 	mu       sync.Mutex
 	lastBeat time.Time
-	stop     string // the conclusion the runner is told to stop with
+	stop     string        // the conclusion the runner is told to stop with
+	stopped  chan struct{} // closed when stop is set
 	result   chan Result
 	done     bool
 }
@@ -222,13 +223,32 @@ func (j *LiveJob) Log(text []byte) {
 }
 
 // Heartbeat notes the runner is alive and tells it the conclusion to stop
-// with ("" : go on).
-func (j *LiveJob) Heartbeat() string {
+// with ("": go on). It is a long poll: it answers as soon as the job is to
+// stop, else after wait (the runner calls again at once), so a
+// cancellation reaches the runner at once.
+func (j *LiveJob) Heartbeat(ctx context.Context, wait time.Duration) string {
+	j.mu.Lock()
+	j.lastBeat = time.Now()
+	stop, stopped := j.stop, j.stopped
+	j.mu.Unlock()
+	if stop != "" || wait <= 0 {
+		return stop
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-stopped:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.lastBeat = time.Now()
 	return j.stop
 }
+
+// HeartbeatWait is how long a heartbeat waits for a stop.
+func (e *Executor) HeartbeatWait() time.Duration { return e.heartbeat() }
 
 // Finish takes the job's result (the first one counts).
 func (j *LiveJob) Finish(res Result) {

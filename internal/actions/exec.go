@@ -209,8 +209,9 @@ func (e *Executor) handle(ctx context.Context, payload []byte) error {
 	return err
 }
 
-// claimRunner waits up to RunnerWait for a polling runner that may take
-// the job (nil: none) and claims it; name is the runner the job runs under.
+// claimRunner claims a polling runner that may take the job; name is the
+// runner the job runs under. While every runner is busy it waits up to
+// RunnerWait for one to poll; nil: none may take the job now.
 func (e *Executor) claimRunner(ctx context.Context, jc JobContext, labels []string) (*waiter, string, error) {
 	wait := e.RunnerWait
 	if wait == 0 {
@@ -238,6 +239,9 @@ func (e *Executor) claimRunner(ctx context.Context, jc JobContext, labels []stri
 					name = hosted // a hosted runner's job runs under its name
 				}
 				return w, name, nil
+			}
+			if len(ok) == 0 && hosted == "" {
+				return nil, "", nil // idle runners, none for this job: queued again
 			}
 		}
 		select {
@@ -398,7 +402,7 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 		a.Upload = e.Uploads(jc)
 	}
 	lj := &LiveJob{JobID: j.ID, RunnerID: w0.runner.ID, credHash: sha256.Sum256([]byte(cred)), dir: dir, out: out,
-		lastBeat: time.Now(), result: make(chan Result, 1)}
+		lastBeat: time.Now(), result: make(chan Result, 1), stopped: make(chan struct{})}
 	d := &e.dispatch
 	d.mu.Lock()
 	d.init()
@@ -460,6 +464,7 @@ func (e *Executor) follow(ctx context.Context, j *model.WorkflowJob, lj *LiveJob
 		stopped = conclusion
 		lj.mu.Lock()
 		lj.stop = conclusion
+		close(lj.stopped) // the runner's heartbeat answers now
 		lj.mu.Unlock()
 		grace = time.After(2*e.heartbeat() + 5*time.Second)
 	}

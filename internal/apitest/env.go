@@ -110,7 +110,7 @@ func New(t testing.TB, opts ...Options) *Env {
 	stopRunners := func() {}
 	if len(o.ActionsWorker) > 0 {
 		deps.Runner.Poll = 50 * time.Millisecond
-		deps.Runner.Start(2)
+		deps.Runner.Start(1)
 		stopRunners = e.startRunners(deps, 1, o.ActionsWorker, o.ActionsSandbox)
 	}
 	t.Cleanup(func() {

@@ -184,12 +184,12 @@ func (r *Runner) execute(ctx context.Context, a *actions.Assignment, jc jobClien
 	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	every := time.Duration(a.HeartbeatSeconds * float64(time.Second))
-	if every <= 0 {
-		every = 10 * time.Second
-	}
-	beat := time.NewTicker(every)
-	defer beat.Stop()
+	// Heartbeats are long polls: the answer comes at once when the job is
+	// to stop (cancelled, timed out), else after heartbeat_seconds.
+	hctx, hstop := context.WithCancel(ctx)
+	defer hstop()
+	stopc := make(chan string, 1)
+	go r.heartbeats(hctx, jc, stopc)
 	done := make(chan error, 1)
 	go func() { done <- proc.Wait() }()
 	stopped := ""
@@ -205,21 +205,12 @@ wait:
 		case <-ctx.Done():
 			stopped = model.ConclusionCancelled
 			proc.Kill()
-		case <-beat.C:
-			stop, err := jc.heartbeat(ctx)
-			var rej ErrRejected
-			switch {
-			case errors.As(err, &rej): // hubd forgot the job (it restarted): stop
-				stopped = model.ConclusionCancelled
-				proc.Kill()
-			case err != nil:
-				slog.Debug("runner: heartbeat", "job", a.JobID, "err", err)
-			case stop != "":
-				stopped = stop
-				proc.Kill()
-			}
+		case stop := <-stopc:
+			stopped = stop
+			proc.Kill()
 		}
 	}
+	hstop()
 	proc.Kill()
 	out.flush()
 	var res actions.Result
@@ -240,6 +231,30 @@ wait:
 		}
 	}
 	return res
+}
+
+// heartbeats keeps heartbeating a job until ctx ends; the conclusion hubd
+// says the job is to stop with goes to stopc (cancelled when hubd no
+// longer knows the job: it restarted).
+func (r *Runner) heartbeats(ctx context.Context, jc jobClient, stopc chan<- string) {
+	for ctx.Err() == nil {
+		stop, err := jc.heartbeat(ctx)
+		var rej ErrRejected
+		switch {
+		case errors.As(err, &rej):
+			stopc <- model.ConclusionCancelled
+			return
+		case err != nil:
+			slog.Debug("runner: heartbeat", "job", jc.id, "err", err)
+			select {
+			case <-time.After(time.Second):
+			case <-ctx.Done():
+			}
+		case stop != "":
+			stopc <- stop
+			return
+		}
+	}
 }
 
 // upload sends a tree of the job back to hubd.

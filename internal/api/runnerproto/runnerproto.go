@@ -206,9 +206,10 @@ func (a *API) log(w http.ResponseWriter, r *http.Request, j *actions.LiveJob) er
 	return nil
 }
 
-// POST .../heartbeat: the job goes on, or the runner is to stop it.
+// POST .../heartbeat: the job goes on (after HeartbeatWait), or the runner
+// is to stop it (at once).
 func (a *API) heartbeat(w http.ResponseWriter, r *http.Request, j *actions.LiveJob) error {
-	stop := j.Heartbeat()
+	stop := j.Heartbeat(r.Context(), a.exec.HeartbeatWait())
 	a.seen(r.Context(), j)
 	return rest.JSON(w, http.StatusOK, HeartbeatResponse{Stop: stop})
 }
