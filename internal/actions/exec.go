@@ -413,6 +413,7 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 		delete(d.live, j.ID) // its credential no longer works
 		d.mu.Unlock()
 	}()
+	out.Write([]byte(e.stamp("Runner name: '" + runnerName + "'\n")))
 	given = true
 	e.dispatch.give(w0, a)
 	res := e.follow(ctx, j, lj, timeout, runnerName)

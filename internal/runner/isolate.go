@@ -127,9 +127,11 @@ func isolate(iso Isolation, root, dir string, argv, env []string, stdin io.Reade
 		box = append(box, "--chdir", dir, "--")
 		note = "Sandbox: bubblewrap (read-only system, writable job directory and /tmp, hubd's data directory hidden, network kept)"
 	}
+	uid := os.Getuid()
 	if iso.Credential != nil {
-		note += fmt.Sprintf("; the job runs as uid %d", iso.Credential.Uid)
+		uid = int(iso.Credential.Uid)
 	}
+	note += fmt.Sprintf("; the job runs as uid %d", uid)
 	full := append(box, argv...)
 	cmd := exec.Command(full[0], full[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = dir, env, stdin, stdout, stdout
