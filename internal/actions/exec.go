@@ -263,6 +263,13 @@ func (e *Executor) stamp(s string) string {
 func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion string, outputs map[string]string, steps []model.WorkflowStep, log string) error {
 	s := e.svc
 	ctx = context.WithoutCancel(ctx)
+	// The job's check run completes first: whoever sees the run completed
+	// sees its check runs completed.
+	checked := false
+	if cur, err := s.Store.R().Job(ctx, j.RepoID, j.ID); err == nil && cur.Status != model.ActionsCompleted {
+		e.finishCheck(ctx, j, conclusion)
+		checked = true
+	}
 	moved := false
 	err := s.Store.Tx(ctx, func(tx store.Q) error {
 		if err := tx.SetJobLog(ctx, j.ID, log); err != nil {
@@ -295,11 +302,13 @@ func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion 
 	if err == nil && !moved {
 		// Cancelled meanwhile: the check run takes the job's conclusion.
 		if cur, cerr := s.Store.R().Job(ctx, j.RepoID, j.ID); cerr == nil {
-			conclusion = deref(cur.Conclusion)
+			conclusion, checked = deref(cur.Conclusion), false
 		}
 	}
 	if err == nil {
-		e.finishCheck(ctx, j, conclusion)
+		if !checked {
+			e.finishCheck(ctx, j, conclusion)
+		}
 		e.skippedChecks(ctx, j.RepoID, j.RunID, j.RunAttempt)
 	}
 	return err
