@@ -183,6 +183,7 @@ func serve(args []string) error {
 	hs := srv.HTTPServer(to)
 	go func() {
 		<-ctx.Done()
+		deps.StopRunnerPolls() // the runners' long polls end now
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		hs.Shutdown(sctx)

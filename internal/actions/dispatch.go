@@ -92,11 +92,26 @@ type dispatcher struct {
 	waiting map[int64]*waiter // runner id → its poll
 	arrived chan struct{}     // closed (and replaced) when a runner starts waiting
 	live    map[int64]*LiveJob
+	closing chan struct{} // closed when hubd stops: polls answer at once
 }
 
 func (d *dispatcher) init() {
 	if d.waiting == nil {
-		d.waiting, d.live, d.arrived = map[int64]*waiter{}, map[int64]*LiveJob{}, make(chan struct{})
+		d.waiting, d.live, d.arrived, d.closing = map[int64]*waiter{}, map[int64]*LiveJob{}, make(chan struct{}), make(chan struct{})
+	}
+}
+
+// StopPolls answers the runners' polls at once, now and from now on:
+// hubd is stopping and does not wait out their long polls.
+func (e *Executor) StopPolls() {
+	d := &e.dispatch
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.init()
+	select {
+	case <-d.closing:
+	default:
+		close(d.closing)
 	}
 }
 
@@ -109,6 +124,7 @@ func (e *Executor) WaitForJob(ctx context.Context, r *model.Runner, wait time.Du
 	d.waiting[r.ID] = w // a runner polls once at a time: a newer poll wins
 	close(d.arrived)
 	d.arrived = make(chan struct{})
+	closing := d.closing
 	d.mu.Unlock()
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -117,6 +133,7 @@ func (e *Executor) WaitForJob(ctx context.Context, r *model.Runner, wait time.Du
 		return a
 	case <-t.C:
 	case <-ctx.Done():
+	case <-closing:
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

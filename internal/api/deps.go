@@ -48,6 +48,9 @@ type Deps struct {
 	// (this host's local runners, when hubd starts after it died) and
 	// revokes their tokens.
 	RecoverJobs func(ctx context.Context, runners []string) error
+	// StopRunnerPolls answers the runners' long polls at once (hubd
+	// stops).
+	StopRunnerPolls func()
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
 	// PushHooks run after RecordPush recorded a push (outside its

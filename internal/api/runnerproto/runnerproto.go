@@ -59,7 +59,7 @@ type API struct {
 // and recover their jobs after a crash (d.LocalRunners, d.RecoverJobs).
 func New(d *api.Deps, exec *actions.Executor, rs *runners.Service) *API {
 	a := &API{d: d, exec: exec, runners: rs, PollWait: 40 * time.Second, lastSeen: map[int64]time.Time{}}
-	d.LocalRunners, d.RecoverJobs = rs.LocalRunners, exec.Recover
+	d.LocalRunners, d.RecoverJobs, d.StopRunnerPolls = rs.LocalRunners, exec.Recover, exec.StopPolls
 	return a
 }
 
