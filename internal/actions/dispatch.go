@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/tarball"
 )
 
@@ -198,6 +199,7 @@ type LiveJob struct {
 	credHash [32]byte
 	dir      string // the job's files on hubd's side (checkout, actions, images)
 	out      *cappedBuffer
+	store    *store.Store
 
 	mu       sync.Mutex
 	lastBeat time.Time
@@ -276,6 +278,18 @@ func (j *LiveJob) Finish(res Result) {
 	case j.result <- res:
 	default:
 	}
+}
+
+// Steps takes the job's steps as they stand (the jobs API shows them
+// while the job runs).
+func (j *LiveJob) Steps(ctx context.Context, steps []model.WorkflowStep) error {
+	j.mu.Lock()
+	done := j.done
+	j.mu.Unlock()
+	if done {
+		return nil
+	}
+	return j.store.Tx(ctx, func(tx store.Q) error { return tx.SetRunningJobSteps(ctx, j.JobID, steps) })
 }
 
 // Files writes the job's file tree part (Assignment.Files) as a tar.

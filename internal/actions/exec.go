@@ -410,7 +410,7 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 	if e.Uploads != nil {
 		a.Upload = e.Uploads(jc)
 	}
-	lj := &LiveJob{JobID: j.ID, RunnerID: w0.runner.ID, credHash: sha256.Sum256([]byte(cred)), dir: dir, out: out,
+	lj := &LiveJob{JobID: j.ID, RunnerID: w0.runner.ID, credHash: sha256.Sum256([]byte(cred)), dir: dir, out: out, store: e.svc.Store,
 		lastBeat: time.Now(), result: make(chan Result, 1), stopped: make(chan struct{})}
 	d := &e.dispatch
 	d.mu.Lock()

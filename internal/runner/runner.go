@@ -192,11 +192,16 @@ func (r *Runner) execute(ctx context.Context, a *actions.Assignment, jc jobClien
 	go r.heartbeats(hctx, jc, stopc)
 	done := make(chan error, 1)
 	go func() { done <- proc.Wait() }()
+	steps := &stepReporter{jc: jc, path: filepath.Join(dir, actions.StepsFile), masks: out.masks}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
 	stopped := ""
 	var werr error
 wait:
 	for {
 		select {
+		case <-tick.C:
+			steps.report(ctx)
 		case werr = <-done:
 			break wait
 		case <-deadline.C:
@@ -231,6 +236,33 @@ wait:
 		}
 	}
 	return res
+}
+
+// stepReporter posts the steps the worker keeps in its steps file when
+// they change.
+type stepReporter struct {
+	jc    jobClient
+	path  string
+	masks []string
+	last  []byte
+}
+
+func (s *stepReporter) report(ctx context.Context) {
+	b, err := os.ReadFile(s.path)
+	if err != nil || bytes.Equal(b, s.last) {
+		return
+	}
+	var steps []model.WorkflowStep
+	if json.Unmarshal(b, &steps) != nil {
+		return
+	}
+	for i := range steps {
+		steps[i].Name = actions.Mask(steps[i].Name, s.masks)
+	}
+	body, _ := json.Marshal(steps)
+	if err := s.jc.post(ctx, "steps", bytes.NewReader(body), nil); err == nil {
+		s.last = b
+	}
 }
 
 // heartbeats keeps heartbeating a job until ctx ends; the conclusion hubd

@@ -465,6 +465,14 @@ func (q Q) SetJobCheckRun(ctx context.Context, id, checkRunID int64) error {
 	return err
 }
 
+// SetRunningJobSteps stores the steps of a job in progress (its runner
+// reports them as they start and end).
+func (q Q) SetRunningJobSteps(ctx context.Context, id int64, steps []model.WorkflowStep) error {
+	b, _ := json.Marshal(append([]model.WorkflowStep{}, steps...))
+	_, err := q.exec(ctx, `UPDATE actions_jobs SET steps = ? WHERE id = ? AND status = ?`, string(b), id, model.ActionsInProgress)
+	return err
+}
+
 // SetJobLog stores a job's log.
 func (q Q) SetJobLog(ctx context.Context, jobID int64, content string) error {
 	_, err := q.exec(ctx, `INSERT INTO actions_job_logs (job_id, content) VALUES (?, ?) ON CONFLICT (job_id) DO UPDATE SET content = excluded.content`, jobID, content)

@@ -236,7 +236,8 @@ func TestSkippedJobsChecks(t *testing.T) {
 var stampedLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z `)
 
 // A running job's log is there while it runs: the job log operation
-// answers what the job wrote so far, each line timestamped as GitHub's.
+// answers what the job wrote so far, each line timestamped as GitHub's;
+// the job's steps show as they start.
 func TestLogStreaming(t *testing.T) {
 	f := newFixture(t)
 	head := f.push(t, "stream", map[string]string{
@@ -260,6 +261,20 @@ func TestLogStreaming(t *testing.T) {
 	for _, l := range strings.Split(strings.TrimSuffix(log, "\n"), "\n") {
 		if !stampedLine.MatchString(l) {
 			t.Errorf("line without GitHub's timestamp: %q", l)
+		}
+	}
+	// Its steps show while it runs: the sleeping one in progress.
+	running := func() bool {
+		for _, st := range f.jobs(t, run.GetID())["talk"].Steps {
+			if st.GetStatus() == "in_progress" && strings.Contains(st.GetName(), "sleep 120") {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(10 * time.Second); !running(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("steps of the running job: %+v", f.jobs(t, run.GetID())["talk"].Steps)
 		}
 	}
 	if _, err := f.gh.Actions.CancelWorkflowRunByID(ctx, "mona", "app", run.GetID()); err != nil {

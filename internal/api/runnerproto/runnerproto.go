@@ -96,6 +96,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: jp + "/files/{part}", OperationID: "hubd/runner-job-files", Handler: job(a.files), Extension: true, NoRateLimit: true, Stream: true},
 		{Method: "POST", Pattern: jp + "/files/{part}", OperationID: "hubd/runner-job-upload", Handler: job(a.upload), Extension: true, NoRateLimit: true, Stream: true},
 		{Method: "POST", Pattern: jp + "/log", OperationID: "hubd/runner-job-log", Handler: job(a.log), Extension: true, NoRateLimit: true},
+		{Method: "POST", Pattern: jp + "/steps", OperationID: "hubd/runner-job-steps", Handler: job(a.steps), Extension: true, NoRateLimit: true},
 		{Method: "POST", Pattern: jp + "/heartbeat", OperationID: "hubd/runner-job-heartbeat", Handler: job(a.heartbeat), Extension: true, NoRateLimit: true},
 		{Method: "POST", Pattern: jp + "/result", OperationID: "hubd/runner-job-result", Handler: job(a.result), Extension: true, NoRateLimit: true},
 	}
@@ -202,6 +203,19 @@ func (a *API) log(w http.ResponseWriter, r *http.Request, j *actions.LiveJob) er
 	}
 	j.Log(b)
 	a.seen(r.Context(), j)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// POST .../steps: the job's steps as they stand.
+func (a *API) steps(w http.ResponseWriter, r *http.Request, j *actions.LiveJob) error {
+	var steps []model.WorkflowStep
+	if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&steps); err != nil {
+		return model.Invalid("Steps", "body", "invalid")
+	}
+	if err := j.Steps(r.Context(), steps); err != nil {
+		return err
+	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
