@@ -64,14 +64,14 @@ func (l *localRunners) start(ctx context.Context, deps *api.Deps, n int) error {
 	if err != nil {
 		return err
 	}
-	if err := l.install(); err != nil {
-		return fmt.Errorf("local runners: %w", err)
-	}
 	if err := os.MkdirAll(l.Work, 0o711); err != nil {
 		return err
 	}
 	if err := os.Chmod(l.Work, 0o711); err != nil {
 		return err
+	}
+	if err := l.install(); err != nil {
+		return fmt.Errorf("local runners: %w", err)
 	}
 	for _, r := range list {
 		dir := filepath.Join(l.Work, r.Name)
@@ -88,23 +88,18 @@ func (l *localRunners) start(ctx context.Context, deps *api.Deps, n int) error {
 }
 
 // install copies hubd's binary where the runner user may run it (hubd's
-// own may sit in a directory only its owner reads).
+// own may sit in a directory only its owner reads): the work root's bin,
+// replaced at each start.
 func (l *localRunners) install() error {
 	exe, err := os.Executable()
 	if err == nil {
-		l.exe, err = runner.InstallWorker(exe)
+		l.exe, err = runner.InstallWorker(exe, filepath.Join(l.Work, "bin"))
 	}
 	return err
 }
 
-// wait waits for the children to end (after ctx) and removes the copy of
-// the binary.
-func (l *localRunners) wait() {
-	l.wg.Wait()
-	if l.exe != "" {
-		os.RemoveAll(filepath.Dir(l.exe))
-	}
-}
+// wait waits for the children to end (after ctx).
+func (l *localRunners) wait() { l.wg.Wait() }
 
 // supervise keeps one local runner's child running until ctx ends. The
 // goroutine keeps its thread: Pdeathsig follows the thread that started
@@ -136,7 +131,7 @@ func (l *localRunners) run(ctx context.Context, r runners.LocalRunner, work stri
 		return err
 	}
 	cmd := exec.Command(l.exe, "runner", "--url", l.URL, "--credential-fd", "3", "--name", r.Name, "--work", work,
-		"--sandbox", l.Sandbox, "--hide", l.DataDir)
+		"--sandbox", l.Sandbox, "--hide", l.DataDir+","+l.Work) // the other local runners' jobs too
 	cmd.ExtraFiles = []*os.File{pr}
 	// A clean environment: never the server's (its secrets key).
 	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + work, "LANG=C.UTF-8"}

@@ -59,7 +59,7 @@ func runnerCmd(args []string) error {
 			return fmt.Errorf("runner: running as root, jobs run as --user %s: %w", *runAs, err)
 		}
 		// The jobs' user must be able to run the worker binary.
-		if exe, err = runner.InstallWorker(exe); err != nil {
+		if exe, err = runner.InstallWorker(exe, ""); err != nil {
 			return fmt.Errorf("runner: %w", err)
 		}
 		defer os.RemoveAll(filepath.Dir(exe))

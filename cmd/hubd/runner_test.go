@@ -171,7 +171,7 @@ func installed(t *testing.T) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err == nil {
-		exe, err = runner.InstallWorker(exe)
+		exe, err = runner.InstallWorker(exe, "")
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -49,7 +49,7 @@ func WorkerCommand(t testing.TB, argv []string) []string {
 	if os.Geteuid() != 0 || len(argv) == 0 {
 		return argv
 	}
-	workerCopy.once.Do(func() { workerCopy.path, workerCopy.err = runner.InstallWorker(argv[0]) })
+	workerCopy.once.Do(func() { workerCopy.path, workerCopy.err = runner.InstallWorker(argv[0], "") })
 	if workerCopy.err != nil {
 		t.Fatalf("apitest: worker copy: %v", workerCopy.err)
 	}

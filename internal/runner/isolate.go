@@ -144,12 +144,18 @@ func isolate(iso Isolation, root, dir string, argv, env []string, stdin io.Reade
 	return p, note, nil
 }
 
-// InstallWorker copies the worker binary exe into a new directory that
-// every user may read and returns the copy: a runner that drops to
-// another user needs a binary that user can run (a test binary, or hubd
-// in its owner's home, is not). The caller removes filepath.Dir(copy).
-func InstallWorker(exe string) (string, error) {
-	dir, err := os.MkdirTemp("", "hubd-worker-")
+// InstallWorker copies the worker binary exe into dir (made, or a new
+// temporary directory when ""), which every user may read, and returns the
+// copy: a runner that drops to another user needs a binary that user can
+// run (a test binary, or hubd in its owner's home, is not). The caller
+// removes a temporary filepath.Dir(copy).
+func InstallWorker(exe, dir string) (string, error) {
+	var err error
+	if dir == "" {
+		dir, err = os.MkdirTemp("", "hubd-worker-")
+	} else {
+		err = os.MkdirAll(dir, 0o755)
+	}
 	if err == nil {
 		err = os.Chmod(dir, 0o755)
 	}
@@ -157,12 +163,13 @@ func InstallWorker(exe string) (string, error) {
 		return "", err
 	}
 	out := filepath.Join(dir, filepath.Base(exe))
+	tmp := out + ".new"
 	src, err := os.Open(exe)
 	if err != nil {
 		return "", err
 	}
 	defer src.Close()
-	dst, err := os.OpenFile(out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	dst, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
 	if err != nil {
 		return "", err
 	}
@@ -170,8 +177,11 @@ func InstallWorker(exe string) (string, error) {
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(tmp, out) // a running copy is replaced, not rewritten
+	}
 	if err != nil {
-		os.RemoveAll(dir)
+		os.Remove(tmp)
 	}
 	return out, err
 }
