@@ -4,10 +4,11 @@
 #     actions/checkout, as local actions need) is a local composite action
 #     printing the time; the latency is that time
 #     minus the time before `git push` (ROUNDS pushes; goal under 1 s);
-#  2. drain: one push queues 50 jobs (a matrix) run by 2 workers
-#     (--actions-workers 2); each job posts a commit status named after its
-#     combination with its GITHUB_TOKEN, so a lost job is a missing status and
-#     a job run twice is a doubled one; the drain time is printed;
+#  2. drain: one push queues 50 jobs (a matrix) run by 1, then 2 local
+#     runners (--actions-workers 1, then 2: hubd restarts on the same data);
+#     each job posts a commit status named after its combination with its
+#     GITHUB_TOKEN, so a lost job is a missing status and a job run twice is
+#     a doubled one; the drain time is printed;
 #  3. GET /repos/{owner}/{repo}/actions/runs?per_page=30 on a repository with
 #     10,000 runs (seeded through the store, bench/runseed) against the bare
 #     handler of bench/bare answering the same bytes, both with wrk in this
@@ -15,6 +16,7 @@
 #
 #   bash bench/actions.sh                  # 10 s per measurement, 32 connections
 #   RUNS=20000 DURATION=5s ROUNDS=10 bash bench/actions.sh
+#   HUBD_BIN=/path/to/hubd bash bench/actions.sh   # another build (before/after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
@@ -32,24 +34,33 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
 
-go build -o "$work/hubd" ./cmd/hubd
+if [ -n "${HUBD_BIN:-}" ]; then cp "$HUBD_BIN" "$work/hubd"; else go build -o "$work/hubd" ./cmd/hubd; fi
 go build -o "$work/bare" ./bench/bare
 go build -o "$work/runseed" ./bench/runseed
 HUBD=${HUBD_ADDR:-127.0.0.1:18500}
 BARE=${BARE_ADDR:-127.0.0.1:18501}
 
-"$work/hubd" serve --data "$work/data" --addr "$HUBD" --rate-limit-authenticated 100000000 --rate-limit-installation 100000000 \
-  --actions-workers 2 >"$work/hubd.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 50); do grep -q listening "$work/hubd.log" 2>/dev/null && break; sleep 0.2; done
-grep -q listening "$work/hubd.log" || { echo "hubd did not start:" >&2; cat "$work/hubd.log" >&2; exit 1; }
-grep 'actions workers' "$work/hubd.log" || true
-TOKEN=$(awk '/^token:/ {print $2}' "$work/hubd.log")
-LOGIN=$(awk '/^login:/ {print $2}' "$work/hubd.log")
+# start_hubd N: hubd serve with N local runners (the data directory stays).
+hubd_pid=
+start_hubd() {
+  : >"$work/hubd.log"
+  "$work/hubd" serve --data "$work/data" --addr "$HUBD" --rate-limit-authenticated 100000000 --rate-limit-installation 100000000 \
+    --actions-workers "$1" >>"$work/hubd.log" 2>&1 &
+  hubd_pid=$!
+  pids+=($hubd_pid)
+  for _ in $(seq 1 50); do grep -q listening "$work/hubd.log" 2>/dev/null && break; sleep 0.2; done
+  grep -q listening "$work/hubd.log" || { echo "hubd did not start:" >&2; cat "$work/hubd.log" >&2; exit 1; }
+  grep -E 'actions workers|local runners' "$work/hubd.log" || true
+}
+stop_hubd() { kill -INT "$hubd_pid"; wait "$hubd_pid" || true; }
+start_hubd 2
+cp "$work/hubd.log" "$work/first.log"
+TOKEN=$(awk '/^token:/ {print $2}' "$work/first.log")
+LOGIN=$(awk '/^login:/ {print $2}' "$work/first.log")
 api() { curl -sf -H "Authorization: token $TOKEN" -H "Content-Type: application/json" "$@"; }
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 api -X POST "http://$HUBD/api/v3/admin/organizations" -d "{\"login\":\"acme\",\"admin\":\"$LOGIN\"}" >/dev/null
-for r in ci lat drain; do api -X POST "http://$HUBD/api/v3/orgs/acme/repos" -d "{\"name\":\"$r\"}" >/dev/null; done
+for r in ci lat drain1 drain2; do api -X POST "http://$HUBD/api/v3/orgs/acme/repos" -d "{\"name\":\"$r\"}" >/dev/null; done
 remote() { echo "http://x-access-token:$TOKEN@$HUBD/acme/$1.git"; }
 g() { git -c user.name=Bench -c user.email=bench@example.com -c init.defaultBranch=main "$@"; }
 
@@ -100,10 +111,12 @@ done
 printf 'push -> first step start (%s rounds, seconds): %s\n' "$ROUNDS" "${lats[*]}"
 printf '%s\n' "${lats[@]}" | sort -n | awk '{v[NR]=$1} END{printf "  median %.3f s, max %.3f s (goal < 1 s)\n", v[int((NR+1)/2)], v[NR]}'
 
-# 2. 50 queued jobs, 2 workers.
-src="$work/drain"; mkdir -p "$src/.github/workflows"
-ns=$(seq -s, 1 "$JOBS")
-cat >"$src/.github/workflows/drain.yml" <<YML
+# 2. 50 queued jobs through 2, then 1 local runner.
+drain() { # drain RUNNERS: the repository drainN
+  local n=$1 src="$work/drain$1"
+  mkdir -p "$src/.github/workflows"
+  ns=$(seq -s, 1 "$JOBS")
+  cat >"$src/.github/workflows/drain.yml" <<YML
 name: Drain
 on: push
 permissions:
@@ -119,19 +132,24 @@ jobs:
           curl -sS -f -o /dev/null -X POST -H "Authorization: Bearer \${{ secrets.GITHUB_TOKEN }}" \\
             "\$GITHUB_API_URL/repos/\$GITHUB_REPOSITORY/statuses/\$GITHUB_SHA" -d '{"state":"success","context":"drain-\${{ matrix.n }}"}'
 YML
-g -C "$src" init -q; g -C "$src" add -A; g -C "$src" commit -q -m drain
-sha=$(g -C "$src" rev-parse HEAD)
-t0=$(date +%s.%N)
-g -C "$src" push -q "$(remote drain)" HEAD:main
-run=$(wait_run drain "$sha")
-t1=$(date +%s.%N)
-jobs=$(api "http://$HUBD/api/v3/repos/acme/drain/actions/runs/$run/jobs?per_page=100" | json '" ".join(j["conclusion"] for j in d["jobs"])')
-ok=$(tr ' ' '\n' <<<"$jobs" | grep -c '^success$' || true)
-statuses=$(for p in 1 2 3; do api "http://$HUBD/api/v3/repos/acme/drain/commits/$sha/statuses?per_page=100&page=$p" | json '"\n".join(s["context"] for s in d)'; done | grep . || true)
-distinct=$(sort -u <<<"$statuses" | grep -c . || true)
-total=$(grep -c . <<<"$statuses" || true)
-printf '%s jobs, 2 workers: drained in %.1f s; %s jobs succeeded; %s statuses posted for %s distinct jobs (lost %s, duplicated %s)\n' \
-  "$JOBS" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "$ok" "$total" "$distinct" "$((JOBS - distinct))" "$((total - distinct))"
+  g -C "$src" init -q; g -C "$src" add -A; g -C "$src" commit -q -m drain
+  sha=$(g -C "$src" rev-parse HEAD)
+  t0=$(date +%s.%N)
+  g -C "$src" push -q "$(remote "drain$n")" HEAD:main
+  run=$(wait_run "drain$n" "$sha")
+  t1=$(date +%s.%N)
+  jobs=$(api "http://$HUBD/api/v3/repos/acme/drain$n/actions/runs/$run/jobs?per_page=100" | json '" ".join(j["conclusion"] for j in d["jobs"])')
+  ok=$(tr ' ' '\n' <<<"$jobs" | grep -c '^success$' || true)
+  statuses=$(for p in 1 2 3; do api "http://$HUBD/api/v3/repos/acme/drain$n/commits/$sha/statuses?per_page=100&page=$p" | json '"\n".join(s["context"] for s in d)'; done | grep . || true)
+  distinct=$(sort -u <<<"$statuses" | grep -c . || true)
+  total=$(grep -c . <<<"$statuses" || true)
+  printf '%s jobs, %s runners: drained in %.1f s; %s jobs succeeded; %s statuses posted for %s distinct jobs (lost %s, duplicated %s)\n' \
+    "$JOBS" "$n" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{print b-a}')" "$ok" "$total" "$distinct" "$((JOBS - distinct))" "$((total - distinct))"
+}
+drain 2
+stop_hubd
+start_hubd 1
+drain 1
 
 # 3. The run list on 10,000 runs against the bare handler.
 src="$work/ci"; mkdir -p "$src"

@@ -36,7 +36,9 @@ Usage:
   hubd app install --app SLUG --account LOGIN [--repos a,b | --all]
   hubd catalogue [--format table|markdown|json] [--status planned,...] [--category repos,...] [--fail-on-regression saved.json]
   hubd version
-  hubd actions-worker SPEC   (run by serve: one workflow job, described by the file SPEC)
+  hubd runner --url URL --token REGTOKEN [--name N] [--labels a,b] [--work DIR] [--ephemeral] [--sandbox auto|bwrap|none]
+  hubd runner --jitconfig CONFIG   (a runner: runs workflow jobs hubd gives it; docs/runner-protocol.md)
+  hubd actions-worker        (run by a runner: one workflow job, its spec on standard input)
 
 serve, user, org, token, app and oauth-app take --data (env HUBD_DATA, default ./hubd-data),
 --database (env HUBD_DATABASE: a postgres:// URL, sqlite:PATH or a SQLite
@@ -69,12 +71,14 @@ func main() {
 		err = appCmd(args)
 	case "catalogue":
 		err = catalogueCmd(args)
+	case "runner":
+		err = runnerCmd(args)
 	case "actions-worker":
-		if len(args) != 1 {
-			err = fmt.Errorf("usage: hubd actions-worker SPEC")
+		if len(args) != 0 {
+			err = fmt.Errorf("usage: hubd actions-worker < SPEC (the runner writes the job's spec to its standard input)")
 			break
 		}
-		err = actions.Work(context.Background(), args[0], os.Stdout)
+		err = actions.Work(context.Background(), os.Stdin, os.Stdout)
 	case "version":
 		fmt.Println("hubd", version)
 	case "help", "-h", "--help":

@@ -24,8 +24,12 @@ import (
 // The test binary doubles as hubd: with HUBD_TEST_MAIN=1 it runs main with
 // its arguments, so the tests exec the real command line without a separate
 // build.
+//
+// The local runners hubd serve starts (`hubd runner`) and the workers they
+// start (`hubd actions-worker`) run with a clean environment: the
+// command is enough to tell them (go test never passes these arguments).
 func TestMain(m *testing.M) {
-	if os.Getenv("HUBD_TEST_MAIN") == "1" {
+	if os.Getenv("HUBD_TEST_MAIN") == "1" || (len(os.Args) > 1 && (os.Args[1] == "runner" || os.Args[1] == "actions-worker")) {
 		main()
 		os.Exit(0)
 	}

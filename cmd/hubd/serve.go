@@ -24,6 +24,7 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/releases"
+	"github.com/hubd/hubd/internal/runner"
 	"github.com/hubd/hubd/internal/secrets"
 	"github.com/hubd/hubd/internal/server"
 	"github.com/hubd/hubd/internal/store"
@@ -51,8 +52,15 @@ func serve(args []string) error {
 	fs.DurationVar(&to.Read, "read-timeout", to.Read, "longest time to read a request, body included (git transfers and archives: longest pause between reads)")
 	fs.DurationVar(&to.Write, "write-timeout", to.Write, "longest time to write a response (git transfers and archives: longest pause between writes)")
 	fs.DurationVar(&to.Idle, "idle-timeout", to.Idle, "how long an idle keep-alive connection stays open")
-	actionsWorkers := fs.Int("actions-workers", 1, "workflow jobs run at once by this process (0: none)")
+	actionsWorkers := fs.Int("actions-workers", 1, "local runners: `hubd runner` children as --runner-user, each running one workflow job at a time (0: none)")
 	actionsSandbox := fs.String("actions-sandbox", "auto", "sandbox of workflow jobs: auto (bubblewrap: own user namespace without capabilities, seccomp filter, read-only system, hubd's data directory hidden, limits; where it does not work, jobs fail with a message naming the fix), bwrap (the same, but hubd refuses to start where it does not work), or none (no isolation: only for trusted workflows, warned at start and in every job's log)")
+	runnerUser := fs.String("runner-user", defaultRunnerUser, "the Unix user the local runners and their jobs run as (hubd must be root to switch to it)")
+	runnerWork := fs.String("runner-work", filepath.Join(os.TempDir(), "hubd-runners"), "the local runners' work root (a directory per runner, one per job inside)")
+	runnerOffline := fs.Duration("runner-offline", time.Minute, "a runner silent this long is offline and its job fails (lost communication)")
+	maxJobTimeout := fs.Duration("actions-max-timeout", 360*time.Minute, "the longest a job may run (caps timeout-minutes; GitHub's 360 minutes at most)")
+	actionsJobs := fs.Int("actions-jobs", 0, "jobs this process dispatches to runners at once (default: --actions-workers + 4)")
+	var jobLimits jobLimitFlags
+	jobLimits.register(fs)
 	secretsKey := fs.String("secrets-key", os.Getenv("HUBD_SECRETS_KEY"), "key that encrypts secrets at rest: base64 of 32 random bytes (openssl rand -base64 32), then former keys after commas while rotating (env HUBD_SECRETS_KEY; default: a key kept in the database)")
 	fs.Parse(args)
 	if fs.NArg() > 0 {
@@ -66,11 +74,14 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := actions.ValidSandbox(*actionsSandbox); err != nil {
+	if err := runner.ValidSandbox(*actionsSandbox); err != nil {
 		return fmt.Errorf("--actions-sandbox: %w", err)
 	}
-	sandboxNote, sandboxErr := actions.SandboxCheck(*actionsSandbox)
-	if sandboxErr != nil && *actionsSandbox == actions.SandboxBwrap {
+	if _, err := jobLimits.limits(); err != nil {
+		return err
+	}
+	sandboxNote, sandboxErr := runner.CheckSandbox(*actionsSandbox)
+	if sandboxErr != nil && *actionsSandbox == runner.SandboxBwrap {
 		return fmt.Errorf("--actions-sandbox bwrap: %w", sandboxErr)
 	}
 	policy, err := hooks.ParsePolicy(*hookAllow)
@@ -133,8 +144,8 @@ func serve(args []string) error {
 	}
 	srv, deps, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
 		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(abs, "git"), MaxPush: *maxPush,
-		HookPolicy: &policy, MaxAsset: *maxAsset, ActionsWorker: actionsWorker(), Enterprise: *enterprise,
-		ActionsSandbox: *actionsSandbox, SecretsKeys: secretsKeys})
+		HookPolicy: &policy, MaxAsset: *maxAsset, Enterprise: *enterprise,
+		SecretsKeys: secretsKeys, RunnerOffline: *runnerOffline, MaxJobTimeout: *maxJobTimeout})
 	if err != nil {
 		return err
 	}
@@ -156,20 +167,39 @@ func serve(args []string) error {
 	// jobs left from an earlier run are picked up here.
 	deps.Jobs.Start(2)
 	defer deps.Jobs.Stop()
+	// Jobs are dispatched to the runners that poll (local or not); the
+	// local runners start after the jobs a dead hubd left on them failed.
 	if *actionsWorkers > 0 {
-		fmt.Fprintf(os.Stderr, "hubd: %d actions workers, sandbox %s\nhubd: %s\n", *actionsWorkers, actions.SandboxInUse(*actionsSandbox), sandboxNote)
+		fmt.Fprintf(os.Stderr, "hubd: %s\n", sandboxNote)
 		if sandboxErr != nil {
 			fmt.Fprintf(os.Stderr, "hubd: WARNING: workflow jobs will fail until the sandbox works: %v\n", sandboxErr)
 		}
-		deps.Runner.Start(*actionsWorkers)
-		defer deps.Runner.Stop()
+		local, err := newLocalRunners(*runnerUser)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "hubd: %v\n", err)
+		} else {
+			local.URL, local.Sandbox, local.DataDir, local.Work = "http://"+ln.Addr().String(), *actionsSandbox, abs, *runnerWork
+			local.Limits = jobLimits.args()
+			if err := local.start(ctx, deps, *actionsWorkers); err != nil {
+				return err
+			}
+			defer local.wait()
+			fmt.Fprintf(os.Stderr, "hubd: %d local runners as %s, sandbox %s\n", *actionsWorkers, *runnerUser, runner.SandboxInUse(*actionsSandbox))
+		}
 	}
+	if *actionsJobs <= 0 {
+		*actionsJobs = *actionsWorkers + 4
+	}
+	deps.Runner.Start(*actionsJobs)
+	defer deps.Runner.Stop()
+
 	fmt.Printf("hubd %s listening on %s\nAPI: %s/ and %s/api/v3/\n", version, ln.Addr(), *external, *external)
 	hs := srv.HTTPServer(to)
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
 		<-ctx.Done()
+		deps.StopRunnerPolls() // the runners' long polls end now
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		hs.Shutdown(sctx)
@@ -209,14 +239,4 @@ func bootstrap(ctx context.Context, st *store.Store, login string) error {
 	}
 	fmt.Printf("First start: created the site administrator.\nlogin: %s\ntoken: %s\n(the token is shown only this once)\n", login, plain)
 	return nil
-}
-
-// actionsWorker is the command that runs one workflow job: this binary's
-// actions-worker.
-func actionsWorker() []string {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil
-	}
-	return []string{exe, "actions-worker"}
 }

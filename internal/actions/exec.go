@@ -2,18 +2,17 @@ package actions
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hubd/hubd/internal/authz"
@@ -33,48 +32,53 @@ const (
 	requeueDelay = 2 * time.Second
 )
 
-// Executor runs workflow jobs in worker processes.
+// Executor dispatches workflow jobs to the runners that connect to hubd
+// (dispatch.go) and follows them to their end.
 type Executor struct {
 	svc *Service
-	// Command starts a worker: argv before the spec path
-	// (`hubd actions-worker`). Empty: jobs stay queued.
-	Command []string
-	// Root holds the jobs' work directories.
+	// Root holds hubd's side of the jobs' files (their checkout and
+	// actions, sent to the runner) and their live logs.
 	Root string
 	// Web and API are hubd's base URLs given to jobs (GITHUB_SERVER_URL,
 	// GITHUB_API_URL).
 	Web, API string
-	// Sandbox, when set, is prepended to the worker's command instead of
-	// the sandbox SandboxMode makes (sandbox.go): auto (""), bwrap, none.
-	Sandbox     []string
-	SandboxMode string
-	// Hidden are directories jobs may not see in their sandbox (hubd's
-	// data directory); Root is hidden too, but for the job's own directory.
-	Hidden []string
 	// Token mints the run's GITHUB_TOKEN for a job with the workflow's
 	// permissions; Revoke revokes it when the job ends.
 	Token  func(ctx context.Context, repo *model.Repo, perms map[string]string) (plain string, id int64, err error)
 	Revoke func(ctx context.Context, id int64) error
-	// Poll is how often a running job looks for its cancellation.
+	// Poll is how often a running job looks for its cancellation and its
+	// runner's silence.
 	Poll time.Duration
-	// SpecHooks complete a job's spec before its worker starts (secrets,
+	// Heartbeat is how often a runner heartbeats its job; a job whose
+	// runner is silent for Offline fails with GitHub's lost-communication
+	// message (defaults 10 s and a minute).
+	Heartbeat, Offline time.Duration
+	// MaxTimeout caps a job's timeout-minutes (default and at most 360).
+	MaxTimeout time.Duration
+	// RunnerWait is how long a job waits for a waiting runner that may
+	// take it before it is queued again (default 10 s).
+	RunnerWait time.Duration
+	// SpecHooks complete a job's spec before its runner gets it (secrets,
 	// variables, the OIDC token endpoint, runner and policy checks), in
 	// order; an error fails the job with the error's text in its log.
 	SpecHooks []SpecHook
-	// AfterHooks see a job's result before its work directory goes
-	// (afterhooks.go): custom image snapshots.
+	// AfterHooks see a job's result before its files go (afterhooks.go):
+	// custom image snapshots; Uploads names the trees (FilesToolCache,
+	// FilesHome) a job's runner sends back for them.
 	AfterHooks []AfterHook
+	Uploads    func(jc JobContext) []string
 	// DefaultPermissions, when set, is the GITHUB_TOKEN's level ("read"
 	// or "write") for a workflow without permissions: (policy.go).
 	DefaultPermissions func(ctx context.Context, repo *model.Repo) (string, error)
-	// Admit, when set, picks the runner of a job before it starts
-	// (internal/runners: runner groups and labels): runner "" keeps the
-	// job queued, looked at again a few seconds later; release frees the
-	// runner when the job ends.
-	Admit func(ctx context.Context, jc JobContext, labels []string) (runner string, release func(), err error)
+	// Admit, when set, picks among the waiting runners ids those that may
+	// run a job (internal/runners: runner groups and labels), or the hosted
+	// runner it runs under (any local runner serves it); unset, every
+	// waiting runner may.
+	Admit func(ctx context.Context, jc JobContext, labels []string, ids []int64) (ok map[int64]bool, hosted string, err error)
+	// Released is told that a runner's job ended (ephemeral runners go).
+	Released func(ctx context.Context, r *model.Runner)
 
-	mu      sync.Mutex
-	running map[int64]*os.Process // job id → worker (tests kill it)
+	dispatch dispatcher
 }
 
 // JobContext is what a spec hook knows of the job about to run.
@@ -91,14 +95,6 @@ type SpecHook func(ctx context.Context, jc JobContext, spec *Spec) error
 type runJob struct {
 	JobID  int64 `json:"job_id"`
 	RepoID int64 `json:"repo_id"`
-}
-
-// Worker is the process running a job now (nil when none): tests stop it
-// to see a worker die.
-func (e *Executor) Worker(jobID int64) *os.Process {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.running[jobID]
 }
 
 func (e *Executor) handle(ctx context.Context, payload []byte) error {
@@ -118,8 +114,10 @@ func (e *Executor) handle(ctx context.Context, payload []byte) error {
 	if j.Status == model.ActionsInProgress {
 		// Claimed again: the hubd process that ran it died and its lease
 		// ran out. The job fails rather than stay in progress.
-		return e.finish(ctx, j, model.ConclusionFailure, nil, nil,
-			e.stamp("##[error]The runner of this job stopped responding (its hubd process ended) and the job was failed.\n"))
+		if err := e.revokeJobToken(ctx, j.ID); err != nil {
+			return err // its tokens go before anything else
+		}
+		return e.finish(ctx, j, model.ConclusionFailure, nil, nil, e.stamp("##[error]"+stoppedRunner+"\n"))
 	}
 	if j.Status != model.ActionsQueued {
 		return nil
@@ -137,25 +135,24 @@ func (e *Executor) handle(ctx context.Context, payload []byte) error {
 	if perr != nil {
 		return e.finish(ctx, j, model.ConclusionFailure, nil, nil, e.stamp("##[error]"+perr.Error()+"\n"))
 	}
-	if len(e.Command) == 0 {
-		return errors.New("actions: no worker command configured")
+	// Runner groups and labels (internal/runners): the job goes to a
+	// waiting runner that may take it; none: it is queued again for later.
+	jc := JobContext{Repo: repo, Run: run, Job: j}
+	w0, runnerName, err := e.claimRunner(ctx, jc, s.Labels(run)[j.Key])
+	if err != nil {
+		return err
 	}
-	// Runner groups and labels (internal/runners): a job no runner of this
-	// process may take stays queued and is queued again for later.
-	runnerName := "hubd"
-	if e.Admit != nil {
-		name, release, err := e.Admit(ctx, JobContext{Repo: repo, Run: run, Job: j}, s.Labels(run)[j.Key])
-		if err != nil {
-			return err
-		}
-		if name == "" {
-			return s.Store.Tx(ctx, func(tx store.Q) error {
-				return jobs.Enqueue(ctx, tx, jobs.Job{Kind: kindJob, Key: fmt.Sprintf("actions.job:%d", j.ID), Payload: p, MaxAttempts: 2, Delay: requeueDelay})
-			})
-		}
-		defer release()
-		runnerName = name
+	if w0 == nil {
+		return s.Store.Tx(ctx, func(tx store.Q) error {
+			return jobs.Enqueue(ctx, tx, jobs.Job{Kind: kindJob, Key: fmt.Sprintf("actions.job:%d", j.ID), Payload: p, MaxAttempts: 2, Delay: requeueDelay})
+		})
 	}
+	given := false
+	defer func() {
+		if !given {
+			e.dispatch.give(w0, nil) // the runner polls again
+		}
+	}()
 	var token string
 	var tokenID int64
 	if e.Token != nil {
@@ -163,7 +160,11 @@ func (e *Executor) handle(ctx context.Context, payload []byte) error {
 		if err != nil {
 			return err
 		}
-		if token, tokenID, err = e.Token(ctx, repo, w.tokenPermissions(level)); err != nil {
+		perms := w.tokenPermissions(level)
+		if FromFork(repo, run) {
+			perms = readOnly(perms) // a fork's pull request gets a read-only token, whatever permissions: says
+		}
+		if token, tokenID, err = e.Token(ctx, repo, perms); err != nil {
 			return err
 		}
 	}
@@ -197,11 +198,60 @@ func (e *Executor) handle(ctx context.Context, payload []byte) error {
 		return err
 	}
 	e.startCheck(ctx, repo, run, j)
-	log, res := e.execute(ctx, repo, run, j, w, token)
+	given = true
+	log, res := e.execute(ctx, repo, run, j, w, token, w0, runnerName)
 	revoke()
 	err = e.finish(ctx, j, res.Conclusion, res.Outputs, res.Steps, log)
 	e.dropLiveLog(j.ID)
+	if e.Released != nil {
+		e.Released(context.WithoutCancel(ctx), w0.runner)
+	}
 	return err
+}
+
+// claimRunner claims a polling runner that may take the job; name is the
+// runner the job runs under. While every runner is busy it waits up to
+// RunnerWait for one to poll; nil: none may take the job now.
+func (e *Executor) claimRunner(ctx context.Context, jc JobContext, labels []string) (*waiter, string, error) {
+	wait := e.RunnerWait
+	if wait == 0 {
+		wait = 10 * time.Second
+	}
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	for {
+		ids, arrived := e.dispatch.waitingRunners()
+		if len(ids) > 0 {
+			ok, hosted := map[int64]bool{}, ""
+			if e.Admit == nil {
+				for _, id := range ids {
+					ok[id] = true
+				}
+			} else {
+				var err error
+				if ok, hosted, err = e.Admit(ctx, jc, labels, ids); err != nil {
+					return nil, "", err
+				}
+			}
+			if w := e.dispatch.take(ok, hosted != ""); w != nil {
+				name := w.runner.Name
+				if len(ok) == 0 {
+					name = hosted // a hosted runner's job runs under its name
+				}
+				return w, name, nil
+			}
+			if len(ok) == 0 && hosted == "" {
+				return nil, "", nil // idle runners, none for this job: queued again
+			}
+		}
+		select {
+		case <-arrived:
+		case <-deadline.C:
+			return nil, "", nil
+		case <-ctx.Done():
+			return nil, "", ctx.Err()
+		}
+	}
 }
 
 // stamp prefixes a line with the time, as GitHub's log lines are.
@@ -213,6 +263,13 @@ func (e *Executor) stamp(s string) string {
 func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion string, outputs map[string]string, steps []model.WorkflowStep, log string) error {
 	s := e.svc
 	ctx = context.WithoutCancel(ctx)
+	// The job's check run completes first: whoever sees the run completed
+	// sees its check runs completed.
+	checked := false
+	if cur, err := s.Store.R().Job(ctx, j.RepoID, j.ID); err == nil && cur.Status != model.ActionsCompleted {
+		e.finishCheck(ctx, j, conclusion)
+		checked = true
+	}
 	moved := false
 	err := s.Store.Tx(ctx, func(tx store.Q) error {
 		if err := tx.SetJobLog(ctx, j.ID, log); err != nil {
@@ -245,11 +302,13 @@ func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion 
 	if err == nil && !moved {
 		// Cancelled meanwhile: the check run takes the job's conclusion.
 		if cur, cerr := s.Store.R().Job(ctx, j.RepoID, j.ID); cerr == nil {
-			conclusion = deref(cur.Conclusion)
+			conclusion, checked = deref(cur.Conclusion), false
 		}
 	}
 	if err == nil {
-		e.finishCheck(ctx, j, conclusion)
+		if !checked {
+			e.finishCheck(ctx, j, conclusion)
+		}
 		e.skippedChecks(ctx, j.RepoID, j.RunID, j.RunAttempt)
 	}
 	return err
@@ -294,10 +353,18 @@ func (e *Executor) finishCheck(ctx context.Context, j *model.WorkflowJob, conclu
 	}
 }
 
-// execute runs the job in a worker process and returns its log and result.
-func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.WorkflowRun, j *model.WorkflowJob, w *parsed, token string) (string, Result) {
+// execute hands the job to its runner (w0) and follows it to its end:
+// its log and result.
+func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.WorkflowRun, j *model.WorkflowJob, w *parsed, token string,
+	w0 *waiter, runnerName string) (string, Result) {
 	out := e.liveLog(j.ID)
 	defer out.close()
+	given := false
+	defer func() {
+		if !given {
+			e.dispatch.give(w0, nil)
+		}
+	}()
 	fail := func(format string, args ...any) (string, Result) {
 		out.Write([]byte(e.stamp("##[error]" + fmt.Sprintf(format, args...) + "\n")))
 		return out.String(), Result{Conclusion: model.ConclusionFailure}
@@ -310,17 +377,191 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 		return fail("work directory: %v", err)
 	}
 	defer os.RemoveAll(dir)
-	ws := filepath.Join(dir, "workspace")
+	ws := filepath.Join(dir, FilesWorkspace)
 	full := repo.Owner.Login + "/" + repo.Name
 	if err := e.svc.Git.Open(repo.ID).Checkout(ctx, run.CheckoutSHA(), ws, e.Web+"/"+full+".git"); err != nil {
 		return fail("checkout of %s: %v", run.HeadSHA, err)
 	}
+	spec, err := e.spec(ctx, repo, run, j, token, dir)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if err := e.prepareActions(ctx, repo, run, w, j.Key, dir, spec); err != nil {
+		return fail("%v", err)
+	}
+	jc := JobContext{Repo: repo, Run: run, Job: j, Dir: dir}
+	for _, h := range e.SpecHooks {
+		if err := h(ctx, jc, spec); err != nil {
+			return fail("%v", err)
+		}
+	}
+	// The log is masked here too, whatever the runner sent.
+	out.masks = SecretMasks(JobSecrets(spec))
+	spec.relocate(dir, JobDirVar)
+	timeout := w.jobTimeout(j.Key, e.maxTimeout())
+	cred := newCredential()
+	a := &Assignment{JobID: j.ID, RunID: run.ID, Name: j.Name, Runner: runnerName, Credential: cred, Spec: *spec,
+		TimeoutMinutes: timeout.Minutes(), HeartbeatSeconds: e.heartbeat().Seconds()}
+	for _, part := range []string{FilesWorkspace, FilesActions, FilesToolCache, FilesHome} {
+		if _, err := os.Stat(PartDir(dir, part)); err == nil {
+			a.Files = append(a.Files, part)
+		}
+	}
+	if e.Uploads != nil {
+		a.Upload = e.Uploads(jc)
+	}
+	lj := &LiveJob{JobID: j.ID, RunnerID: w0.runner.ID, credHash: sha256.Sum256([]byte(cred)), dir: dir, out: out, store: e.svc.Store,
+		lastBeat: time.Now(), result: make(chan Result, 1), stopped: make(chan struct{})}
+	d := &e.dispatch
+	d.mu.Lock()
+	d.init()
+	d.live[j.ID] = lj
+	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.live, j.ID) // its credential no longer works
+		d.mu.Unlock()
+	}()
+	out.Write([]byte(e.stamp("Runner name: '" + runnerName + "'\n")))
+	given = true
+	e.dispatch.give(w0, a)
+	res := e.follow(ctx, j, lj, timeout, runnerName)
+	lj.mu.Lock()
+	lj.done = true
+	lj.mu.Unlock()
+	// The uploaded trees are in dir: snapshots (afterhooks.go).
+	e.afterHooks(ctx, jc, res, out)
+	return out.String(), res
+}
+
+// JobSecrets are the values a job's log must not show: its secrets and
+// its tokens.
+func JobSecrets(spec *Spec) map[string]string {
+	out := maps.Clone(spec.Secrets)
+	if out == nil {
+		out = map[string]string{}
+	}
+	for _, k := range []string{"ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"} {
+		if v := spec.Env[k]; v != "" {
+			out[k] = v
+		}
+	}
+	if spec.Token != "" {
+		out["GITHUB_TOKEN"] = spec.Token
+	}
+	return out
+}
+
+// follow waits for the end of a job running on a runner: its result, a
+// cancellation or the timeout (the runner is told at its next heartbeat
+// and has a while to report), or the runner's silence.
+func (e *Executor) follow(ctx context.Context, j *model.WorkflowJob, lj *LiveJob, timeout time.Duration, runnerName string) Result {
+	jctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	poll := e.Poll
+	if poll == 0 {
+		poll = time.Second
+	}
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	offline := e.offline()
+	stopped := ""
+	var grace <-chan time.Time
+	stop := func(conclusion string) {
+		if stopped != "" {
+			return
+		}
+		stopped = conclusion
+		lj.mu.Lock()
+		lj.stop = conclusion
+		close(lj.stopped) // the runner's heartbeat answers now
+		lj.mu.Unlock()
+		grace = time.After(2*e.heartbeat() + 5*time.Second)
+	}
+	var res Result
+	select {
+	case res = <-lj.result:
+	default:
+	wait:
+		for {
+			select {
+			case res = <-lj.result:
+				break wait
+			case <-jctx.Done():
+				if ctx.Err() != nil {
+					stop(model.ConclusionCancelled)
+					res.Conclusion = model.ConclusionCancelled
+					break wait // hubd stops: the runner hears of it at its next heartbeat
+				}
+				stop(model.ConclusionTimedOut)
+				jctx = context.Background()
+			case <-grace:
+				res.Conclusion = stopped
+				break wait
+			case <-t.C:
+				if cur, err := e.svc.Store.R().Job(ctx, j.RepoID, j.ID); err == nil && cur.Status == model.ActionsCompleted {
+					stop(model.ConclusionCancelled)
+				}
+				lj.mu.Lock()
+				silent := time.Since(lj.lastBeat)
+				lj.mu.Unlock()
+				if silent > offline {
+					lj.Log([]byte(e.stamp(LostCommunication(runnerName) + "\n")))
+					return Result{Conclusion: model.ConclusionFailure}
+				}
+			}
+		}
+	}
+	switch stopped {
+	case model.ConclusionTimedOut:
+		lj.Log([]byte(e.stamp(fmt.Sprintf("##[error]The job running on runner %s has exceeded the maximum execution time of %d minutes.\n", runnerName, int(timeout/time.Minute)))))
+		res.Conclusion = stopped
+	case model.ConclusionCancelled:
+		lj.Log([]byte(e.stamp("##[error]The operation was canceled.\n")))
+		res.Conclusion = stopped
+	}
+	return res
+}
+
+// LostCommunication is the log line of a job whose runner went silent
+// (GitHub's words).
+func LostCommunication(runner string) string {
+	return "##[error]The self-hosted runner: " + runner + " lost communication with the server. Verify the machine is running and has a healthy network connection. " +
+		"Anything in your workflow that terminates the runner process, starves it for CPU/Memory, or blocks its network access can cause this error."
+}
+
+func (e *Executor) heartbeat() time.Duration {
+	if e.Heartbeat > 0 {
+		return e.Heartbeat
+	}
+	return 10 * time.Second
+}
+
+func (e *Executor) offline() time.Duration {
+	if e.Offline > 0 {
+		return e.Offline
+	}
+	return time.Minute
+}
+
+func (e *Executor) maxTimeout() time.Duration {
+	if e.MaxTimeout > 0 {
+		return min(e.MaxTimeout, maxJobTimeout)
+	}
+	return maxJobTimeout
+}
+
+// spec is the spec of a job whose files are in dir (its checkout in
+// dir/workspace), before the spec hooks.
+func (e *Executor) spec(ctx context.Context, repo *model.Repo, run *model.WorkflowRun, j *model.WorkflowJob, token, dir string) (*Spec, error) {
+	ws := filepath.Join(dir, FilesWorkspace)
+	full := repo.Owner.Login + "/" + repo.Name
 	// The needs' results and outputs (the latest combination of a matrix).
 	needs := map[string]Need{}
 	if len(j.Needs) > 0 {
 		list, _, err := e.svc.Store.R().RunJobs(ctx, run.ID, j.RunAttempt, 1<<30, 0)
 		if err != nil {
-			return fail("%v", err)
+			return nil, err
 		}
 		for _, o := range list {
 			for _, n := range j.Needs {
@@ -346,7 +587,7 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 	if run.Event == "workflow_dispatch" {
 		payload["inputs"], payload["ref"] = inputs, ref // strings, as github.event.inputs are
 	}
-	spec := Spec{Path: run.WorkflowPath, Source: run.Source, JobKey: j.Key, Matrix: j.Matrix, Needs: needs, Event: run.Event,
+	spec := &Spec{Path: run.WorkflowPath, Source: run.Source, JobKey: j.Key, Matrix: j.Matrix, Needs: needs, Event: run.Event,
 		Payload: payload, Inputs: inputs, Workdir: ws, Instance: u.Host, Token: token, Result: filepath.Join(dir, "result.json"),
 		Env: map[string]string{
 			"GITHUB_SERVER_URL": e.Web, "GITHUB_API_URL": e.API, "GITHUB_GRAPHQL_URL": e.Web + "/api/graphql",
@@ -364,100 +605,7 @@ func (e *Executor) execute(ctx context.Context, repo *model.Repo, run *model.Wor
 	if a, err := e.svc.Store.R().AccountByID(ctx, run.TriggeringActorID); err == nil {
 		spec.Actor = a.Login
 	}
-	for _, d := range []string{"tmp", "toolcache", "home"} {
-		os.MkdirAll(filepath.Join(dir, d), 0o700)
-	}
-	if err := e.prepareActions(ctx, repo, run, w, j.Key, dir, &spec); err != nil {
-		return fail("%v", err)
-	}
-	for _, h := range e.SpecHooks {
-		if err := h(ctx, JobContext{Repo: repo, Run: run, Job: j, Dir: dir}, &spec); err != nil {
-			return fail("%v", err)
-		}
-	}
-	sb, _ := json.Marshal(spec)
-	specPath := filepath.Join(dir, "spec.json")
-	if err := os.WriteFile(specPath, sb, 0o600); err != nil {
-		return fail("%v", err)
-	}
-	timeout := w.jobTimeout(j.Key)
-	jctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	box, boxNote, err := e.sandbox(dir)
-	if err != nil {
-		return fail("%v", err)
-	}
-	if boxNote != "" {
-		out.Write([]byte(e.stamp(boxNote + "\n")))
-	}
-	argv := append(append(append([]string{}, box...), e.Command...), specPath)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	// A clean environment: never the server's.
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + filepath.Join(dir, "home"),
-		"LANG=C.UTF-8", "TMPDIR=" + filepath.Join(dir, "tmp"), "HUBD_ACTIONS_WORKER=1"}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		return fail("worker: %v", err)
-	}
-	e.mu.Lock()
-	if e.running == nil {
-		e.running = map[int64]*os.Process{}
-	}
-	e.running[j.ID] = cmd.Process
-	e.mu.Unlock()
-	defer func() {
-		e.mu.Lock()
-		delete(e.running, j.ID)
-		e.mu.Unlock()
-	}()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	poll := e.Poll
-	if poll == 0 {
-		poll = time.Second
-	}
-	t := time.NewTicker(poll)
-	defer t.Stop()
-	kill := func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var werr error
-	stopped := ""
-wait:
-	for {
-		select {
-		case werr = <-done:
-			break wait
-		case <-jctx.Done():
-			stopped = model.ConclusionTimedOut
-			if ctx.Err() != nil {
-				stopped = model.ConclusionCancelled
-			}
-			kill()
-		case <-t.C:
-			if cur, err := e.svc.Store.R().Job(ctx, j.RepoID, j.ID); err == nil && cur.Status == model.ActionsCompleted {
-				stopped = model.ConclusionCancelled
-				kill()
-			}
-		}
-	}
-	kill() // whatever the job left behind in its process group
-	var res Result
-	b, rerr := os.ReadFile(spec.Result)
-	switch {
-	case stopped == model.ConclusionTimedOut:
-		out.Write([]byte(e.stamp(fmt.Sprintf("##[error]The job running on runner hubd has exceeded the maximum execution time of %d minutes.\n", int(timeout/time.Minute)))))
-		res.Conclusion = stopped
-	case stopped == model.ConclusionCancelled:
-		out.Write([]byte(e.stamp("##[error]The operation was canceled.\n")))
-		res.Conclusion = stopped
-	case rerr != nil || json.Unmarshal(b, &res) != nil:
-		out.Write([]byte(e.stamp(fmt.Sprintf("##[error]The worker process of this job ended without a result (%v).\n", werr))))
-		res.Conclusion = model.ConclusionFailure
-	}
-	// The work directory is still there: snapshots (afterhooks.go).
-	e.afterHooks(ctx, JobContext{Repo: repo, Run: run, Job: j, Dir: dir}, res, out)
-	return out.String(), res
+	return spec, nil
 }
 
 // tokenPermissions are the GITHUB_TOKEN's permissions: the workflow's
@@ -491,14 +639,26 @@ func (p *parsed) tokenPermissions(level string) map[string]string {
 	return out
 }
 
-// jobTimeout is a job's timeout-minutes (360 by default and at most).
-func (p *parsed) jobTimeout(key string) time.Duration {
+// readOnly is a token's permissions with every write made read.
+func readOnly(perms map[string]string) map[string]string {
+	out := make(map[string]string, len(perms))
+	for k, v := range perms {
+		if v == "write" {
+			v = "read"
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// jobTimeout is a job's timeout-minutes (max by default and at most).
+func (p *parsed) jobTimeout(key string, max time.Duration) time.Duration {
 	j := p.wf.Jobs[key]
 	if j == nil {
-		return maxJobTimeout
+		return max
 	}
 	if n, err := strconv.ParseFloat(strings.TrimSpace(j.TimeoutMinutes), 64); err == nil && n > 0 {
-		return min(time.Duration(n*float64(time.Minute)), maxJobTimeout)
+		return min(time.Duration(n*float64(time.Minute)), max)
 	}
-	return maxJobTimeout
+	return max
 }

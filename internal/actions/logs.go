@@ -87,6 +87,7 @@ type cappedBuffer struct {
 	lost    int64
 	file    *os.File
 	partial []byte
+	masks   []string // secretMasks of the job's secrets, masked in every line
 }
 
 // Write takes the worker's output (one writer: exec gives stdout and
@@ -112,6 +113,9 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 }
 
 func (c *cappedBuffer) add(line []byte, ended bool) {
+	if len(c.masks) > 0 {
+		line = []byte(Mask(string(line), c.masks))
+	}
 	var out []byte
 	if !stamped(line) {
 		out = append([]byte(time.Now().UTC().Format(stampLayout)+" "), line...)

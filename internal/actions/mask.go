@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// secretMasks are the forms of a job's secret values its log must not
+// SecretMasks are the forms of a job's secret values its log must not
 // show beyond the values themselves (which act masks): as GitHub's runner
 // does, each line of a multi-line value, and each value's base64 encoding
 // wherever it starts in a longer base64 text (three alignments).
 // Longest first, so a longer form is masked before a part of it.
-func secretMasks(secrets map[string]string) []string {
+func SecretMasks(secrets map[string]string) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(s string) {
@@ -46,8 +46,8 @@ func secretMasks(secrets map[string]string) []string {
 	return out
 }
 
-// mask replaces every form in masks with ***.
-func mask(s string, masks []string) string {
+// Mask replaces every form in masks with ***.
+func Mask(s string, masks []string) string {
 	for _, m := range masks {
 		if strings.Contains(s, m) {
 			s = strings.ReplaceAll(s, m, "***")

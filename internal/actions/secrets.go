@@ -50,6 +50,13 @@ func SecretsHook(values SecretValues, envValues func(ctx context.Context, app st
 	}
 }
 
+// FromFork reports whether a run is a fork's pull request's (fromFork of
+// its event payload): it gets no secrets, a read-only GITHUB_TOKEN and no
+// OIDC token.
+func FromFork(repo *model.Repo, run *model.WorkflowRun) bool {
+	return fromFork(repo, run.Event, run.EventPayload)
+}
+
 // fromFork reports whether a run's event is a pull request whose head is
 // not in the repository itself; when the payload does not say where the
 // head is, the run is treated as a fork's (secrets withheld).

@@ -18,7 +18,8 @@ import (
 	"github.com/sirupsen/logrus"
 )
 
-// Spec is what hubd hands the worker process of one job (as a JSON file).
+// Spec is what hubd hands the worker process of one job (as JSON, over the
+// runner protocol and then the worker's standard input: never a file).
 type Spec struct {
 	Path     string            `json:"path"`   // .github/workflows/ci.yml
 	Source   string            `json:"source"` // the file at the run's commit
@@ -59,11 +60,11 @@ type Result struct {
 	Steps      []model.WorkflowStep `json:"steps"`
 }
 
-// Work runs the job described by the spec file at specPath with nektos/act's
-// host executor, writing the job's log to out; it is the body of the
-// `hubd actions-worker` process.
-func Work(ctx context.Context, specPath string, out io.Writer) error {
-	b, err := os.ReadFile(specPath)
+// Work runs the job whose spec it reads from in (the worker's standard
+// input) with nektos/act's host executor, writing the job's log to out; it
+// is the body of the `hubd actions-worker` process.
+func Work(ctx context.Context, in io.Reader, out io.Writer) error {
+	b, err := io.ReadAll(in)
 	if err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func Work(ctx context.Context, specPath string, out io.Writer) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("spec: %w", err)
 	}
-	lw := &logWriter{out: out, masks: secretMasks(s.Secrets)}
+	lw := &logWriter{out: out, masks: SecretMasks(s.Secrets), stepsPath: filepath.Join(filepath.Dir(s.Result), StepsFile)}
 	res := lw.run(ctx, &s)
 	rb, _ := json.Marshal(res)
 	return os.WriteFile(s.Result, rb, 0o600)
@@ -166,13 +167,32 @@ type logWriter struct {
 	out       io.Writer
 	steps     []model.WorkflowStep
 	jobResult string
-	masks     []string // secretMasks of the job's secrets
+	masks     []string // SecretMasks of the job's secrets
+	// stepsPath is where the steps as they stand are written whenever one
+	// starts or ends (the runner reports them while the job runs).
+	stepsPath string
+}
+
+// StepsFile is the file of a job's directory where its worker keeps its
+// steps as they stand (JSON).
+const StepsFile = "steps.json"
+
+// saveSteps writes the steps as they stand (replacing the file at once).
+func (lw *logWriter) saveSteps() {
+	if lw.stepsPath == "" {
+		return
+	}
+	b, _ := json.Marshal(lw.steps)
+	tmp := lw.stepsPath + ".tmp"
+	if os.WriteFile(tmp, b, 0o600) == nil {
+		_ = os.Rename(tmp, lw.stepsPath)
+	}
 }
 
 func (lw *logWriter) line(s string) {
 	ts := time.Now().UTC().Format(stampLayout)
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		fmt.Fprintf(lw.out, "%s %s\n", ts, mask(l, lw.masks))
+		fmt.Fprintf(lw.out, "%s %s\n", ts, Mask(l, lw.masks))
 	}
 }
 
@@ -206,6 +226,13 @@ func (lw *logWriter) Format(e *logrus.Entry) ([]byte, error) {
 	if r, ok := e.Data["jobResult"].(string); ok {
 		lw.jobResult = r
 	}
+	before := len(lw.steps)
+	changed := false
+	defer func() {
+		if changed || len(lw.steps) != before {
+			lw.saveSteps()
+		}
+	}()
 	if res, ok := e.Data["stepResult"]; ok && len(lw.steps) > 0 {
 		st := &lw.steps[len(lw.steps)-1]
 		if st.Status != model.ActionsCompleted {
@@ -214,6 +241,7 @@ func (lw *logWriter) Format(e *logrus.Entry) ([]byte, error) {
 				c = model.ConclusionSkipped
 			}
 			st.Status, st.Conclusion, st.CompletedAt = model.ActionsCompleted, &c, &now
+			changed = true
 		}
 	}
 	if raw, _ := e.Data["raw_output"].(bool); raw {
@@ -229,6 +257,7 @@ func (lw *logWriter) Format(e *logrus.Entry) ([]byte, error) {
 			st := &lw.steps[len(lw.steps)-1]
 			c := model.ConclusionSuccess
 			st.Status, st.Conclusion, st.CompletedAt = model.ActionsCompleted, &c, &now
+			changed = true
 		}
 		if !strings.HasPrefix(name, "Pre ") && !strings.HasPrefix(name, "Post ") {
 			lw.steps = append(lw.steps, model.WorkflowStep{Name: name, Number: len(lw.steps) + 1, Status: model.ActionsInProgress, StartedAt: &now})

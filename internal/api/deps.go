@@ -12,6 +12,7 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/ratelimit"
+	"github.com/hubd/hubd/internal/runners"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
@@ -40,9 +41,16 @@ type Deps struct {
 		http.Handler
 		Serves(path string) bool
 	}
-	// ActionsSandbox is how workflow jobs are sandboxed: auto ("", bubblewrap
-	// when it works), bwrap or none (--actions-sandbox).
-	ActionsSandbox string
+	// LocalRunners registers this host's n local runners (hubd-HOST-N)
+	// and gives their credentials (internal/api/runnerproto).
+	LocalRunners func(ctx context.Context, n int) ([]runners.LocalRunner, error)
+	// RecoverJobs fails the jobs left in progress on the runners named
+	// (this host's local runners, when hubd starts after it died) and
+	// revokes their tokens.
+	RecoverJobs func(ctx context.Context, runners []string) error
+	// StopRunnerPolls answers the runners' long polls at once (hubd
+	// stops).
+	StopRunnerPolls func()
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
 	// PushHooks run after RecordPush recorded a push (outside its

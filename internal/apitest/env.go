@@ -42,6 +42,7 @@ type Env struct {
 	URL        string // http://127.0.0.1:PORT (no trailing slash)
 	API        string // URL + "/api/v3"
 	DataDir    string
+	RunnerWork string // the local runners' work root (Options.ActionsWorker)
 	Admin      *model.Account
 	AdminToken string
 
@@ -60,7 +61,8 @@ type Options struct {
 	// (Env.RunJobs), e.g. to see a pull request before its mergeability.
 	ManualJobs bool
 	// ActionsWorker is the command running one workflow job (a test binary
-	// that calls actions.Work); set, one runner worker runs jobs.
+	// that calls actions.Work); set, one local runner runs jobs (in this
+	// process, its workers as RunnerUser when the tests run as root).
 	ActionsWorker []string
 	// ActionsSandbox is the jobs' sandbox: "" (auto: bubblewrap where it
 	// works), "bwrap" or "none".
@@ -90,8 +92,7 @@ func New(t testing.TB, opts ...Options) *Env {
 	e.URL = "http://" + e.HTTP.Listener.Addr().String()
 	e.API = e.URL + "/api/v3"
 	srv, deps, err := server.Build(server.Config{Store: e.Store, ExternalURL: e.URL, Limits: limits, MaxBody: o.MaxBody, Version: "test",
-		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset, ActionsWorker: o.ActionsWorker,
-		ActionsSandbox: o.ActionsSandbox})
+		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset})
 	if err != nil {
 		t.Fatalf("apitest: build: %v", err)
 	}
@@ -106,11 +107,14 @@ func New(t testing.TB, opts ...Options) *Env {
 		deps.Jobs.Poll = 50 * time.Millisecond
 		deps.Jobs.Start(2)
 	}
+	stopRunners := func() {}
 	if len(o.ActionsWorker) > 0 {
 		deps.Runner.Poll = 50 * time.Millisecond
 		deps.Runner.Start(1)
+		stopRunners = e.startRunners(deps, 1, o.ActionsWorker, o.ActionsSandbox)
 	}
 	t.Cleanup(func() {
+		stopRunners() // before the server closes: it waits for their polls
 		e.HTTP.Close()
 		deps.Runner.Stop()
 		deps.Jobs.Stop()

@@ -20,6 +20,7 @@ import (
 	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/tarball"
 )
 
 // Custom images, the local equivalent of GitHub's: a hosted runner with
@@ -252,6 +253,15 @@ func snapshotMajor(v string) (int64, error) {
 	return n, nil
 }
 
+// Uploads are the trees a snapshot job's runner sends back when the job
+// ends (its tool cache and home): the SnapshotHook captures them.
+func (c *CustomImages) Uploads(jc actions.JobContext) []string {
+	if name, _, _ := snapshotOf(jc.Run.Source, jc.Job.Key); name != "" {
+		return []string{actions.FilesToolCache, actions.FilesHome}
+	}
+	return nil
+}
+
 // SnapshotHook captures a succeeded snapshot job of an image-generation
 // hosted runner as its image's next version (an actions.AfterHook).
 func (c *CustomImages) SnapshotHook(ctx context.Context, jc actions.JobContext, res actions.Result, log io.Writer) error {
@@ -363,48 +373,7 @@ func writeArchive(w io.Writer, dir string) (int64, error) {
 	gz := gzip.NewWriter(cw)
 	tw := tar.NewWriter(gz)
 	for _, sub := range imageDirNames {
-		root := imageDirs[sub](dir)
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil
-				}
-				return err
-			}
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			link := ""
-			if info.Mode()&fs.ModeSymlink != 0 {
-				if link, err = os.Readlink(p); err != nil {
-					return err
-				}
-			} else if !info.Mode().IsRegular() && !info.IsDir() {
-				return nil // sockets, devices: not part of an image
-			}
-			hdr, err := tar.FileInfoHeader(info, link)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			hdr.Name = path.Join(sub, filepath.ToSlash(rel))
-			hdr.Uname, hdr.Gname = "", ""
-			if err := tw.WriteHeader(hdr); err != nil {
-				return err
-			}
-			if !info.Mode().IsRegular() {
-				return nil
-			}
-			src, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(tw, src)
-			src.Close()
-			return err
-		})
-		if err != nil {
+		if err := tarball.AddTree(tw, imageDirs[sub](dir), sub); err != nil {
 			return 0, err
 		}
 	}

@@ -254,21 +254,18 @@ var (
 )
 
 // JIT registers a runner from a just-in-time configuration and returns
-// it with its encoded configuration. The runner stays offline: GitHub's
-// runner application cannot connect to hubd.
+// it with its encoded configuration, which carries hubd's URL and the
+// runner's credential: `hubd runner --jitconfig` connects with it. The
+// runner is ephemeral: it is removed after its one job.
 func (s *Service) JIT(ctx context.Context, sc Scope, in JITInput, serverURL string) (*model.Runner, string, error) {
-	in.Name = strings.TrimSpace(in.Name)
-	if in.Name == "" || len(in.Name) > 64 {
-		return nil, "", model.Invalid("Runner", "name", "invalid")
-	}
-	labels, err := cleanLabels(in.Labels, 1)
+	r, err := newRunner(in.Name, in.Labels)
 	if err != nil {
 		return nil, "", err
 	}
 	if in.WorkFolder == "" {
 		in.WorkFolder = "_work"
 	}
-	r := &model.Runner{Scope: sc.Kind, OwnerID: sc.OwnerID(), Name: in.Name, OS: "Linux", Arch: "X64", Ephemeral: true}
+	r.Scope, r.OwnerID, r.Ephemeral = sc.Kind, sc.OwnerID(), true
 	if sc.Kind != model.RunnerRepo {
 		if _, err := s.Store.R().RunnerGroup(ctx, sc.OwnerID(), in.RunnerGroupID); errors.Is(err, model.ErrNotFound) {
 			return nil, "", model.Custom("Runner", "runner_group_id", "Runner group not found.")
@@ -277,6 +274,38 @@ func (s *Service) JIT(ctx context.Context, sc Scope, in JITInput, serverURL stri
 		}
 		r.GroupID = in.RunnerGroupID
 	}
+	cred := newCredential()
+	err = s.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.CreateRunner(ctx, r); err != nil {
+			if errors.Is(err, store.ErrDuplicate) {
+				return model.Conflict("Already exists - A runner with the name " + r.Name + " already exists.")
+			}
+			return err
+		}
+		if err := tx.SetRunnerCredential(ctx, r.ID, hashToken(cred)); err != nil {
+			return err
+		}
+		return sc.event(ctx, tx, "runner.created", map[string]any{"runner_id": r.ID, "name": r.Name, "jit": true})
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return r, jitConfig(r, serverURL, in.WorkFolder, cred), nil
+}
+
+// newRunner makes a runner named name with labels: self-hosted, its OS and
+// architecture (read-only; Linux X64 unless a label names others) and the
+// custom rest.
+func newRunner(name string, labelNames []string) (*model.Runner, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > 64 {
+		return nil, model.Invalid("Runner", "name", "invalid")
+	}
+	labels, err := cleanLabels(labelNames, 1)
+	if err != nil {
+		return nil, err
+	}
+	r := &model.Runner{Name: name, OS: "Linux", Arch: "X64"}
 	r.Labels = []model.RunnerLabel{{Name: "self-hosted", ReadOnly: true}}
 	for _, l := range labels {
 		switch {
@@ -290,23 +319,7 @@ func (s *Service) JIT(ctx context.Context, sc Scope, in JITInput, serverURL stri
 		}
 	}
 	r.Labels = append(r.Labels[:1], append([]model.RunnerLabel{{Name: r.OS, ReadOnly: true}, {Name: r.Arch, ReadOnly: true}}, r.Labels[1:]...)...)
-	tok := randomToken()
-	err = s.Store.Tx(ctx, func(tx store.Q) error {
-		if err := tx.CreateRunner(ctx, r); err != nil {
-			if errors.Is(err, store.ErrDuplicate) {
-				return model.Conflict("Already exists - A runner with the name " + r.Name + " already exists.")
-			}
-			return err
-		}
-		if err := tx.CreateRunnerToken(ctx, "jit", sc.Kind, sc.OwnerID(), hashToken(tok), tx.Now().Add(TokenTTL)); err != nil {
-			return err
-		}
-		return sc.event(ctx, tx, "runner.created", map[string]any{"runner_id": r.ID, "name": r.Name, "jit": true})
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	return r, jitConfig(r, serverURL, in.WorkFolder, tok), nil
+	return r, nil
 }
 
 func pick(list []string, l string) string {

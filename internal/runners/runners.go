@@ -1,19 +1,21 @@
 // Package runners is the self-hosted runners and runner groups domain of
 // GitHub Actions. Runners are registered at a repository, an organization
-// or hubd's one enterprise; registration and remove tokens and JIT
-// configurations have GitHub's shapes, but GitHub's runner application
-// cannot reach hubd: every workflow job runs on hubd's own workers (the
-// `hubd actions-worker` processes of --actions-workers), and those workers
-// register themselves as enterprise runners, one per worker slot, so that
-// the runner lists are true. Their status comes from their heartbeats and
-// their busy flag from the jobs they run.
+// or hubd's one enterprise, with a registration token or a JIT
+// configuration (connect.go), and connect to hubd over the runner protocol
+// (internal/api/runnerproto, docs/runner-protocol.md) with their own
+// credential: `hubd runner` is such a runner. hubd serve
+// --actions-workers N starts N local ones, registered as the enterprise
+// runners hubd-HOST-N. A runner is online while it polls for jobs or
+// heartbeats a job, busy while a job runs on it.
 //
-// Runner groups are enforced when a worker claims a job (Admit): a job
-// runs only on a worker whose labels cover its runs-on labels, whose
-// enterprise group admits the repository's organization, and — for an
-// organization's repository — whose group in that organization (its
-// default group unless the organization placed the worker elsewhere)
-// admits the repository and workflow. Otherwise the job stays queued.
+// Runner groups are enforced when a job is dispatched (Admit): a job runs
+// only on a waiting runner whose labels cover its runs-on labels and,
+// for an enterprise runner, whose enterprise group admits the
+// repository's organization and — for an organization's repository —
+// whose group in that organization (its default group unless the
+// organization placed the runner elsewhere) admits the repository and
+// workflow; an organization's runner takes the jobs its group admits, a
+// repository's runner its repository's. Otherwise the job stays queued.
 package runners
 
 import (
@@ -24,11 +26,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hubd/hubd/internal/model"
@@ -47,24 +47,13 @@ const TokenTTL = time.Hour
 // Service is the runners domain.
 type Service struct {
 	Store *store.Store
-	// Heartbeat is how often worker runners report; a worker not heard of
-	// for Offline is offline.
-	Heartbeat, Offline time.Duration
-
-	mu    sync.Mutex
-	slots []*slot
-	ready chan struct{}
-}
-
-type slot struct {
-	id   int64
-	name string
-	busy bool
+	// Offline: a runner not heard of for this long is offline.
+	Offline time.Duration
 }
 
 // New makes the service.
 func New(s *store.Store) *Service {
-	return &Service{Store: s, Heartbeat: 15 * time.Second, Offline: time.Minute, ready: make(chan struct{})}
+	return &Service{Store: s, Offline: time.Minute}
 }
 
 // HostOS and HostArch are this machine's runner OS and architecture
@@ -92,100 +81,69 @@ func HostArch() string {
 	return "X64"
 }
 
-// Online reports a runner's status: a worker heard of lately.
+// Online reports a runner's status: heard of lately.
 func (s *Service) Online(r *model.Runner) bool {
-	return r.Worker && !r.LastSeen.IsZero() && s.Store.Now().Sub(r.LastSeen) <= s.Offline
+	return !r.LastSeen.IsZero() && s.Store.Now().Sub(r.LastSeen) <= s.Offline
 }
 
-// Workers registers this process's n worker slots as runners and keeps
-// them online until ctx ends (then they go offline). It is the runner
-// queue's OnStart.
-func (s *Service) Workers(ctx context.Context, n int) {
-	host, _ := os.Hostname()
-	if host == "" {
-		host = "localhost"
-	}
-	var ids []int64
-	var slots []*slot
-	for i := 1; i <= n; i++ {
-		r := &model.Runner{Name: fmt.Sprintf("hubd-%s-%d", host, i), OS: HostOS(), Arch: HostArch()}
+// LocalRunner is one of this process's own runners (hubd-HOST-N): its
+// name and the credential it connects with.
+type LocalRunner struct {
+	ID         int64
+	Name       string
+	Credential string
+}
+
+// LocalRunners registers this host's n local runners (hubd serve
+// --actions-workers) as enterprise runners, found or created by name,
+// each with a new credential (the previous ones stop working).
+func (s *Service) LocalRunners(ctx context.Context, n int) ([]LocalRunner, error) {
+	var out []LocalRunner
+	for _, name := range LocalRunnerNames(n) {
+		r := &model.Runner{Name: name, OS: HostOS(), Arch: HostArch()}
 		r.Labels = []model.RunnerLabel{{Name: "self-hosted", ReadOnly: true}, {Name: r.OS, ReadOnly: true}, {Name: r.Arch, ReadOnly: true}}
 		if r.OS == "Linux" {
 			for _, l := range WorkerLabels {
 				r.Labels = append(r.Labels, model.RunnerLabel{Name: l})
 			}
 		}
-		err := s.Store.Tx(ctx, func(tx store.Q) error { return tx.RegisterWorkerRunner(ctx, r) })
-		if err != nil {
-			slog.Warn("runners: register worker", "name", r.Name, "err", err)
-			continue
-		}
-		ids = append(ids, r.ID)
-		slots = append(slots, &slot{id: r.ID, name: r.Name})
-	}
-	s.mu.Lock()
-	s.slots = slots
-	select {
-	case <-s.ready:
-	default:
-		close(s.ready)
-	}
-	s.mu.Unlock()
-	t := time.NewTicker(s.Heartbeat)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			bctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = s.Store.Tx(bctx, func(tx store.Q) error { return tx.SeenRunners(bctx, ids, time.Time{}) })
-			cancel()
-			return
-		case <-t.C:
-			if err := s.Store.Tx(ctx, func(tx store.Q) error { return tx.SeenRunners(ctx, ids, tx.Now()) }); err != nil && ctx.Err() == nil {
-				slog.Warn("runners: heartbeat", "err", err)
+		cred := newCredential()
+		err := s.Store.Tx(ctx, func(tx store.Q) error {
+			if err := tx.RegisterWorkerRunner(ctx, r); err != nil {
+				return err
 			}
+			return tx.SetRunnerCredential(ctx, r.ID, hashToken(cred))
+		})
+		if err != nil {
+			return nil, fmt.Errorf("runners: register %s: %w", r.Name, err)
 		}
+		out = append(out, LocalRunner{ID: r.ID, Name: r.Name, Credential: cred})
 	}
+	return out, nil
 }
 
-// Admit picks a free worker slot of this process that may run a job of
-// repo (workflow ref wref: owner/repo/path@ref) asking for labels, and
-// marks it busy until release; name is "" when none may: the job stays
-// queued. It waits for the slots' registration.
-func (s *Service) Admit(ctx context.Context, repo *model.Repo, wref string, labels []string) (name string, release func(), err error) {
-	select {
-	case <-s.ready:
-	case <-ctx.Done():
-		return "", nil, ctx.Err()
+// LocalRunnerNames are the names of this host's n local runners.
+func LocalRunnerNames(n int) []string {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "localhost"
 	}
-	s.mu.Lock()
-	var free []int64
-	for _, sl := range s.slots {
-		if !sl.busy {
-			free = append(free, sl.id)
-		}
+	var out []string
+	for i := 1; i <= n; i++ {
+		out = append(out, fmt.Sprintf("hubd-%s-%d", host, i))
 	}
-	s.mu.Unlock()
-	if len(free) == 0 {
-		return "", nil, nil
+	return out
+}
+
+// Admit picks, among the runners ids (those waiting for a job), the ones
+// that may run a job of repo (workflow ref wref: owner/repo/path@ref)
+// asking for labels; when none may, hosted is the organization's hosted
+// runner that may (a pool any of hubd's local runners serves).
+func (s *Service) Admit(ctx context.Context, repo *model.Repo, wref string, labels []string, ids []int64) (ok map[int64]bool, hosted string, err error) {
+	if len(ids) == 0 {
+		return nil, "", nil
 	}
-	ok, hosted, err := s.admitted(ctx, repo, wref, labels, free)
-	if err != nil {
-		return "", nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, sl := range s.slots {
-		if !sl.busy && (ok[sl.id] || hosted != "") {
-			sl.busy = true
-			name := sl.name
-			if hosted != "" {
-				name = hosted // a hosted runner's job runs under its name
-			}
-			return name, func() { s.mu.Lock(); sl.busy = false; s.mu.Unlock() }, nil
-		}
-	}
-	return "", nil, nil
+	return s.admitted(ctx, repo, wref, labels, ids)
 }
 
 // admitted are the worker runners among ids that may run the job; when
@@ -193,7 +151,7 @@ func (s *Service) Admit(ctx context.Context, repo *model.Repo, wref string, labe
 // workers) that may.
 func (s *Service) admitted(ctx context.Context, repo *model.Repo, wref string, labels []string, ids []int64) (ok map[int64]bool, hosted string, err error) {
 	q := s.Store.R()
-	list, _, err := q.Runners(ctx, store.RunnerFilter{Scope: model.RunnerEnterprise, IDs: ids}, len(ids), 0)
+	list, _, err := q.Runners(ctx, store.RunnerFilter{AnyScope: true, IDs: ids}, len(ids), 0)
 	if err != nil {
 		return nil, "", err
 	}
@@ -225,6 +183,18 @@ func (s *Service) admitted(ctx context.Context, repo *model.Repo, wref string, l
 	out := map[int64]bool{}
 	for _, r := range list {
 		if !hasLabels(r, labels) {
+			continue
+		}
+		switch r.Scope {
+		case model.RunnerRepo: // a repository's runner takes only its jobs
+			if r.OwnerID == repo.ID {
+				out[r.ID] = true
+			}
+			continue
+		case model.RunnerOrg: // an organization's, those its group admits
+			if og := groups[orgID][r.GroupID]; orgID != 0 && r.OwnerID == orgID && og != nil && groupAdmits(og, true, orgSel[og.ID], public, wref) {
+				out[r.ID] = true
+			}
 			continue
 		}
 		eg := groups[0][r.GroupID]

@@ -510,31 +510,6 @@ func runnerUser(t *testing.T) (int, int) {
 	return ids[0], ids[1]
 }
 
-// Wrap, for a caller that can only prepend to a command line, gives the
-// same isolation with rlimits.
-func TestWrap(t *testing.T) {
-	f := newFixture(t)
-	prefix, note, err := Wrap(Config{WorkDir: f.work, Hide: []string{f.data}, Limits: Limits{OpenFiles: 100}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(note, "Sandbox: bubblewrap") {
-		t.Errorf("note %q", note)
-	}
-	argv := append(prefix, "/bin/sh", "-c", fmt.Sprintf(`grep -E '^(CapEff|Seccomp):' /proc/self/status; ulimit -n; cat %s/hubd.db; unshare -U true || echo refused; pwd`, f.data))
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = []string{"PATH=/usr/bin:/bin:/usr/sbin:/sbin"}
-	out, _ := cmd.CombinedOutput()
-	for _, want := range []string{"CapEff:\t0000000000000000", "Seccomp:\t2", "100\n", "refused", f.work} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("no %q in\n%s", want, out)
-		}
-	}
-	if strings.Contains(string(out), secret) {
-		t.Errorf("the job read the database:\n%s", out)
-	}
-}
-
 // Mode none isolates nothing and says so, but its limits hold and, with a
 // cgroup, nothing outlives the job.
 func TestNone(t *testing.T) {

@@ -40,6 +40,7 @@ import (
 	"github.com/hubd/hubd/internal/api/repos"
 	rolesapi "github.com/hubd/hubd/internal/api/roles"
 	rulesetsapi "github.com/hubd/hubd/internal/api/rulesets"
+	"github.com/hubd/hubd/internal/api/runnerproto"
 	runnersapi "github.com/hubd/hubd/internal/api/runners"
 	searchapi "github.com/hubd/hubd/internal/api/search"
 	secretsapi "github.com/hubd/hubd/internal/api/secrets"
@@ -71,12 +72,11 @@ type Config struct {
 	Version     string
 	HookPolicy  *hooks.Policy // where webhooks may deliver (nil: HUBD_HOOK_ALLOW)
 	MaxAsset    int64         // largest release asset in bytes (0: GitHub's limit)
-	// ActionsWorker is the command that runs one workflow job
-	// (`hubd actions-worker`); empty: workflow jobs stay queued.
-	ActionsWorker []string
-	Enterprise    string // slug of hubd's one enterprise ("": "hubd")
-	// ActionsSandbox: auto (""), bwrap or none (internal/actions).
-	ActionsSandbox string
+	Enterprise  string        // slug of hubd's one enterprise ("": "hubd")
+	// RunnerOffline is how long a silent runner stays online (and its job
+	// goes on); MaxJobTimeout caps timeout-minutes (0: the defaults, a
+	// minute and 360 minutes).
+	RunnerOffline, MaxJobTimeout time.Duration
 	// SecretsKeys encrypt secrets at rest (hubd serve --secrets-key): the
 	// first seals, the others are former keys; none: a key kept in the
 	// database.
@@ -106,7 +106,6 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Outbox:  outbox.New(cfg.Store),
 	}
 	d.URLs.Enterprise = cfg.Enterprise
-	d.ActionsSandbox = cfg.ActionsSandbox
 	var s *Server // the catalogue reads the final route table on its first request
 	// Reviews follow pull requests: comments move when a head moves, and
 	// pull request objects show requested reviewers.
@@ -137,7 +136,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	activityAPI.UseHooks(hooksAPI.Service()) // activity events reuse the webhook payloads
 	checksAPI := checksapi.New(d)
 	// Jobs create the environment they name and see their vars context.
-	actionsAPI := actionsapi.New(d, checksAPI.Service(), cfg.ActionsWorker, cfg.GitRoot)
+	actionsAPI := actionsapi.New(d, checksAPI.Service(), cfg.GitRoot)
 	hooksAPI.Service().JobLabels = actionsAPI.Service().Labels // workflow_job payloads' labels
 	envAPI := environmentsapi.New(d)
 	secretsAPI := secretsapi.New(d, cfg.SecretsKeys, actionsAPI.Service())
@@ -145,6 +144,12 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	exec := &actionsAPI.Service().Exec
 	exec.SpecHooks = append(exec.SpecHooks, envAPI.Service().JobHook, varsAPI.Service().JobHook)
 	envAPI.Service().UseActions(actionsAPI.Service()) // protection rules hold jobs (pending deployments)
+	runnersAPI := runnersapi.New(d, exec)             // runner groups and labels admit jobs
+	if cfg.RunnerOffline > 0 {
+		exec.Offline, runnersAPI.Service().Offline = cfg.RunnerOffline, cfg.RunnerOffline
+		exec.Heartbeat = min(10*time.Second, cfg.RunnerOffline/4)
+	}
+	exec.MaxTimeout = cfg.MaxJobTimeout
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -190,7 +195,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		envAPI.Routes(),
 		envAPI.RunRoutes(),
 		varsAPI.Routes(),
-		runnersapi.New(d, &actionsAPI.Service().Exec).Routes(),
+		runnersAPI.Routes(),
+		runnerproto.New(d, exec, runnersAPI.Service()).Routes(),
 		secretsAPI.Routes(),
 		secretsAPI.EnvironmentRoutes(envAPI.Service()),
 		// Each api package adds its route set here, one line each.

@@ -395,6 +395,15 @@ func (q Q) RunJobs(ctx context.Context, runID, attempt int64, limit, offset int)
 	return out, total, err
 }
 
+// JobsInProgressOn lists the jobs in progress on the runners named.
+func (q Q) JobsInProgressOn(ctx context.Context, runners []string) ([]*model.WorkflowJob, error) {
+	if len(runners) == 0 {
+		return nil, nil
+	}
+	in, args := inList(runners)
+	return q.jobs(ctx, `SELECT `+jobCols+jobFrom+` WHERE j.status = ? AND j.runner_name IN (`+in+`) ORDER BY j.id`, append([]any{model.ActionsInProgress}, args...)...)
+}
+
 // jobs reads the jobs a query selects.
 func (q Q) jobs(ctx context.Context, query string, args ...any) ([]*model.WorkflowJob, error) {
 	rows, err := q.query(ctx, query, args...)
@@ -453,6 +462,14 @@ func (q Q) FinishJob(ctx context.Context, j *model.WorkflowJob) (bool, error) {
 // SetJobCheckRun records the check run of a job.
 func (q Q) SetJobCheckRun(ctx context.Context, id, checkRunID int64) error {
 	_, err := q.exec(ctx, `UPDATE actions_jobs SET check_run_id = ? WHERE id = ?`, checkRunID, id)
+	return err
+}
+
+// SetRunningJobSteps stores the steps of a job in progress (its runner
+// reports them as they start and end).
+func (q Q) SetRunningJobSteps(ctx context.Context, id int64, steps []model.WorkflowStep) error {
+	b, _ := json.Marshal(append([]model.WorkflowStep{}, steps...))
+	_, err := q.exec(ctx, `UPDATE actions_jobs SET steps = ? WHERE id = ? AND status = ?`, string(b), id, model.ActionsInProgress)
 	return err
 }
 

@@ -154,7 +154,7 @@ func (q Q) IssuesByID(ctx context.Context, ids []int64) ([]*model.Issue, error) 
 // inList is the placeholders and arguments of an IN list. The list is
 // padded (repeating its last id) to one of a few lengths, so that the
 // statement cache holds few variants of each query.
-func inList(ids []int64) (string, []any) {
+func inList[T any](ids []T) (string, []any) {
 	n := len(ids)
 	size := n
 	for _, s := range []int{1, 2, 4, 8, 16, 30, 50, 100} {

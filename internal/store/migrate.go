@@ -1895,6 +1895,12 @@ CREATE TABLE rate_counts (
 CREATE INDEX rate_counts_reset ON rate_counts (reset_at);
 ALTER TABLE hook_deliveries ADD COLUMN started_at BIGINT;
 `,
+	// Runners that connect (internal/runners, the runner protocol): the
+	// hash of a runner's own credential, made when it registers.
+	`
+ALTER TABLE runners ADD COLUMN credential_hash TEXT NOT NULL DEFAULT '';
+CREATE INDEX runners_credential ON runners (credential_hash);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

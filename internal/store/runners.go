@@ -245,6 +245,9 @@ type RunnerFilter struct {
 	GroupID int64
 	Name    string
 	IDs     []int64
+	// AnyScope lists runners of every scope (with IDs: the runners of a
+	// dispatch, wherever they were registered).
+	AnyScope bool
 }
 
 func (f RunnerFilter) where() (from, gid string, args []any) {
@@ -254,8 +257,12 @@ func (f RunnerFilter) where() (from, gid string, args []any) {
 	if f.Workers {
 		gid = "CASE WHEN r.worker THEN COALESCE(og.gid, 1) ELSE r.gid END"
 	}
-	conds := []string{"((r.scope = ? AND r.owner_id = ?) OR (? AND r.worker))"}
-	args = append(args, f.Scope, f.OwnerID, f.Workers)
+	conds := []string{"((r.scope = ? AND r.owner_id = ?) OR (? AND r.worker AND r.scope = ?))"}
+	args = append(args, f.Scope, f.OwnerID, f.Workers, model.RunnerEnterprise)
+	if f.AnyScope {
+		conds = []string{"1 = 1"}
+		args = args[:1]
+	}
 	if len(f.IDs) > 0 {
 		in, a := inList(f.IDs)
 		conds = append(conds, "r.id IN ("+in+")")
@@ -280,7 +287,7 @@ func (q Q) Runners(ctx context.Context, f RunnerFilter, limit, offset int) ([]*m
 		return nil, 0, err
 	}
 	rows, err := q.query(ctx, `SELECT r.id, r.scope, r.owner_id, `+gid+`, r.name, r.os, r.arch, r.worker, r.ephemeral, r.last_seen, r.created_at,
- EXISTS (SELECT 1 FROM actions_jobs j WHERE r.worker AND j.runner_name = r.name AND j.status = ?)
+ EXISTS (SELECT 1 FROM actions_jobs j WHERE j.runner_name = r.name AND j.status = ?)
  FROM `+from+` ORDER BY r.id LIMIT ? OFFSET ?`, append(append([]any{model.ActionsInProgress}, args...), limit, offset)...)
 	if err != nil {
 		return nil, 0, err
@@ -471,4 +478,29 @@ func (q Q) CreateRunnerToken(ctx context.Context, kind, scope string, ownerID in
 	_, err := q.exec(ctx, `INSERT INTO runner_tokens (kind, scope, owner_id, token_hash, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		kind, scope, ownerID, hash, expires.Unix(), unix(q.Now()))
 	return err
+}
+
+// SetRunnerCredential stores the hash of a runner's credential.
+func (q Q) SetRunnerCredential(ctx context.Context, id int64, hash string) error {
+	_, err := q.exec(ctx, `UPDATE runners SET credential_hash = ? WHERE id = ?`, hash, id)
+	return err
+}
+
+// RunnerByCredential finds the runner whose credential hashes to hash.
+func (q Q) RunnerByCredential(ctx context.Context, hash string) (*model.Runner, error) {
+	var id int64
+	if hash == "" {
+		return nil, model.ErrNotFound
+	}
+	if err := q.row(ctx, `SELECT id FROM runners WHERE credential_hash = ?`, hash).Scan(&id); err != nil {
+		return nil, notFound(err)
+	}
+	return q.Runner(ctx, RunnerFilter{AnyScope: true}, id)
+}
+
+// RunnerToken finds an unexpired registration-style token of kind by its
+// hash: its scope and owner.
+func (q Q) RunnerToken(ctx context.Context, kind, hash string) (scope string, ownerID int64, err error) {
+	err = q.row(ctx, `SELECT scope, owner_id FROM runner_tokens WHERE kind = ? AND token_hash = ? AND expires_at > ?`, kind, hash, unix(q.Now())).Scan(&scope, &ownerID)
+	return scope, ownerID, notFound(err)
 }

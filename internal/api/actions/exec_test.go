@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-github/v92/github"
-	"github.com/hubd/hubd/internal/actions"
+	"github.com/hubd/hubd/internal/runner"
 )
 
 // pushRepo creates the repository name of mona with files on main, tagged
@@ -236,7 +236,8 @@ func TestSkippedJobsChecks(t *testing.T) {
 var stampedLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z `)
 
 // A running job's log is there while it runs: the job log operation
-// answers what the job wrote so far, each line timestamped as GitHub's.
+// answers what the job wrote so far, each line timestamped as GitHub's;
+// the job's steps show as they start.
 func TestLogStreaming(t *testing.T) {
 	f := newFixture(t)
 	head := f.push(t, "stream", map[string]string{
@@ -262,6 +263,20 @@ func TestLogStreaming(t *testing.T) {
 			t.Errorf("line without GitHub's timestamp: %q", l)
 		}
 	}
+	// Its steps show while it runs: the sleeping one in progress.
+	running := func() bool {
+		for _, st := range f.jobs(t, run.GetID())["talk"].Steps {
+			if st.GetStatus() == "in_progress" && strings.Contains(st.GetName(), "sleep 120") {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(10 * time.Second); !running(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("steps of the running job: %+v", f.jobs(t, run.GetID())["talk"].Steps)
+		}
+	}
 	if _, err := f.gh.Actions.CancelWorkflowRunByID(ctx, "mona", "app", run.GetID()); err != nil {
 		if _, ok := err.(*github.AcceptedError); !ok {
 			t.Fatal(err)
@@ -284,7 +299,7 @@ func TestLogStreaming(t *testing.T) {
 // file, the repositories), cannot write the system, writes its workspace
 // and a /tmp of its own, and reaches hubd's API.
 func TestSandbox(t *testing.T) {
-	if _, err := actions.SandboxCheck(actions.SandboxAuto); err != nil {
+	if _, err := runner.CheckSandbox(runner.SandboxAuto); err != nil {
 		t.Fatalf("%v (scripts/deps.sh installs bubblewrap)", err)
 	}
 	f := newFixture(t)

@@ -308,7 +308,8 @@ func (a *API) wirePolicy() {
 		if err := e.CheckUses(jc.Repo, uses, hubdOwner); err != nil {
 			return err
 		}
-		if spec.Token != "" && actions.IDTokenWritable(jc.Run.WorkflowPath, jc.Run.Source, jc.Job.Key) {
+		if spec.Token != "" && actions.IDTokenWritable(jc.Run.WorkflowPath, jc.Run.Source, jc.Job.Key) && !actions.FromFork(jc.Repo, jc.Run) {
+			// A fork's pull request gets no OIDC token.
 			if err := a.issuer.Ensure(ctx); err != nil {
 				return err
 			}

@@ -35,21 +35,18 @@ type API struct {
 }
 
 // New makes the package and its service, hooks pushes to the evaluation
-// of their triggers and installs the runner's queue in d (worker: the
-// command running one job; jobs work in a directory beside gitRoot).
-func New(d *api.Deps, checks *checks.Service, worker []string, gitRoot string) *API {
+// of their triggers and installs the runner's queue in d (hubd's side of
+// the jobs' files is a directory beside gitRoot).
+func New(d *api.Deps, checks *checks.Service, gitRoot string) *API {
 	a := &API{d: d, svc: actions.New(d.Store, d.Git, d.Jobs), sign: api.NewDownloadSigner()}
 	a.svc.Checks = checks
-	a.svc.Exec.Web, a.svc.Exec.API, a.svc.Exec.Command = d.URLs.Web, d.URLs.API, worker
+	a.svc.Exec.Web, a.svc.Exec.API = d.URLs.Web, d.URLs.API
 	if gitRoot != "" {
 		if abs, err := filepath.Abs(gitRoot); err == nil {
-			gitRoot = abs // a job's paths are absolute (its worker runs elsewhere)
+			gitRoot = abs
 		}
 		a.svc.Exec.Root = filepath.Join(filepath.Dir(gitRoot), "actions")
-		// Jobs do not see hubd's data directory (database, repositories).
-		a.svc.Exec.Hidden = []string{filepath.Dir(gitRoot)}
 	}
-	a.svc.Exec.SandboxMode = d.ActionsSandbox
 	d.Runner = a.svc.Runner
 	a.storage, d.JobServices = actions.NewStorage(a.svc, storageDir(gitRoot), d.URLs.Web), jobServices{a}
 	// Jobs' GITHUB_TOKENs are installation tokens of the GitHub Actions app.

@@ -188,10 +188,13 @@ func TestEventTriggers(t *testing.T) {
 }
 
 // A fork's pull request by a first-time contributor waits for approval
-// (conclusion action_required) and runs once approved.
+// (conclusion action_required) and runs once approved, with a read-only
+// GITHUB_TOKEN whatever its permissions: say, and no OIDC token.
 func TestForkApproval(t *testing.T) {
 	f := newFixture(t)
-	f.push(t, "workflows", map[string]string{".github/workflows/pr.yml": "name: PR\non: pull_request\n" + echoJob})
+	f.push(t, "workflows", map[string]string{".github/workflows/pr.yml": "name: PR\non: pull_request\npermissions:\n  issues: write\n  id-token: write\n" +
+		"jobs:\n  show:\n    runs-on: ubuntu-latest\n    steps:\n      - run: |\n          echo \"oidc=[$ACTIONS_ID_TOKEN_REQUEST_URL]\"\n" +
+		"          curl -sS -o /dev/null -w \"issue %{http_code}\\n\" -X POST -H \"Authorization: token ${{ github.token }}\" -d '{\"title\":\"from a fork\"}' \"$GITHUB_API_URL/repos/mona/app/issues\"\n"})
 	_, octoTok := f.e.NewUser("octo", false)
 	octo := f.e.GitHub(octoTok)
 	if _, resp, err := octo.Repositories.CreateFork(ctx, "mona", "app", nil); err != nil && (resp == nil || resp.StatusCode != 202) {
@@ -222,6 +225,10 @@ func TestForkApproval(t *testing.T) {
 	run = f.waitRun(t, run.GetHeadSHA(), true)
 	if run.GetConclusion() != "success" {
 		t.Fatalf("approved run %s", run.GetConclusion())
+	}
+	log := f.jobLog(t, f.jobs(t, run.GetID())["show"].GetID())
+	if !strings.Contains(log, "oidc=[]") || !strings.Contains(log, "issue 403") {
+		t.Errorf("a fork's job got an OIDC token or a token that writes:\n%s", log)
 	}
 	f.e.Must(200, "GET", fmt.Sprintf("/repos/mona/app/actions/runs/%d/approvals", run.GetID()), f.token, nil)
 }

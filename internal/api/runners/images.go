@@ -33,6 +33,7 @@ func (a *API) wireImages(exec *actions.Executor) {
 	if exec != nil {
 		exec.SpecHooks = append(exec.SpecHooks, a.imgs.RestoreHook)
 		exec.AfterHooks = append(exec.AfterHooks, a.imgs.SnapshotHook)
+		exec.Uploads = a.imgs.Uploads
 	}
 }
 

@@ -6,6 +6,7 @@ package runners
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -26,19 +27,21 @@ type API struct {
 	imgs *svc.CustomImages
 }
 
-// New makes the package: hubd's workflow job workers (d.Runner) register
-// as runners when they start, and each job is admitted by the runner
-// groups before it runs (exec).
+// New makes the package: each job is admitted by the runner groups and
+// labels to one of the runners waiting for a job (exec), and an ephemeral
+// runner goes after its job.
 func New(d *api.Deps, exec *actions.Executor) *API {
 	a := &API{d: d, svc: svc.New(d.Store)}
-	if d.Runner != nil {
-		d.Runner.OnStart = a.svc.Workers
-	}
 	if exec != nil {
 		a.root = exec.Root
-		exec.Admit = func(ctx context.Context, jc actions.JobContext, labels []string) (string, func(), error) {
+		exec.Admit = func(ctx context.Context, jc actions.JobContext, labels []string, ids []int64) (map[int64]bool, string, error) {
 			wref := jc.Repo.Owner.Login + "/" + jc.Repo.Name + "/" + jc.Run.WorkflowPath + "@" + jc.Run.Ref
-			return a.svc.Admit(ctx, jc.Repo, wref, svc.ResolveLabels(labels, jc.Job.Matrix))
+			return a.svc.Admit(ctx, jc.Repo, wref, svc.ResolveLabels(labels, jc.Job.Matrix), ids)
+		}
+		exec.Released = func(ctx context.Context, r *model.Runner) {
+			if err := a.svc.JobDone(ctx, r); err != nil {
+				slog.Warn("runners: ephemeral runner", "runner", r.ID, "err", err)
+			}
 		}
 	}
 	a.wireImages(exec) // custom images: snapshots and restores (images.go)
@@ -49,9 +52,8 @@ func New(d *api.Deps, exec *actions.Executor) *API {
 func (a *API) Service() *svc.Service { return a.svc }
 
 const (
-	noteRunners = "Registration shapes are GitHub's, but GitHub's runner application cannot connect to hubd: every job runs on hubd's own workers (hubd serve --actions-workers), " +
-		"which are listed as enterprise runners (one per worker slot, labels self-hosted, Linux, X64 and the custom ubuntu-latest, ubuntu-24.04, ubuntu-22.04) and, in every organization, in its default group unless placed in another; " +
-		"a runner registered through the API stays offline."
+	noteRunners = "Registration shapes are GitHub's, but GitHub's runner application cannot connect to hubd: jobs run on runners that speak hubd's runner protocol (hubd runner --url --token, or --jitconfig: docs/runner-protocol.md), " +
+		"among them hubd serve's local runners (--actions-workers), listed as enterprise runners (labels self-hosted, Linux, X64 and the custom ubuntu-latest, ubuntu-24.04, ubuntu-22.04) and, in every organization, in its default group unless placed in another."
 	noteDownloads   = "Lists GitHub's runner application downloads (github.com URLs); hubd does not host them and the application cannot connect to hubd."
 	noteDeprecation = "hubd runs no GitHub runner application: every version answers without a deprecation schedule."
 	noteOrgGroups   = "Enforced when a worker claims a job: the job runs only on a worker whose group admits the repository (visibility, allows_public_repositories, restricted_to_workflows with owner/repo/path@ref or @* patterns); otherwise it stays queued. visible_to_repository is ignored; network_configuration_id is not supported."

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-github/v92/github"
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/runner"
 )
 
 var ctx = context.Background()
@@ -556,4 +557,52 @@ func TestHostedRunners(t *testing.T) {
 	}
 	e.Must(200, "GET", fmt.Sprintf("%s/%d", eb, eh.ID), w.ent, nil)
 	e.Must(202, "DELETE", fmt.Sprintf("%s/%d", eb, eh.ID), w.ent, nil)
+}
+
+// TestJITRunnerRunsOneJob: a repository's JIT configuration is all a
+// runner needs (hubd's URL and its credential): it connects, shows online,
+// takes the repository's job its labels match, and, ephemeral, is removed
+// after that one job.
+func TestJITRunnerRunsOneJob(t *testing.T) {
+	w := newWorld(t)
+	cfg, _, err := w.gh.Actions.CreateRepoJITConfig(ctx, "acme", "app", github.CreateJITConfigRequest{Name: "jitbox", RunnerGroupID: 1, Labels: []string{"self-hosted", "jit"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, name, cred, err := runner.ParseJIT(cfg.GetEncodedJITConfig())
+	if err != nil || url != w.e.URL || name != "jitbox" {
+		t.Fatalf("jit config: %s %s %v", url, name, err)
+	}
+	exe, _ := os.Executable()
+	r := &runner.Runner{Client: &runner.Client{URL: url, Credential: cred}, Name: name, Work: filepath.Join(apitest.RunnerWorkRoot(t), "jit"),
+		Worker: apitest.WorkerCommand(t, []string{exe}), Isolation: &runner.Isolation{Credential: apitest.RunnerCredential(t)}, Ephemeral: true}
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	status := func() string {
+		list, _, err := w.gh.Actions.ListRunners(ctx, "acme", "app", &github.ListRunnersOptions{Name: github.Ptr("jitbox")})
+		if err != nil || list.TotalCount != 1 {
+			return "gone"
+		}
+		return list.Runners[0].GetStatus()
+	}
+	for deadline := time.Now().Add(10 * time.Second); status() != "online"; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("jit runner %s, want online", status())
+		}
+	}
+	head := w.push(t, map[string]string{".github/workflows/ci.yml": fmt.Sprintf(workflow, "[self-hosted, jit]")})
+	if j := w.job(t, head, "completed", 30*time.Second); j.GetConclusion() != "success" || j.GetRunnerName() != "jitbox" {
+		t.Fatalf("job %+v", j)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the ephemeral runner did not stop after its job")
+	}
+	if s := status(); s != "gone" {
+		t.Fatalf("the ephemeral runner is still listed: %s", s)
+	}
 }

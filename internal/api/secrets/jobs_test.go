@@ -1,12 +1,15 @@
 package secrets_test
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -97,36 +100,7 @@ func TestJobSeesSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	head := res.Commit.GetSHA()
-	var run *github.WorkflowRun
-	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		runs, _, err := gh.Actions.ListRepositoryWorkflowRuns(ctx, "acme", "app", &github.ListWorkflowRunsOptions{HeadSHA: head})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(runs.WorkflowRuns) > 0 && runs.WorkflowRuns[0].GetStatus() == "completed" {
-			run = runs.WorkflowRuns[0]
-			break
-		}
-	}
-	if run == nil {
-		t.Fatal("the run did not complete")
-	}
-	jobs, _, err := gh.Actions.ListWorkflowJobs(ctx, "acme", "app", run.GetID(), nil)
-	if err != nil || len(jobs.Jobs) != 1 {
-		t.Fatalf("jobs %+v: %v", jobs, err)
-	}
-	u, _, err := gh.Actions.GetWorkflowJobLogs(ctx, "acme", "app", jobs.Jobs[0].GetID(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.Get(u.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	log := string(b)
+	run, log := completedRun(t, gh, "acme", "app", res.Commit.GetSHA())
 	if run.GetConclusion() != "success" {
 		t.Fatalf("run %s:\n%s", run.GetConclusion(), log)
 	}
@@ -146,5 +120,105 @@ func TestJobSeesSecrets(t *testing.T) {
 		if strings.Contains(log, secret) {
 			t.Errorf("the log shows %q:\n%s", secret, log)
 		}
+	}
+}
+
+// completedRun waits for the run of a commit to complete and reads its
+// one job's log.
+func completedRun(t *testing.T, gh *github.Client, owner, repo, head string) (*github.WorkflowRun, string) {
+	t.Helper()
+	var run *github.WorkflowRun
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		runs, _, err := gh.Actions.ListRepositoryWorkflowRuns(ctx, owner, repo, &github.ListWorkflowRunsOptions{HeadSHA: head})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs.WorkflowRuns) > 0 && runs.WorkflowRuns[0].GetStatus() == "completed" {
+			run = runs.WorkflowRuns[0]
+			break
+		}
+	}
+	if run == nil {
+		t.Fatal("the run did not complete")
+	}
+	jobs, _, err := gh.Actions.ListWorkflowJobs(ctx, owner, repo, run.GetID(), nil)
+	if err != nil || len(jobs.Jobs) != 1 {
+		t.Fatalf("jobs %+v: %v", jobs, err)
+	}
+	u, _, err := gh.Actions.GetWorkflowJobLogs(ctx, owner, repo, jobs.Jobs[0].GetID(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return run, string(b)
+}
+
+// TestSecretsOffDiskAndMasked: a step that writes a secret into every
+// process's standard output it can reach through /proc (the worker's, the
+// runner's) puts only *** into the log, and neither the runner's work
+// root nor hubd's data directory holds the secret after the job (the
+// spec travels in memory and the worker reads it from its standard
+// input).
+func TestSecretsOffDiskAndMasked(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := apitest.New(t, apitest.Options{ActionsWorker: []string{exe}})
+	_, tok := e.NewUser("mona", false)
+	gh := e.GitHub(tok)
+	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("app"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	const value = "never-on-disk-4711-secret"
+	rk, _, err := gh.Actions.GetRepoPublicKey(ctx, "mona", "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gh.Actions.CreateOrUpdateRepoSecret(ctx, "mona", "app", "S", github.SecretRequest{KeyID: rk.GetKeyID(), EncryptedValue: seal(t, rk, value)}); err != nil {
+		t.Fatal(err)
+	}
+	wf := `name: fd
+on: push
+jobs:
+  fd:
+    runs-on: ubuntu-latest
+    steps:
+      - env:
+          S: ${{ secrets.S }}
+        run: |
+          n=0
+          for p in $(ps -eo pid=); do
+            if [ -w /proc/$p/fd/1 ] && echo "through fd of $p: $S" > /proc/$p/fd/1; then n=$((n+1)); fi
+          done 2>/dev/null
+          echo "wrote to $n processes"
+`
+	res, _, err := gh.Repositories.CreateFile(ctx, "mona", "app", ".github/workflows/fd.yml", &github.RepositoryContentFileOptions{
+		Message: github.Ptr("write a secret through /proc"), Content: []byte(wf)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, log := completedRun(t, gh, "mona", "app", res.Commit.GetSHA())
+	if run.GetConclusion() != "success" || !strings.Contains(log, "through fd of") || strings.Contains(log, "wrote to 0 processes") {
+		t.Fatalf("run %s (no write through /proc?):\n%s", run.GetConclusion(), log)
+	}
+	if strings.Contains(log, value) || !strings.Contains(log, ": ***") {
+		t.Fatalf("the secret is in the log:\n%s", log)
+	}
+	for _, root := range []string{e.RunnerWork, e.DataDir} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return nil
+			}
+			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(value)) {
+				t.Errorf("%s holds the secret", p)
+			}
+			return nil
+		})
 	}
 }
