@@ -30,7 +30,8 @@ type localRunners struct {
 	User                        string
 	Limits                      []string // the job limit flags (joblimits.go)
 	Cred                        *syscall.Credential
-	exe                         string // hubd's binary where the runner user can run it
+	exe                         string   // hubd's binary where the runner user can run it
+	cgroups                     []string // the runners' delegated cgroups, removed after them
 	wg                          sync.WaitGroup
 }
 
@@ -89,6 +90,8 @@ func (l *localRunners) start(ctx context.Context, deps *api.Deps, n int) error {
 		if err != nil {
 			slog.Warn("local runner: no delegated cgroup, its jobs' limits are rlimits", "runner", r.Name, "err", err)
 			cg = ""
+		} else {
+			l.cgroups = append(l.cgroups, cg)
 		}
 		l.wg.Add(1)
 		go l.supervise(ctx, r, dir, cg)
@@ -108,7 +111,14 @@ func (l *localRunners) install() error {
 }
 
 // wait waits for the children to end (after ctx).
-func (l *localRunners) wait() { l.wg.Wait() }
+func (l *localRunners) wait() {
+	l.wg.Wait()
+	for _, cg := range l.cgroups {
+		if err := sandbox.Undelegate(cg); err != nil {
+			slog.Warn("local runners: remove a delegated cgroup", "cgroup", cg, "err", err)
+		}
+	}
+}
 
 // supervise keeps one local runner's child running until ctx ends. The
 // goroutine keeps its thread: Pdeathsig follows the thread that started

@@ -19,8 +19,7 @@
 // (under cgroup v2 it starts the runner in RunnerGroup) and Undelegate when
 // it stops; a runner calls Check once at start and takes no job when it
 // fails, then per job Start (its Note goes into the job's log), Wait, and
-// Kill on cancellation. Wrap serves a caller that can only prepend to a
-// command line.
+// Kill on cancellation.
 package sandbox
 
 import (
