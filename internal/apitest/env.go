@@ -27,6 +27,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
+	"github.com/hubd/hubd/internal/sandbox"
 	"github.com/hubd/hubd/internal/server"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/store/storetest"
@@ -67,6 +68,9 @@ type Options struct {
 	// ActionsSandbox is the jobs' sandbox: "" (auto: bubblewrap where it
 	// works), "bwrap" or "none".
 	ActionsSandbox string
+	// JobLimits bound each job of the local runner (zero fields:
+	// internal/sandbox's defaults).
+	JobLimits sandbox.Limits
 }
 
 // New starts an environment; it is torn down when the test ends.
@@ -111,7 +115,7 @@ func New(t testing.TB, opts ...Options) *Env {
 	if len(o.ActionsWorker) > 0 {
 		deps.Runner.Poll = 50 * time.Millisecond
 		deps.Runner.Start(1)
-		stopRunners = e.startRunners(deps, 1, o.ActionsWorker, o.ActionsSandbox)
+		stopRunners = e.startRunners(deps, 1, o.ActionsWorker, o.ActionsSandbox, o.JobLimits)
 	}
 	t.Cleanup(func() {
 		stopRunners() // before the server closes: it waits for their polls

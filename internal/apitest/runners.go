@@ -12,6 +12,7 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/runner"
+	"github.com/hubd/hubd/internal/sandbox"
 )
 
 // RunnerUser is the Unix user jobs run as when the tests run as root
@@ -73,14 +74,14 @@ func RunnerWorkRoot(t testing.TB) string {
 
 // startRunners registers n local runners and runs them in this process
 // (the same library as `hubd runner`) until the returned stop.
-func (e *Env) startRunners(deps *api.Deps, n int, worker []string, sandbox string) (stop func()) {
+func (e *Env) startRunners(deps *api.Deps, n int, worker []string, mode string, limits sandbox.Limits) (stop func()) {
 	t := e.T
 	ctx, cancel := context.WithCancel(context.Background())
 	list, err := deps.LocalRunners(ctx, n)
 	if err != nil {
 		t.Fatalf("apitest: local runners: %v", err)
 	}
-	iso := &runner.Isolation{Mode: sandbox, Hide: []string{e.DataDir}, Credential: RunnerCredential(t)}
+	iso := &runner.Isolation{Mode: mode, Hide: []string{e.DataDir}, Credential: RunnerCredential(t), Limits: limits}
 	worker = WorkerCommand(t, worker)
 	e.RunnerWork = RunnerWorkRoot(t)
 	var wg sync.WaitGroup

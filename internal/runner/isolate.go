@@ -116,11 +116,11 @@ func (p *process) Wait() (limit string, err error) {
 // isolate starts the worker argv for the job whose directory is dir (the
 // only place it may write besides a /tmp of its own), reading stdin and
 // writing its output to stdout; it is the one way a runner starts a job's
-// code. It returns the lines the job's log says of the isolation: the
-// verified sandbox (or the warning of none) and the limits in force.
+// code, inside the isolation the runner verified (Check). It returns the
+// line the job's log says of the isolation (or the warning of none) and
+// the limits in force.
 func isolate(ctx context.Context, iso *Isolation, root, dir string, argv, env []string, stdin io.Reader, stdout io.Writer) (*process, string, error) {
-	checked, err := iso.Check(root)
-	if err != nil {
+	if _, err := iso.Check(root); err != nil {
 		return nil, "", fmt.Errorf("This job was not run: %v", err)
 	}
 	p, err := sandbox.Start(ctx, iso.config(root, dir, argv), argv, env, stdin, stdout, stdout, nil)
@@ -131,7 +131,7 @@ func isolate(ctx context.Context, iso *Isolation, root, dir string, argv, env []
 	if iso.Credential != nil {
 		uid = int(iso.Credential.Uid)
 	}
-	note := fmt.Sprintf("%s\n%s; the job runs as uid %d", checked, p.Note(), uid)
+	note := fmt.Sprintf("%s; the job runs as uid %d", p.Note(), uid)
 	return &process{p: p}, note, nil
 }
 
