@@ -68,26 +68,9 @@ jobs:
 // as the runner's user without capabilities, and the repository's secret
 // appears in no log.
 func TestHostileWorkflow(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("HUBD_HOSTILE_MARKER", "hubd's own environment")
-	e := apitest.New(t, apitest.Options{ActionsWorker: []string{exe}, JobLimits: sandbox.Limits{
-		Processes: 64, MemoryBytes: 512 << 20, DiskBytes: 64 << 20, TmpBytes: 32 << 20}})
-	_, tok := e.NewUser("mona", false)
-	gh := e.GitHub(tok)
-	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("app"), AutoInit: github.Ptr(true)}); err != nil {
-		t.Fatal(err)
-	}
 	const value = "hostile-4242-secret-value"
-	rk, _, err := gh.Actions.GetRepoPublicKey(ctx, "mona", "app")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := gh.Actions.CreateOrUpdateRepoSecret(ctx, "mona", "app", "S", github.SecretRequest{KeyID: rk.GetKeyID(), EncryptedValue: seal(t, rk, value)}); err != nil {
-		t.Fatal(err)
-	}
+	e, gh := secretRepo(t, apitest.Options{JobLimits: sandbox.Limits{Processes: 64, MemoryBytes: 512 << 20, DiskBytes: 64 << 20, TmpBytes: 32 << 20}}, value)
 	// Another job's directory on the same runner.
 	runnerRoots, err := filepath.Glob(filepath.Join(e.RunnerWork, "*"))
 	if err != nil || len(runnerRoots) != 1 {
@@ -106,7 +89,7 @@ func TestHostileWorkflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := waitCompleted(t, gh, res.Commit.GetSHA())
+	run := waitCompleted(t, gh, "mona", "app", res.Commit.GetSHA())
 	jobs, _, err := gh.Actions.ListWorkflowJobs(ctx, "mona", "app", run.GetID(), nil)
 	if err != nil || len(jobs.Jobs) != 4 {
 		t.Fatalf("jobs %+v: %v", jobs, err)
@@ -189,11 +172,11 @@ func TestHostileWorkflow(t *testing.T) {
 	}
 }
 
-// waitCompleted waits for the run of head to complete.
-func waitCompleted(t *testing.T, gh *github.Client, head string) *github.WorkflowRun {
+// waitCompleted waits for the run of head in owner/repo to complete.
+func waitCompleted(t *testing.T, gh *github.Client, owner, repo, head string) *github.WorkflowRun {
 	t.Helper()
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		runs, _, err := gh.Actions.ListRepositoryWorkflowRuns(ctx, "mona", "app", &github.ListWorkflowRunsOptions{HeadSHA: head})
+		runs, _, err := gh.Actions.ListRepositoryWorkflowRuns(ctx, owner, repo, &github.ListWorkflowRunsOptions{HeadSHA: head})
 		if err != nil {
 			t.Fatal(err)
 		}

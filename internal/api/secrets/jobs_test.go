@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-github/v92/github"
 
@@ -127,20 +126,7 @@ func TestJobSeesSecrets(t *testing.T) {
 // one job's log.
 func completedRun(t *testing.T, gh *github.Client, owner, repo, head string) (*github.WorkflowRun, string) {
 	t.Helper()
-	var run *github.WorkflowRun
-	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		runs, _, err := gh.Actions.ListRepositoryWorkflowRuns(ctx, owner, repo, &github.ListWorkflowRunsOptions{HeadSHA: head})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(runs.WorkflowRuns) > 0 && runs.WorkflowRuns[0].GetStatus() == "completed" {
-			run = runs.WorkflowRuns[0]
-			break
-		}
-	}
-	if run == nil {
-		t.Fatal("the run did not complete")
-	}
+	run := waitCompleted(t, gh, owner, repo, head)
 	jobs, _, err := gh.Actions.ListWorkflowJobs(ctx, owner, repo, run.GetID(), nil)
 	if err != nil || len(jobs.Jobs) != 1 {
 		t.Fatalf("jobs %+v: %v", jobs, err)
@@ -165,24 +151,8 @@ func completedRun(t *testing.T, gh *github.Client, owner, repo, head string) (*g
 // spec travels in memory and the worker reads it from its standard
 // input).
 func TestSecretsOffDiskAndMasked(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := apitest.New(t, apitest.Options{ActionsWorker: []string{exe}})
-	_, tok := e.NewUser("mona", false)
-	gh := e.GitHub(tok)
-	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("app"), AutoInit: github.Ptr(true)}); err != nil {
-		t.Fatal(err)
-	}
 	const value = "never-on-disk-4711-secret"
-	rk, _, err := gh.Actions.GetRepoPublicKey(ctx, "mona", "app")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := gh.Actions.CreateOrUpdateRepoSecret(ctx, "mona", "app", "S", github.SecretRequest{KeyID: rk.GetKeyID(), EncryptedValue: seal(t, rk, value)}); err != nil {
-		t.Fatal(err)
-	}
+	e, gh := secretRepo(t, apitest.Options{}, value)
 	wf := `name: fd
 on: push
 jobs:
@@ -221,4 +191,29 @@ jobs:
 			return nil
 		})
 	}
+}
+
+// secretRepo starts hubd with a local runner (o.ActionsWorker is this
+// test binary) and makes mona/app with the repository secret S = value.
+func secretRepo(t *testing.T, o apitest.Options, value string) (*apitest.Env, *github.Client) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.ActionsWorker = []string{exe}
+	e := apitest.New(t, o)
+	_, tok := e.NewUser("mona", false)
+	gh := e.GitHub(tok)
+	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("app"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	rk, _, err := gh.Actions.GetRepoPublicKey(ctx, "mona", "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gh.Actions.CreateOrUpdateRepoSecret(ctx, "mona", "app", "S", github.SecretRequest{KeyID: rk.GetKeyID(), EncryptedValue: seal(t, rk, value)}); err != nil {
+		t.Fatal(err)
+	}
+	return e, gh
 }
