@@ -339,3 +339,49 @@ func TestServeKilledMidJob(t *testing.T) {
 		}
 	}
 }
+
+// TestServeKilledRemoteRunner: hubd serve is SIGKILLed while a runner
+// started by hand (which hubd's death does not kill) runs a job. At the
+// restart the job is failed at once — its credential lived in the dead
+// process, so no runner could finish it — not a lease later, its token
+// answers 401, and the runner, refused at its next heartbeat, kills the
+// job and removes its directory.
+func TestServeKilledRemoteRunner(t *testing.T) {
+	cred := runnerUser(t)
+	f := newRunnerFixture(t, "--actions-workers", "0")
+	var reg struct {
+		Token string `json:"token"`
+	}
+	if st := f.json("POST", "/repos/mona/ci/actions/runners/registration-token", "", &reg); st != 201 || reg.Token == "" {
+		t.Fatalf("registration token: %d", st)
+	}
+	exe, work := installed(t), ownedDir(t, cred)
+	startRunner(t, cred, exe, work, "--url", f.s.base, "--token", reg.Token, "--name", "remote", "--labels", "self-hosted,Linux,X64,remote")
+	f.workflow("far.yml", "name: far\non: push\njobs:\n  nap:\n    runs-on: [self-hosted, remote]\n    steps:\n"+
+		"      - run: |\n          echo \"reversed token: $(printf %s '${{ github.token }}' | rev)\"\n          sleep 3221\n")
+	_, log := f.job("far.yml", 30*time.Second, func(j jobView, log string) bool { return tokenOf(log) != "" })
+	tok := tokenOf(log)
+	if st := f.tokenStatus(tok); st != 200 {
+		t.Fatalf("the running job's token: %d", st)
+	}
+	addr := strings.TrimPrefix(f.s.base, "http://")
+	f.s.cmd.Process.Kill()
+	f.s.cmd.Wait()
+	if len(marked("sleep 3221")) == 0 {
+		t.Fatal("the remote runner's job died with hubd: the test shows nothing")
+	}
+	f.s = f.c.serve("--actions-workers", "0", "--addr", addr) // where the runner looks for it
+	// Well within the minute a lease would take.
+	j, log := f.job("far.yml", 15*time.Second, func(j jobView, _ string) bool { return j.Status == "completed" })
+	if j.Conclusion != "failure" || !strings.Contains(log, "its hubd process ended") {
+		t.Errorf("job %+v after the restart, log:\n%s", j, log)
+	}
+	if st := f.tokenStatus(tok); st != 401 {
+		t.Errorf("the job's token after the restart: %d, want 401", st)
+	}
+	for deadline := time.Now().Add(15 * time.Second); len(marked("sleep 3221")) > 0 || len(jobDirs(t, work)) > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the runner kept the dead hubd's job: processes %v, directories %v", marked("sleep 3221"), jobDirs(t, work))
+		}
+	}
+}

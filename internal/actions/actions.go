@@ -61,13 +61,17 @@ type Service struct {
 func New(s *store.Store, g *gitrepo.Manager, q *jobs.Queue) *Service {
 	svc := &Service{Store: s, Git: g, Queue: q, Runner: jobs.New(s)}
 	// A running job renews its lease: a job whose hubd process died is
-	// taken over (and failed) about a minute later.
+	// taken over (and failed) about a minute later, or at once when hubd
+	// starts again on the same machine (TakeBack): the job's credential
+	// lived in the dead process's memory, so no runner, local or remote,
+	// can finish it, and its tokens are revoked first thing.
 	svc.Runner.Lease, svc.Runner.Renew, svc.Runner.MaxRun = time.Minute, 15*time.Second, maxJobTimeout+5*time.Minute
 	svc.Exec.svc = svc
 	if q != nil {
 		q.Handle(kindPush, svc.handlePush)
 	}
 	svc.Runner.Handle(kindJob, svc.Exec.handle)
+	svc.Runner.TakeBack(kindJob)
 	if q != nil {
 		q.Handle(kindSchedule, svc.handleSchedule)
 	}
