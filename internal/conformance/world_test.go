@@ -405,7 +405,8 @@ func errorShape(r response) string {
 // timer), repo_facts (license and language, detected after a push, so a
 // later refused request may find an earlier accepted one's row appear) and
 // what the outbox consumers make of an accepted request's events (their
-// cursors and gaps, the activity events).
+// cursors and gaps, the activity events), and rate_counts (every request's
+// rate-limit count, written once a second by the limiter's flush).
 type fingerprint map[string]string
 
 func (w *world) fingerprint() fingerprint {
@@ -416,6 +417,7 @@ func (w *world) fingerprint() fingerprint {
 	}
 	delete(fp, "traffic")
 	delete(fp, "repo_facts")
+	delete(fp, "rate_counts")
 	for _, t := range []string{"outbox_cursors", "outbox_gaps", "activity_events", "notification_threads"} {
 		delete(fp, t)
 	}
