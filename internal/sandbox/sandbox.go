@@ -290,12 +290,12 @@ func Start(ctx context.Context, cfg Config, argv, env []string, stdin io.Reader,
 		}
 		infoR.Close()
 	}
-	p.note = note(cfg, cg, true)
+	p.note = note(cfg, cg)
 	go p.watch(ctx)
 	return p, nil
 }
 
-func note(cfg Config, cg *jobCgroup, watched bool) string {
+func note(cfg Config, cg *jobCgroup) string {
 	var b strings.Builder
 	if cfg.Mode == ModeNone {
 		b.WriteString(noneWarning)
@@ -303,11 +303,7 @@ func note(cfg Config, cg *jobCgroup, watched bool) string {
 		b.WriteString("Sandbox: bubblewrap (own user, pid, ipc, uts and cgroup namespaces, no capabilities, seccomp filter, read-only system, writable work directory and private /tmp, hubd's data directory hidden, network kept)")
 	}
 	l := cfg.Limits
-	disk := "work directory disk"
-	if !watched {
-		disk = "per file"
-	}
-	fmt.Fprintf(&b, "; limits: %d processes, %s memory, %s %s, %d open files", l.Processes, bytesText(l.MemoryBytes), bytesText(l.DiskBytes), disk, l.OpenFiles)
+	fmt.Fprintf(&b, "; limits: %d processes, %s memory, %s work directory disk, %d open files", l.Processes, bytesText(l.MemoryBytes), bytesText(l.DiskBytes), l.OpenFiles)
 	if cfg.Mode == ModeBwrap {
 		fmt.Fprintf(&b, ", %s /tmp", bytesText(l.TmpBytes))
 	}
@@ -320,7 +316,7 @@ func note(cfg Config, cg *jobCgroup, watched bool) string {
 		b.WriteString(" and does not bind root")
 	}
 	b.WriteString("; memory per process")
-	if watched && cfg.Mode == ModeBwrap {
+	if cfg.Mode == ModeBwrap {
 		b.WriteString(", and the job's resident memory watched")
 	}
 	b.WriteString(")")
