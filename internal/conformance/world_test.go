@@ -411,6 +411,12 @@ type fingerprint map[string]string
 
 func (w *world) fingerprint() fingerprint {
 	w.t.Helper()
+	// What the outbox consumers make of the last accepted request (jobs
+	// they queue, webhook deliveries) lands now, not during a later
+	// refused request.
+	if err := w.e.Deps.Outbox.Sync(context.Background()); err != nil {
+		w.t.Fatal(err)
+	}
 	fp, err := w.e.Store.Fingerprint(context.Background())
 	if err != nil {
 		w.t.Fatal(err)
