@@ -2,8 +2,6 @@ package secrets_test
 
 import (
 	"bytes"
-	"io"
-	"net/http"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -96,17 +94,7 @@ func TestHostileWorkflow(t *testing.T) {
 	}
 	logs, conclusions := map[string]string{}, map[string]string{}
 	for _, j := range jobs.Jobs {
-		u, _, err := gh.Actions.GetWorkflowJobLogs(ctx, "mona", "app", j.GetID(), 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.Get(u.String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		logs[j.GetName()], conclusions[j.GetName()] = string(b), j.GetConclusion()
+		logs[j.GetName()], conclusions[j.GetName()] = jobLog(t, gh, "mona", "app", j.GetID()), j.GetConclusion()
 	}
 	for name, log := range logs {
 		if strings.Contains(log, "LEAK") || strings.Contains(log, value) {

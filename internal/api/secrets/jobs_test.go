@@ -131,7 +131,13 @@ func completedRun(t *testing.T, gh *github.Client, owner, repo, head string) (*g
 	if err != nil || len(jobs.Jobs) != 1 {
 		t.Fatalf("jobs %+v: %v", jobs, err)
 	}
-	u, _, err := gh.Actions.GetWorkflowJobLogs(ctx, owner, repo, jobs.Jobs[0].GetID(), 0)
+	return run, jobLog(t, gh, owner, repo, jobs.Jobs[0].GetID())
+}
+
+// jobLog is a job's log, through the download URL its log operation gives.
+func jobLog(t *testing.T, gh *github.Client, owner, repo string, id int64) string {
+	t.Helper()
+	u, _, err := gh.Actions.GetWorkflowJobLogs(ctx, owner, repo, id, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +147,7 @@ func completedRun(t *testing.T, gh *github.Client, owner, repo, head string) (*g
 	}
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	return run, string(b)
+	return string(b)
 }
 
 // TestSecretsOffDiskAndMasked: a step that writes a secret into every
