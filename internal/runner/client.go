@@ -21,7 +21,7 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/actions"
-	"github.com/hubd/hubd/internal/api/runnerproto"
+	"github.com/hubd/hubd/internal/runnerwire"
 )
 
 // Client talks the runner protocol to hubd at URL.
@@ -72,14 +72,14 @@ func (c *Client) do(ctx context.Context, method, path, header, cred string, body
 
 // Register registers a runner with a registration token; the client keeps
 // its credential.
-func (c *Client) Register(ctx context.Context, token, name string, labels []string, ephemeral bool) (*runnerproto.RegisterResponse, error) {
+func (c *Client) Register(ctx context.Context, token, name string, labels []string, ephemeral bool) (*runnerwire.RegisterResponse, error) {
 	b, _ := json.Marshal(map[string]any{"token": token, "name": name, "labels": labels, "ephemeral": ephemeral})
-	resp, err := c.do(ctx, "POST", runnerproto.RegisterPath, "", "", bytes.NewReader(b))
+	resp, err := c.do(ctx, "POST", runnerwire.RegisterPath, "", "", bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	var out runnerproto.RegisterResponse
+	var out runnerwire.RegisterResponse
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func ParseJIT(config string) (url, name, cred string, err error) {
 
 // Poll waits for a job (nil: none came within hubd's poll time).
 func (c *Client) Poll(ctx context.Context) (*actions.Assignment, error) {
-	resp, err := c.do(ctx, "POST", runnerproto.PollPath, runnerproto.RunnerHeader, c.Credential, nil)
+	resp, err := c.do(ctx, "POST", runnerwire.PollPath, runnerwire.RunnerHeader, c.Credential, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func (c *Client) Poll(ctx context.Context) (*actions.Assignment, error) {
 
 // Goodbye tells hubd the runner stops (offline at once).
 func (c *Client) Goodbye(ctx context.Context) error {
-	resp, err := c.do(ctx, "POST", runnerproto.GoodbyePath, runnerproto.RunnerHeader, c.Credential, nil)
+	resp, err := c.do(ctx, "POST", runnerwire.GoodbyePath, runnerwire.RunnerHeader, c.Credential, nil)
 	if err == nil {
 		resp.Body.Close()
 	}
@@ -156,7 +156,7 @@ type jobClient struct {
 }
 
 func (j jobClient) do(ctx context.Context, method, what string, body io.Reader) (*http.Response, error) {
-	return j.c.do(ctx, method, runnerproto.JobsPath+strconv.FormatInt(j.id, 10)+"/"+what, runnerproto.JobHeader, j.cred, body)
+	return j.c.do(ctx, method, runnerwire.JobsPath+strconv.FormatInt(j.id, 10)+"/"+what, runnerwire.JobHeader, j.cred, body)
 }
 
 func (j jobClient) post(ctx context.Context, what string, body io.Reader, out any) error {
@@ -185,7 +185,7 @@ func (j jobClient) log(ctx context.Context, text []byte) error {
 }
 
 func (j jobClient) heartbeat(ctx context.Context) (string, error) {
-	var hb runnerproto.HeartbeatResponse
+	var hb runnerwire.HeartbeatResponse
 	err := j.post(ctx, "heartbeat", nil, &hb)
 	return hb.Stop, err
 }

@@ -23,25 +23,8 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/runners"
+	"github.com/hubd/hubd/internal/runnerwire"
 )
-
-// Headers carrying the runner's and the job's credentials.
-const (
-	RunnerHeader = "X-Hubd-Runner"
-	JobHeader    = "X-Hubd-Job"
-)
-
-// Paths of the protocol.
-const (
-	Prefix       = "/_runner"
-	RegisterPath = Prefix + "/register"
-	PollPath     = Prefix + "/poll"
-	GoodbyePath  = Prefix + "/goodbye"
-	JobsPath     = Prefix + "/jobs/"
-)
-
-// MaxLogPost caps the body of one log post.
-const MaxLogPost = 1 << 20
 
 // API is the runner protocol's transport.
 type API struct {
@@ -63,36 +46,23 @@ func New(d *api.Deps, exec *actions.Executor, rs *runners.Service) *API {
 	return a
 }
 
-// RegisterResponse answers a registration.
-type RegisterResponse struct {
-	ID         int64  `json:"id"`
-	Name       string `json:"name"`
-	Credential string `json:"credential"`
-}
-
-// HeartbeatResponse tells a runner whether its job goes on: Stop is the
-// conclusion it is to stop with (cancelled, timed_out), or "".
-type HeartbeatResponse struct {
-	Stop string `json:"stop"`
-}
-
 // Routes is the protocol's route table.
 func (a *API) Routes() []rest.Route {
 	job := func(h func(w http.ResponseWriter, r *http.Request, j *actions.LiveJob) error) rest.Handler {
 		return func(w http.ResponseWriter, r *http.Request) error {
 			id, _ := strconv.ParseInt(r.PathValue("job_id"), 10, 64)
-			j := a.exec.Job(id, r.Header.Get(JobHeader))
+			j := a.exec.Job(id, r.Header.Get(runnerwire.JobHeader))
 			if j == nil {
 				return runners.ErrBadCredential // ended, or not this credential's
 			}
 			return h(w, r, j)
 		}
 	}
-	jp := JobsPath + "{job_id}"
+	jp := runnerwire.JobsPath + "{job_id}"
 	return []rest.Route{
-		{Method: "POST", Pattern: RegisterPath, OperationID: "hubd/runner-register", Handler: a.register, Extension: true, NoRateLimit: true},
-		{Method: "POST", Pattern: PollPath, OperationID: "hubd/runner-poll", Handler: a.poll, Extension: true, NoRateLimit: true},
-		{Method: "POST", Pattern: GoodbyePath, OperationID: "hubd/runner-goodbye", Handler: a.goodbye, Extension: true, NoRateLimit: true},
+		{Method: "POST", Pattern: runnerwire.RegisterPath, OperationID: "hubd/runner-register", Handler: a.register, Extension: true, NoRateLimit: true},
+		{Method: "POST", Pattern: runnerwire.PollPath, OperationID: "hubd/runner-poll", Handler: a.poll, Extension: true, NoRateLimit: true},
+		{Method: "POST", Pattern: runnerwire.GoodbyePath, OperationID: "hubd/runner-goodbye", Handler: a.goodbye, Extension: true, NoRateLimit: true},
 		{Method: "GET", Pattern: jp + "/files/{part}", OperationID: "hubd/runner-job-files", Handler: job(a.files), Extension: true, NoRateLimit: true, Stream: true},
 		{Method: "POST", Pattern: jp + "/files/{part}", OperationID: "hubd/runner-job-upload", Handler: job(a.upload), Extension: true, NoRateLimit: true, Stream: true},
 		{Method: "POST", Pattern: jp + "/log", OperationID: "hubd/runner-job-log", Handler: job(a.log), Extension: true, NoRateLimit: true},
@@ -113,12 +83,12 @@ func (a *API) register(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusCreated, RegisterResponse{ID: run.ID, Name: run.Name, Credential: cred})
+	return rest.JSON(w, http.StatusCreated, runnerwire.RegisterResponse{ID: run.ID, Name: run.Name, Credential: cred})
 }
 
 // runner authenticates the runner of a request and marks it online.
 func (a *API) runner(r *http.Request) (*model.Runner, error) {
-	run, err := a.runners.Authenticate(r.Context(), r.Header.Get(RunnerHeader))
+	run, err := a.runners.Authenticate(r.Context(), r.Header.Get(runnerwire.RunnerHeader))
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +127,7 @@ func (a *API) poll(w http.ResponseWriter, r *http.Request) error {
 
 // POST /_runner/goodbye: the runner stops (offline at once).
 func (a *API) goodbye(w http.ResponseWriter, r *http.Request) error {
-	run, err := a.runners.Authenticate(r.Context(), r.Header.Get(RunnerHeader))
+	run, err := a.runners.Authenticate(r.Context(), r.Header.Get(runnerwire.RunnerHeader))
 	if err != nil {
 		return err
 	}
@@ -194,11 +164,11 @@ func (a *API) upload(w http.ResponseWriter, r *http.Request, j *actions.LiveJob)
 
 // POST .../log: log lines (text), masked again before they are kept.
 func (a *API) log(w http.ResponseWriter, r *http.Request, j *actions.LiveJob) error {
-	b, err := io.ReadAll(io.LimitReader(r.Body, MaxLogPost+1))
+	b, err := io.ReadAll(io.LimitReader(r.Body, runnerwire.MaxLogPost+1))
 	if err != nil {
 		return err
 	}
-	if len(b) > MaxLogPost {
+	if len(b) > runnerwire.MaxLogPost {
 		return &model.HTTPError{Status: http.StatusRequestEntityTooLarge, Message: "a log post holds at most 1 MiB"}
 	}
 	j.Log(b)
@@ -225,7 +195,7 @@ func (a *API) steps(w http.ResponseWriter, r *http.Request, j *actions.LiveJob) 
 func (a *API) heartbeat(w http.ResponseWriter, r *http.Request, j *actions.LiveJob) error {
 	stop := j.Heartbeat(r.Context(), a.exec.HeartbeatWait())
 	a.seen(r.Context(), j)
-	return rest.JSON(w, http.StatusOK, HeartbeatResponse{Stop: stop})
+	return rest.JSON(w, http.StatusOK, runnerwire.HeartbeatResponse{Stop: stop})
 }
 
 // POST .../result: the job's conclusion, outputs and steps.
