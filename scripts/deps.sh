@@ -51,6 +51,13 @@ command -v gcc >/dev/null || apt_install gcc
 command -v perl >/dev/null || apt_install perl
 command -v setpriv >/dev/null || apt_install util-linux
 
+# The unprivileged user workflow jobs run as when hubd (or the suite) runs as
+# root: local runners drop to it (--runner-user); the Actions tests need it.
+if [ "$(id -u)" = 0 ] && ! id hubd-runner >/dev/null 2>&1; then
+  command -v useradd >/dev/null || apt_install passwd
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin hubd-runner
+fi
+
 # PostgreSQL on 127.0.0.1:5432 with trust auth.
 if ! command -v pg_ctlcluster >/dev/null && ! command -v pg_ctl >/dev/null; then
   apt_install postgresql
