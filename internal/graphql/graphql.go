@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/api/issues"
 	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
@@ -35,7 +35,7 @@ var schemaSource string
 
 // API is the GraphQL transport.
 type API struct {
-	d         *api.Deps
+	d         *deps.Deps
 	schema    *engine.Schema
 	issuesSvc *issues.API
 	gistsSvc  *gists.Service // addStar and removeStar star gists too
@@ -54,7 +54,7 @@ type Services struct {
 }
 
 // New loads the schema and registers the resolvers.
-func New(d *api.Deps, svc Services) *API {
+func New(d *deps.Deps, svc Services) *API {
 	s, err := engine.New(schemaSource)
 	if err != nil {
 		panic("graphql: the embedded schema does not load: " + err.Error())
