@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/licenses"
 	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/licenses"
 	"github.com/hubd/hubd/internal/model"
 )
 

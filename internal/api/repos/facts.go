@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/licenses"
 	"github.com/hubd/hubd/internal/jobs"
+	"github.com/hubd/hubd/internal/licenses"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )

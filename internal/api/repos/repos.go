@@ -9,10 +9,10 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/licenses"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/hooks"
+	"github.com/hubd/hubd/internal/licenses"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
