@@ -16,15 +16,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hubd/hubd/internal/deps"
-	"github.com/hubd/hubd/internal/api/issues"
-	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/gists"
 	"github.com/hubd/hubd/internal/graphql/engine"
+	"github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/pullreviews"
 	"github.com/hubd/hubd/internal/pulls"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/rulesets"
 	"github.com/hubd/hubd/internal/stars"
@@ -37,17 +37,17 @@ var schemaSource string
 type API struct {
 	d         *deps.Deps
 	schema    *engine.Schema
-	issuesSvc *issues.API
+	issuesSvc issues.Service
 	gistsSvc  *gists.Service // addStar and removeStar star gists too
 }
 
 // Services are the domain services mutations run (the same the REST routes
 // run); zero only where nothing is executed (schema tests).
 type Services struct {
-	Issues   *issues.API
+	Issues   issues.Service
 	Pulls    *pulls.Service
 	Reviews  *pullreviews.Service
-	Repos    *repos.API
+	Repos    *repos.Service
 	Stars    *stars.Service
 	Rulesets *rulesets.Service
 	Gists    *gists.Service

@@ -15,8 +15,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
 
-	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/graphql"
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"

@@ -3,9 +3,9 @@ package graphql
 import (
 	"context"
 
-	"github.com/hubd/hubd/internal/deps"
-	"github.com/hubd/hubd/internal/api/issues"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
+	"github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/pulls"
 )

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
