@@ -33,8 +33,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
