@@ -16,15 +16,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/issues"
-	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/gists"
 	"github.com/hubd/hubd/internal/graphql/engine"
+	"github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/pullreviews"
 	"github.com/hubd/hubd/internal/pulls"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/rulesets"
 	"github.com/hubd/hubd/internal/stars"
@@ -35,26 +35,26 @@ var schemaSource string
 
 // API is the GraphQL transport.
 type API struct {
-	d         *api.Deps
+	d         *deps.Deps
 	schema    *engine.Schema
-	issuesSvc *issues.API
+	issuesSvc issues.Service
 	gistsSvc  *gists.Service // addStar and removeStar star gists too
 }
 
 // Services are the domain services mutations run (the same the REST routes
 // run); zero only where nothing is executed (schema tests).
 type Services struct {
-	Issues   *issues.API
+	Issues   issues.Service
 	Pulls    *pulls.Service
 	Reviews  *pullreviews.Service
-	Repos    *repos.API
+	Repos    *repos.Service
 	Stars    *stars.Service
 	Rulesets *rulesets.Service
 	Gists    *gists.Service
 }
 
 // New loads the schema and registers the resolvers.
-func New(d *api.Deps, svc Services) *API {
+func New(d *deps.Deps, svc Services) *API {
 	s, err := engine.New(schemaSource)
 	if err != nil {
 		panic("graphql: the embedded schema does not load: " + err.Error())

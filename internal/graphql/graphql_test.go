@@ -15,8 +15,8 @@ import (
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/parser"
 
-	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/graphql"
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
@@ -27,7 +27,7 @@ var ctx = context.Background()
 
 // served is the schema the server executes (resolvers are registered but
 // never called: the tests only check responses against it).
-var served = graphql.New(&api.Deps{}, graphql.Services{}).Schema()
+var served = graphql.New(&deps.Deps{}, graphql.Services{}).Schema()
 
 type gqlResult struct {
 	Status int

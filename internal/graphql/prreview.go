@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/pullreviews"
@@ -206,7 +206,7 @@ func reviewAccess(ctx context.Context, o *pullObj) (pullreviews.Access, error) {
 	if c.User == nil {
 		return pullreviews.Access{}, engine.Errorf("FORBIDDEN", "You must be logged in to do that.")
 	}
-	if err := api.RequireScope(c, "public_repo"); err != nil {
+	if err := deps.RequireScope(c, "public_repo"); err != nil {
 		return pullreviews.Access{}, gqlError(err)
 	}
 	return pullreviews.Access{Repo: o.iss.repo.v.Repo, Perm: o.iss.repo.perm, UserID: c.UserID()}, nil

@@ -3,9 +3,9 @@ package graphql
 import (
 	"context"
 
-	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/issues"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
+	"github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/pulls"
 )
@@ -18,11 +18,11 @@ func (a *API) pullCaller(ctx context.Context, perm authz.Permission) pulls.Calle
 // mayWritePulls is REST's participate: a token that may write and a
 // repository that is not archived.
 func mayWritePulls(c *authz.Caller, repo *model.Repo) error {
-	if err := api.RequireScope(c, "public_repo"); err != nil {
+	if err := deps.RequireScope(c, "public_repo"); err != nil {
 		return err
 	}
 	if repo.Archived {
-		return api.ErrArchived
+		return deps.ErrArchived
 	}
 	return nil
 }

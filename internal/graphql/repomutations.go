@@ -5,10 +5,10 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 )
 
@@ -16,7 +16,7 @@ import (
 // POST /orgs/{org}/repos and PATCH /repos/{owner}/{repo}; deleteIssue runs
 // the issues service (REST has no way to delete an issue).
 
-func (a *API) registerRepoMutations(svc *repos.API) {
+func (a *API) registerRepoMutations(svc *repos.Service) {
 	input := func(args map[string]any) map[string]any {
 		in, _ := args["input"].(map[string]any)
 		return in

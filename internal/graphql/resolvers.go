@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
@@ -542,7 +542,7 @@ func (a *API) registerRepository() {
 		if err != nil {
 			return nil, err
 		}
-		return api.IsEmpty(ctx, g)
+		return deps.IsEmpty(ctx, g)
 	})
 	r("visibility", func(_ context.Context, o *repoObj) (any, error) {
 		return strings.ToUpper(string(o.v.Repo.Visibility)), nil
@@ -667,7 +667,7 @@ func (a *API) registerOwnerRepositories() {
 				return nil, err
 			}
 			c := from(ctx).caller
-			f := store.RepoQuery{Viewer: api.ViewerOf(c)}
+			f := store.RepoQuery{Viewer: deps.ViewerOf(c)}
 			affs := stringList(args["ownerAffiliations"])
 			if _, given := args["ownerAffiliations"]; !given || args["ownerAffiliations"] == nil {
 				affs = []string{"OWNER", "COLLABORATOR"}

@@ -33,8 +33,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -103,7 +103,7 @@ func (s *Service) Issues(ctx context.Context, c *authz.Caller, q, sort, order st
 		return nil, errIssuesOrPulls
 	}
 	by, desc := comp.order(sort, order)
-	list, total, err := st.SearchIssues(ctx, store.IssueSearch{Viewer: api.ViewerOf(c), Cond: cond, Rank: comp.words,
+	list, total, err := st.SearchIssues(ctx, store.IssueSearch{Viewer: deps.ViewerOf(c), Cond: cond, Rank: comp.words,
 		Sort: by, Desc: desc, Limit: limit, Offset: offset})
 	if err != nil {
 		return nil, err
@@ -139,7 +139,7 @@ func (s *Service) Repositories(ctx context.Context, c *authz.Caller, q, sort, or
 		return nil, err
 	}
 	by, desc := comp.order(sort, order)
-	list, total, err := st.SearchRepos(ctx, store.RepoSearch{Viewer: api.ViewerOf(c), Cond: cond, Rank: comp.words,
+	list, total, err := st.SearchRepos(ctx, store.RepoSearch{Viewer: deps.ViewerOf(c), Cond: cond, Rank: comp.words,
 		Sort: by, Desc: desc, Limit: limit, Offset: offset})
 	if err != nil {
 		return nil, err

@@ -52,6 +52,7 @@ import (
 	graphqlapi "github.com/hubd/hubd/internal/graphql"
 	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/jobs"
+	"github.com/hubd/hubd/internal/oauthweb"
 	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/ratelimit"
@@ -180,7 +181,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		teamsapi.New(d).Routes(),
 		rolesapi.New(d).Routes(),
 		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI, Pulls: pullsAPI.Service(),
-			Reviews: reviewsAPI.Service(), Repos: reposAPI, Stars: activityAPI.Service(),
+			Reviews: reviewsAPI.Service(), Repos: reposAPI.Service(), Stars: activityAPI.Service(),
 			Rulesets: rulesetsAPI.Service(), Gists: gistsAPI.Service()}).Routes(),
 		releasesapi.New(d, cfg.MaxAsset).Routes(),
 		searchapi.New(d).Routes(),
@@ -211,9 +212,13 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	s.git.MaxPush = cfg.MaxPush
 	// Workflow files need the workflow scope or permission; then the
 	// repository rules decide pushes.
-	s.git.Check = workflowPushCheck(rulesetsAPI.PushCheck)
-	s.git.Resolver = gitResolver{d: &s.deps, gist: gistsAPI.GitAccess}
-	s.Pages, s.Clients = oauthAPI.Pages(s.LoginLimiter()), oauthAPI.Clients
+	s.git.Check = workflowPushCheck(rulesetPush{urls: d.URLs, svc: rulesetsAPI.Service()}.PushCheck)
+	s.git.Resolver = gitResolver{d: &s.deps, gist: gistGit{d: d, svc: gistsAPI.Service()}.GitAccess}
+	// The sign-in and flow pages; failed sign-ins count in the server's
+	// failed-authentication lockout.
+	pages := oauthweb.New(oauthAPI.Service(), d.URLs.Web)
+	pages.Logins = s.LoginLimiter()
+	s.Pages, s.Clients = pages, oauthAPI.Clients
 	s.Feeds = activityAPI.Feeds()
 	return s, d, nil
 }

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -43,7 +43,7 @@ func (h *Handler) accountPage(w http.ResponseWriter, r *http.Request, login stri
 	}
 	n := pageNumber(r)
 	// The same visibility rule as every repository list of the API.
-	list, total, err := st.ListRepos(ctx, store.RepoQuery{Viewer: api.ViewerOf(rest.Caller(r)), OwnerID: a.ID,
+	list, total, err := st.ListRepos(ctx, store.RepoQuery{Viewer: deps.ViewerOf(rest.Caller(r)), OwnerID: a.ID,
 		Sort: "updated", Desc: true, Limit: reposPerPage, Offset: (n - 1) * reposPerPage})
 	if err != nil {
 		return h.fail(w, r, err)

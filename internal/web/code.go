@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/markdown"
 	"github.com/hubd/hubd/internal/model"
@@ -189,7 +189,7 @@ func (x *req) resolve(segs []string) (*gitrepo.Repo, string, *gitrepo.Commit, st
 		if errors.Is(err, model.ErrNotFound) {
 			continue
 		}
-		if errors.Is(err, api.ErrEmptyRepo) {
+		if errors.Is(err, deps.ErrEmptyRepo) {
 			return nil, "", nil, "", model.ErrNotFound
 		}
 		if err != nil {

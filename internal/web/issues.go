@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
-	apimd "github.com/hubd/hubd/internal/api/markdown"
 	"github.com/hubd/hubd/internal/markdown"
+	"github.com/hubd/hubd/internal/markdown/linked"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -135,7 +135,7 @@ func (x *req) milestonePage() bool {
 	}
 	v := issueListView{Head: x.head("issues"), Milestone: m}
 	if m.Description != nil && *m.Description != "" {
-		out, err := apimd.Render(x.r.Context(), x.h.d, x.caller(), x.repo, *m.Description, true)
+		out, err := linked.Render(x.r.Context(), x.h.d, x.caller(), x.repo, *m.Description, true)
 		if err != nil {
 			return x.fail(err)
 		}
@@ -261,7 +261,7 @@ func (x *req) issuePage() bool {
 	// may see, as in the API's body_html; one resolver serves the page, so
 	// a reference repeated across comments is looked up once.
 	o := markdown.Options{Comment: true, Web: x.h.d.URLs.Web, Context: x.repo.FullName(),
-		Resolver: newMemo(apimd.Resolver(x.h.d, x.caller()))}
+		Resolver: newMemo(linked.Resolver(x.h.d, x.caller()))}
 	render := func(src string) (template.HTML, error) {
 		out, err := markdown.Render(ctx, src, o)
 		return template.HTML(out), err

@@ -5,7 +5,7 @@ import (
 	"html/template"
 	"strings"
 
-	apimd "github.com/hubd/hubd/internal/api/markdown"
+	"github.com/hubd/hubd/internal/markdown/linked"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/releases"
 	"github.com/hubd/hubd/internal/wire"
@@ -46,7 +46,7 @@ func (x *req) releasePage() bool {
 		v.Title = *r.Name
 	}
 	if r.Body != nil && *r.Body != "" {
-		out, err := apimd.Render(x.r.Context(), x.h.d, x.caller(), x.repo, *r.Body, true)
+		out, err := linked.Render(x.r.Context(), x.h.d, x.caller(), x.repo, *r.Body, true)
 		if err != nil {
 			return x.fail(err)
 		}

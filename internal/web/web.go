@@ -5,7 +5,7 @@
 // lead somewhere a person can read. Pages under a repository are counted
 // for its traffic (views, popular paths, referrers). The pages live outside
 // the API's route table: the server hands them the GET requests no API route
-// matched, and they decide visibility with the API's own checks (api.Deps).
+// matched, and they decide visibility with the API's own checks (deps.Deps).
 package web
 
 import (
@@ -17,17 +17,17 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 )
 
 // Handler serves the pages.
-type Handler struct{ d *api.Deps }
+type Handler struct{ d *deps.Deps }
 
 // New makes the handler.
-func New(d *api.Deps) *Handler { return &Handler{d: d} }
+func New(d *deps.Deps) *Handler { return &Handler{d: d} }
 
 // page is what a request names: /{owner}, /{owner}/{repo} or
 // /{owner}/{repo}/{kind}/{rest...}.

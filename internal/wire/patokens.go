@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/authz"
-	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/model"
 )
 
 // PATPermissions is a fine-grained token's permissions by the kind of
@@ -44,9 +44,26 @@ type PATGrant struct {
 	AccessGrantedAt string `json:"access_granted_at"`
 }
 
-func (u URLs) patToken(g *store.PATGrant, org, kind string, now time.Time) patToken {
+// PATGrantFacts is what a grant or a request says of itself and of its
+// fine-grained token (filled from the store by the caller, so wire stays
+// free of storage).
+type PATGrantFacts struct {
+	ID        int64
+	Reason    *string // the user's reason for the request
+	CreatedAt time.Time
+	GrantedAt *time.Time
+	Owner     *model.Account // the token's user
+	// The token's.
+	TokenID        int64
+	TokenName      string
+	Selection      string
+	Permissions    map[string]string
+	TokenExpiresAt *time.Time
+}
+
+func (u URLs) patToken(g PATGrantFacts, org, kind string, now time.Time) patToken {
 	p := PATPermissions{Organization: map[string]string{}, Repository: map[string]string{}, Other: map[string]string{}}
-	for name, level := range g.Token.Permissions {
+	for name, level := range g.Permissions {
 		switch authz.PermissionClass(name) {
 		case "organization":
 			p.Organization[name] = level
@@ -56,19 +73,19 @@ func (u URLs) patToken(g *store.PATGrant, org, kind string, now time.Time) patTo
 			p.Other[name] = level
 		}
 	}
-	return patToken{Owner: u.ToSimpleUser(g.Owner), RepositorySelection: g.Token.Selection,
+	return patToken{Owner: u.ToSimpleUser(g.Owner), RepositorySelection: g.Selection,
 		RepositoriesURL: u.API + "/orgs/" + org + "/" + kind + "/" + strconv.FormatInt(g.ID, 10) + "/repositories",
-		Permissions:     p, TokenID: g.Token.ID, TokenName: g.Token.Name,
-		TokenExpired: g.Token.ExpiresAt != nil && !g.Token.ExpiresAt.After(now), TokenExpiresAt: TimePtr(g.Token.ExpiresAt)}
+		Permissions:     p, TokenID: g.TokenID, TokenName: g.TokenName,
+		TokenExpired: g.TokenExpiresAt != nil && !g.TokenExpiresAt.After(now), TokenExpiresAt: TimePtr(g.TokenExpiresAt)}
 }
 
 // ToPATGrantRequest converts a pending grant of the organization org.
-func (u URLs) ToPATGrantRequest(g *store.PATGrant, org string, now time.Time) PATGrantRequest {
+func (u URLs) ToPATGrantRequest(g PATGrantFacts, org string, now time.Time) PATGrantRequest {
 	return PATGrantRequest{ID: g.ID, Reason: g.Reason, patToken: u.patToken(g, org, "personal-access-token-requests", now), CreatedAt: Time(g.CreatedAt)}
 }
 
 // ToPATGrant converts an approved grant of the organization org.
-func (u URLs) ToPATGrant(g *store.PATGrant, org string, now time.Time) PATGrant {
+func (u URLs) ToPATGrant(g PATGrantFacts, org string, now time.Time) PATGrant {
 	granted := g.CreatedAt
 	if g.GrantedAt != nil {
 		granted = *g.GrantedAt

@@ -13,11 +13,11 @@ import (
 	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/actionspolicy"
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/repos"
 	appsvc "github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/checks"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/wire"
 )

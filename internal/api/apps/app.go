@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/repos"
 	svc "github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"

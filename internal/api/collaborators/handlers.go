@@ -5,10 +5,10 @@ import (
 	"strconv"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
 	svc "github.com/hubd/hubd/internal/collaborators"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/wire"
 )

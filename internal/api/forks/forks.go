@@ -8,10 +8,10 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
 	svc "github.com/hubd/hubd/internal/forks"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 )
 

@@ -12,8 +12,8 @@ import (
 	"os"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/licenses"
 	svc "github.com/hubd/hubd/internal/hooks"
+	"github.com/hubd/hubd/internal/licenses"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/rest"

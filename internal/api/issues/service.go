@@ -6,6 +6,7 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -291,24 +292,11 @@ func mergeAccounts(current, users []*model.Account, add bool) []*model.Account {
 // caller and the repository with the caller's permission on it, already
 // found and visible, and answer with the same errors as REST.
 
-// IssueInput is an issue to open or the parts of one to change, with
-// names already resolved (GraphQL resolves its ids to these).
-type IssueInput struct {
-	Title     *string
-	Body      *string
-	BodySet   bool
-	State     string // "open" or "closed"; "" leaves it
-	Reason    string // completed, not_planned, duplicate, reopened
-	Milestone *model.Milestone
-	// SetMilestone, SetAssignees and SetLabels say which lists an edit
-	// replaces (always all three when opening).
-	SetMilestone, SetAssignees, SetLabels bool
-	Assignees                             []*model.Account
-	Labels                                []string
-	// LabelMode and AssigneeMode "add" or "remove" change the current
-	// lists instead of replacing them (GraphQL's addLabelsToLabelable...).
-	LabelMode, AssigneeMode string
-}
+// IssueInput is the issue service's input (internal/issues).
+type IssueInput = issuesvc.IssueInput
+
+// The service the other transports run (issuesvc.Service).
+var _ issuesvc.Service = (*API)(nil)
 
 func (a *API) accessFor(c *authz.Caller, repo *model.Repo, perm authz.Permission) (*access, error) {
 	if !repo.HasIssues {

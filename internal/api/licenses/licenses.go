@@ -1,12 +1,11 @@
 // Package licenses serves the Licenses and Gitignore categories: the
 // catalogue of licenses GitHub offers, the license detected in a
 // repository (with a real text classifier), and the .gitignore templates.
-// Repository creation takes its license_template and gitignore_template
-// texts from here.
+// The catalogue, the classifier and the templates themselves are the
+// internal/licenses domain package's.
 package licenses
 
 import (
-	"context"
 	"encoding/base64"
 	"errors"
 	"html"
@@ -18,6 +17,7 @@ import (
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/licenses"
 	"github.com/hubd/hubd/internal/markdown"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
@@ -48,8 +48,8 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) error {
 	if v, err := strconv.ParseBool(r.URL.Query().Get("featured")); err == nil {
 		featured = &v
 	}
-	var all []*License
-	for _, l := range catalogue {
+	var all []*licenses.License
+	for _, l := range licenses.Catalogue() {
 		if l.Common && (featured == nil || l.Featured == *featured) {
 			all = append(all, l)
 		}
@@ -65,15 +65,12 @@ func (a *API) list(w http.ResponseWriter, r *http.Request) error {
 
 // GET /licenses/{license}
 func (a *API) get(w http.ResponseWriter, r *http.Request) error {
-	l, ok := Find(r.PathValue("license"))
+	l, ok := licenses.Find(r.PathValue("license"))
 	if !ok {
 		return model.ErrNotFound
 	}
 	return rest.JSON(w, http.StatusOK, l.Full(a.d.URLs))
 }
-
-// maxLicenseFile is the largest license file read and classified.
-const maxLicenseFile = 1 << 20
 
 // GET /repos/{owner}/{repo}/license: the root license file of the default
 // branch (or ref), base64 like the contents API, with the license its text
@@ -97,14 +94,14 @@ func (a *API) forRepo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	file, found, err := rootFile(ctx, g, commit)
+	file, found, err := licenses.RootFile(ctx, g, commit)
 	if err != nil {
 		return err
 	}
 	if !found {
 		return model.ErrNotFound
 	}
-	info, text, err := g.Read(ctx, file.OID, maxLicenseFile)
+	info, text, err := g.Read(ctx, file.OID, licenses.MaxFile)
 	large := errors.Is(err, gitrepo.ErrTooLarge)
 	if err != nil && !large {
 		return err
@@ -124,7 +121,7 @@ func (a *API) forRepo(w http.ResponseWriter, r *http.Request) error {
 	}
 	lic := wire.OtherLicense()
 	if !large {
-		l, err := detectBlob(file.OID, text)
+		l, err := licenses.DetectBlob(file.OID, text)
 		if err != nil {
 			return err
 		}
@@ -153,68 +150,6 @@ func (a *API) forRepo(w http.ResponseWriter, r *http.Request) error {
 		out.Content, out.Encoding = "", "none"
 	}
 	return rest.JSON(w, http.StatusOK, out)
-}
-
-// rootFile finds the license file among a commit's root files (see
-// fileScore).
-func rootFile(ctx context.Context, g *gitrepo.Repo, commit string) (gitrepo.TreeEntry, bool, error) {
-	_, data, err := g.Read(ctx, commit+"^{tree}", 0)
-	if err != nil {
-		return gitrepo.TreeEntry{}, false, err
-	}
-	entries, err := gitrepo.ParseTree(data)
-	if err != nil {
-		return gitrepo.TreeEntry{}, false, err
-	}
-	var file gitrepo.TreeEntry
-	best := 0
-	for _, e := range entries {
-		if e.Mode != "100644" && e.Mode != "100755" {
-			continue
-		}
-		if s := fileScore(e.Name); s > best {
-			file, best = e, s
-		}
-	}
-	return file, best > 0, nil
-}
-
-// DetectCommit names the license of a commit's root license file, as the
-// repository objects report it: "" when there is no license file, "other"
-// when its text matches no license of the catalogue (or is too large to
-// read), otherwise the license's key.
-func DetectCommit(ctx context.Context, g *gitrepo.Repo, commit string) (string, error) {
-	file, found, err := rootFile(ctx, g, commit)
-	if err != nil || !found {
-		return "", err
-	}
-	_, text, err := g.Read(ctx, file.OID, maxLicenseFile)
-	if errors.Is(err, gitrepo.ErrTooLarge) {
-		return "other", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	l, err := detectBlob(file.OID, text)
-	if err != nil {
-		return "", err
-	}
-	if l == nil {
-		return "other", nil
-	}
-	return l.Key, nil
-}
-
-// SimpleByKey is the license-simple object of a key DetectCommit returned
-// (nil for "").
-func SimpleByKey(u wire.URLs, key string) *wire.LicenseSimple {
-	if key == "" {
-		return nil
-	}
-	if l, ok := Find(key); ok {
-		return l.Simple(u)
-	}
-	return wire.OtherLicense()
 }
 
 // mediaType is the Content-Type of the raw and html media types: the one
@@ -258,14 +193,14 @@ func encode64(b []byte) string {
 
 // GET /gitignore/templates
 func (a *API) gitignoreList(w http.ResponseWriter, r *http.Request) error {
-	return rest.JSON(w, http.StatusOK, GitignoreNames())
+	return rest.JSON(w, http.StatusOK, licenses.GitignoreNames())
 }
 
 // GET /gitignore/templates/{name}: the template, or its source alone in the
 // raw media type.
 func (a *API) gitignoreGet(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
-	src, ok := Gitignore(name)
+	src, ok := licenses.Gitignore(name)
 	if !ok {
 		return model.ErrNotFound
 	}

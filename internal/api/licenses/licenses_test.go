@@ -12,9 +12,9 @@ import (
 	"github.com/google/go-github/v92/github"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/licenses"
 	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/licenses"
 )
 
 var ctx = context.Background()

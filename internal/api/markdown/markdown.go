@@ -4,17 +4,14 @@
 package markdown
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/authz"
-	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/markdown"
+	"github.com/hubd/hubd/internal/markdown/linked"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 )
@@ -74,7 +71,7 @@ func (a *API) render(w http.ResponseWriter, r *http.Request) error {
 	if mode == "gfm" {
 		o.Comment = true
 		o.Context, _ = in.Context.Get()
-		o.Resolver = Resolver(a.d, rest.Caller(r))
+		o.Resolver = linked.Resolver(a.d, rest.Caller(r))
 	}
 	return a.write(w, r, text, o)
 }
@@ -106,109 +103,4 @@ func (a *API) write(w http.ResponseWriter, r *http.Request, text string, o markd
 	w.WriteHeader(http.StatusOK)
 	_, err = io.WriteString(w, out)
 	return err
-}
-
-// Render renders body_html for a reader: comment marks issue and comment
-// bodies (gfm mode), repo is the repository they belong to (nil for none).
-func Render(ctx context.Context, d *api.Deps, c *authz.Caller, repo *model.Repo, src string, comment bool) (string, error) {
-	o := markdown.Options{Comment: comment, Web: d.URLs.Web}
-	if comment {
-		o.Resolver = Resolver(d, c)
-		if repo != nil {
-			o.Context = repo.FullName()
-		}
-	}
-	return markdown.Render(ctx, src, o)
-}
-
-// Resolver looks references up for caller c: accounts by login, and
-// repositories (with their issues and commits) only when c may see them.
-// It remembers repositories for the one document it serves.
-func Resolver(d *api.Deps, c *authz.Caller) markdown.Resolver {
-	return &resolver{d: d, c: c, repos: map[string]*model.Repo{}}
-}
-
-type resolver struct {
-	d     *api.Deps
-	c     *authz.Caller
-	repos map[string]*model.Repo // lower full name; nil = none
-}
-
-func (r *resolver) Account(ctx context.Context, login string) (string, bool, bool, error) {
-	acc, err := r.d.Store.R().AccountByLogin(ctx, login)
-	if errors.Is(err, model.ErrNotFound) {
-		return "", false, false, nil
-	}
-	if err != nil {
-		return "", false, false, err
-	}
-	return acc.Login, acc.IsOrg(), true, nil
-}
-
-func (r *resolver) repo(ctx context.Context, full string) (*model.Repo, error) {
-	key := strings.ToLower(full)
-	if v, ok := r.repos[key]; ok {
-		return v, nil
-	}
-	owner, name, ok := strings.Cut(full, "/")
-	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-		return nil, nil
-	}
-	v, err := r.d.Store.R().RepoByName(ctx, owner, name, r.c.UserID())
-	if errors.Is(err, model.ErrNotFound) {
-		r.repos[key] = nil
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var repo *model.Repo
-	if authz.CanSee(authz.RepoPermission(r.c, v.Repo, v.Facts)) {
-		repo = v.Repo
-	}
-	r.repos[key] = repo
-	return repo, nil
-}
-
-func (r *resolver) Repo(ctx context.Context, full string) (string, bool, error) {
-	repo, err := r.repo(ctx, full)
-	if err != nil || repo == nil {
-		return "", false, err
-	}
-	return repo.FullName(), true, nil
-}
-
-func (r *resolver) Issue(ctx context.Context, full string, n int64) (bool, bool, error) {
-	repo, err := r.repo(ctx, full)
-	if err != nil || repo == nil {
-		return false, false, err
-	}
-	is, err := r.d.Store.R().IssueByNumber(ctx, repo.ID, n)
-	if errors.Is(err, model.ErrNotFound) {
-		return false, false, nil
-	}
-	if err != nil {
-		return false, false, err
-	}
-	return is.IsPull, true, nil
-}
-
-func (r *resolver) Commit(ctx context.Context, full, sha string) (string, bool, error) {
-	repo, err := r.repo(ctx, full)
-	if err != nil || repo == nil {
-		return "", false, err
-	}
-	// Open, not GitRepo: a read must not create storage.
-	g := r.d.Git.Open(repo.ID)
-	if !g.Exists() {
-		return "", false, nil
-	}
-	info, err := g.Info(ctx, sha+"^{commit}")
-	if errors.Is(err, gitrepo.ErrNotFound) {
-		return "", false, nil
-	}
-	if err != nil {
-		return "", false, err
-	}
-	return info.OID, true, nil
 }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/go-github/v92/github"
 
-	markdownapi "github.com/hubd/hubd/internal/api/markdown"
 	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/markdown/linked"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -166,11 +166,11 @@ func TestRenderForBodies(t *testing.T) {
 		t.Fatal(err)
 	}
 	var repo *model.Repo = v.Repo
-	out, err := markdownapi.Render(ctx, e.Deps, &authz.Caller{}, repo, "see @mona\nand more", true)
+	out, err := linked.Render(ctx, e.Deps, &authz.Caller{}, repo, "see @mona\nand more", true)
 	if err != nil || !strings.Contains(out, "user-mention") || !strings.Contains(out, "<br>") {
 		t.Fatalf("comment: %q %v", out, err)
 	}
-	out, err = markdownapi.Render(ctx, e.Deps, &authz.Caller{}, nil, "see @mona\nand more", false)
+	out, err = linked.Render(ctx, e.Deps, &authz.Caller{}, nil, "see @mona\nand more", false)
 	if err != nil || strings.Contains(out, "<a") || strings.Contains(out, "<br>") {
 		t.Fatalf("document: %q %v", out, err)
 	}

@@ -8,9 +8,9 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/hubd/hubd/internal/api/licenses"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/licenses"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/wire"

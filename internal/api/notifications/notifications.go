@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/notifications"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"

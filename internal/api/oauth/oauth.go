@@ -16,8 +16,6 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	svc "github.com/hubd/hubd/internal/oauth"
-	"github.com/hubd/hubd/internal/oauthweb"
-	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
@@ -41,14 +39,6 @@ func New(d *api.Deps) *API {
 
 // Service is the authorization service.
 func (a *API) Service() *svc.Service { return a.svc }
-
-// Pages is the handler of the sign-in and flow pages; failed sign-ins
-// count in logins (the server's failed-authentication lockout).
-func (a *API) Pages(logins *ratelimit.Logins) *oauthweb.Handler {
-	h := oauthweb.New(a.svc, a.d.URLs.Web)
-	h.Logins = logins
-	return h
-}
 
 // Clients authenticates a client's id and secret (server.Server.Clients).
 func (a *API) Clients(r *http.Request, id, secret string) (*authz.Caller, bool, error) {

@@ -6,11 +6,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/wire"
 )
 
 var errApps = model.Forbidden("Resource not accessible by integration")
@@ -129,15 +130,22 @@ func (a *API) list(w http.ResponseWriter, r *http.Request, status string, conver
 // GET /orgs/{org}/personal-access-token-requests
 func (a *API) listRequests(w http.ResponseWriter, r *http.Request) error {
 	return a.list(w, r, store.PATPending, func(g *store.PATGrant, org string, now time.Time) any {
-		return a.d.URLs.ToPATGrantRequest(g, org, now)
+		return a.d.URLs.ToPATGrantRequest(grantFacts(g), org, now)
 	})
 }
 
 // GET /orgs/{org}/personal-access-tokens
 func (a *API) listGrants(w http.ResponseWriter, r *http.Request) error {
 	return a.list(w, r, store.PATApproved, func(g *store.PATGrant, org string, now time.Time) any {
-		return a.d.URLs.ToPATGrant(g, org, now)
+		return a.d.URLs.ToPATGrant(grantFacts(g), org, now)
 	})
+}
+
+// grantFacts is what wire says of g.
+func grantFacts(g *store.PATGrant) wire.PATGrantFacts {
+	return wire.PATGrantFacts{ID: g.ID, Reason: g.Reason, CreatedAt: g.CreatedAt, GrantedAt: g.GrantedAt, Owner: g.Owner,
+		TokenID: g.Token.ID, TokenName: g.Token.Name, Selection: g.Token.Selection, Permissions: g.Token.Permissions,
+		TokenExpiresAt: g.Token.ExpiresAt}
 }
 
 // pathID reads a numeric path parameter (404 when it is not one).

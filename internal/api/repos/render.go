@@ -87,7 +87,7 @@ var listBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); retu
 // page runs a list query for the caller, writes the Link header and answers
 // the repositories in the given shape, from cached objects where it can.
 func (a *API) page(w http.ResponseWriter, r *http.Request, f store.RepoQuery, sh shape) error {
-	a.facts.backfill()
+	a.svc.Backfill()
 	c := rest.Caller(r)
 	p := rest.ParsePage(r)
 	f.Viewer = api.ViewerOf(c)

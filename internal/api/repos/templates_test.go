@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-github/v92/github"
 
-	"github.com/hubd/hubd/internal/api/licenses"
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/licenses"
 )
 
 // clone clones owner/name and lists its files.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	reposvc "github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
@@ -91,7 +92,7 @@ func (a *API) replaceTopics(w http.ResponseWriter, r *http.Request) error {
 		if err := tx.UpdateRepo(ctx, v.Repo, v.Repo.Name); err != nil {
 			return err
 		}
-		return tx.AppendEvent(ctx, "repository.edited", c.UserID(), v.Repo.ID, orgID(v.Repo.Owner), map[string]any{
+		return tx.AppendEvent(ctx, "repository.edited", c.UserID(), v.Repo.ID, reposvc.OrgID(v.Repo.Owner), map[string]any{
 			"action": "edited", "repository_id": v.Repo.ID, "full_name": v.Repo.FullName(),
 			"changes": map[string]any{"topics": map[string]any{"from": old}},
 		})

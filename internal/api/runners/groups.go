@@ -3,9 +3,9 @@ package runners
 import (
 	"net/http"
 
-	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	svc "github.com/hubd/hubd/internal/runners"
 	"github.com/hubd/hubd/internal/wire"

@@ -3,8 +3,8 @@ package secrets
 import (
 	"context"
 
-	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/repos"
 	"net/http"
 	"strconv"
 

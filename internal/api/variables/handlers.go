@@ -5,9 +5,9 @@ import (
 	"strconv"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/repos"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	svc "github.com/hubd/hubd/internal/variables"
 	"github.com/hubd/hubd/internal/wire"

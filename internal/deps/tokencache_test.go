@@ -1,12 +1,12 @@
-package api_test
+package deps_test
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/store/storetest"
@@ -32,7 +32,7 @@ func TestTokenCacheKeepsExpiry(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	tc := api.NewTokenCache(time.Minute)
+	tc := deps.NewTokenCache(time.Minute)
 	if c, ok, err := tc.Get(ctx, plain, st); err != nil || !ok || c.UserID() != u.ID {
 		t.Fatalf("fresh token: %v %v", ok, err)
 	}

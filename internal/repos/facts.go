@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/licenses"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/jobs"
+	"github.com/hubd/hubd/internal/licenses"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -24,7 +24,7 @@ import (
 // arrive while a detection runs queue one more run, so a burst costs at
 // most two.
 type detector struct {
-	d          *api.Deps
+	d          *deps.Deps
 	backfilled sync.Once
 }
 
@@ -33,7 +33,7 @@ const detectTimeout = 2 * time.Minute
 
 const jobFacts = "repos.facts"
 
-func newDetector(d *api.Deps) *detector {
+func newDetector(d *deps.Deps) *detector {
 	t := &detector{d: d}
 	if d.Jobs != nil {
 		d.Jobs.Handle(jobFacts, t.runJob)
@@ -46,7 +46,7 @@ func factsJob(id int64) jobs.Job {
 }
 
 // pushed is the push hook: it queues a detection and returns at once.
-func (t *detector) pushed(ctx context.Context, repo *model.Repo, _ int64, _ []api.RefUpdate) {
+func (t *detector) pushed(ctx context.Context, repo *model.Repo, _ int64, _ []deps.RefUpdate) {
 	if err := t.d.Jobs.Enqueue(context.WithoutCancel(ctx), factsJob(repo.ID)); err != nil {
 		slog.Warn("queue license and language detection", "repo_id", repo.ID, "err", err)
 	}
@@ -111,7 +111,7 @@ func (t *detector) detect(ctx context.Context, id int64) error {
 	var f store.RepoFacts
 	commit, err := t.d.ResolveCommit(ctx, g, v.Repo, "")
 	switch {
-	case errors.Is(err, api.ErrEmptyRepo), errors.Is(err, model.ErrNotFound):
+	case errors.Is(err, deps.ErrEmptyRepo), errors.Is(err, model.ErrNotFound):
 		// No default branch (left): no facts.
 	case err != nil:
 		return err

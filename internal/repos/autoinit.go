@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/api/licenses"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/licenses"
 	"github.com/hubd/hubd/internal/model"
 )
 
@@ -45,7 +45,7 @@ func (f *initFiles) templates(in CreateInput, e *errs) {
 // default branch, authored by the creator: with auto_init a README with the
 // repository's name (and description), with templates a .gitignore and a
 // LICENSE whose [year] and [fullname] name this year and the owner.
-func (a *API) initialCommit(ctx context.Context, repo *model.Repo, user *model.Account, f initFiles) error {
+func (a *Service) initialCommit(ctx context.Context, repo *model.Repo, user *model.Account, f initFiles) error {
 	g, err := a.d.GitRepo(ctx, repo)
 	if err != nil {
 		return err
@@ -99,12 +99,12 @@ func (a *API) initialCommit(ctx context.Context, repo *model.Repo, user *model.A
 	if err := g.UpdateRef(ctx, ref, commit, gitrepo.ZeroOID); err != nil {
 		return err
 	}
-	return a.d.RecordPush(ctx, repo, user.ID, []api.RefUpdate{{Ref: ref, Old: gitrepo.ZeroOID, New: commit}}, false)
+	return a.d.RecordPush(ctx, repo, user.ID, []deps.RefUpdate{{Ref: ref, Old: gitrepo.ZeroOID, New: commit}}, false)
 }
 
 // signature is a user's git identity: their name (or login) and their
 // email or this instance's no-reply address.
-func (a *API) signature(u *model.Account, when time.Time) gitrepo.Signature {
+func (a *Service) signature(u *model.Account, when time.Time) gitrepo.Signature {
 	name := u.Name
 	if name == "" {
 		name = u.Login

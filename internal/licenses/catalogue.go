@@ -1,3 +1,8 @@
+// Package licenses is the catalogue of licenses GitHub offers, the
+// detection of a repository's license (with a real text classifier) and
+// the .gitignore templates. Repository creation takes its license_template
+// and gitignore_template texts from here; REST serves them in
+// internal/api/licenses.
 package licenses
 
 import (

@@ -1,4 +1,4 @@
-package rulesets
+package server
 
 import (
 	"context"
@@ -10,12 +10,19 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	svc "github.com/hubd/hubd/internal/rulesets"
+	"github.com/hubd/hubd/internal/wire"
 )
+
+// rulesetPush is the rulesets' check of git pushes, for the git transport.
+type rulesetPush struct {
+	urls wire.URLs
+	svc  *svc.Service
+}
 
 // PushCheck is the git transport's push check: the active rulesets of the
 // repository decide the pushed ref updates, for the pusher (bypass actors
 // pass).
-func (a *API) PushCheck(ctx context.Context, r *http.Request, acc *githttp.Access, updates []githttp.RefUpdate, env []string) (string, error) {
+func (a rulesetPush) PushCheck(ctx context.Context, r *http.Request, acc *githttp.Access, updates []githttp.RefUpdate, env []string) (string, error) {
 	repo := acc.Model
 	if repo == nil {
 		return "", nil
@@ -33,8 +40,8 @@ func (a *API) PushCheck(ctx context.Context, r *http.Request, acc *githttp.Acces
 
 // rulesURL is where a ref's rules are listed: the rules of a branch, or
 // the repository's rulesets.
-func (a *API) rulesURL(repo *model.Repo, ref string) string {
-	base := a.d.URLs.RepoAPI(repo.Owner.Login, repo.Name)
+func (a rulesetPush) rulesURL(repo *model.Repo, ref string) string {
+	base := a.urls.RepoAPI(repo.Owner.Login, repo.Name)
 	if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
 		return base + "/rules/branches/" + url.PathEscape(b)
 	}

@@ -1,7 +1,9 @@
-// Package api holds what every api/<category> package shares: its
-// dependencies and the lookups that all of them need (accounts and
-// repositories with the caller's permission).
-package api
+// Package deps holds what every transport (the REST api/<category>
+// packages, GraphQL, the web pages) and the services they call share:
+// their dependencies and the lookups that all of them need (accounts and
+// repositories with the caller's permission). It imports no transport, so
+// each of them can use it without importing another.
+package deps
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package gists
+package server
 
 import (
 	"context"
@@ -6,17 +6,25 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
+	"github.com/hubd/hubd/internal/gists"
 	"github.com/hubd/hubd/internal/githttp"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 )
 
+// gistGit is git's smart HTTP on gists, for the git transport.
+type gistGit struct {
+	d   *deps.Deps
+	svc *gists.Service
+}
+
 // GitAccess authorizes git's smart HTTP on a gist's repository
 // (/gist/{id}.git): anyone may clone a gist, secret ones included (they
 // are unlisted, not private); only its owner pushes, with a token that may
 // write gists. A push becomes the gist's current revision.
-func (a *API) GitAccess(r *http.Request, id string, push bool) (*githttp.Access, error) {
+func (a gistGit) GitAccess(r *http.Request, id string, push bool) (*githttp.Access, error) {
 	g, err := a.svc.Get(r.Context(), id)
 	if errors.Is(err, model.ErrNotFound) {
 		return nil, githttp.ErrNotFound
