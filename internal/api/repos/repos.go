@@ -121,6 +121,17 @@ func Full(ctx context.Context, d *api.Deps, c *authz.Caller, repo *model.Repo, p
 			ids = append(ids, source.Repo.ID)
 		}
 	}
+	var template *store.RepoView
+	if repo.TemplateID != 0 {
+		t, err := q.RepoByID(ctx, repo.TemplateID, c.UserID())
+		if err != nil && !errors.Is(err, model.ErrNotFound) {
+			return wire.FullRepository{}, err
+		}
+		if err == nil && authz.CanSee(authz.RepoPermission(c, t.Repo, t.Facts)) {
+			template = t
+			ids = append(ids, t.Repo.ID)
+		}
+	}
 	facts, err := q.RepoFacts(ctx, ids)
 	if err != nil {
 		return wire.FullRepository{}, err
@@ -143,6 +154,9 @@ func Full(ctx context.Context, d *api.Deps, c *authz.Caller, repo *model.Repo, p
 	}
 	if parent != nil {
 		out.Parent, out.Source = embed(parent), embed(source)
+	}
+	if template != nil {
+		out.TemplateRepository = embed(template)
 	}
 	return out, nil
 }
