@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v92/github"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/clients/ghcli"
 )
 
 // generate calls CreateFromTemplate, expecting 201.
@@ -127,4 +128,48 @@ func TestGenerateFromTemplate(t *testing.T) {
 	if !errors.As(err, &er) || er.Response.StatusCode != 422 || !strings.Contains(er.Error(), "name already exists on this account") {
 		t.Errorf("name taken: %v", err)
 	}
+}
+
+// `gh repo create NEW --template OWNER/TEMPLATE` runs GraphQL's
+// cloneTemplateRepository; Repository.templateRepository and isTemplate
+// answer; a repository that is no template is refused.
+func TestGhRepoCreateFromTemplate(t *testing.T) {
+	e := apitest.New(t)
+	_, monaTok := e.NewUser("mona", false)
+	_, hubotTok := e.NewUser("hubot", false)
+	seeded(t, e, "mona", monaTok, "starter", false)
+	e.Must(200, "PATCH", "/repos/mona/starter", monaTok, map[string]any{"is_template": true})
+
+	g := ghcli.Start(t, e)
+	g.LoginAs("hubot", hubotTok)
+	out := g.Must("repo", "create", "hubot/project", "--template", "mona/starter", "--public", "--include-all-branches", "--description", "made by gh")
+	if !strings.Contains(out, "/hubot/project") {
+		t.Errorf("gh printed %q", out)
+	}
+	e.RunJobs()
+	r := e.Must(200, "GET", "/repos/hubot/project", hubotTok, nil).Map(t)
+	if r["description"] != "made by gh" || r["private"] != false || r["template_repository"].(map[string]any)["full_name"] != "mona/starter" {
+		t.Errorf("gh's repository: %v %v %v", r["description"], r["private"], r["template_repository"])
+	}
+	if got := refs(t, e, "hubot", hubotTok, "hubot", "project"); got["refs/heads/main"] == "" || got["refs/heads/dev"] == "" {
+		t.Errorf("branches: %v", got)
+	}
+
+	q := `query { repository(owner: "hubot", name: "project") { isTemplate templateRepository { nameWithOwner isTemplate } } }`
+	res := e.Must(200, "POST", "/graphql", hubotTok, map[string]any{"query": q}).Map(t)
+	repo := res["data"].(map[string]any)["repository"].(map[string]any)
+	if repo["isTemplate"] != false || repo["templateRepository"].(map[string]any)["nameWithOwner"] != "mona/starter" ||
+		repo["templateRepository"].(map[string]any)["isTemplate"] != true {
+		t.Errorf("GraphQL: %v", res)
+	}
+	// The mutation itself, on a repository that is no template.
+	notTemplate := e.Must(200, "GET", "/repos/hubot/project", hubotTok, nil).Map(t)["node_id"]
+	owner := e.Must(200, "GET", "/users/hubot", hubotTok, nil).Map(t)["node_id"]
+	m := `mutation($in: CloneTemplateRepositoryInput!) { cloneTemplateRepository(input: $in) { repository { nameWithOwner } } }`
+	res = e.Must(200, "POST", "/graphql", hubotTok, map[string]any{"query": m, "variables": map[string]any{"in": map[string]any{
+		"repositoryId": notTemplate, "ownerId": owner, "name": "again", "visibility": "PRIVATE"}}}).Map(t)
+	if errs, _ := res["errors"].([]any); len(errs) != 1 || !strings.Contains(errs[0].(map[string]any)["message"].(string), "is not a template repository") {
+		t.Errorf("clone of no template: %v", res)
+	}
+	e.Must(404, "GET", "/repos/hubot/again", hubotTok, nil)
 }
