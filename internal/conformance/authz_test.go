@@ -181,14 +181,16 @@ func TestAuthorizationMatrix(t *testing.T) {
 var ownAccount = map[string]bool{"users/block": true, "users/unblock": true}
 
 var anyoneMay = map[string]bool{
-	"issues/create":                                    true,
-	"issues/create-comment":                            true,
-	"reactions/create-for-issue":                       true,
-	"reactions/create-for-issue-comment":               true,
-	"repos/create-commit-comment":                      true,
-	"reactions/create-for-commit-comment":              true,
-	"pulls/create":                                     true,
-	"repos/create-fork":                                true,
+	"issues/create":                       true,
+	"issues/create-comment":               true,
+	"reactions/create-for-issue":          true,
+	"reactions/create-for-issue-comment":  true,
+	"repos/create-commit-comment":         true,
+	"reactions/create-for-commit-comment": true,
+	"pulls/create":                        true,
+	"repos/create-fork":                   true,
+	// Any signed-in user may make a repository from a public template.
+	"repos/create-using-template":                      true,
 	"pulls/create-review":                              true,
 	"pulls/submit-review":                              true,
 	"pulls/create-review-comment":                      true,
