@@ -7,6 +7,8 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rulesets"
+	"github.com/hubd/hubd/internal/workflowguard"
 )
 
 // Merge types of a sync with the upstream.
@@ -110,6 +112,9 @@ func (s *Service) MergeUpstream(ctx context.Context, c *authz.Caller, fork *mode
 		}
 		res.MergeType, res.Message = MergeCommit, "Successfully fetched and merged from upstream "+res.BaseBranch
 	}
+	if err := s.mayMove(ctx, c, fork, g, ref, ours, next); err != nil {
+		return nil, err
+	}
 	if err := g.UpdateRef(ctx, ref, next, ours); errors.Is(err, gitrepo.ErrRefConflict) {
 		return nil, model.Conflict("The branch moved while it was being synced; try again")
 	} else if err != nil {
@@ -139,4 +144,24 @@ func resolve(ctx context.Context, g *gitrepo.Repo, ref string) (string, error) {
 		return "", nil
 	}
 	return oid, err
+}
+
+// mayMove refuses the sync as an API ref update would be refused, with
+// GitHub's 422 of merge-upstream: upstream commits that change workflow
+// files need the workflow scope or permission (gh recognises the
+// message), and the fork's rulesets apply to the branch.
+func (s *Service) mayMove(ctx context.Context, c *authz.Caller, fork *model.Repo, g *gitrepo.Repo, ref, old, new string) error {
+	no, err := workflowguard.Check(ctx, c, g, nil, workflowguard.Change{Ref: ref, Old: old, New: new})
+	if err != nil {
+		return err
+	}
+	if no != nil {
+		return model.Unprocessable(no.Message)
+	}
+	v, err := rulesets.New(s.Store, s.Git).CheckChanges(ctx, fork, rulesets.CallerActor(c),
+		[]rulesets.RefChange{{Ref: ref, Old: old, New: new}}, nil)
+	if err != nil || len(v) == 0 {
+		return err
+	}
+	return rulesets.RESTError(v, 422)
 }

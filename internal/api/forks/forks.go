@@ -49,7 +49,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "POST", Pattern: "/repos/{owner}/{repo}/forks", OperationID: "repos/create-fork", Handler: a.create, Scopes: []string{"public_repo", "repo"},
 			Note: "A private fork's access is its own (owner, collaborators, organization): it inherits no team access from its upstream, and it is not deleted when its owner loses access to the upstream, as on GitHub."},
 		{Method: "POST", Pattern: "/repos/{owner}/{repo}/merge-upstream", OperationID: "repos/merge-upstream", Handler: a.mergeUpstream, Scopes: []string{"public_repo", "repo"},
-			Note: "Branch protection and the workflow scope are not checked on the synced branch."},
+			Note: "Rulesets and the workflow scope apply to the synced branch; classic branch protection does not (as for git pushes, see the protection routes)."},
 		{Method: "POST", Pattern: "/repos/{template_owner}/{template_repo}/generate", OperationID: "repos/create-using-template", Handler: a.generate, Scopes: []string{"public_repo", "repo"}},
 	}
 }
@@ -83,9 +83,15 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// The caller's permission on the fork (their own, or through the
-	// organization), as a read of it would compute it.
-	v, err := a.d.Store.R().RepoByID(ctx, fork.ID, c.UserID())
+	return a.writeMade(w, r, http.StatusAccepted, fork)
+}
+
+// writeMade answers a repository just made (or handed back) as a read of
+// it shows it, with the caller's permission on it (their own, or through
+// the organization).
+func (a *API) writeMade(w http.ResponseWriter, r *http.Request, status int, repo *model.Repo) error {
+	ctx, c := r.Context(), rest.Caller(r)
+	v, err := a.d.Store.R().RepoByID(ctx, repo.ID, c.UserID())
 	if err != nil {
 		return err
 	}
@@ -93,7 +99,10 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusAccepted, out)
+	if status == http.StatusCreated {
+		w.Header().Set("Location", a.d.URLs.RepoAPIURL(v.Repo))
+	}
+	return rest.JSON(w, status, out)
 }
 
 // decodeNullable decodes a body the spec allows to be null (as absent).
@@ -188,19 +197,9 @@ func (a *API) generate(w http.ResponseWriter, r *http.Request) error {
 	if p, _ := in.Private.Get(); p {
 		gi.Visibility = model.Private
 	}
-	ctx := r.Context()
-	repo, err := a.svc.Generate(ctx, c, tmpl, perm, gi)
+	repo, err := a.svc.Generate(r.Context(), c, tmpl, perm, gi)
 	if err != nil {
 		return err
 	}
-	v, err := a.d.Store.R().RepoByID(ctx, repo.ID, c.UserID())
-	if err != nil {
-		return err
-	}
-	out, err := repos.Full(ctx, a.d, c, v.Repo, authz.RepoPermission(c, v.Repo, v.Facts))
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Location", a.d.URLs.RepoAPIURL(v.Repo))
-	return rest.JSON(w, http.StatusCreated, out)
+	return a.writeMade(w, r, http.StatusCreated, repo)
 }

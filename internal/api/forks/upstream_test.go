@@ -18,6 +18,9 @@ func commitFile(t *testing.T, e *apitest.Env, login, tok, owner, name, branch, f
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "w")
 	mustGit(t, filepath.Dir(dir), "clone", "-q", "--branch", branch, remote(e, login, tok, owner, name), dir)
+	if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, file)), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -117,6 +120,23 @@ func TestMergeUpstream(t *testing.T) {
 				t.Errorf("status %d, want %d: %s", r.StatusCode, c.status, r.Body)
 			}
 		})
+	}
+
+	// Upstream commits that change workflows need the workflow scope, as a
+	// push would (gh recognises the message).
+	hubotAcc, err := e.Store.R().AccountByLogin(ctx, "hubot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up = commitFile(t, e, "mona", monaTok, "mona", "app", "dev", ".github/workflows/ci.yml", "on: push\n")
+	e.Must(201, "POST", "/repos/hubot/app/branches/feature/rename", hubotTok, map[string]any{"new_name": "dev"})
+	noWorkflow := e.Token(hubotAcc, "repo")
+	r = e.Do("POST", "/repos/hubot/app/merge-upstream", noWorkflow, map[string]any{"branch": "dev"})
+	if r.StatusCode != 422 || !strings.Contains(r.Map(t)["message"].(string), "refusing to allow") {
+		t.Errorf("workflow change without the scope: %d %s", r.StatusCode, r.Body)
+	}
+	if res := syncFork(t, hubot, "hubot", "app", "dev"); res.GetMergeType() != "fast-forward" || head(t, hubot, "hubot", "app", "dev").GetSHA() != up {
+		t.Errorf("workflow change with the scope: %+v", res)
 	}
 
 	// Every move was recorded as a push of the fork.
