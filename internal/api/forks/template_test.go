@@ -35,6 +35,10 @@ func TestGenerateFromTemplate(t *testing.T) {
 	main := seeded(t, e, "mona", monaTok, "starter", false)
 	monaGH, hubot := e.GitHub(monaTok), e.GitHub(hubotTok)
 
+	// is_template on create.
+	if r, _, err := monaGH.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("blank"), IsTemplate: github.Ptr(true)}); err != nil || !r.GetIsTemplate() {
+		t.Fatalf("created as a template: %v %v", r.GetIsTemplate(), err)
+	}
 	// Not a template yet.
 	if _, _, err := hubot.Repositories.CreateFromTemplate(ctx, "mona", "starter", github.TemplateRepoRequest{Name: "x"}); status(err) != 422 {
 		t.Fatalf("not a template: %v", err)
