@@ -175,21 +175,21 @@ func TestAuthorizationMatrix(t *testing.T) {
 
 // anyoneMay are the writes GitHub lets any signed-in user with a write
 // scope make on a public repository they have no role in: opening an
-// issue, commenting, reacting. Every other write there needs a role.
+// issue, commenting, reacting, forking, making a repository from a public
+// template. Every other write there needs a role.
 // ownAccount are writes that act on the caller's own account although
 // their path names another user (blocking them).
 var ownAccount = map[string]bool{"users/block": true, "users/unblock": true}
 
 var anyoneMay = map[string]bool{
-	"issues/create":                       true,
-	"issues/create-comment":               true,
-	"reactions/create-for-issue":          true,
-	"reactions/create-for-issue-comment":  true,
-	"repos/create-commit-comment":         true,
-	"reactions/create-for-commit-comment": true,
-	"pulls/create":                        true,
-	"repos/create-fork":                   true,
-	// Any signed-in user may make a repository from a public template.
+	"issues/create":                                    true,
+	"issues/create-comment":                            true,
+	"reactions/create-for-issue":                       true,
+	"reactions/create-for-issue-comment":               true,
+	"repos/create-commit-comment":                      true,
+	"reactions/create-for-commit-comment":              true,
+	"pulls/create":                                     true,
+	"repos/create-fork":                                true,
 	"repos/create-using-template":                      true,
 	"pulls/create-review":                              true,
 	"pulls/submit-review":                              true,
