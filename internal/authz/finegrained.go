@@ -158,6 +158,8 @@ var permissionRules = map[string]string{
 	"repos/list-tags":                                                        "metadata:read",
 	"repos/list-forks":                                                       "metadata:read",
 	"repos/create-fork":                                                      "administration:write+contents:read",
+	"repos/create-using-template":                                            "administration:write+contents:read",
+	"repos/merge-upstream":                                                   "contents:write",
 	"repos/create-in-org":                                                    "administration:write",
 	"repos/update":                                                           "administration:write",
 	"repos/delete":                                                           "administration:write",

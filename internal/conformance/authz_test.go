@@ -175,7 +175,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 
 // anyoneMay are the writes GitHub lets any signed-in user with a write
 // scope make on a public repository they have no role in: opening an
-// issue, commenting, reacting. Every other write there needs a role.
+// issue, commenting, reacting, forking, making a repository from a public
+// template. Every other write there needs a role.
 // ownAccount are writes that act on the caller's own account although
 // their path names another user (blocking them).
 var ownAccount = map[string]bool{"users/block": true, "users/unblock": true}
@@ -189,6 +190,7 @@ var anyoneMay = map[string]bool{
 	"reactions/create-for-commit-comment":              true,
 	"pulls/create":                                     true,
 	"repos/create-fork":                                true,
+	"repos/create-using-template":                      true,
 	"pulls/create-review":                              true,
 	"pulls/submit-review":                              true,
 	"pulls/create-review-comment":                      true,

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/gitrepo"
@@ -23,18 +24,30 @@ import (
 // JobCopy is the job kind that makes a fork's git copy.
 const JobCopy = "fork.copy"
 
-// Service is the fork service.
+// Service is the fork service; it also makes repositories from templates
+// and syncs a fork's branch with its upstream.
 type Service struct {
 	Store *store.Store
 	Git   *gitrepo.Manager
 	Jobs  *jobs.Queue
+	// RecordPush records ref updates the service made (merge-upstream, a
+	// generated repository's branches) as a push does: events, webhooks,
+	// workflows.
+	RecordPush func(ctx context.Context, repo *model.Repo, actorID int64, updates []RefUpdate) error
+	// Identity is a user's commit identity (nil: the instance's).
+	Identity func(u *model.Account, when time.Time) gitrepo.Signature
 }
 
-// New makes the service and registers its job handler on q.
+// RefUpdate is one ref the service changed (Old or New is gitrepo.ZeroOID
+// for a created or deleted ref).
+type RefUpdate struct{ Ref, Old, New string }
+
+// New makes the service and registers its job handlers on q.
 func New(st *store.Store, git *gitrepo.Manager, q *jobs.Queue) *Service {
 	s := &Service{Store: st, Git: git, Jobs: q}
 	if q != nil {
 		q.Handle(JobCopy, s.copy)
+		q.Handle(JobGenerate, s.generate)
 	}
 	return s
 }
@@ -49,6 +62,16 @@ type Input struct {
 // ErrForkingDisabled is GitHub's 403 when a repository may not be forked.
 var ErrForkingDisabled = model.Forbidden("The repository exists, but forking is disabled.")
 
+// ErrNameTaken is GitHub's 422 for a fork (or a repository made from a
+// template) named as a repository its owner has.
+var ErrNameTaken = nameTaken()
+
+func nameTaken() *model.ValidationError {
+	err := model.Custom("Repository", "name", "name already exists on this account")
+	err.Message = "Repository creation failed."
+	return err
+}
+
 // errOrgCreate is GitHub's 403 for an organization the caller may not
 // create the fork in.
 var errOrgCreate = model.Forbidden("You need admin access to the organization before adding a repository to it.")
@@ -62,9 +85,11 @@ type copyJob struct {
 }
 
 // Create forks parent, which caller sees with perm, and returns the fork and
-// whether it was made now: an account that already has a repository in
-// parent's network (parent itself included) gets that one back, as on
-// GitHub. The fork's git storage is copied by a job after the commit; until
+// whether it was made now. Without a name, an account that already has a
+// repository in parent's network (parent itself included) gets that one
+// back, as on GitHub; with one, a network may hold several repositories of
+// one owner (an organization forking its own repository), and a name the
+// owner has already is GitHub's 422. The fork's git storage is copied by a job after the commit; until
 // then it reads as an empty repository.
 func (s *Service) Create(ctx context.Context, c *authz.Caller, parent *model.Repo, perm authz.Permission, in Input) (*model.Repo, bool, error) {
 	if c == nil || c.User == nil {
@@ -106,12 +131,20 @@ func (s *Service) Create(ctx context.Context, c *authz.Caller, parent *model.Rep
 	if member && !memberMayCreate(owner, fork.Visibility) {
 		return nil, false, errOrgCreate
 	}
+	named := in.Name != ""
 	var existing *model.Repo
 	for attempt := 0; ; attempt++ {
 		existing = nil
 		err = s.Store.Tx(ctx, func(tx store.Q) error {
 			if err := tx.LockNetwork(ctx, parent.ID); err != nil {
 				return err
+			}
+			if named {
+				// A named fork is a new repository of the network even
+				// where the owner holds one already (the parent's own
+				// organization included); its name must be free.
+				fork.Name = name
+				return s.insert(ctx, tx, c, parent, fork, member, in.DefaultBranchOnly)
 			}
 			got, err := tx.NetworkRepoOwnedBy(ctx, parent.ID, owner.ID)
 			if err == nil {
@@ -127,9 +160,12 @@ func (s *Service) Create(ctx context.Context, c *authz.Caller, parent *model.Rep
 			return s.insert(ctx, tx, c, parent, fork, member, in.DefaultBranchOnly)
 		})
 		// A repository of that name made concurrently: pick again.
-		if !errors.Is(err, store.ErrDuplicate) || attempt == 3 {
+		if named || !errors.Is(err, store.ErrDuplicate) || attempt == 3 {
 			break
 		}
+	}
+	if errors.Is(err, store.ErrDuplicate) {
+		return nil, false, ErrNameTaken
 	}
 	if err != nil {
 		return nil, false, err
@@ -155,14 +191,21 @@ func (s *Service) target(ctx context.Context, c *authz.Caller, org string) (*mod
 	if err != nil {
 		return nil, false, err
 	}
-	m, err := s.Store.R().Membership(ctx, a.ID, c.User.ID)
+	return s.orgCreator(ctx, c, a)
+}
+
+// orgCreator checks that c may create repositories in organization org:
+// its active members may; member says c is not an admin, so the
+// organization's settings limit what they may create.
+func (s *Service) orgCreator(ctx context.Context, c *authz.Caller, org *model.Account) (*model.Account, bool, error) {
+	m, err := s.Store.R().Membership(ctx, org.ID, c.User.ID)
 	if errors.Is(err, model.ErrNotFound) || (err == nil && m.State != "active") {
 		return nil, false, errOrgCreate
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	return a, m.Role != model.RoleAdmin, nil
+	return org, m.Role != model.RoleAdmin, nil
 }
 
 func memberMayCreate(org *model.Account, v model.Visibility) bool {
@@ -230,10 +273,7 @@ func freeName(ctx context.Context, tx store.Q, ownerID int64, name string) (stri
 // insert writes the fork's row, its labels and facts, its events and the
 // job that copies its git storage, in the caller's transaction.
 func (s *Service) insert(ctx context.Context, tx store.Q, c *authz.Caller, parent, fork *model.Repo, member, onlyBranch bool) error {
-	if err := tx.CreateRepo(ctx, fork); err != nil {
-		return err
-	}
-	if err := tx.WatchRepo(ctx, c.User.ID, fork.ID); err != nil {
+	if err := s.createRow(ctx, tx, c, fork, member, map[string]any{"fork": true, "parent_id": parent.ID}); err != nil {
 		return err
 	}
 	// The fork was last pushed when its parent was: it holds the same refs.
@@ -241,26 +281,7 @@ func (s *Service) insert(ctx context.Context, tx store.Q, c *authz.Caller, paren
 	if err := tx.MarkForkPushed(ctx, fork.ID, parent.PushedAt); err != nil {
 		return err
 	}
-	if err := tx.CreateDefaultLabels(ctx, fork.ID); err != nil {
-		return err
-	}
 	if err := tx.CopyRepoFacts(ctx, parent.ID, fork.ID); err != nil {
-		return err
-	}
-	if member {
-		// The member who creates an organization repository administers it.
-		if err := tx.SetCollaborator(ctx, fork.ID, c.User.ID, authz.Admin); err != nil {
-			return err
-		}
-	}
-	org := int64(0)
-	if fork.Owner.IsOrg() {
-		org = fork.OwnerID
-	}
-	if err := tx.AppendEvent(ctx, "repository.created", c.User.ID, fork.ID, org, map[string]any{
-		"action": "created", "repository_id": fork.ID, "full_name": fork.FullName(), "visibility": fork.Visibility,
-		"fork": true, "parent_id": parent.ID,
-	}); err != nil {
 		return err
 	}
 	// GitHub's ForkEvent: on the parent, by the forker; forkee is the fork.
@@ -278,6 +299,36 @@ func (s *Service) insert(ctx context.Context, tx store.Q, c *authz.Caller, paren
 	// itself (see copy).
 	return jobs.Enqueue(ctx, tx, jobs.Job{Kind: JobCopy, Key: copyKey(fork.ID), MaxAttempts: 10,
 		Payload: copyJob{ForkID: fork.ID, ParentID: parent.ID, Branch: fork.DefaultBranch, OnlyBranch: onlyBranch}})
+}
+
+// createRow writes a new repository's row, the caller's watch, its labels,
+// the member creator's admin grant and its repository.created event (with
+// extra in its payload), in the caller's transaction.
+func (s *Service) createRow(ctx context.Context, tx store.Q, c *authz.Caller, repo *model.Repo, member bool, extra map[string]any) error {
+	if err := tx.CreateRepo(ctx, repo); err != nil {
+		return err
+	}
+	if err := tx.WatchRepo(ctx, c.User.ID, repo.ID); err != nil {
+		return err
+	}
+	if err := tx.CreateDefaultLabels(ctx, repo.ID); err != nil {
+		return err
+	}
+	if member {
+		// The member who creates an organization repository administers it.
+		if err := tx.SetCollaborator(ctx, repo.ID, c.User.ID, authz.Admin); err != nil {
+			return err
+		}
+	}
+	org := int64(0)
+	if repo.Owner.IsOrg() {
+		org = repo.OwnerID
+	}
+	payload := map[string]any{"action": "created", "repository_id": repo.ID, "full_name": repo.FullName(), "visibility": repo.Visibility}
+	for k, v := range extra {
+		payload[k] = v
+	}
+	return tx.AppendEvent(ctx, "repository.created", c.User.ID, repo.ID, org, payload)
 }
 
 func copyKey(forkID int64) string { return "fork:" + strconv.FormatInt(forkID, 10) }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/deps"
+	"github.com/hubd/hubd/internal/forks"
 	"github.com/hubd/hubd/internal/gists"
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/issues"
@@ -51,6 +52,7 @@ type Services struct {
 	Stars    *stars.Service
 	Rulesets *rulesets.Service
 	Gists    *gists.Service
+	Forks    *forks.Service // cloneTemplateRepository
 }
 
 // New loads the schema and registers the resolvers.
@@ -71,6 +73,7 @@ func New(d *deps.Deps, svc Services) *API {
 	a.registerStars(svc.Stars)
 	a.registerRulesets(svc.Rulesets)
 	a.registerGists(svc.Gists)
+	a.registerTemplates(svc.Forks)
 	return a
 }
 

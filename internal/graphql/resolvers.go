@@ -583,28 +583,7 @@ func (a *API) registerRepository() {
 		}
 		return &refObj{repo: o, name: o.v.Repo.DefaultBranch}, nil
 	})
-	a.schema.Resolve("Repository", "parent", func(ctx context.Context, b *engine.Batch) ([]any, error) {
-		var ids []int64
-		for _, p := range b.Parents {
-			if id := p.(*repoObj).v.Repo.ParentID; id != 0 {
-				ids = append(ids, id)
-			}
-		}
-		out := make([]any, len(b.Parents))
-		if len(ids) == 0 {
-			return out, nil
-		}
-		repos, err := a.reposByID(ctx, ids)
-		if err != nil {
-			return nil, err
-		}
-		for i, p := range b.Parents {
-			if o := repos[p.(*repoObj).v.Repo.ParentID]; o != nil {
-				out[i] = o
-			}
-		}
-		return out, nil
-	})
+	a.schema.Resolve("Repository", "parent", a.linkedRepos(func(r *model.Repo) int64 { return r.ParentID }))
 
 	a.field("Ref", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
 		o := p.(*refObj)

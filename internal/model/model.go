@@ -107,6 +107,9 @@ type Repo struct {
 	// is not a fork); ForksCount counts its direct forks.
 	ParentID, SourceID int64
 	ForksCount         int
+	// TemplateID is the template repository this one was generated from
+	// (0: none, or the template is gone).
+	TemplateID int64
 
 	// StargazersCount and SubscribersCount are the repository's stars and
 	// watchers (maintained by the stars store with each star and

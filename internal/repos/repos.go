@@ -101,6 +101,17 @@ func Full(ctx context.Context, d *deps.Deps, c *authz.Caller, repo *model.Repo, 
 			ids = append(ids, source.Repo.ID)
 		}
 	}
+	var template *store.RepoView
+	if repo.TemplateID != 0 {
+		t, err := q.RepoByID(ctx, repo.TemplateID, c.UserID())
+		if err != nil && !errors.Is(err, model.ErrNotFound) {
+			return wire.FullRepository{}, err
+		}
+		if err == nil && authz.CanSee(authz.RepoPermission(c, t.Repo, t.Facts)) {
+			template = t
+			ids = append(ids, t.Repo.ID)
+		}
+	}
 	facts, err := q.RepoFacts(ctx, ids)
 	if err != nil {
 		return wire.FullRepository{}, err
@@ -123,6 +134,9 @@ func Full(ctx context.Context, d *deps.Deps, c *authz.Caller, repo *model.Repo, 
 	}
 	if parent != nil {
 		out.Parent, out.Source = embed(parent), embed(source)
+	}
+	if template != nil {
+		out.TemplateRepository = embed(template)
 	}
 	return out, nil
 }

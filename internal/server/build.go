@@ -111,6 +111,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	// Reviews follow pull requests: comments move when a head moves, and
 	// pull request objects show requested reviewers.
 	pullsAPI, reviewsAPI := pullsapi.New(d), pullreviewsapi.New(d)
+	forksAPI := forksapi.New(d)
 	pullsAPI.Service().HeadMoved = append(pullsAPI.Service().HeadMoved, reviewsAPI.Service().HeadMoved)
 	pullsAPI.Service().ReviewersOf = d.Store.R().RequestedReviewers
 	reviewsAPI.RenderPull = pullsAPI.RenderSimple
@@ -170,7 +171,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		statuses.New(d).Routes(),
 		pullsAPI.Routes(),
 		reviewsAPI.Routes(),
-		forksapi.New(d).Routes(),
+		forksAPI.Routes(),
 		checksAPI.Routes(),
 		pullstacksapi.New(d).Routes(),
 		protAPI.Routes(),
@@ -182,7 +183,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		rolesapi.New(d).Routes(),
 		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI, Pulls: pullsAPI.Service(),
 			Reviews: reviewsAPI.Service(), Repos: reposAPI.Service(), Stars: activityAPI.Service(),
-			Rulesets: rulesetsAPI.Service(), Gists: gistsAPI.Service()}).Routes(),
+			Rulesets: rulesetsAPI.Service(), Gists: gistsAPI.Service(), Forks: forksAPI.Service()}).Routes(),
 		releasesapi.New(d, cfg.MaxAsset).Routes(),
 		searchapi.New(d).Routes(),
 		appsapi.New(d).Routes(),

@@ -218,3 +218,9 @@ func (q Q) int64s(ctx context.Context, query string, args ...any) ([]int64, erro
 	}
 	return out, rows.Err()
 }
+
+// SetRepoTemplate records the template repository id was generated from.
+func (q Q) SetRepoTemplate(ctx context.Context, id, templateID int64) error {
+	_, err := q.exec(ctx, `UPDATE repos SET template_id = ? WHERE id = ?`, nullID(templateID), id)
+	return err
+}

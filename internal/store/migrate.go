@@ -1901,6 +1901,12 @@ ALTER TABLE hook_deliveries ADD COLUMN started_at BIGINT;
 ALTER TABLE runners ADD COLUMN credential_hash TEXT NOT NULL DEFAULT '';
 CREATE INDEX runners_credential ON runners (credential_hash);
 `,
+	// 54: forks: the template a repository was generated from (POST
+	// /repos/{template_owner}/{template_repo}/generate), shown as its
+	// template_repository.
+	`
+ALTER TABLE repos ADD COLUMN template_id BIGINT REFERENCES repos(id) ON DELETE SET NULL;
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

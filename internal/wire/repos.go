@@ -150,12 +150,15 @@ type FullRepository struct {
 	RepoBase
 	RepoDetails
 	*MergeSettings
-	Organization     *SimpleUser    `json:"organization,omitempty"`
-	Parent           *Repository    `json:"parent,omitempty"` // forks only: forked from
-	Source           *Repository    `json:"source,omitempty"` // forks only: the network's root
-	NetworkCount     int            `json:"network_count"`
-	SubscribersCount int            `json:"subscribers_count"`
-	CustomProperties map[string]any `json:"custom_properties"`
+	Organization *SimpleUser `json:"organization,omitempty"`
+	Parent       *Repository `json:"parent,omitempty"` // forks only: forked from
+	Source       *Repository `json:"source,omitempty"` // forks only: the network's root
+	// TemplateRepository is the template the repository was generated
+	// from (absent for others, and when the viewer may not see it).
+	TemplateRepository *Repository    `json:"template_repository,omitempty"`
+	NetworkCount       int            `json:"network_count"`
+	SubscribersCount   int            `json:"subscribers_count"`
+	CustomProperties   map[string]any `json:"custom_properties"`
 }
 
 // RepoCounts are the fields of a repository object that other tables hold:
@@ -341,4 +344,11 @@ func (u URLs) ToBareRepository(r *model.Repo) MinimalRepository {
 // Topics is components/schemas/topic.
 type Topics struct {
 	Names []string `json:"names"`
+}
+
+// MergedUpstream is components/schemas/merged-upstream.
+type MergedUpstream struct {
+	Message    string `json:"message"`
+	MergeType  string `json:"merge_type"`
+	BaseBranch string `json:"base_branch"`
 }

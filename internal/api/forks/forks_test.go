@@ -89,9 +89,10 @@ func TestForkCloneAndPush(t *testing.T) {
 		t.Errorf("fork made private: %v %v", got["private"], got["description"])
 	}
 
-	// Forking again returns the fork there is; forking one's own repository
-	// returns that repository (GitHub's answers); nothing new is made.
-	again := fork(t, hubot, "mona", "app", &github.RepositoryCreateForkOptions{Name: "other"})
+	// Forking again without a name returns the fork there is; forking
+	// one's own repository returns that repository (GitHub's answers);
+	// nothing new is made (a name makes a new fork: TestNamedForks).
+	again := fork(t, hubot, "mona", "app", nil)
 	if again.GetID() != f.GetID() || again.GetName() != "app" {
 		t.Errorf("second fork: %d %s, want %d", again.GetID(), again.GetFullName(), f.GetID())
 	}
