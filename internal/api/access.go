@@ -97,11 +97,17 @@ func (d *Deps) redirect(r *http.Request, owner, name string) error {
 	if parts := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", 4); len(parts) == 4 {
 		sub = "/" + parts[3]
 	}
+	return d.movedTo(r, "/repos/"+v.Repo.FullName()+sub)
+}
+
+// movedTo is GitHub's redirect of a request to path (under the same prefix,
+// with the same query): 301 for GET and HEAD, 307 otherwise.
+func (d *Deps) movedTo(r *http.Request, path string) error {
 	base := d.URLs.Web // the client came without the /api/v3 prefix
 	if rest.From(r).Prefix != "" {
 		base = d.URLs.API
 	}
-	loc := base + "/repos/" + v.Repo.FullName() + sub
+	loc := base + path
 	if r.URL.RawQuery != "" {
 		loc += "?" + r.URL.RawQuery
 	}

@@ -301,6 +301,7 @@ var graphqlRules = map[string]string{
 	"Mutation.closeIssue":                    "issues",
 	"Mutation.reopenIssue":                   "issues",
 	"Mutation.deleteIssue":                   "issues",
+	"Mutation.transferIssue":                 "issues",
 	"Mutation.addComment":                    "issues|pull_requests", // issues/comments
 	"Mutation.addLabelsToLabelable":          "issues|pull_requests", // issues/labels
 	"Mutation.removeLabelsFromLabelable":     "issues|pull_requests",

@@ -28,6 +28,7 @@ import (
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/rulesets"
 	"github.com/hubd/hubd/internal/stars"
+	"github.com/hubd/hubd/internal/transfers"
 )
 
 //go:embed schema.graphql
@@ -51,6 +52,8 @@ type Services struct {
 	Stars    *stars.Service
 	Rulesets *rulesets.Service
 	Gists    *gists.Service
+	// Transfers runs transferIssue.
+	Transfers *transfers.Service
 }
 
 // New loads the schema and registers the resolvers.
@@ -71,6 +74,7 @@ func New(d *api.Deps, svc Services) *API {
 	a.registerStars(svc.Stars)
 	a.registerRulesets(svc.Rulesets)
 	a.registerGists(svc.Gists)
+	a.registerTransfers(svc.Transfers)
 	return a
 }
 

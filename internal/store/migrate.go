@@ -1901,6 +1901,18 @@ ALTER TABLE hook_deliveries ADD COLUMN started_at BIGINT;
 ALTER TABLE runners ADD COLUMN credential_hash TEXT NOT NULL DEFAULT '';
 CREATE INDEX runners_credential ON runners (credential_hash);
 `,
+	// N: transfers (internal/transfers): the number a transferred issue
+	// had in its old repository answers with a redirect to where it went;
+	// the number stays taken there.
+	`
+CREATE TABLE issue_redirects (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  number BIGINT NOT NULL,
+  issue_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  PRIMARY KEY (repo_id, number)
+);
+CREATE INDEX issue_redirects_issue ON issue_redirects (issue_id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
