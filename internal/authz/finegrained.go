@@ -161,6 +161,7 @@ var permissionRules = map[string]string{
 	"repos/create-in-org":                                                    "administration:write",
 	"repos/update":                                                           "administration:write",
 	"repos/delete":                                                           "administration:write",
+	"repos/transfer":                                                         "administration:write",
 	"repos/replace-all-topics":                                               "administration:write",
 	"repos/get-readme":                                                       "contents:read",
 	"repos/get-readme-in-directory":                                          "contents:read",
