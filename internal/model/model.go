@@ -165,3 +165,11 @@ type OrgSettings struct {
 
 	DeployKeysEnabled bool
 }
+
+// RepoTransfer is a repository offered to another user's account: it moves
+// when that user accepts before ExpiresAt.
+type RepoTransfer struct {
+	ID, RepoID, FromID, ToID, RequesterID int64
+	NewName                               string
+	CreatedAt, ExpiresAt                  time.Time
+}

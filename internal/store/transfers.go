@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/hubd/hubd/internal/model"
 )
@@ -58,6 +59,10 @@ func (q Q) MoveRepo(ctx context.Context, r *model.Repo, oldOwnerID int64, oldNam
 		if _, err := q.exec(ctx, stmt, r.ID, oldOwnerID); err != nil {
 			return err
 		}
+	}
+	// An offer of it to someone else is void now.
+	if _, err := q.exec(ctx, `DELETE FROM repo_transfers WHERE repo_id = ?`, r.ID); err != nil {
+		return err
 	}
 	// The new owner does not collaborate on its own repository.
 	_, err = q.exec(ctx, `DELETE FROM repo_collaborators WHERE repo_id = ? AND user_id = ?`, r.ID, r.OwnerID)
@@ -167,4 +172,69 @@ func (q Q) MilestoneIDByTitle(ctx context.Context, repoID int64, title string) (
 		return 0, nil
 	}
 	return id, err
+}
+
+const transferCols = `id, repo_id, from_id, to_id, requester_id, new_name, created_at, expires_at`
+
+func scanTransfer(sc interface{ Scan(...any) error }) (*model.RepoTransfer, error) {
+	var t model.RepoTransfer
+	var requester *int64
+	var created, expires int64
+	if err := sc.Scan(&t.ID, &t.RepoID, &t.FromID, &t.ToID, &requester, &t.NewName, &created, &expires); err != nil {
+		return nil, err
+	}
+	if requester != nil {
+		t.RequesterID = *requester
+	}
+	t.CreatedAt, t.ExpiresAt = fromUnix(created), fromUnix(expires)
+	return &t, nil
+}
+
+// OfferRepo records a repository offered to another account, replacing an
+// earlier offer of it; t's id and creation time are set.
+func (q Q) OfferRepo(ctx context.Context, t *model.RepoTransfer) error {
+	if _, err := q.exec(ctx, `DELETE FROM repo_transfers WHERE repo_id = ?`, t.RepoID); err != nil {
+		return err
+	}
+	t.CreatedAt = q.Now()
+	id, err := q.insert(ctx, `INSERT INTO repo_transfers (repo_id, from_id, to_id, requester_id, new_name, created_at, expires_at)
+ VALUES (?,?,?,?,?,?,?)`, t.RepoID, t.FromID, t.ToID, idOrNil(t.RequesterID), t.NewName, unix(t.CreatedAt), unix(t.ExpiresAt))
+	t.ID = id
+	return err
+}
+
+// RepoTransferByID finds an offer (model.ErrNotFound when none).
+func (q Q) RepoTransferByID(ctx context.Context, id int64) (*model.RepoTransfer, error) {
+	t, err := scanTransfer(q.row(ctx, `SELECT `+transferCols+` FROM repo_transfers WHERE id = ?`, id))
+	return t, notFound(err)
+}
+
+// RepoTransfersTo lists one page of the offers to an account that have not
+// expired at now, oldest first, and their count.
+func (q Q) RepoTransfersTo(ctx context.Context, toID int64, now time.Time, limit, offset int) ([]*model.RepoTransfer, int, error) {
+	var total int
+	if err := q.row(ctx, `SELECT COUNT(*) FROM repo_transfers WHERE to_id = ? AND expires_at > ?`, toID, unix(now)).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := q.query(ctx, `SELECT `+transferCols+` FROM repo_transfers WHERE to_id = ? AND expires_at > ? ORDER BY id LIMIT ? OFFSET ?`,
+		toID, unix(now), limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []*model.RepoTransfer
+	for rows.Next() {
+		t, err := scanTransfer(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, t)
+	}
+	return out, total, rows.Err()
+}
+
+// DeleteRepoTransfer removes an offer.
+func (q Q) DeleteRepoTransfer(ctx context.Context, id int64) error {
+	_, err := q.exec(ctx, `DELETE FROM repo_transfers WHERE id = ?`, id)
+	return err
 }

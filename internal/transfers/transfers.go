@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
@@ -39,102 +40,145 @@ var errOrgCreate = model.Forbidden("You need admin access to the organization be
 
 func invalid(field, msg string) error { return model.Custom("Repository", field, msg) }
 
+// OfferTTL is how long a repository offered to another user waits for
+// them: GitHub's transfer email is good for one day.
+const OfferTTL = 24 * time.Hour
+
 // TransferRepo moves repo, which the caller administers (perm), to the
-// account in.NewOwner. hubd sends no email, so it does what GitHub does
-// without one: the transfer is immediate when the caller may create
-// repositories in the target — their own account, or an organization where
-// they may create one of repo's visibility. A transfer to another user's
-// account would wait for that user to accept by email on GitHub; hubd
-// refuses it (403) rather than answer 202 for a transfer that never
-// completes. The repository is answered as it is after the move.
-func (s *Service) TransferRepo(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, in RepoInput) (*model.Repo, error) {
+// account in.NewOwner, as GitHub does: at once to the caller's own account
+// or to an organization where they may create a repository of repo's
+// visibility; to another user's account as an offer that user accepts
+// (Accept) within OfferTTL — GitHub asks by email, hubd lists the offers
+// to the user (Offers). pending says the repository has not moved yet; it
+// is answered as it is.
+func (s *Service) TransferRepo(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, in RepoInput) (moved *model.Repo, pending bool, err error) {
 	if c == nil || c.User == nil {
-		return nil, model.Forbidden("Resource not accessible by integration")
+		return nil, false, model.Forbidden("Resource not accessible by integration")
 	}
 	if perm < authz.Admin {
-		return nil, authz.NeedPermission(authz.Admin)
+		return nil, false, authz.NeedPermission(authz.Admin)
 	}
 	if in.NewOwner == "" {
-		return nil, &model.ValidationError{Errors: []model.FieldError{{Resource: "Repository", Field: "new_owner", Code: "missing_field"}}}
+		return nil, false, &model.ValidationError{Errors: []model.FieldError{{Resource: "Repository", Field: "new_owner", Code: "missing_field"}}}
 	}
 	name := repo.Name
 	if in.NewName != "" {
 		n, err := names.NormalizeRepo(in.NewName)
 		if err != nil {
-			return nil, invalid("new_name", err.Error())
+			return nil, false, invalid("new_name", err.Error())
 		}
 		name = n
 	}
 	q := s.Store.R()
 	owner, err := q.AccountByLogin(ctx, in.NewOwner)
-	if errors.Is(err, model.ErrNotFound) {
-		return nil, invalid("new_owner", "new_owner is invalid")
+	if errors.Is(err, model.ErrNotFound) || (err == nil && owner.Type != model.TypeUser && !owner.IsOrg()) {
+		return nil, false, invalid("new_owner", "new_owner is invalid")
 	}
 	if err != nil {
-		return nil, err
-	}
-	if owner.Type != model.TypeUser && !owner.IsOrg() {
-		return nil, invalid("new_owner", "new_owner is invalid")
+		return nil, false, err
 	}
 	if owner.ID == repo.OwnerID {
-		return nil, invalid("new_owner", "Repository is already owned by "+owner.Login)
+		return nil, false, invalid("new_owner", "Repository is already owned by "+owner.Login)
 	}
 	if repo.ParentID != 0 && repo.Private() {
-		return nil, invalid("new_owner", "Private forks can't be transferred")
+		return nil, false, invalid("new_owner", "Private forks can't be transferred")
 	}
-	visibility := repo.Visibility
-	if !owner.IsOrg() && visibility == model.Internal {
-		// Internal means "the enterprise's members": a user's is private.
-		visibility = model.Private
-	}
-	switch {
-	case owner.IsOrg():
+	visibility := visibilityFor(repo, owner)
+	if owner.IsOrg() {
 		m, err := q.Membership(ctx, owner.ID, c.User.ID)
 		if errors.Is(err, model.ErrNotFound) || (err == nil && m.State != "active") {
-			return nil, errOrgCreate
+			return nil, false, errOrgCreate
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if m.Role != model.RoleAdmin && !owner.MemberMayCreate(visibility) {
-			return nil, errOrgCreate
+			return nil, false, errOrgCreate
 		}
-	case owner.ID != c.User.ID:
-		return nil, model.Forbidden("hubd transfers a repository only to your own account or to an organization where you may create repositories: GitHub asks another user to accept by email, which hubd cannot send.")
 	}
 	scope := "public_repo"
 	if repo.Private() {
 		scope = "repo"
 	}
 	if !c.HasScope(scope) {
-		return nil, model.Forbidden("Resource not accessible by personal access token")
+		return nil, false, model.Forbidden("Resource not accessible by personal access token")
 	}
 	teams, err := s.teams(ctx, owner, in.TeamIDs)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	if !owner.IsOrg() && owner.ID != c.User.ID {
+		return repo, true, s.offer(ctx, c, repo, owner, name)
+	}
+	moved, err = s.move(ctx, c.User.ID, repo.ID, repo.OwnerID, owner, name, teams)
+	return moved, false, err
+}
+
+// visibilityFor is the visibility repo has under owner: internal means
+// "the enterprise's members", so a user's is private.
+func visibilityFor(repo *model.Repo, owner *model.Account) model.Visibility {
+	if !owner.IsOrg() && repo.Visibility == model.Internal {
+		return model.Private
+	}
+	return repo.Visibility
+}
+
+// offer records repo offered to another user under name, after the checks
+// the move will repeat (a name or a fork the user has refuses it now).
+func (s *Service) offer(ctx context.Context, c *authz.Caller, repo *model.Repo, owner *model.Account, name string) error {
+	return s.Store.Tx(ctx, func(tx store.Q) error {
+		if err := clash(ctx, tx, repo, owner, name); err != nil {
+			return err
+		}
+		return tx.OfferRepo(ctx, &model.RepoTransfer{RepoID: repo.ID, FromID: repo.OwnerID, ToID: owner.ID, RequesterID: c.User.ID,
+			NewName: name, ExpiresAt: s.Store.Now().Add(OfferTTL)})
+	})
+}
+
+// clash refuses a move of repo to owner under name when owner has a
+// repository of that name or one of repo's fork network.
+func clash(ctx context.Context, tx store.Q, repo *model.Repo, owner *model.Account, name string) error {
 	root := repo.SourceID
 	if root == 0 {
 		root = repo.ID
 	}
+	if ok, err := tx.OwnsInNetwork(ctx, owner.ID, root, repo.ID); err != nil {
+		return err
+	} else if ok {
+		return invalid("new_owner", owner.Login+" already has a repository in the "+repo.FullName()+" network")
+	}
+	if _, err := tx.RepoByName(ctx, owner.Login, name, 0); err == nil {
+		return errNameTaken(owner, name)
+	} else if !errors.Is(err, model.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+func errNameTaken(owner *model.Account, name string) error {
+	return invalid("new_name", owner.Login+" already has a repository named "+name)
+}
+
+// move gives repository id, owned by fromID, to owner under name in one
+// transaction with its event; teams of owner get read access.
+func (s *Service) move(ctx context.Context, actorID, id, fromID int64, owner *model.Account, name string, teams []*model.Team) (*model.Repo, error) {
 	var moved *model.Repo
-	err = s.Store.Tx(ctx, func(tx store.Q) error {
-		v, err := tx.RepoByID(ctx, repo.ID, 0)
+	err := s.Store.Tx(ctx, func(tx store.Q) error {
+		v, err := tx.RepoByID(ctx, id, 0)
 		if err != nil {
 			return err
 		}
 		moved = v.Repo
-		if moved.OwnerID != repo.OwnerID {
+		if moved.OwnerID != fromID {
 			return model.ErrNotFound // moved meanwhile
 		}
-		if ok, err := tx.OwnsInNetwork(ctx, owner.ID, root, repo.ID); err != nil {
+		if err := clash(ctx, tx, moved, owner, name); err != nil {
 			return err
-		} else if ok {
-			return invalid("new_owner", owner.Login+" already has a repository in the "+repo.FullName()+" network")
 		}
 		from := moved.Owner
 		oldName := moved.Name
-		moved.OwnerID, moved.Owner, moved.Name, moved.Visibility = owner.ID, owner, name, visibility
+		moved.Visibility = visibilityFor(moved, owner)
+		moved.OwnerID, moved.Owner, moved.Name = owner.ID, owner, name
 		if err := tx.MoveRepo(ctx, moved, from.ID, oldName); err != nil {
 			return err
 		}
@@ -157,15 +201,49 @@ func (s *Service) TransferRepo(ctx context.Context, c *authz.Caller, repo *model
 			"old_full_name": from.Login + "/" + oldName,
 			"changes": map[string]any{"owner": map[string]any{"from": map[string]any{
 				fromKey: map[string]any{"id": from.ID, "login": from.Login, "type": string(from.Type)}}}}}
-		return tx.AppendEvent(ctx, "repository.transferred", c.User.ID, moved.ID, orgID(owner), p)
+		return tx.AppendEvent(ctx, "repository.transferred", actorID, moved.ID, orgID(owner), p)
 	})
 	if errors.Is(err, store.ErrDuplicate) {
-		return nil, invalid("new_name", owner.Login+" already has a repository named "+name)
+		return nil, errNameTaken(owner, name)
 	}
+	return moved, err
+}
+
+// Offers lists one page of the repositories offered to the caller that
+// have not expired, and their count.
+func (s *Service) Offers(ctx context.Context, c *authz.Caller, limit, offset int) ([]*model.RepoTransfer, int, error) {
+	return s.Store.R().RepoTransfersTo(ctx, c.UserID(), s.Store.Now(), limit, offset)
+}
+
+// offerTo finds an offer made to the caller that has not expired.
+func (s *Service) offerTo(ctx context.Context, c *authz.Caller, id int64) (*model.RepoTransfer, error) {
+	t, err := s.Store.R().RepoTransferByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return moved, nil
+	if c.User == nil || t.ToID != c.User.ID || !s.Store.Now().Before(t.ExpiresAt) {
+		return nil, model.ErrNotFound
+	}
+	return t, nil
+}
+
+// Accept completes an offer made to the caller: the repository moves to
+// their account if it is still where it was offered from.
+func (s *Service) Accept(ctx context.Context, c *authz.Caller, id int64) (*model.Repo, error) {
+	t, err := s.offerTo(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.move(ctx, c.User.ID, t.RepoID, t.FromID, c.User, t.NewName, nil)
+}
+
+// Decline refuses an offer made to the caller.
+func (s *Service) Decline(ctx context.Context, c *authz.Caller, id int64) error {
+	t, err := s.offerTo(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	return s.Store.Tx(ctx, func(tx store.Q) error { return tx.DeleteRepoTransfer(ctx, t.ID) })
 }
 
 // teams resolves team_ids: teams of the organization the repository goes to.

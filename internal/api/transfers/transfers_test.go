@@ -158,7 +158,6 @@ func TestTransferRefusals(t *testing.T) {
 		{"unknown owner", "/repos/mona/hello/transfer", tok, map[string]any{"new_owner": "ghost-account"}, 422, "new_owner is invalid"},
 		{"same owner", "/repos/mona/hello/transfer", tok, map[string]any{"new_owner": "mona"}, 422, "already owned"},
 		{"org not mine", "/repos/mona/hello/transfer", tok, map[string]any{"new_owner": "elsewhere"}, 403, ""},
-		{"another user", "/repos/mona/hello/transfer", tok, map[string]any{"new_owner": "rita"}, 403, ""},
 		{"teams to a user", "/repos/mona/other/transfer", tok, map[string]any{"new_owner": "mona", "new_name": "x", "team_ids": []int{1}}, 422, ""},
 		{"bad name", "/repos/mona/hello/transfer", tok, map[string]any{"new_owner": "acme", "new_name": "x.git"}, 422, ""},
 	}
@@ -184,3 +183,70 @@ func TestTransferRefusals(t *testing.T) {
 }
 
 func itoa(v any) string { return strconv.FormatInt(int64(v.(float64)), 10) }
+
+// A repository offered to another user moves when they accept it.
+func TestTransferToAnotherUser(t *testing.T) {
+	e := apitest.New(t)
+	_, tok := e.NewUser("mona", false)
+	_, ritaTok := e.NewUser("rita", false)
+	_, hubotTok := e.NewUser("hubot", false)
+	e.Must(201, "POST", "/user/repos", tok, map[string]any{"name": "hello", "auto_init": true, "private": true})
+	e.Must(201, "POST", "/user/repos", tok, map[string]any{"name": "spare"})
+
+	got, err := transfer(t, e.GitHub(tok), "mona", "hello", github.TransferRequest{NewOwner: "rita", NewName: github.Ptr("hi")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Still where it was, as GitHub answers: the original owner.
+	if got.GetFullName() != "mona/hello" {
+		t.Fatalf("pending transfer answered %s", got.GetFullName())
+	}
+	e.Must(200, "GET", "/repos/mona/hello", tok, nil)
+	e.Must(202, "POST", "/repos/mona/spare/transfer", tok, map[string]any{"new_owner": "rita"})
+
+	var offers []map[string]any
+	e.Must(200, "GET", "/user/repository_transfers?per_page=1", ritaTok, nil).JSON(t, &offers)
+	if len(offers) != 1 || offers[0]["new_name"] != "hi" || offers[0]["repository"].(map[string]any)["full_name"] != "mona/hello" ||
+		offers[0]["from"].(map[string]any)["login"] != "mona" {
+		t.Fatalf("offers: %v", offers)
+	}
+	if r := e.Must(200, "GET", "/user/repository_transfers?per_page=1", ritaTok, nil); !strings.Contains(r.Header.Get("Link"), `rel="next"`) {
+		t.Fatalf("Link %q", r.Header.Get("Link"))
+	}
+	id := itoa(offers[0]["id"])
+	// Nobody else sees or takes the offer.
+	var none []map[string]any
+	e.Must(200, "GET", "/user/repository_transfers", hubotTok, nil).JSON(t, &none)
+	if len(none) != 0 {
+		t.Fatalf("hubot sees %v", none)
+	}
+	e.Must(404, "PATCH", "/user/repository_transfers/"+id, hubotTok, nil)
+	e.Must(404, "PATCH", "/user/repository_transfers/"+id, tok, nil)
+	e.Must(404, "PATCH", "/user/repository_transfers/nope", ritaTok, nil)
+
+	r := e.Must(200, "PATCH", "/user/repository_transfers/"+id, ritaTok, nil).Map(t)
+	if r["full_name"] != "rita/hi" || r["private"] != true {
+		t.Fatalf("accepted: %v", r)
+	}
+	e.Must(200, "GET", "/repos/rita/hi", ritaTok, nil)
+	e.Must(204, "GET", "/repos/rita/hi/collaborators/mona", ritaTok, nil)
+	if resp := noFollow(t, e, "GET", e.API+"/repos/mona/hello", tok); resp.StatusCode != 301 || resp.Header.Get("Location") != e.API+"/repos/rita/hi" {
+		t.Fatalf("old name: %d %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	e.Must(404, "PATCH", "/user/repository_transfers/"+id, ritaTok, nil)
+
+	// The other offer is declined: nothing moves.
+	e.Must(200, "GET", "/user/repository_transfers", ritaTok, nil).JSON(t, &offers)
+	if len(offers) != 1 {
+		t.Fatalf("offers left: %v", offers)
+	}
+	e.Must(204, "DELETE", "/user/repository_transfers/"+itoa(offers[0]["id"]), ritaTok, nil)
+	e.Must(200, "GET", "/repos/mona/spare", tok, nil)
+	e.Must(200, "GET", "/user/repository_transfers", ritaTok, nil).JSON(t, &offers)
+	if len(offers) != 0 {
+		t.Fatalf("offers after decline: %v", offers)
+	}
+	// An offer clashing with a name the user has is refused at once.
+	e.Must(201, "POST", "/user/repos", ritaTok, map[string]any{"name": "spare"})
+	e.Must(422, "POST", "/repos/mona/spare/transfer", tok, map[string]any{"new_owner": "rita"})
+}
