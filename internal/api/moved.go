@@ -4,10 +4,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/hubd/hubd/internal/authz"
-	"github.com/hubd/hubd/internal/model"
-	"github.com/hubd/hubd/internal/rest"
 )
 
 // IssueRedirect answers for an issue number a repository does not hold:
@@ -25,18 +21,14 @@ func (d *Deps) IssueRedirect(r *http.Request, repoID, number int64) error {
 	if err != nil {
 		return err
 	}
-	c := rest.Caller(r)
-	v, err := q.RepoByID(ctx, is.RepoID, c.UserID())
+	repo, err := d.visibleRepo(r, is.RepoID)
 	if err != nil {
 		return err
-	}
-	if !authz.CanSee(authz.RepoPermission(c, v.Repo, v.Facts)) {
-		return model.ErrNotFound
 	}
 	// Same path below /issues/{number}, same query.
 	sub := ""
 	if parts := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", 6); len(parts) == 6 {
 		sub = "/" + parts[5]
 	}
-	return d.movedTo(r, "/repos/"+v.Repo.FullName()+"/issues/"+strconv.FormatInt(is.Number, 10)+sub)
+	return d.movedTo(r, "/repos/"+repo.FullName()+"/issues/"+strconv.FormatInt(is.Number, 10)+sub)
 }

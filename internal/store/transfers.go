@@ -100,25 +100,15 @@ func (q Q) MoveIssue(ctx context.Context, m IssueMove) error {
 		open, closed = 0, 1
 	}
 	// Leave the old repository as a deletion does, without freeing the number.
-	if _, err := q.exec(ctx, `UPDATE issue_counters SET open_issues = open_issues - ?, closed_issues = closed_issues - ? WHERE repo_id = ?`,
-		open, closed, is.RepoID); err != nil {
-		return err
-	}
-	if err := q.addToBlock(ctx, is.RepoID, is.State, is.Number, -1); err != nil {
-		return err
-	}
-	if err := q.countInMilestone(ctx, is.MilestoneID, is.State, -1); err != nil {
+	if err := q.uncountIssue(ctx, is); err != nil {
 		return err
 	}
 	if _, err := q.exec(ctx, `INSERT INTO issue_redirects (repo_id, number, issue_id) VALUES (?,?,?)`, is.RepoID, is.Number, is.ID); err != nil {
 		return err
 	}
 	// Join the new one as a creation does.
-	var number int64
-	if err := q.row(ctx, `INSERT INTO issue_counters (repo_id, last_number, open_issues, closed_issues) VALUES (?, 1, ?, ?)
- ON CONFLICT (repo_id) DO UPDATE SET last_number = issue_counters.last_number + 1,
- open_issues = issue_counters.open_issues + excluded.open_issues, closed_issues = issue_counters.closed_issues + excluded.closed_issues
- RETURNING last_number`, m.ToRepoID, open, closed).Scan(&number); err != nil {
+	number, err := q.countNewIssue(ctx, m.ToRepoID, open, closed)
+	if err != nil {
 		return err
 	}
 	now := q.Now()
@@ -237,4 +227,32 @@ func (q Q) RepoTransfersTo(ctx context.Context, toID int64, now time.Time, limit
 func (q Q) DeleteRepoTransfer(ctx context.Context, id int64) error {
 	_, err := q.exec(ctx, `DELETE FROM repo_transfers WHERE id = ?`, id)
 	return err
+}
+
+// uncountIssue takes an issue out of its repository's and milestone's
+// counts (it is deleted or leaves).
+func (q Q) uncountIssue(ctx context.Context, is *model.Issue) error {
+	open, closed := 1, 0
+	if is.State == "closed" {
+		open, closed = 0, 1
+	}
+	if _, err := q.exec(ctx, `UPDATE issue_counters SET open_issues = open_issues - ?, closed_issues = closed_issues - ? WHERE repo_id = ?`,
+		open, closed, is.RepoID); err != nil {
+		return err
+	}
+	if err := q.addToBlock(ctx, is.RepoID, is.State, is.Number, -1); err != nil {
+		return err
+	}
+	return q.countInMilestone(ctx, is.MilestoneID, is.State, -1)
+}
+
+// countNewIssue takes the next issue number of a repository and counts an
+// issue there (open and closed are 1 or 0).
+func (q Q) countNewIssue(ctx context.Context, repoID int64, open, closed int) (int64, error) {
+	var n int64
+	err := q.row(ctx, `INSERT INTO issue_counters (repo_id, last_number, open_issues, closed_issues) VALUES (?, 1, ?, ?)
+ ON CONFLICT (repo_id) DO UPDATE SET last_number = issue_counters.last_number + 1,
+ open_issues = issue_counters.open_issues + excluded.open_issues, closed_issues = issue_counters.closed_issues + excluded.closed_issues
+ RETURNING last_number`, repoID, open, closed).Scan(&n)
+	return n, err
 }

@@ -151,22 +151,23 @@ func (a *API) offers(w http.ResponseWriter, r *http.Request) error {
 	return rest.JSON(w, http.StatusOK, out)
 }
 
-func transferID(r *http.Request) (int64, error) {
+// offerOf reads the signed-in caller and the {transfer_id} path value.
+func offerOf(r *http.Request) (*authz.Caller, int64, error) {
+	c, err := api.RequireUser(r)
+	if err != nil {
+		return nil, 0, err
+	}
 	id, err := strconv.ParseInt(r.PathValue("transfer_id"), 10, 64)
 	if err != nil || id <= 0 {
-		return 0, model.ErrNotFound
+		return nil, 0, model.ErrNotFound
 	}
-	return id, nil
+	return c, id, nil
 }
 
 // PATCH /user/repository_transfers/{transfer_id}: accept; the repository
 // moves to the caller's account and is answered there.
 func (a *API) accept(w http.ResponseWriter, r *http.Request) error {
-	c, err := api.RequireUser(r)
-	if err != nil {
-		return err
-	}
-	id, err := transferID(r)
+	c, id, err := offerOf(r)
 	if err != nil {
 		return err
 	}
@@ -179,11 +180,7 @@ func (a *API) accept(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE /user/repository_transfers/{transfer_id}: decline.
 func (a *API) decline(w http.ResponseWriter, r *http.Request) error {
-	c, err := api.RequireUser(r)
-	if err != nil {
-		return err
-	}
-	id, err := transferID(r)
+	c, id, err := offerOf(r)
 	if err != nil {
 		return err
 	}
