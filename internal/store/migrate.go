@@ -1901,7 +1901,8 @@ ALTER TABLE hook_deliveries ADD COLUMN started_at BIGINT;
 ALTER TABLE runners ADD COLUMN credential_hash TEXT NOT NULL DEFAULT '';
 CREATE INDEX runners_credential ON runners (credential_hash);
 `,
-	// N: transfers (internal/transfers): the number a transferred issue
+	// N: transfer: issue redirects and repository transfer offers
+	// (internal/transfers). The number a transferred issue
 	// had in its old repository answers with a redirect to where it went;
 	// the number stays taken there. A repository offered to another
 	// user's account waits in repo_transfers (one offer per repository)
