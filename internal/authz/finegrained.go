@@ -163,6 +163,7 @@ var permissionRules = map[string]string{
 	"repos/create-in-org":                                                    "administration:write",
 	"repos/update":                                                           "administration:write",
 	"repos/delete":                                                           "administration:write",
+	"repos/transfer":                                                         "administration:write",
 	"repos/replace-all-topics":                                               "administration:write",
 	"repos/get-readme":                                                       "contents:read",
 	"repos/get-readme-in-directory":                                          "contents:read",
@@ -303,6 +304,7 @@ var graphqlRules = map[string]string{
 	"Mutation.closeIssue":                    "issues",
 	"Mutation.reopenIssue":                   "issues",
 	"Mutation.deleteIssue":                   "issues",
+	"Mutation.transferIssue":                 "issues",
 	"Mutation.addComment":                    "issues|pull_requests", // issues/comments
 	"Mutation.addLabelsToLabelable":          "issues|pull_requests", // issues/labels
 	"Mutation.removeLabelsFromLabelable":     "issues|pull_requests",

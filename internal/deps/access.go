@@ -79,29 +79,43 @@ func plausibleName(s string) bool {
 // redirect answers for a name that is not a repository: Moved when it is the
 // old name of one the caller may see, otherwise not found.
 func (d *Deps) redirect(r *http.Request, owner, name string) error {
-	ctx := r.Context()
-	c := rest.Caller(r)
-	id, err := d.Store.R().RepoRedirect(ctx, owner, name)
+	id, err := d.Store.R().RepoRedirect(r.Context(), owner, name)
 	if err != nil {
 		return err
 	}
-	v, err := d.Store.R().RepoByID(ctx, id, c.UserID())
+	repo, err := d.visibleRepo(r, id)
 	if err != nil {
 		return err
-	}
-	if !authz.CanSee(authz.RepoPermission(c, v.Repo, v.Facts)) {
-		return model.ErrNotFound
 	}
 	// Same path below the repository, same query, under the new name.
 	sub := ""
 	if parts := strings.SplitN(strings.TrimPrefix(r.URL.Path, "/"), "/", 4); len(parts) == 4 {
 		sub = "/" + parts[3]
 	}
+	return d.movedTo(r, "/repos/"+repo.FullName()+sub)
+}
+
+// visibleRepo is repository id when the caller may see it, else not found.
+func (d *Deps) visibleRepo(r *http.Request, id int64) (*model.Repo, error) {
+	c := rest.Caller(r)
+	v, err := d.Store.R().RepoByID(r.Context(), id, c.UserID())
+	if err != nil {
+		return nil, err
+	}
+	if !authz.CanSee(authz.RepoPermission(c, v.Repo, v.Facts)) {
+		return nil, model.ErrNotFound
+	}
+	return v.Repo, nil
+}
+
+// movedTo is GitHub's redirect of a request to path (under the same prefix,
+// with the same query): 301 for GET and HEAD, 307 otherwise.
+func (d *Deps) movedTo(r *http.Request, path string) error {
 	base := d.URLs.Web // the client came without the /api/v3 prefix
 	if rest.From(r).Prefix != "" {
 		base = d.URLs.API
 	}
-	loc := base + "/repos/" + v.Repo.FullName() + sub
+	loc := base + path
 	if r.URL.RawQuery != "" {
 		loc += "?" + r.URL.RawQuery
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/rulesets"
 	"github.com/hubd/hubd/internal/stars"
+	"github.com/hubd/hubd/internal/transfers"
 )
 
 //go:embed schema.graphql
@@ -53,6 +54,8 @@ type Services struct {
 	Rulesets *rulesets.Service
 	Gists    *gists.Service
 	Forks    *forks.Service // cloneTemplateRepository
+	// Transfers runs transferIssue.
+	Transfers *transfers.Service
 }
 
 // New loads the schema and registers the resolvers.
@@ -74,6 +77,7 @@ func New(d *deps.Deps, svc Services) *API {
 	a.registerRulesets(svc.Rulesets)
 	a.registerGists(svc.Gists)
 	a.registerTemplates(svc.Forks)
+	a.registerTransfers(svc.Transfers)
 	return a
 }
 

@@ -88,7 +88,7 @@ func parse(e model.Event) domain {
 // (and, for pull requests, of pull_request).
 var issueActions = map[string]bool{"opened": true, "edited": true, "closed": true, "reopened": true, "labeled": true,
 	"unlabeled": true, "assigned": true, "unassigned": true, "milestoned": true, "demilestoned": true, "locked": true,
-	"unlocked": true, "renamed": true}
+	"unlocked": true, "renamed": true, "transferred": true}
 
 // pullOnly are issue events of a pull request the pull_request webhook
 // carries (its opened, edited, closed and reopened come from the pull
@@ -444,6 +444,8 @@ func (b *builder) issueEvent(ctx context.Context, repo *model.Repo, e model.Even
 	typ, sub, _ := strings.Cut(e.Type, ".")
 	_ = typ
 	switch {
+	case sub == "transferred":
+		return b.transferredIssue(ctx, repo, is, d, out)
 	case sub == "renamed":
 		ev, err := b.q.IssueEventByID(ctx, repo.ID, d.int("issue_event_id"))
 		if err != nil {
@@ -471,6 +473,21 @@ func (b *builder) issueEvent(ctx context.Context, repo *model.Repo, e model.Even
 			return skip("milestone of issue %d is gone", is.ID)
 		}
 	}
+	return nil
+}
+
+// transferredIssue makes the payload of issues.transferred, sent to the
+// repository the issue left: the issue as it was there, and where it went
+// (changes.new_issue, changes.new_repository).
+func (b *builder) transferredIssue(ctx context.Context, repo *model.Repo, is *model.Issue, d domain, out map[string]any) error {
+	to, err := b.repo(ctx, d.int("new_repository_id"))
+	if err != nil {
+		return err
+	}
+	old := *is
+	old.RepoID, old.Number = repo.ID, d.int("number")
+	out["issue"] = b.issueObject(repo, &old)
+	out["changes"] = map[string]any{"new_issue": b.issueObject(to, is), "new_repository": b.repoJSON[to.ID]}
 	return nil
 }
 

@@ -47,6 +47,23 @@ type Account struct {
 // IsOrg reports whether the account is an organization.
 func (a *Account) IsOrg() bool { return a.Type == TypeOrganization }
 
+// MemberMayCreate reports whether an organization's settings let its
+// members (who are not admins) create repositories of visibility v.
+func (a *Account) MemberMayCreate(v Visibility) bool {
+	if !a.MembersCanCreateRepos {
+		return false
+	}
+	switch v {
+	case Public:
+		return a.MembersCanCreatePublicRepos
+	case Private:
+		return a.MembersCanCreatePrivRepos
+	case Internal:
+		return a.MembersCanCreateIntRepos
+	}
+	return false
+}
+
 // OrgRole is a member's role in an organization.
 type OrgRole string
 
@@ -150,4 +167,12 @@ type OrgSettings struct {
 	PushProtectionCustomLink                                                        *string
 
 	DeployKeysEnabled bool
+}
+
+// RepoTransfer is a repository offered to another user's account: it moves
+// when that user accepts before ExpiresAt.
+type RepoTransfer struct {
+	ID, RepoID, FromID, ToID, RequesterID int64
+	NewName                               string
+	CreatedAt, ExpiresAt                  time.Time
 }

@@ -46,6 +46,7 @@ import (
 	secretsapi "github.com/hubd/hubd/internal/api/secrets"
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
+	transfersapi "github.com/hubd/hubd/internal/api/transfers"
 	"github.com/hubd/hubd/internal/api/users"
 	variablesapi "github.com/hubd/hubd/internal/api/variables"
 	"github.com/hubd/hubd/internal/gitrepo"
@@ -134,6 +135,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	// GraphQL's issue mutations run the issues service of the REST routes.
 	issuesAPI, reposAPI, activityAPI := issues.New(d), repos.New(d), activityapi.New(d)
 	rulesetsAPI, gistsAPI, oauthAPI := rulesetsapi.New(d), gistsapi.New(d), oauthapi.New(d)
+	transfersAPI := transfersapi.New(d)
 	hooksAPI := hooksapi.New(d, pullsAPI.Service(), cfg.HookPolicy)
 	activityAPI.UseHooks(hooksAPI.Service()) // activity events reuse the webhook payloads
 	checksAPI := checksapi.New(d)
@@ -183,7 +185,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		rolesapi.New(d).Routes(),
 		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI, Pulls: pullsAPI.Service(),
 			Reviews: reviewsAPI.Service(), Repos: reposAPI.Service(), Stars: activityAPI.Service(),
-			Rulesets: rulesetsAPI.Service(), Gists: gistsAPI.Service(), Forks: forksAPI.Service()}).Routes(),
+			Rulesets: rulesetsAPI.Service(), Gists: gistsAPI.Service(), Forks: forksAPI.Service(), Transfers: transfersAPI.Service()}).Routes(),
+		transfersAPI.Routes(),
 		releasesapi.New(d, cfg.MaxAsset).Routes(),
 		searchapi.New(d).Routes(),
 		appsapi.New(d).Routes(),

@@ -41,6 +41,11 @@ func (g gitResolver) Resolve(r *http.Request, owner, name string, push bool) (*g
 	}
 	repo, _, err := g.d.Repo(r, need)
 	var mv *model.Moved
+	if errors.As(err, &mv) {
+		// A renamed or transferred repository answers git at its old
+		// name too (GitHub redirects git as well).
+		repo, err = g.moved(r, owner, name, need)
+	}
 	switch {
 	case err == nil:
 	case errors.Is(err, rest.ErrRequiresAuth):
@@ -114,4 +119,21 @@ func workflowPushCheck(next githttp.PushCheck) githttp.PushCheck {
 		}
 		return next(ctx, r, a, updates, env)
 	}
+}
+
+// moved resolves the repository that used to be owner/name under its
+// current name, with the same checks as a request there.
+func (g gitResolver) moved(r *http.Request, owner, name string, need authz.Permission) (*model.Repo, error) {
+	id, err := g.d.Store.R().RepoRedirect(r.Context(), owner, name)
+	if err != nil {
+		return nil, err
+	}
+	v, err := g.d.Store.R().RepoByID(r.Context(), id, 0)
+	if err != nil {
+		return nil, err
+	}
+	r.SetPathValue("owner", v.Repo.Owner.Login)
+	r.SetPathValue("repo", v.Repo.Name)
+	repo, _, err := g.d.Repo(r, need)
+	return repo, err
 }

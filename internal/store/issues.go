@@ -191,10 +191,8 @@ func (q Q) CreateIssue(ctx context.Context, is *model.Issue) error {
 	} else {
 		closed = 1
 	}
-	err := q.row(ctx, `INSERT INTO issue_counters (repo_id, last_number, open_issues, closed_issues) VALUES (?, 1, ?, ?)
- ON CONFLICT (repo_id) DO UPDATE SET last_number = issue_counters.last_number + 1,
- open_issues = issue_counters.open_issues + excluded.open_issues, closed_issues = issue_counters.closed_issues + excluded.closed_issues
- RETURNING last_number`, is.RepoID, open, closed).Scan(&is.Number)
+	var err error
+	is.Number, err = q.countNewIssue(ctx, is.RepoID, open, closed)
 	if err != nil {
 		return err
 	}

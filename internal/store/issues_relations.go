@@ -269,18 +269,7 @@ func (q Q) DeleteIssue(ctx context.Context, is *model.Issue, actorID int64) erro
 		ReactIssue, is.ID, ReactComment, is.ID); err != nil {
 		return err
 	}
-	open, closed := 1, 0
-	if is.State == "closed" {
-		open, closed = 0, 1
-	}
-	if _, err := q.exec(ctx, `UPDATE issue_counters SET open_issues = open_issues - ?, closed_issues = closed_issues - ? WHERE repo_id = ?`,
-		open, closed, is.RepoID); err != nil {
-		return err
-	}
-	if err := q.addToBlock(ctx, is.RepoID, is.State, is.Number, -1); err != nil {
-		return err
-	}
-	if err := q.countInMilestone(ctx, is.MilestoneID, is.State, -1); err != nil {
+	if err := q.uncountIssue(ctx, is); err != nil {
 		return err
 	}
 	if _, err := q.exec(ctx, `INSERT INTO deleted_issues (repo_id, number, deleted_by_id, deleted_at) VALUES (?, ?, ?, ?)`,

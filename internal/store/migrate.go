@@ -1907,6 +1907,32 @@ CREATE INDEX runners_credential ON runners (credential_hash);
 	`
 ALTER TABLE repos ADD COLUMN template_id BIGINT REFERENCES repos(id) ON DELETE SET NULL;
 `,
+	// 55: transfer: issue redirects and repository transfer offers
+	// (internal/transfers). The number a transferred issue
+	// had in its old repository answers with a redirect to where it went;
+	// the number stays taken there. A repository offered to another
+	// user's account waits in repo_transfers (one offer per repository)
+	// until that user accepts or it expires.
+	`
+CREATE TABLE repo_transfers (
+  id {{id}},
+  repo_id BIGINT NOT NULL UNIQUE REFERENCES repos(id) ON DELETE CASCADE,
+  from_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  to_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  requester_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  new_name TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL
+);
+CREATE INDEX repo_transfers_to ON repo_transfers (to_id, id);
+CREATE TABLE issue_redirects (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  number BIGINT NOT NULL,
+  issue_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  PRIMARY KEY (repo_id, number)
+);
+CREATE INDEX issue_redirects_issue ON issue_redirects (issue_id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -126,6 +126,8 @@ func (a *API) issue(r *http.Request, q store.Q, x *access) (*model.Issue, error)
 		} else if gone {
 			return nil, model.Gone("This issue was deleted")
 		}
+		// A transferred issue's old number redirects to where it went.
+		return nil, a.d.IssueRedirect(r, x.repo.ID, n)
 	}
 	return is, err
 }
