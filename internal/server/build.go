@@ -44,6 +44,7 @@ import (
 	runnersapi "github.com/hubd/hubd/internal/api/runners"
 	searchapi "github.com/hubd/hubd/internal/api/search"
 	secretsapi "github.com/hubd/hubd/internal/api/secrets"
+	sshkeysapi "github.com/hubd/hubd/internal/api/sshkeys"
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
 	"github.com/hubd/hubd/internal/api/users"
@@ -150,6 +151,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		exec.Heartbeat = min(10*time.Second, cfg.RunnerOffline/4)
 	}
 	exec.MaxTimeout = cfg.MaxJobTimeout
+	sshKeysAPI := sshkeysapi.New(d)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -199,6 +201,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		runnerproto.New(d, exec, runnersAPI.Service()).Routes(),
 		secretsAPI.Routes(),
 		secretsAPI.EnvironmentRoutes(envAPI.Service()),
+		sshKeysAPI.Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)
