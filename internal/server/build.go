@@ -211,10 +211,10 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	if cfg.MaxBody > 0 {
 		s.MaxBody = cfg.MaxBody
 	}
-	s.git.MaxPush = cfg.MaxPush
+	s.gitsvc.MaxPush = cfg.MaxPush
 	// Workflow files need the workflow scope or permission; then the
 	// repository rules decide pushes.
-	s.git.Check = workflowPushCheck(rulesetsAPI.PushCheck)
+	s.gitsvc.Check = workflowPushCheck(rulesetsAPI.PushCheck)
 	s.git.Resolver = gitResolver{d: &s.deps, gist: gistsAPI.GitAccess}
 	s.Pages, s.Clients = oauthAPI.Pages(s.LoginLimiter()), oauthAPI.Clients
 	s.Feeds = activityAPI.Feeds()
