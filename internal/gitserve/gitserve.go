@@ -17,6 +17,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/gitrepo"
@@ -136,7 +137,17 @@ func (s *Service) Serve(ctx context.Context, run Run) (Result, error) {
 	}
 	args = append(args, ".")
 	cmd := a.Repo.Cmd(ctx, ProtocolEnv(run.Protocol), args...)
-	cmd.Stdin = body
+	var stdin io.WriteCloser
+	if run.Stateless {
+		cmd.Stdin = body
+	} else {
+		// A conversation's input ends when the client hangs up, which it
+		// may do only after git exited: git's exit must not wait for it.
+		var err error
+		if stdin, err = cmd.StdinPipe(); err != nil {
+			return Result{}, err
+		}
+	}
 	check.attach(cmd)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -151,6 +162,12 @@ func (s *Service) Serve(ctx context.Context, run Run) (Result, error) {
 		return Result{}, err
 	}
 	check.start(ctx, true, s, a)
+	if stdin != nil {
+		go func() {
+			io.Copy(stdin, body)
+			stdin.Close()
+		}()
+	}
 	if run.Started != nil {
 		run.Started()
 	}
@@ -197,7 +214,7 @@ func (s *Service) Serve(ctx context.Context, run Run) (Result, error) {
 		ctx := context.WithoutCancel(ctx)
 		now := refMap(ctx, a.Repo)
 		var updates []RefUpdate
-		for _, c := range cmds.commands {
+		for _, c := range cmds.list() {
 			if c.New == gitrepo.ZeroOID {
 				if _, still := now[c.Name]; !still {
 					updates = append(updates, c)
@@ -235,6 +252,7 @@ func pktLine(s string) []byte { return PktLine(s) }
 // commandReader passes a receive-pack request through while reading its
 // leading command list: pkt-lines "<old> <new> <ref>" up to the first flush.
 type commandReader struct {
+	mu       sync.Mutex // the input may be copied while Serve reads commands
 	r        io.Reader
 	buf      []byte
 	done     bool
@@ -243,11 +261,20 @@ type commandReader struct {
 
 func (c *commandReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
+	c.mu.Lock()
 	if !c.done && n > 0 {
 		c.buf = append(c.buf, p[:n]...)
 		c.parse()
 	}
+	c.mu.Unlock()
 	return n, err
+}
+
+// list is the commands read so far.
+func (c *commandReader) list() []RefUpdate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.commands
 }
 
 func (c *commandReader) parse() {

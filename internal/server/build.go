@@ -82,6 +82,9 @@ type Config struct {
 	// first seals, the others are former keys; none: a key kept in the
 	// database.
 	SecretsKeys [][]byte
+	// SSHBase is where ssh_url points when the SSH server runs
+	// (wire.SSHBaseFor); "" when it does not.
+	SSHBase string
 }
 
 // Build wires every api package into a server.
@@ -107,6 +110,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Outbox:  outbox.New(cfg.Store),
 	}
 	d.URLs.Enterprise = cfg.Enterprise
+	d.URLs.SSHBase = cfg.SSHBase
 	var s *Server // the catalogue reads the final route table on its first request
 	// Reviews follow pull requests: comments move when a head moves, and
 	// pull request objects show requested reviewers.
@@ -212,6 +216,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		s.MaxBody = cfg.MaxBody
 	}
 	s.gitsvc.MaxPush = cfg.MaxPush
+	s.sshKeys = sshKeysAPI.Service()
 	// Workflow files need the workflow scope or permission; then the
 	// repository rules decide pushes.
 	s.gitsvc.Check = workflowPushCheck(rulesetsAPI.PushCheck)

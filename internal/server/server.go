@@ -21,6 +21,7 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/sshkeys"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/web"
 )
@@ -31,7 +32,9 @@ type Server struct {
 	git  *githttp.Handler
 	// gitsvc runs git for both git transports (smart HTTP and SSH).
 	gitsvc *gitserve.Service
-	web    *web.Handler
+	// sshKeys authenticates the SSH transport's clients (set by Build).
+	sshKeys *sshkeys.Service
+	web     *web.Handler
 	// muxes are consulted in order; see New for why there is more than one.
 	muxes   []*http.ServeMux
 	routes  map[string]*rest.Route // "METHOD pattern" -> route
