@@ -111,6 +111,12 @@ func (s *Service) GetMine(ctx context.Context, c *authz.Caller, id int64) (*mode
 	return k, nil
 }
 
+// MayAdd refuses a caller whose token may not add keys: transports ask it
+// before they read the request, as GitHub checks the caller first.
+func (s *Service) MayAdd(c *authz.Caller) error {
+	return tokenAllows(c, "write:public_key", true)
+}
+
 // AddMine adds a key to the caller's account.
 func (s *Service) AddMine(ctx context.Context, c *authz.Caller, title, text string) (*model.PublicKey, error) {
 	if err := tokenAllows(c, "write:public_key", true); err != nil {

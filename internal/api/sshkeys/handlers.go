@@ -70,6 +70,9 @@ func (a *API) createMine(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := a.svc.MayAdd(c); err != nil {
+		return err
+	}
 	var in keyBody
 	if err := rest.Decode(r, &in); err != nil {
 		return err
