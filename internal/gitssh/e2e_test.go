@@ -138,7 +138,6 @@ func TestCloneAndPushWithUserKey(t *testing.T) {
 			t.Fatalf("clone of %s: HEAD %s, want %s", u, head, first)
 		}
 	}
-	_ = port
 	// Protocol v2: the server answers in version 2.
 	cmd := exec.Command("git", "-c", "protocol.version=2", "ls-remote", repo.GetSSHURL())
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1", "GIT_TRACE_PACKET=1",
