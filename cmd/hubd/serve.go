@@ -14,12 +14,14 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/gitssh"
 	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
@@ -28,6 +30,8 @@ import (
 	"github.com/hubd/hubd/internal/secrets"
 	"github.com/hubd/hubd/internal/server"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/wire"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 func serve(args []string) error {
@@ -36,6 +40,8 @@ func serve(args []string) error {
 	sf.register(fs)
 	addr := fs.String("addr", envOr("HUBD_ADDR", "127.0.0.1:8080"), "listen address")
 	external := fs.String("external-url", os.Getenv("HUBD_EXTERNAL_URL"), "URL clients use to reach hubd (default http://ADDR)")
+	sshAddr := fs.String("ssh-addr", os.Getenv("HUBD_SSH_ADDR"), "listen address of git over SSH, e.g. 127.0.0.1:2222 (env HUBD_SSH_ADDR; empty: no SSH)")
+	sshExternal := fs.String("ssh-external", os.Getenv("HUBD_SSH_EXTERNAL"), "host[:port] clients use to reach the SSH server, for ssh_url (env HUBD_SSH_EXTERNAL; default: the --external-url host and the --ssh-addr port)")
 	adminLogin := fs.String("admin-login", "hubadmin", "login of the site administrator created on first start")
 	limits := ratelimit.DefaultLimits()
 	fs.IntVar(&limits.Anonymous, "rate-limit-anonymous", limits.Anonymous, "requests per hour per address without a token")
@@ -107,6 +113,15 @@ func serve(args []string) error {
 		return fmt.Errorf("--addr %s: %w", *addr, err)
 	}
 	defer ln.Close()
+	var sshLn net.Listener
+	if *sshAddr != "" {
+		if sshLn, err = net.Listen("tcp", *sshAddr); err != nil {
+			return fmt.Errorf("--ssh-addr %s: %w", *sshAddr, err)
+		}
+		defer sshLn.Close()
+	} else if *sshExternal != "" {
+		return fmt.Errorf("--ssh-external needs --ssh-addr")
+	}
 
 	abs, _ := filepath.Abs(sf.data)
 	if _, err := os.Stat(sf.data); errors.Is(err, iofs.ErrNotExist) {
@@ -142,10 +157,16 @@ func serve(args []string) error {
 	if *external == "" {
 		*external = "http://" + ln.Addr().String()
 	}
+	var sshBase string
+	if sshLn != nil {
+		if sshBase, err = sshURLBase(*sshExternal, *external, sshLn.Addr()); err != nil {
+			return err
+		}
+	}
 	srv, deps, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
 		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(abs, "git"), MaxPush: *maxPush,
 		HookPolicy: &policy, MaxAsset: *maxAsset, Enterprise: *enterprise,
-		SecretsKeys: secretsKeys, RunnerOffline: *runnerOffline, MaxJobTimeout: *maxJobTimeout})
+		SecretsKeys: secretsKeys, RunnerOffline: *runnerOffline, MaxJobTimeout: *maxJobTimeout, SSHBase: sshBase})
 	if err != nil {
 		return err
 	}
@@ -194,6 +215,23 @@ func serve(args []string) error {
 	defer deps.Runner.Stop()
 
 	fmt.Printf("hubd %s listening on %s\nAPI: %s/ and %s/api/v3/\n", version, ln.Addr(), *external, *external)
+	sshSrv := srv.SSH()
+	sshDone := make(chan struct{})
+	if sshLn != nil {
+		hostKey, err := gitssh.HostKey(filepath.Join(abs, "ssh_host_ed25519_key"))
+		if err != nil {
+			return fmt.Errorf("ssh host key: %w", err)
+		}
+		fmt.Printf("SSH: %s (host key %s)\n", sshLn.Addr(), gossh.FingerprintSHA256(hostKey.PublicKey()))
+		go func() {
+			defer close(sshDone)
+			if err := sshSrv.Serve(sshLn, hostKey); err != nil {
+				slog.Error("ssh", "err", err)
+			}
+		}()
+	} else {
+		close(sshDone)
+	}
 	hs := srv.HTTPServer(to)
 	stopped := make(chan struct{})
 	go func() {
@@ -202,7 +240,9 @@ func serve(args []string) error {
 		deps.StopRunnerPolls() // the runners' long polls end now
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		sshSrv.Shutdown(sctx)
 		hs.Shutdown(sctx)
+		<-sshDone
 	}()
 	if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
@@ -212,6 +252,27 @@ func serve(args []string) error {
 	<-stopped
 	slog.Info("hubd stopped")
 	return nil
+}
+
+// sshURLBase is where ssh_url points: --ssh-external (host, or host:port),
+// else the host of the external URL with the SSH listener's port.
+func sshURLBase(sshExternal, external string, ln net.Addr) (string, error) {
+	_, port, _ := net.SplitHostPort(ln.String())
+	if sshExternal != "" {
+		host, p, err := net.SplitHostPort(sshExternal)
+		if err != nil {
+			host, p = sshExternal, "22"
+		}
+		if host == "" || strings.ContainsAny(host, "/@ ") {
+			return "", fmt.Errorf("--ssh-external %q: want host or host:port", sshExternal)
+		}
+		return wire.SSHBaseFor(host, p), nil
+	}
+	u, err := url.Parse(external)
+	if err != nil {
+		return "", err
+	}
+	return wire.SSHBaseFor(u.Hostname(), port), nil
 }
 
 // bootstrap creates the site administrator on the first start and prints its

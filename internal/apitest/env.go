@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -25,12 +26,14 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/gitssh"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/sandbox"
 	"github.com/hubd/hubd/internal/server"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/store/storetest"
+	"github.com/hubd/hubd/internal/wire"
 )
 
 // Env is one test's hubd.
@@ -46,6 +49,7 @@ type Env struct {
 	RunnerWork string // the local runners' work root (Options.ActionsWorker)
 	Admin      *model.Account
 	AdminToken string
+	SSHAddr    string // host:port of the SSH transport (Options.SSH)
 
 	mu      sync.Mutex
 	covered map[string]bool
@@ -71,6 +75,9 @@ type Options struct {
 	// JobLimits bound each job of the local runner (zero fields:
 	// internal/sandbox's defaults).
 	JobLimits sandbox.Limits
+	// SSH starts the SSH transport on a free port (Env.SSHAddr); ssh_url
+	// points at it.
+	SSH bool
 }
 
 // New starts an environment; it is torn down when the test ends.
@@ -95,8 +102,18 @@ func New(t testing.TB, opts ...Options) *Env {
 	e.HTTP = httptest.NewUnstartedServer(nil)
 	e.URL = "http://" + e.HTTP.Listener.Addr().String()
 	e.API = e.URL + "/api/v3"
+	var sshLn net.Listener
+	var sshBase string
+	if o.SSH {
+		if sshLn, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatalf("apitest: ssh listen: %v", err)
+		}
+		e.SSHAddr = sshLn.Addr().String()
+		host, port, _ := net.SplitHostPort(e.SSHAddr)
+		sshBase = wire.SSHBaseFor(host, port)
+	}
 	srv, deps, err := server.Build(server.Config{Store: e.Store, ExternalURL: e.URL, Limits: limits, MaxBody: o.MaxBody, Version: "test",
-		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset})
+		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset, SSHBase: sshBase})
 	if err != nil {
 		t.Fatalf("apitest: build: %v", err)
 	}
@@ -107,6 +124,23 @@ func New(t testing.TB, opts ...Options) *Env {
 	}
 	e.HTTP.Config.Handler = h
 	e.HTTP.Start()
+	stopSSH := func() {}
+	if sshLn != nil {
+		hostKey, err := gitssh.HostKey(filepath.Join(e.DataDir, "ssh_host_ed25519_key"))
+		if err != nil {
+			t.Fatalf("apitest: ssh host key: %v", err)
+		}
+		ssh := srv.SSH()
+		done := make(chan struct{})
+		go func() { defer close(done); ssh.Serve(sshLn, hostKey) }()
+		stopSSH = func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			ssh.Shutdown(ctx)
+			sshLn.Close()
+			<-done
+		}
+	}
 	if !o.ManualJobs {
 		deps.Jobs.Poll = 50 * time.Millisecond
 		deps.Jobs.Start(2)
@@ -119,6 +153,7 @@ func New(t testing.TB, opts ...Options) *Env {
 	}
 	t.Cleanup(func() {
 		stopRunners() // before the server closes: it waits for their polls
+		stopSSH()
 		e.HTTP.Close()
 		deps.Runner.Stop()
 		deps.Jobs.Stop()

@@ -79,12 +79,16 @@ var permissionRules = map[string]string{
 	"activity/notifications":      "", // user access tokens only (the catalogue's badges)
 	"gists":                       "", // user-level: internal/gists checks the "gists" user permission
 	"users/blocking":              "blocking",
-	"interactions/user":           "interaction_limits",
-	"orgs/webhooks":               "organization_hooks",
-	"deployments/environments":    "administration",
-	"deployments/branch-policies": "administration",
-	"actions/variables":           "actions_variables",
-	"agents/variables":            "actions_variables",
+	"users/keys":                  "git_ssh_keys",
+	"deploy-keys":                 "administration",
+	// A user's public SSH keys are public.
+	"users/list-public-keys-for-user": "",
+	"interactions/user":               "interaction_limits",
+	"orgs/webhooks":                   "organization_hooks",
+	"deployments/environments":        "administration",
+	"deployments/branch-policies":     "administration",
+	"actions/variables":               "actions_variables",
+	"agents/variables":                "actions_variables",
 	// Secrets (internal/secrets): a repository's need secrets, an
 	// organization's organization_secrets.
 	// An environment's secrets need environments (GitHub's docs).

@@ -1,37 +1,31 @@
 // Package githttp serves git's smart HTTP protocol (v0, v1 and v2) at
 // /{owner}/{repo}.git and /{owner}/{repo}: info/refs, git-upload-pack and
 // git-receive-pack. hubd runs `git upload-pack` / `git receive-pack
-// --stateless-rpc` itself and streams both directions: a pack is never held
+// --stateless-rpc` through internal/gitserve (the rules every git transport
+// shares) and streams both directions: a pack is never held
 // in memory.
 package githttp
 
 import (
-	"bufio"
-	"bytes"
 	"compress/gzip"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 
-	"github.com/hubd/hubd/internal/gitrepo"
-	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/gitserve"
 )
 
-// Access is what the resolver decides for a request.
-type Access struct {
-	Repo          *gitrepo.Repo
-	RepoID        int64
-	ActorID       int64
-	DefaultBranch string
-	Model         *model.Repo // the repository row, for observers
-	// OnPush, when set, records the pushes of a storage that is not a
-	// repository (a gist) instead of the Observer.
-	OnPush func(ctx context.Context, updates []RefUpdate) error
-}
+// The types and errors of the git service, under the names this
+// transport's users know.
+type (
+	Access       = gitserve.Access
+	RefUpdate    = gitserve.RefUpdate
+	PushObserver = gitserve.PushObserver
+	PushCheck    = gitserve.PushCheck
+	Declined     = gitserve.Declined
+)
 
 // Resolver finds the repository of owner/name and checks the caller's
 // permission (write when push is true). It returns ErrUnauthorized when the
@@ -43,37 +37,20 @@ type Resolver interface {
 
 // Errors a Resolver returns.
 var (
-	ErrUnauthorized = errors.New("githttp: authentication required")
-	ErrForbidden    = errors.New("githttp: permission denied")
-	ErrNotFound     = errors.New("githttp: repository not found")
+	ErrUnauthorized = gitserve.ErrUnauthorized
+	ErrForbidden    = gitserve.ErrForbidden
+	ErrNotFound     = gitserve.ErrNotFound
 )
-
-// PushObserver is told about pushes after git accepted them.
-type PushObserver interface {
-	Pushed(ctx context.Context, a *Access, updates []RefUpdate) error
-}
-
-// RefUpdate is one ref a push changed.
-type RefUpdate struct {
-	Name string
-	Old  string
-	New  string
-}
 
 // Handler serves the transport.
 type Handler struct {
 	Resolver Resolver
-	Observer PushObserver // may be nil
-	// MaxPush is the largest pack a push may send, in bytes (0: no limit).
-	MaxPush int64
+	// Git runs upload-pack and receive-pack (the push rules live there).
+	Git *gitserve.Service
 	// Fetched, when set, is told about each upload-pack request that sent
 	// a pack (a clone or fetch; not ls-remote nor a negotiation round), for
 	// clone traffic.
 	Fetched func(r *http.Request, a *Access)
-	// Check, when set, decides each push before any of its refs moves
-	// (see PushCheck).
-	Check PushCheck
-	hooks hooks
 }
 
 // Match reports whether a path is a git transport path and splits it.
@@ -140,10 +117,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func gitProtocolEnv(r *http.Request) []string {
-	if v := r.Header.Get("Git-Protocol"); v != "" && !strings.ContainsAny(v, "\n\x00") {
-		return []string{"GIT_PROTOCOL=" + v}
-	}
-	return nil
+	return gitserve.ProtocolEnv(r.Header.Get("Git-Protocol"))
 }
 
 // advertise answers GET info/refs?service=...
@@ -163,7 +137,7 @@ func (h *Handler) advertise(w http.ResponseWriter, r *http.Request, a *Access, s
 	}
 	if r.Header.Get("Git-Protocol") == "" {
 		// Protocol v0/v1 smart HTTP starts with the service announcement.
-		w.Write(pktLine("# service=" + service + "\n"))
+		w.Write(gitserve.PktLine("# service=" + service + "\n"))
 		w.Write([]byte("0000"))
 	}
 	io.Copy(w, out)
@@ -182,194 +156,29 @@ func (h *Handler) rpc(w http.ResponseWriter, r *http.Request, a *Access, service
 		defer gz.Close()
 		body = gz
 	}
-	args := []string{}
-	var cmds *commandReader
-	var check *pushCheck
-	if service == "git-receive-pack" {
-		args = append(args, gitrepo.ReceiveArgs()...)
-		if h.MaxPush > 0 {
-			args = append(args, "-c", "receive.maxInputSize="+strconv.FormatInt(h.MaxPush, 10))
-		}
-		if h.Check != nil {
-			var err error
-			if check, err = h.newCheck(a); err != nil {
-				http.Error(w, err.Error(), 500)
-				return
-			}
-			args = append(args, check.args()...)
-		}
-		cmds = &commandReader{r: body}
-		body = cmds
-	}
-	args = append(args, strings.TrimPrefix(service, "git-"), "--stateless-rpc", ".")
-	cmd := a.Repo.Cmd(r.Context(), gitProtocolEnv(r), args...)
-	cmd.Stdin = body
-	check.attach(cmd)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		check.start(false, h, r, a)
-		http.Error(w, err.Error(), 500)
-		return
-	}
 	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		check.start(false, h, r, a)
+	res, err := h.Git.Serve(r.Context(), gitserve.Run{Access: a, Service: service, Stateless: true,
+		Protocol: r.Header.Get("Git-Protocol"), In: body, Out: flushWriter{w}, Stderr: &stderr,
+		Started: func() {
+			w.Header().Set("Content-Type", "application/x-"+service+"-result")
+			w.Header().Set("Cache-Control", "no-cache, max-age=0, must-revalidate")
+		}})
+	if err != nil {
 		http.Error(w, err.Error(), 500)
 		return
 	}
-	check.start(true, h, r, a)
-	w.Header().Set("Content-Type", "application/x-"+service+"-result")
-	w.Header().Set("Cache-Control", "no-cache, max-age=0, must-revalidate")
-	fl, _ := w.(http.Flusher)
-	br := bufio.NewReaderSize(out, 64<<10)
-	buf := make([]byte, 64<<10)
-	var pack *packWatch
-	if service == "git-upload-pack" && h.Fetched != nil {
-		pack = &packWatch{}
-	}
-	var report *reportFilter
-	if check != nil {
-		report = &reportFilter{check: check}
-	}
-	for {
-		n, err := br.Read(buf)
-		if n > 0 {
-			pack.see(buf[:n])
-			chunk := buf[:n]
-			if report != nil {
-				chunk = report.feed(chunk)
-			}
-			if _, werr := w.Write(chunk); werr != nil {
-				break
-			}
-			if fl != nil {
-				fl.Flush()
-			}
-		}
-		if err != nil {
-			break
-		}
-	}
-	if report != nil && len(report.buf) > 0 {
-		w.Write(report.buf) // a torn last packet, as git wrote it
-	}
-	cmd.Wait()
-	check.wait()
-	if pack != nil && pack.found {
+	if res.Fetched && h.Fetched != nil {
 		h.Fetched(r, a)
 	}
-	if cmds != nil && h.Observer != nil {
-		// Record the commands git applied: a ref that now holds the pushed
-		// value. (Comparing refs before and after would credit a concurrent
-		// winner's update to every push that lost the race.)
-		ctx := context.WithoutCancel(r.Context())
-		now := refMap(ctx, a.Repo)
-		var updates []RefUpdate
-		for _, c := range cmds.commands {
-			if c.New == gitrepo.ZeroOID {
-				if _, still := now[c.Name]; !still {
-					updates = append(updates, c)
-				}
-			} else if now[c.Name] == c.New {
-				updates = append(updates, c)
-			}
-		}
-		if len(updates) > 0 {
-			h.Observer.Pushed(ctx, a, updates)
-		}
-	}
 }
 
-func refMap(ctx context.Context, repo *gitrepo.Repo) map[string]string {
-	refs, err := repo.Refs(ctx, "")
-	m := map[string]string{}
-	if err != nil {
-		return m
+// flushWriter flushes each write of git's output to the client.
+type flushWriter struct{ w http.ResponseWriter }
+
+func (f flushWriter) Write(p []byte) (int, error) { return f.w.Write(p) }
+
+func (f flushWriter) Flush() {
+	if fl, ok := f.w.(http.Flusher); ok {
+		fl.Flush()
 	}
-	for _, ref := range refs {
-		m[ref.Name] = ref.OID
-	}
-	return m
-}
-
-func pktLine(s string) []byte {
-	return []byte(fmt.Sprintf("%04x%s", len(s)+4, s))
-}
-
-// commandReader passes a receive-pack request through while reading its
-// leading command list: pkt-lines "<old> <new> <ref>" up to the first flush.
-type commandReader struct {
-	r        io.Reader
-	buf      []byte
-	done     bool
-	commands []RefUpdate
-}
-
-func (c *commandReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if !c.done && n > 0 {
-		c.buf = append(c.buf, p[:n]...)
-		c.parse()
-	}
-	return n, err
-}
-
-func (c *commandReader) parse() {
-	for !c.done && len(c.buf) >= 4 {
-		size, err := strconv.ParseUint(string(c.buf[:4]), 16, 16)
-		if err != nil {
-			c.done = true
-			return
-		}
-		if size == 0 { // flush: the commands are over
-			c.done, c.buf = true, nil
-			return
-		}
-		if size < 4 || int(size) > len(c.buf) {
-			if size < 4 {
-				c.done = true
-			}
-			return
-		}
-		line := string(c.buf[4:size])
-		c.buf = c.buf[size:]
-		line, _, _ = strings.Cut(line, "\x00")
-		f := strings.Fields(line)
-		if len(f) == 3 && gitrepo.ValidOID(f[0]) && gitrepo.ValidOID(f[1]) {
-			c.commands = append(c.commands, RefUpdate{Old: f[0], New: f[1], Name: f[2]})
-		} else if len(c.commands) == 0 && !strings.HasPrefix(line, "shallow ") {
-			c.done = true // not a command list (push certificate or unknown)
-		}
-	}
-	if len(c.buf) > 1<<20 {
-		c.done, c.buf = true, nil
-	}
-}
-
-// packWatch looks for the start of a pack in upload-pack's output: a
-// side-band packet of the data channel beginning with "PACK" (protocol v0
-// and v2 alike). Only the first packWatchLimit bytes are searched, which
-// hold the negotiation and any progress that precedes the pack.
-type packWatch struct {
-	found bool
-	seen  int
-	tail  []byte // the last bytes of the previous chunk, for a split marker
-}
-
-const packWatchLimit = 1 << 20
-
-var packMarker = []byte("\x01PACK")
-
-func (p *packWatch) see(b []byte) {
-	if p == nil || p.found || p.seen > packWatchLimit {
-		return
-	}
-	p.seen += len(b)
-	joined := append(p.tail, b[:min(len(b), len(packMarker))]...)
-	if bytes.Contains(joined, packMarker) || bytes.Contains(b, packMarker) {
-		p.found = true
-		return
-	}
-	p.tail = append(p.tail[:0], b[max(0, len(b)-len(packMarker)+1):]...)
 }

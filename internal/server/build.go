@@ -44,6 +44,7 @@ import (
 	runnersapi "github.com/hubd/hubd/internal/api/runners"
 	searchapi "github.com/hubd/hubd/internal/api/search"
 	secretsapi "github.com/hubd/hubd/internal/api/secrets"
+	sshkeysapi "github.com/hubd/hubd/internal/api/sshkeys"
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
 	transfersapi "github.com/hubd/hubd/internal/api/transfers"
@@ -83,6 +84,9 @@ type Config struct {
 	// first seals, the others are former keys; none: a key kept in the
 	// database.
 	SecretsKeys [][]byte
+	// SSHBase is where ssh_url points when the SSH server runs
+	// (wire.SSHBaseFor); "" when it does not.
+	SSHBase string
 }
 
 // Build wires every api package into a server.
@@ -108,6 +112,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Outbox:  outbox.New(cfg.Store),
 	}
 	d.URLs.Enterprise = cfg.Enterprise
+	d.URLs.SSHBase = cfg.SSHBase
 	var s *Server // the catalogue reads the final route table on its first request
 	// Reviews follow pull requests: comments move when a head moves, and
 	// pull request objects show requested reviewers.
@@ -154,6 +159,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		exec.Heartbeat = min(10*time.Second, cfg.RunnerOffline/4)
 	}
 	exec.MaxTimeout = cfg.MaxJobTimeout
+	sshKeysAPI := sshkeysapi.New(d)
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -204,6 +210,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		runnerproto.New(d, exec, runnersAPI.Service()).Routes(),
 		secretsAPI.Routes(),
 		secretsAPI.EnvironmentRoutes(envAPI.Service()),
+		sshKeysAPI.Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)
@@ -213,10 +220,11 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	if cfg.MaxBody > 0 {
 		s.MaxBody = cfg.MaxBody
 	}
-	s.git.MaxPush = cfg.MaxPush
+	s.gitsvc.MaxPush = cfg.MaxPush
+	s.sshKeys = sshKeysAPI.Service()
 	// Workflow files need the workflow scope or permission; then the
 	// repository rules decide pushes.
-	s.git.Check = workflowPushCheck(rulesetPush{urls: d.URLs, svc: rulesetsAPI.Service()}.PushCheck)
+	s.gitsvc.Check = workflowPushCheck(rulesetPush{urls: d.URLs, svc: rulesetsAPI.Service()}.PushCheck)
 	s.git.Resolver = gitResolver{d: &s.deps, gist: gistGit{d: d, svc: gistsAPI.Service()}.GitAccess}
 	// The sign-in and flow pages; failed sign-ins count in the server's
 	// failed-authentication lockout.

@@ -44,6 +44,6 @@ func (a gistGit) GitAccess(r *http.Request, id string, push bool) (*githttp.Acce
 	}
 	repo := a.d.Git.Open(gitrepo.GistStorage(g.ID))
 	actor := c.UserID()
-	return &githttp.Access{Repo: repo, ActorID: actor, DefaultBranch: "main",
+	return &githttp.Access{Repo: repo, ActorID: actor, DefaultBranch: "main", Caller: c,
 		OnPush: func(ctx context.Context, _ []githttp.RefUpdate) error { return a.svc.Pushed(ctx, g.ID, actor) }}, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/githttp"
+	"github.com/hubd/hubd/internal/gitserve"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/workflowguard"
@@ -80,7 +81,7 @@ func (g gitResolver) Resolve(r *http.Request, owner, name string, push bool) (*g
 	if err != nil {
 		return nil, err
 	}
-	return &githttp.Access{Repo: gr, RepoID: repo.ID, ActorID: c.UserID(), DefaultBranch: repo.DefaultBranch, Model: repo}, nil
+	return &githttp.Access{Repo: gr, RepoID: repo.ID, ActorID: c.UserID(), DefaultBranch: repo.DefaultBranch, Model: repo, Caller: c}, nil
 }
 
 // gitObserver records what a push changed.
@@ -101,23 +102,23 @@ func (g gitObserver) Pushed(ctx context.Context, a *githttp.Access, updates []gi
 // workflow file the pusher's token may not change, before any ref moves
 // (git shows "! [remote rejected] ref -> ref (refusing to allow ...)" as
 // GitHub's does); next decides the pushes it lets through.
-func workflowPushCheck(next githttp.PushCheck) githttp.PushCheck {
-	return func(ctx context.Context, r *http.Request, a *githttp.Access, updates []githttp.RefUpdate, env []string) (string, error) {
+func workflowPushCheck(next gitserve.PushCheck) gitserve.PushCheck {
+	return func(ctx context.Context, a *gitserve.Access, updates []gitserve.RefUpdate, env []string) (string, error) {
 		if a.OnPush == nil { // a gist runs no workflows
 			changes := make([]workflowguard.Change, len(updates))
 			for i, u := range updates {
 				changes[i] = workflowguard.Change{Ref: u.Name, Old: u.Old, New: u.New}
 			}
-			no, err := workflowguard.Check(ctx, rest.Caller(r), a.Repo, env, changes...)
+			no, err := workflowguard.Check(ctx, a.Caller, a.Repo, env, changes...)
 			if err != nil {
 				return "", err
 			}
 			if no != nil {
 				// GitHub gives the reason in the ref's rejection.
-				return "", &githttp.Declined{Reason: no.Message}
+				return "", &gitserve.Declined{Reason: no.Message}
 			}
 		}
-		return next(ctx, r, a, updates, env)
+		return next(ctx, a, updates, env)
 	}
 }
 

@@ -2,27 +2,25 @@ package server
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 	"strings"
 
-	"github.com/hubd/hubd/internal/githttp"
+	"github.com/hubd/hubd/internal/gitserve"
 	"github.com/hubd/hubd/internal/model"
-	"github.com/hubd/hubd/internal/rest"
 	svc "github.com/hubd/hubd/internal/rulesets"
 	"github.com/hubd/hubd/internal/wire"
 )
 
-// rulesetPush is the rulesets' check of git pushes, for the git transport.
+// rulesetPush is the rulesets' check of git pushes, for the git transports.
 type rulesetPush struct {
 	urls wire.URLs
 	svc  *svc.Service
 }
 
-// PushCheck is the git transport's push check: the active rulesets of the
+// PushCheck is the git transports' push check: the active rulesets of the
 // repository decide the pushed ref updates, for the pusher (bypass actors
 // pass).
-func (a rulesetPush) PushCheck(ctx context.Context, r *http.Request, acc *githttp.Access, updates []githttp.RefUpdate, env []string) (string, error) {
+func (a rulesetPush) PushCheck(ctx context.Context, acc *gitserve.Access, updates []gitserve.RefUpdate, env []string) (string, error) {
 	repo := acc.Model
 	if repo == nil {
 		return "", nil
@@ -31,7 +29,7 @@ func (a rulesetPush) PushCheck(ctx context.Context, r *http.Request, acc *githtt
 	for i, u := range updates {
 		changes[i] = svc.RefChange{Ref: u.Name, Old: u.Old, New: u.New}
 	}
-	v, err := a.svc.CheckChanges(ctx, repo, svc.CallerActor(rest.Caller(r)), changes, env)
+	v, err := a.svc.CheckChanges(ctx, repo, svc.CallerActor(acc.Caller), changes, env)
 	if err != nil || len(v) == 0 {
 		return "", err
 	}

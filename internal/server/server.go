@@ -17,9 +17,11 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/catalogue"
 	"github.com/hubd/hubd/internal/githttp"
+	"github.com/hubd/hubd/internal/gitserve"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/sshkeys"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/web"
 )
@@ -28,7 +30,11 @@ import (
 type Server struct {
 	deps api.Deps
 	git  *githttp.Handler
-	web  *web.Handler
+	// gitsvc runs git for both git transports (smart HTTP and SSH).
+	gitsvc *gitserve.Service
+	// sshKeys authenticates the SSH transport's clients (set by Build).
+	sshKeys *sshkeys.Service
+	web     *web.Handler
 	// muxes are consulted in order; see New for why there is more than one.
 	muxes   []*http.ServeMux
 	routes  map[string]*rest.Route // "METHOD pattern" -> route
@@ -77,7 +83,8 @@ func New(deps api.Deps, sets ...[]rest.Route) (*Server, error) {
 	if s.deps.Tokens == nil {
 		s.deps.Tokens = api.NewTokenCache(0)
 	}
-	s.git = &githttp.Handler{Resolver: gitResolver{d: &s.deps}, Observer: gitObserver{&s.deps}, Fetched: s.fetched}
+	s.gitsvc = &gitserve.Service{Observer: gitObserver{&s.deps}}
+	s.git = &githttp.Handler{Resolver: gitResolver{d: &s.deps}, Git: s.gitsvc, Fetched: s.fetched}
 	s.web = web.New(&s.deps)
 	var all []*rest.Route
 	for _, set := range sets {

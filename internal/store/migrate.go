@@ -1933,6 +1933,26 @@ CREATE TABLE issue_redirects (
 );
 CREATE INDEX issue_redirects_issue ON issue_redirects (issue_id);
 `,
+	// 54: ssh: SSH public keys (internal/sshkeys): a user's keys
+	// (user_id) and repositories' deploy keys (repo_id); a key, by its
+	// fingerprint, is in use once across both.
+	`
+CREATE TABLE public_keys (
+  id {{id}},
+  user_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE,
+  repo_id BIGINT REFERENCES repos(id) ON DELETE CASCADE,
+  title TEXT NOT NULL,
+  key_text TEXT NOT NULL,
+  fingerprint TEXT NOT NULL UNIQUE,
+  read_only BOOLEAN NOT NULL DEFAULT FALSE,
+  verified BOOLEAN NOT NULL DEFAULT TRUE,
+  added_by TEXT NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  last_used BIGINT
+);
+CREATE INDEX public_keys_user ON public_keys (user_id, id);
+CREATE INDEX public_keys_repo ON public_keys (repo_id, id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

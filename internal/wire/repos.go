@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"net"
 	"net/url"
 
 	"github.com/hubd/hubd/internal/authz"
@@ -181,9 +182,25 @@ func (u URLs) RepoHTMLURL(r *model.Repo) string {
 	return u.Web + "/" + r.Owner.Login + "/" + r.Name
 }
 
-// SSHURL is the repository's ssh remote as GitHub writes it (hubd serves
-// no ssh: the address only completes the shape).
-func (u URLs) SSHURL(r *model.Repo) string { return "git@" + u.host() + ":" + r.FullName() + ".git" }
+// SSHURL is the repository's ssh remote: at hubd's SSH server when it runs
+// (SSHBase), else as GitHub writes it (the address only completes the
+// shape).
+func (u URLs) SSHURL(r *model.Repo) string {
+	if u.SSHBase != "" {
+		return u.SSHBase + r.FullName() + ".git"
+	}
+	return "git@" + u.host() + ":" + r.FullName() + ".git"
+}
+
+// SSHBaseFor is the SSHBase of an SSH server at host:port: GitHub's
+// scp-like "git@host:" on port 22, else "ssh://git@host:port/" (git's
+// scp-like form cannot name a port).
+func SSHBaseFor(host, port string) string {
+	if port == "" || port == "22" {
+		return "git@" + host + ":"
+	}
+	return "ssh://git@" + net.JoinHostPort(host, port) + "/"
+}
 
 // CloneURL is the smart-HTTP clone URL, <web>/<owner>/<repo>.git.
 func (u URLs) CloneURL(r *model.Repo) string { return u.RepoHTMLURL(r) + ".git" }

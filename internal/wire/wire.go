@@ -16,6 +16,9 @@ type URLs struct {
 	Web string // e.g. http://127.0.0.1:8080
 	// Enterprise is the slug of hubd's one enterprise ("": "hubd").
 	Enterprise string
+	// SSHBase prefixes "owner/repo.git" in ssh_url when hubd's SSH
+	// server runs (SSHBaseFor); "" when it does not.
+	SSHBase string
 }
 
 // NewURLs derives the API and web bases from an external URL.

@@ -1,4 +1,4 @@
-package githttp
+package gitserve
 
 import (
 	"bufio"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +20,7 @@ import (
 // git see the pushed objects (still in quarantine). It returns the message
 // that refuses the whole push ("" accepts it); git shows it to the pusher
 // line by line after "remote: ".
-type PushCheck func(ctx context.Context, r *http.Request, a *Access, updates []RefUpdate, env []string) (string, error)
+type PushCheck func(ctx context.Context, a *Access, updates []RefUpdate, env []string) (string, error)
 
 // The check runs as git's pre-receive hook, which receive-pack runs once
 // the pack is in quarantine. The hook hands its input back to hubd through
@@ -29,7 +28,7 @@ type PushCheck func(ctx context.Context, r *http.Request, a *Access, updates []R
 // commands, then a "." line) and answers with what hubd writes on another
 // (fd 4: the exit status, the message lines, a "." line).
 const preReceive = `#!/bin/sh
-# hubd's push check (internal/githttp): hubd decides, this relays.
+# hubd's push check (internal/gitserve): hubd decides, this relays.
 test -n "$HUBD_PUSH_CHECK" || exit 0
 {
 	printf '%s\n' "$GIT_QUARANTINE_PATH" "$GIT_OBJECT_DIRECTORY" "$GIT_ALTERNATE_OBJECT_DIRECTORIES"
@@ -81,8 +80,8 @@ type pushCheck struct {
 	reason           string // a Declined push's reason (set before done closes)
 }
 
-func (h *Handler) newCheck(a *Access) (*pushCheck, error) {
-	dir, err := h.hooks.path(a.Repo.Path)
+func (s *Service) newCheck(a *Access) (*pushCheck, error) {
+	dir, err := s.hooks.path(a.Repo.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +115,7 @@ func (c *pushCheck) attach(cmd *exec.Cmd) {
 }
 
 // start answers the hook once the command started (ok) or gives up.
-func (c *pushCheck) start(ok bool, h *Handler, r *http.Request, a *Access) {
+func (c *pushCheck) start(ctx context.Context, ok bool, s *Service, a *Access) {
 	if c == nil {
 		return
 	}
@@ -137,7 +136,7 @@ func (c *pushCheck) start(ok bool, h *Handler, r *http.Request, a *Access) {
 			return // the hook did not run (nothing to receive) or died
 		}
 		code, msg := 0, ""
-		refusal, err := h.Check(context.WithoutCancel(r.Context()), r, a, updates, env)
+		refusal, err := s.Check(context.WithoutCancel(ctx), a, updates, env)
 		var declined *Declined
 		switch {
 		case errors.As(err, &declined):

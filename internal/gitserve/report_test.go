@@ -1,4 +1,4 @@
-package githttp
+package gitserve
 
 import (
 	"bytes"
