@@ -1933,7 +1933,7 @@ CREATE TABLE issue_redirects (
 );
 CREATE INDEX issue_redirects_issue ON issue_redirects (issue_id);
 `,
-	// 54: ssh: SSH public keys (internal/sshkeys): a user's keys
+	// 56: ssh: SSH public keys (internal/sshkeys): a user's keys
 	// (user_id) and repositories' deploy keys (repo_id); a key, by its
 	// fingerprint, is in use once across both.
 	`
