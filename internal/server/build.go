@@ -111,6 +111,10 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	// pull request objects show requested reviewers.
 	pullsAPI, reviewsAPI := pullsapi.New(d), pullreviewsapi.New(d)
 	pullsAPI.Service().HeadMoved = append(pullsAPI.Service().HeadMoved, reviewsAPI.Service().HeadMoved)
+	// Code owners are asked for their review when a pull request opens,
+	// becomes ready or its head moves.
+	pullsAPI.Service().Opened = append(pullsAPI.Service().Opened, reviewsAPI.Service().RequestCodeOwners)
+	pullsAPI.Service().HeadMoved = append(pullsAPI.Service().HeadMoved, reviewsAPI.Service().RequestCodeOwners)
 	pullsAPI.Service().ReviewersOf = d.Store.R().RequestedReviewers
 	reviewsAPI.RenderPull = pullsAPI.RenderSimple
 	// A protection change re-evaluates the pull requests into the branch.
@@ -210,8 +214,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	s.git.MaxPush = cfg.MaxPush
 	// Workflow files need the workflow scope or permission; then the
-	// repository rules decide pushes.
-	s.git.Check = workflowPushCheck(rulesetsAPI.PushCheck)
+	// repository rules decide pushes (after branch push restrictions).
+	s.git.Check = workflowPushCheck(protAPI.PushCheck(rulesetsAPI.PushCheck))
 	s.git.Resolver = gitResolver{d: &s.deps, gist: gistsAPI.GitAccess}
 	s.Pages, s.Clients = oauthAPI.Pages(s.LoginLimiter()), oauthAPI.Clients
 	s.Feeds = activityAPI.Feeds()

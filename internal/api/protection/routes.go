@@ -6,21 +6,23 @@ package protection
 
 import (
 	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/codeowners"
 	svc "github.com/hubd/hubd/internal/protection"
 	"github.com/hubd/hubd/internal/rest"
 )
 
 // API serves the branch protection routes.
 type API struct {
-	d   *api.Deps
-	svc *svc.Service
+	d      *api.Deps
+	svc    *svc.Service
+	owners *codeowners.Service
 }
 
 // New makes the package.
 func New(d *api.Deps) *API {
 	s := svc.New(d.Store, d.Git)
 	s.Jobs = d.Jobs
-	return &API{d: d, svc: s}
+	return &API{d: d, svc: s, owners: codeowners.New(d.Store, d.Git)}
 }
 
 // Service is the protection service (the pulls service calls its
@@ -62,5 +64,22 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: p + "/required_pull_request_reviews", OperationID: "repos/get-pull-request-review-protection", Handler: a.getReviews, Scopes: scopes, Note: enforced},
 		{Method: "PATCH", Pattern: p + "/required_pull_request_reviews", OperationID: "repos/update-pull-request-review-protection", Handler: a.updateReviews, Scopes: scopes, Note: enforced},
 		{Method: "DELETE", Pattern: p + "/required_pull_request_reviews", OperationID: "repos/delete-pull-request-review-protection", Handler: a.removeReviews, Scopes: scopes, Note: enforced},
+
+		{Method: "GET", Pattern: p + "/restrictions", OperationID: "repos/get-access-restrictions", Handler: a.getRestrictions, Scopes: scopes, Note: enforced},
+		{Method: "DELETE", Pattern: p + "/restrictions", OperationID: "repos/delete-access-restrictions", Handler: a.removeRestrictions, Scopes: scopes, Note: enforced},
+		{Method: "GET", Pattern: p + "/restrictions/users", OperationID: "repos/get-users-with-access-to-protected-branch", Handler: a.restrictionList("users", ""), Scopes: scopes, Note: enforced},
+		{Method: "POST", Pattern: p + "/restrictions/users", OperationID: "repos/add-user-access-restrictions", Handler: a.restrictionList("users", "add"), Scopes: scopes, Note: enforced},
+		{Method: "PUT", Pattern: p + "/restrictions/users", OperationID: "repos/set-user-access-restrictions", Handler: a.restrictionList("users", "set"), Scopes: scopes, Note: enforced},
+		{Method: "DELETE", Pattern: p + "/restrictions/users", OperationID: "repos/remove-user-access-restrictions", Handler: a.restrictionList("users", "remove"), Scopes: scopes, Note: enforced},
+		{Method: "GET", Pattern: p + "/restrictions/teams", OperationID: "repos/get-teams-with-access-to-protected-branch", Handler: a.restrictionList("teams", ""), Scopes: scopes, Note: enforced},
+		{Method: "POST", Pattern: p + "/restrictions/teams", OperationID: "repos/add-team-access-restrictions", Handler: a.restrictionList("teams", "add"), Scopes: scopes, Note: enforced},
+		{Method: "PUT", Pattern: p + "/restrictions/teams", OperationID: "repos/set-team-access-restrictions", Handler: a.restrictionList("teams", "set"), Scopes: scopes, Note: enforced},
+		{Method: "DELETE", Pattern: p + "/restrictions/teams", OperationID: "repos/remove-team-access-restrictions", Handler: a.restrictionList("teams", "remove"), Scopes: scopes, Note: enforced},
+		{Method: "GET", Pattern: p + "/restrictions/apps", OperationID: "repos/get-apps-with-access-to-protected-branch", Handler: a.restrictionList("apps", ""), Scopes: scopes, Note: enforced},
+		{Method: "POST", Pattern: p + "/restrictions/apps", OperationID: "repos/add-app-access-restrictions", Handler: a.restrictionList("apps", "add"), Scopes: scopes, Note: enforced},
+		{Method: "PUT", Pattern: p + "/restrictions/apps", OperationID: "repos/set-app-access-restrictions", Handler: a.restrictionList("apps", "set"), Scopes: scopes, Note: enforced},
+		{Method: "DELETE", Pattern: p + "/restrictions/apps", OperationID: "repos/remove-app-access-restrictions", Handler: a.restrictionList("apps", "remove"), Scopes: scopes, Note: enforced},
+
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/codeowners/errors", OperationID: "repos/codeowners-errors", Handler: a.codeownersErrors, Scopes: scopes},
 	}
 }
