@@ -36,7 +36,7 @@ type BranchProtection struct {
 	// Bypass may merge without the review requirement.
 	Bypass    Allowed
 	CreatedAt time.Time
-	UpdatedAt        time.Time
+	UpdatedAt time.Time
 }
 
 // ReviewVerdict is a user's latest deciding review of a pull request

@@ -70,7 +70,7 @@ func (s *Service) resolve(ctx context.Context, repo *model.Repo, in *Allowances,
 	q := s.Store.R()
 	invalid := func(kind, name string) error {
 		return &model.ValidationError{Errors: []model.FieldError{{Resource: "ProtectedBranch", Field: field, Code: "invalid",
-				Message: kind + " " + name + " could not be found or does not have push access to this repository"}}}
+			Message: kind + " " + name + " could not be found or does not have push access to this repository"}}}
 	}
 	for _, login := range in.Users {
 		u, err := q.AccountByLogin(ctx, login)

@@ -148,7 +148,7 @@ func TestCodeOwnerReviews(t *testing.T) {
 	f := newOrgFixture(t)
 	f.write(t, f.olga, "main", ".github/CODEOWNERS", "*.txt @wes @amy\n/src/ @octo/core\n/docs/ @ghost\n")
 	_, _, err := f.olga.Repositories.UpdateBranchProtection(ctx, "octo", "app", "main", &github.ProtectionRequest{
-		EnforceAdmins: true,
+		EnforceAdmins:              true,
 		RequiredPullRequestReviews: &github.PullRequestReviewsEnforcementRequest{RequireCodeOwnerReviews: true},
 	})
 	if err != nil {
@@ -410,7 +410,7 @@ func TestDismissalAndBypass(t *testing.T) {
 	_, _, err := f.olga.Repositories.UpdateBranchProtection(ctx, "octo", "app", "main", &github.ProtectionRequest{
 		EnforceAdmins: true,
 		RequiredPullRequestReviews: &github.PullRequestReviewsEnforcementRequest{RequiredApprovingReviewCount: 2,
-			DismissalRestrictionsRequest: &github.DismissalRestrictionsRequest{Users: &[]string{"wes"}, Teams: &[]string{}},
+			DismissalRestrictionsRequest:       &github.DismissalRestrictionsRequest{Users: &[]string{"wes"}, Teams: &[]string{}},
 			BypassPullRequestAllowancesRequest: &github.BypassPullRequestAllowancesRequest{Users: []string{"amy"}, Teams: []string{}, Apps: []string{}}},
 	})
 	if err != nil {

@@ -67,17 +67,17 @@ func (b *reviewsBody) input() *svc.ReviewsInput {
 }
 
 type putBody struct {
-	RequiredStatusChecks           *statusChecksBody         `json:"required_status_checks"`
-	EnforceAdmins                  *bool                     `json:"enforce_admins"`
-	RequiredPullRequestReviews     *reviewsBody              `json:"required_pull_request_reviews"`
-	Restrictions                   *allowBody                `json:"restrictions"`
-	RequiredLinearHistory          *bool                     `json:"required_linear_history"`
-	AllowForcePushes               *bool                     `json:"allow_force_pushes"`
-	AllowDeletions                 *bool                     `json:"allow_deletions"`
-	BlockCreations                 *bool                     `json:"block_creations"`
-	RequiredConversationResolution *bool                     `json:"required_conversation_resolution"`
-	LockBranch                     *bool                     `json:"lock_branch"`
-	AllowForkSyncing               *bool                     `json:"allow_fork_syncing"`
+	RequiredStatusChecks           *statusChecksBody `json:"required_status_checks"`
+	EnforceAdmins                  *bool             `json:"enforce_admins"`
+	RequiredPullRequestReviews     *reviewsBody      `json:"required_pull_request_reviews"`
+	Restrictions                   *allowBody        `json:"restrictions"`
+	RequiredLinearHistory          *bool             `json:"required_linear_history"`
+	AllowForcePushes               *bool             `json:"allow_force_pushes"`
+	AllowDeletions                 *bool             `json:"allow_deletions"`
+	BlockCreations                 *bool             `json:"block_creations"`
+	RequiredConversationResolution *bool             `json:"required_conversation_resolution"`
+	LockBranch                     *bool             `json:"lock_branch"`
+	AllowForkSyncing               *bool             `json:"allow_fork_syncing"`
 }
 
 // protected answers a branch's protection with the actors it names.
