@@ -373,3 +373,14 @@ func PushRestrictedMessage(ref string) string {
 	return "error: GH006: Protected branch update failed for " + ref + ".\n" +
 		"error: You're not authorized to push to this branch. Visit https://docs.github.com/articles/about-protected-branches/ for more information."
 }
+
+// CheckRefWrite refuses an API write that moves ref (the git refs API,
+// the contents API) when the branch's push restrictions leave the writer
+// out: GitHub's words at status (422 for the refs API, 409 for contents).
+func (s *Service) CheckRefWrite(ctx context.Context, repo *model.Repo, userID, appID int64, ref string, status int) error {
+	refused, err := s.RestrictedRef(ctx, repo, userID, appID, []string{ref})
+	if err != nil || refused == "" {
+		return err
+	}
+	return &model.HTTPError{Status: status, Message: "Protected branch update failed for " + refused + ". You're not authorized to push to this branch."}
+}

@@ -353,6 +353,22 @@ func TestPushRestrictions(t *testing.T) {
 	if out, refused := f.push(t, "amy", f.amyT, "feature"); refused {
 		t.Fatalf("amy's push to feature refused:\n%s", out)
 	}
+	// The same through the contents and git refs APIs.
+	if _, _, err := f.amy.Repositories.CreateFile(ctx, "octo", "app", "api.txt", &github.RepositoryContentFileOptions{
+		Message: github.Ptr("api"), Content: []byte("x\n"), Branch: github.Ptr("main")}); err == nil {
+		t.Fatal("amy committed to main through the contents API")
+	} else if code, msg := status(err); code != 409 || !strings.Contains(msg, "Protected branch update failed for refs/heads/main.") {
+		t.Fatalf("contents: %d %q", code, msg)
+	}
+	feature, _, err := f.amy.Git.GetRef(ctx, "octo", "app", "refs/heads/feature")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.amy.Git.UpdateRef(ctx, "octo", "app", "refs/heads/main", github.UpdateRef{SHA: feature.GetObject().GetSHA(), Force: github.Ptr(true)}); err == nil {
+		t.Fatal("amy moved main through the git refs API")
+	} else if code, msg := status(err); code != 422 || !strings.Contains(msg, "Protected branch update failed for refs/heads/main.") {
+		t.Fatalf("refs: %d %q", code, msg)
+	}
 	if out, refused := f.push(t, "wes", f.wesT, "main"); refused {
 		t.Fatalf("wes's push refused:\n%s", out)
 	}
