@@ -472,3 +472,37 @@ func TestDismissalAndBypass(t *testing.T) {
 		t.Fatalf("amy's bypass: %v", err)
 	}
 }
+
+// A draft asks nobody; marked ready for review (GraphQL), it asks its
+// code owners.
+func TestCodeOwnersOnReady(t *testing.T) {
+	f := newOrgFixture(t)
+	f.write(t, f.olga, "main", "CODEOWNERS", "* @wes\n")
+	f.write(t, f.amy, "feature", "d.txt", "d\n")
+	pr, _, err := f.amy.PullRequests.Create(ctx, "octo", "app", github.CreatePullRequest{Title: github.Ptr("d"), Head: "feature", Base: "main", Draft: github.Ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.e.RunJobs()
+	requested := func() int {
+		t.Helper()
+		r, _, err := f.amy.PullRequests.ListReviewers(ctx, "octo", "app", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(r.Users) + len(r.Teams)
+	}
+	if n := requested(); n != 0 {
+		t.Fatalf("a draft asked %d reviewers", n)
+	}
+	r := f.e.Do("POST", "/graphql", f.amyT, map[string]any{
+		"query":     `mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft } } }`,
+		"variables": map[string]any{"id": pr.GetNodeID()}})
+	if r.StatusCode != 200 || strings.Contains(string(r.Body), `"errors"`) {
+		t.Fatalf("ready: %d %s", r.StatusCode, r.Body)
+	}
+	f.e.RunJobs()
+	if n := requested(); n != 1 {
+		t.Fatalf("ready: %d reviewers asked, want wes", n)
+	}
+}
