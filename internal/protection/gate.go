@@ -38,6 +38,13 @@ func notAllowed(msg string) error { return &model.HTTPError{Status: 405, Message
 // SetRequiredContexts wrote, for everyone (hubd's behaviour before
 // protection existed).
 func (s *Service) MergeGate(ctx context.Context, repo *model.Repo, pull *model.Pull, actorPerm authz.Permission, states map[string]string) (string, error) {
+	return s.MergeGateAs(ctx, repo, pull, callerOf(ctx, actorPerm), states)
+}
+
+// MergeGateAs is MergeGate for who (a merge made in a job, whose context
+// holds no caller, names the user who asked for it).
+func (s *Service) MergeGateAs(ctx context.Context, repo *model.Repo, pull *model.Pull, who Who, states map[string]string) (string, error) {
+	actorPerm := who.Perm
 	q := s.Store.R()
 	p, err := q.BranchProtection(ctx, repo.ID, pull.BaseRef)
 	if err != nil {
@@ -50,7 +57,6 @@ func (s *Service) MergeGate(ctx context.Context, repo *model.Repo, pull *model.P
 		}
 		p = &model.BranchProtection{StatusChecks: len(required) > 0, RequiredContexts: required, EnforceAdmins: true}
 	}
-	who := callerOf(ctx, actorPerm)
 	// refusals block everyone (the mergeable_state); mine are this
 	// caller's: a bypass allowance lets its holder merge without the
 	// reviews, and push restrictions leave out who they do not name.
@@ -140,6 +146,16 @@ func callerOf(ctx context.Context, perm authz.Permission) Who {
 	who := Who{Perm: perm}
 	if c := rest.From((&http.Request{}).WithContext(ctx)).Caller; c != nil {
 		who.UserID, who.AppID = c.UserID(), c.AppID
+	}
+	return who
+}
+
+// For is who a user is when merging with perm: the request's app, when
+// the request's caller is that user.
+func For(ctx context.Context, userID int64, perm authz.Permission) Who {
+	who := callerOf(ctx, perm)
+	if who.UserID != userID {
+		who = Who{UserID: userID, Perm: perm}
 	}
 	return who
 }
@@ -268,19 +284,7 @@ func (s *Service) reviewRefusal(ctx context.Context, repo *model.Repo, pull *mod
 
 // userPerm is a user's own permission on repo (no token limits).
 func (s *Service) userPerm(ctx context.Context, repo *model.Repo, userID int64) (authz.Permission, error) {
-	q := s.Store.R()
-	u, err := q.AccountByID(ctx, userID)
-	if errors.Is(err, model.ErrNotFound) {
-		return authz.None, nil
-	}
-	if err != nil {
-		return authz.None, err
-	}
-	v, err := q.RepoByID(ctx, repo.ID, userID)
-	if err != nil {
-		return authz.None, err
-	}
-	return authz.RepoPermission(&authz.Caller{User: u}, v.Repo, v.Facts), nil
+	return codeowners.UserPerm(ctx, s.Store, repo, userID)
 }
 
 // checksRefusal is GitHub's 405 for required contexts that are not green.
