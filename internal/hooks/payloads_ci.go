@@ -349,15 +349,15 @@ func (b *builder) protectionEvent(ctx context.Context, repo *model.Repo, d domai
 		"id": protectionID(repo.ID, branch), "repository_id": repo.ID, "name": branch,
 		"created_at": wire.Time(p.CreatedAt), "updated_at": wire.Time(p.UpdatedAt),
 		"pull_request_reviews_enforcement_level": level(p.Reviews), "required_approving_review_count": p.RequiredApprovals,
-		"dismiss_stale_reviews_on_push": p.DismissStaleReviews, "require_code_owner_review": false,
-		"authorized_dismissal_actors_only": false, "ignore_approvals_from_contributors": false,
+		"dismiss_stale_reviews_on_push": p.DismissStaleReviews, "require_code_owner_review": p.RequireCodeOwnerReviews,
+		"authorized_dismissal_actors_only": p.DismissalRestricted, "ignore_approvals_from_contributors": false,
 		"required_status_checks": checks, "required_status_checks_enforcement_level": level(p.StatusChecks),
 		"strict_required_status_checks_policy": p.Strict, "signature_requirement_enforcement_level": off,
 		"linear_history_requirement_enforcement_level": off, "lock_branch_enforcement_level": off,
 		"admin_enforced": p.EnforceAdmins, "allow_force_pushes_enforcement_level": forcePush,
 		"allow_deletions_enforcement_level": deletions, "merge_queue_enforcement_level": off,
 		"required_deployments_enforcement_level": off, "required_conversation_resolution_level": off,
-		"authorized_actors_only": false, "authorized_actor_names": []string{},
+		"authorized_actors_only": p.Restricted, "authorized_actor_names": []string{},
 	}
 	if action == "edited" {
 		out["changes"] = map[string]any{}

@@ -23,8 +23,20 @@ type BranchProtection struct {
 	// as asked; false is answered but not enforced (see the route notes).
 	AllowForcePushes bool
 	AllowDeletions   bool
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	// RequireCodeOwnerReviews asks an approval of a code owner of each
+	// owned file a pull request changes.
+	RequireCodeOwnerReviews bool
+	// Restricted says restrictions is set: only Push (and admins, unless
+	// EnforceAdmins) may push to the branch or merge into it.
+	Restricted bool
+	Push       Allowed
+	// DismissalRestricted lets only Dismiss (and admins) dismiss reviews.
+	DismissalRestricted bool
+	Dismiss             Allowed
+	// Bypass may merge without the review requirement.
+	Bypass    Allowed
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ReviewVerdict is a user's latest deciding review of a pull request
@@ -34,4 +46,20 @@ type ReviewVerdict struct {
 	UserID   int64
 	State    string
 	CommitID string
+}
+
+// Allowed are the users, teams and apps a protection setting names, by id.
+type Allowed struct {
+	Users, Teams, Apps []int64
+}
+
+// Empty reports whether it names nobody.
+func (a Allowed) Empty() bool { return len(a.Users)+len(a.Teams)+len(a.Apps) == 0 }
+
+// ProtectionActors are the accounts, teams and apps a protection's lists
+// name, loaded together for its answer.
+type ProtectionActors struct {
+	Users map[int64]*Account
+	Teams map[int64]*Team
+	Apps  map[int64]*App
 }

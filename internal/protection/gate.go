@@ -3,12 +3,16 @@ package protection
 import (
 	"context"
 	"errors"
+	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/codeowners"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -34,6 +38,13 @@ func notAllowed(msg string) error { return &model.HTTPError{Status: 405, Message
 // SetRequiredContexts wrote, for everyone (hubd's behaviour before
 // protection existed).
 func (s *Service) MergeGate(ctx context.Context, repo *model.Repo, pull *model.Pull, actorPerm authz.Permission, states map[string]string) (string, error) {
+	return s.MergeGateAs(ctx, repo, pull, callerOf(ctx, actorPerm), states)
+}
+
+// MergeGateAs is MergeGate for who (a merge made in a job, whose context
+// holds no caller, names the user who asked for it).
+func (s *Service) MergeGateAs(ctx context.Context, repo *model.Repo, pull *model.Pull, who Who, states map[string]string) (string, error) {
+	actorPerm := who.Perm
 	q := s.Store.R()
 	p, err := q.BranchProtection(ctx, repo.ID, pull.BaseRef)
 	if err != nil {
@@ -46,15 +57,40 @@ func (s *Service) MergeGate(ctx context.Context, repo *model.Repo, pull *model.P
 		}
 		p = &model.BranchProtection{StatusChecks: len(required) > 0, RequiredContexts: required, EnforceAdmins: true}
 	}
-	var refusals []error
-	if p.Reviews && p.RequiredApprovals > 0 {
-		if err := s.reviewRefusal(ctx, repo, pull, p.RequiredApprovals); err != nil {
-			refusals = append(refusals, err)
+	// refusals block everyone (the mergeable_state); mine are this
+	// caller's: a bypass allowance lets its holder merge without the
+	// reviews, and push restrictions leave out who they do not name.
+	var refusals, mine []error
+	if p.Reviews {
+		var reviews []error
+		if p.RequiredApprovals > 0 {
+			if err := s.reviewRefusal(ctx, repo, pull, p.RequiredApprovals); err != nil {
+				reviews = append(reviews, err)
+			}
+		}
+		if p.RequireCodeOwnerReviews {
+			if err := s.codeOwnerRefusal(ctx, repo, pull); err != nil {
+				var he *model.HTTPError
+				if !errors.As(err, &he) {
+					return "", err
+				}
+				reviews = append(reviews, err)
+			}
+		}
+		refusals = append(refusals, reviews...)
+		bypass := false
+		if len(reviews) > 0 && !p.Bypass.Empty() {
+			if bypass, err = s.names(ctx, p.Bypass, who); err != nil {
+				return "", err
+			}
+		}
+		if !bypass {
+			mine = append(mine, reviews...)
 		}
 	}
 	if p.StatusChecks {
 		if err := checksRefusal(p.RequiredContexts, states); err != nil {
-			refusals = append(refusals, err)
+			refusals, mine = append(refusals, err), append(mine, err)
 		}
 	}
 	state := StateClean
@@ -67,11 +103,16 @@ func (s *Service) MergeGate(ctx context.Context, repo *model.Repo, pull *model.P
 			return "", err
 		}
 		if behind {
-			refusals = append(refusals, notAllowed("Head branch is out of date. Review and try the merge again."))
+			mine = append(mine, notAllowed("Head branch is out of date. Review and try the merge again."))
 			if state == StateClean {
 				state = StateBehind
 			}
 		}
+	}
+	if ok, err := s.mayPush(ctx, p, who); err != nil {
+		return "", err
+	} else if !ok {
+		mine = append(mine, ErrPushRestricted)
 	}
 	// The active rulesets on the base branch apply as well
 	// (rulesetgate.go); their bypass actors pass them.
@@ -93,10 +134,107 @@ func (s *Service) MergeGate(ctx context.Context, repo *model.Repo, pull *model.P
 			}
 		}
 	}
-	if len(refusals) == 0 || (actorPerm >= authz.Admin && !p.EnforceAdmins) {
+	if len(mine) == 0 || (actorPerm >= authz.Admin && !p.EnforceAdmins) {
 		return state, ruled.refusal
 	}
-	return state, refusals[0]
+	return state, mine[0]
+}
+
+// callerOf is who merges: the request's caller, which the transports keep
+// in the context (none in background jobs), with their permission.
+func callerOf(ctx context.Context, perm authz.Permission) Who {
+	who := Who{Perm: perm}
+	if c := rest.From((&http.Request{}).WithContext(ctx)).Caller; c != nil {
+		who.UserID, who.AppID = c.UserID(), c.AppID
+	}
+	return who
+}
+
+// For is who a user is when merging with perm: the request's app, when
+// the request's caller is that user.
+func For(ctx context.Context, userID int64, perm authz.Permission) Who {
+	who := callerOf(ctx, perm)
+	if who.UserID != userID {
+		who = Who{UserID: userID, Perm: perm}
+	}
+	return who
+}
+
+// codeOwnerRefusal is the 405 of a pull request that changes owned files
+// without an approval of one of each file's code owners (by the
+// CODEOWNERS file of its base branch): an owner approves as a user, or a
+// member of an owning team approves. The author's own review never counts.
+func (s *Service) codeOwnerRefusal(ctx context.Context, repo *model.Repo, pull *model.Pull) error {
+	own, err := codeowners.New(s.Store, s.Git).OfPull(ctx, repo, pull)
+	if err != nil || own == nil || len(own.Files) == 0 {
+		return err
+	}
+	verdicts, err := s.Store.R().ReviewVerdicts(ctx, pull.IssueID)
+	if err != nil {
+		return err
+	}
+	var approvers []int64
+	for _, v := range verdicts {
+		if v.State == model.ReviewApproved && (pull.Issue == nil || v.UserID != pull.Issue.UserID) {
+			approvers = append(approvers, v.UserID)
+		}
+	}
+	// approves memoises whether an owner approved.
+	memo := map[string]bool{}
+	approves := func(o codeowners.Resolved) (bool, error) {
+		key := o.Text
+		if ok, seen := memo[key]; seen {
+			return ok, nil
+		}
+		ok := false
+		if o.UserID != 0 {
+			ok = slices.Contains(approvers, o.UserID)
+		} else {
+			team := model.Allowed{Teams: []int64{o.TeamID}}
+			for _, id := range approvers {
+				var err error
+				if ok, err = s.names(ctx, team, Who{UserID: id}); err != nil || ok {
+					if err != nil {
+						return false, err
+					}
+					break
+				}
+			}
+		}
+		memo[key] = ok
+		return ok, nil
+	}
+	var waiting []string
+	paths := make([]string, 0, len(own.Files))
+	for path := range own.Files {
+		paths = append(paths, path)
+	}
+	slices.Sort(paths)
+	for _, path := range paths {
+		done := false
+		for _, o := range own.Files[path] {
+			ok, err := approves(o)
+			if err != nil {
+				return err
+			}
+			if ok {
+				done = true
+				break
+			}
+		}
+		if done {
+			continue
+		}
+		for _, o := range own.Files[path] {
+			if !slices.Contains(waiting, o.Text) {
+				waiting = append(waiting, o.Text)
+			}
+		}
+	}
+	if len(waiting) == 0 {
+		return nil
+	}
+	return notAllowed("Waiting on code owner review from " + strings.Join(waiting, ", ") + ".")
 }
 
 // MergeState is MergeGate's mergeable_state alone (the same for every
@@ -146,19 +284,7 @@ func (s *Service) reviewRefusal(ctx context.Context, repo *model.Repo, pull *mod
 
 // userPerm is a user's own permission on repo (no token limits).
 func (s *Service) userPerm(ctx context.Context, repo *model.Repo, userID int64) (authz.Permission, error) {
-	q := s.Store.R()
-	u, err := q.AccountByID(ctx, userID)
-	if errors.Is(err, model.ErrNotFound) {
-		return authz.None, nil
-	}
-	if err != nil {
-		return authz.None, err
-	}
-	v, err := q.RepoByID(ctx, repo.ID, userID)
-	if err != nil {
-		return authz.None, err
-	}
-	return authz.RepoPermission(&authz.Caller{User: u}, v.Repo, v.Facts), nil
+	return codeowners.UserPerm(ctx, s.Store, repo, userID)
 }
 
 // checksRefusal is GitHub's 405 for required contexts that are not green.

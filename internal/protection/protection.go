@@ -1,9 +1,11 @@
 // Package protection is the branch protection service: per exact branch
 // name, the rules a pull request merge into that branch must meet —
 // required status checks (optionally with the head up to date), required
-// approving reviews (optionally dismissed when the head moves), and whether
-// administrators are held to them. Settings hubd cannot enforce are refused
-// with a 422 naming the field rather than stored as if they worked.
+// approving reviews (optionally dismissed when the head moves, optionally
+// from code owners, with who may dismiss them and who may merge without
+// them), who may push to the branch, and whether administrators are held
+// to them. Settings hubd cannot enforce are refused with a 422 naming the
+// field rather than stored as if they worked.
 package protection
 
 import (
@@ -76,14 +78,17 @@ type StatusChecksInput struct {
 	Checks    []Check
 }
 
-// Allowances are user, team and app lists (dismissal restrictions, bypass
-// allowances): hubd takes only empty ones.
+// Allowances are user logins, team slugs and app slugs (push
+// restrictions, dismissal restrictions, bypass allowances); a nil list is
+// absent.
 type Allowances struct {
 	Users, Teams, Apps []string
 }
 
-func (a *Allowances) empty() bool {
-	return a == nil || len(a.Users)+len(a.Teams)+len(a.Apps) == 0
+// given reports whether any list is present (an empty object turns
+// dismissal restrictions off).
+func (a *Allowances) given() bool {
+	return a != nil && (a.Users != nil || a.Teams != nil || a.Apps != nil)
 }
 
 // ReviewsInput is required_pull_request_reviews (PUT) or its PATCH: nil
@@ -103,7 +108,7 @@ type UpdateInput struct {
 	StatusChecks           *StatusChecksInput
 	EnforceAdmins          bool
 	Reviews                *ReviewsInput
-	Restrictions           bool // restrictions was not null
+	Restrictions           *Allowances // nil: restrictions is null
 	LinearHistory          *bool
 	AllowForcePushes       *bool
 	AllowDeletions         *bool
@@ -145,6 +150,17 @@ func (u *unsupported) simple() error {
 		reasons[i] = e.Message
 	}
 	return &model.HTTPError{Status: 422, Message: "Validation Failed", Reasons: reasons}
+}
+
+// simpleShape turns field errors into PUT .../protection's shape (the
+// reasons as plain strings).
+func simpleShape(err error) error {
+	var ve *model.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	u := &unsupported{errs: ve.Errors}
+	return u.simple()
 }
 
 func needAdmin(perm authz.Permission) error {
@@ -225,11 +241,45 @@ func contextsOf(in *StatusChecksInput, u *unsupported) []string {
 	return out
 }
 
+// reviewLists are the resolved lists of a reviews input (nil: absent).
+type reviewLists struct {
+	dismiss, bypass *model.Allowed
+}
+
+// lists resolves the dismissal restrictions and bypass allowances of a
+// reviews input (before the transaction: they are reads).
+func (s *Service) lists(ctx context.Context, repo *model.Repo, in *ReviewsInput) (reviewLists, error) {
+	var out reviewLists
+	if in.DismissalRestrictions != nil {
+		a := model.Allowed{}
+		if in.DismissalRestrictions.given() {
+			if repo.Owner == nil || !repo.Owner.IsOrg() {
+				return out, model.Unprocessable("Dismissal restrictions are supported only for repositories owned by an organization.")
+			}
+			var err error
+			if a, err = s.resolve(ctx, repo, in.DismissalRestrictions, "dismissal_restrictions"); err != nil {
+				return out, err
+			}
+		}
+		out.dismiss = &a
+	}
+	if in.Bypass != nil {
+		a, err := s.resolve(ctx, repo, in.Bypass, "bypass_pull_request_allowances")
+		if err != nil {
+			return out, err
+		}
+		out.bypass = &a
+	}
+	return out, nil
+}
+
 // applyReviews writes a reviews input over p (a PATCH when p.Reviews was
 // already on, else new settings with GitHub's defaults).
-func applyReviews(p *model.BranchProtection, in *ReviewsInput, u *unsupported) error {
+func applyReviews(p *model.BranchProtection, in *ReviewsInput, lists reviewLists, u *unsupported) error {
 	if !p.Reviews {
 		p.Reviews, p.RequiredApprovals, p.DismissStaleReviews = true, 1, false
+		p.RequireCodeOwnerReviews, p.DismissalRestricted = false, false
+		p.Dismiss, p.Bypass = model.Allowed{}, model.Allowed{}
 	}
 	if in.RequiredApprovals != nil {
 		if err := validCount(*in.RequiredApprovals); err != nil {
@@ -240,15 +290,29 @@ func applyReviews(p *model.BranchProtection, in *ReviewsInput, u *unsupported) e
 	if in.DismissStaleReviews != nil {
 		p.DismissStaleReviews = *in.DismissStaleReviews
 	}
-	u.on("required_pull_request_reviews.require_code_owner_reviews", in.RequireCodeOwnerReviews)
-	u.on("required_pull_request_reviews.require_last_push_approval", in.RequireLastPushApproval)
-	if !in.DismissalRestrictions.empty() {
-		u.refuse("required_pull_request_reviews.dismissal_restrictions")
+	if in.RequireCodeOwnerReviews != nil {
+		p.RequireCodeOwnerReviews = *in.RequireCodeOwnerReviews
 	}
-	if !in.Bypass.empty() {
-		u.refuse("required_pull_request_reviews.bypass_pull_request_allowances")
+	u.on("required_pull_request_reviews.require_last_push_approval", in.RequireLastPushApproval)
+	if lists.dismiss != nil {
+		p.Dismiss = *lists.dismiss
+		p.DismissalRestricted = in.DismissalRestrictions.given()
+	}
+	if lists.bypass != nil {
+		p.Bypass = *lists.bypass
 	}
 	return nil
+}
+
+// restrictions resolves a restrictions input (nil: null, no restriction).
+func (s *Service) restrictions(ctx context.Context, repo *model.Repo, in *Allowances) (model.Allowed, error) {
+	if in == nil {
+		return model.Allowed{}, nil
+	}
+	if err := orgOnly(repo, "users and team restrictions"); err != nil {
+		return model.Allowed{}, err
+	}
+	return s.resolve(ctx, repo, in, "restrictions")
 }
 
 // Update replaces a branch's protection (PUT .../protection).
@@ -271,13 +335,19 @@ func (s *Service) Update(ctx context.Context, repo *model.Repo, perm authz.Permi
 		p.RequiredContexts = contextsOf(sc, u)
 	}
 	if in.Reviews != nil {
-		if err := applyReviews(p, in.Reviews, u); err != nil {
+		lists, err := s.lists(ctx, repo, in.Reviews)
+		if err != nil {
+			return nil, simpleShape(err)
+		}
+		if err := applyReviews(p, in.Reviews, lists, u); err != nil {
 			return nil, err
 		}
 	}
-	if in.Restrictions {
-		u.refuse("restrictions")
+	push, err := s.restrictions(ctx, repo, in.Restrictions)
+	if err != nil {
+		return nil, simpleShape(err)
 	}
+	p.Restricted, p.Push = in.Restrictions != nil, push
 	u.on("required_linear_history", in.LinearHistory)
 	u.on("block_creations", in.BlockCreations)
 	u.on("required_conversation_resolution", in.ConversationResolution)
@@ -289,7 +359,7 @@ func (s *Service) Update(ctx context.Context, repo *model.Repo, perm authz.Permi
 	// hubd never blocks force pushes or deletions: true is what it does.
 	p.AllowForcePushes = in.AllowForcePushes != nil && *in.AllowForcePushes
 	p.AllowDeletions = in.AllowDeletions != nil && *in.AllowDeletions
-	err := s.Store.Tx(ctx, func(tx store.Q) error {
+	err = s.Store.Tx(ctx, func(tx store.Q) error {
 		before, err := tx.BranchProtection(ctx, repo.ID, branch)
 		if err != nil {
 			return err
@@ -484,9 +554,16 @@ func (s *Service) Reviews(ctx context.Context, repo *model.Repo, perm authz.Perm
 // UpdateReviews changes the review requirement (PATCH); on a branch
 // without one it turns it on, as GitHub does.
 func (s *Service) UpdateReviews(ctx context.Context, repo *model.Repo, perm authz.Permission, actorID int64, branch string, in ReviewsInput) (*model.BranchProtection, error) {
+	if err := needAdmin(perm); err != nil {
+		return nil, err
+	}
+	lists, err := s.lists(ctx, repo, &in)
+	if err != nil {
+		return nil, err
+	}
 	return s.edit(ctx, repo, perm, actorID, branch, func(p *model.BranchProtection) error {
 		u := &unsupported{}
-		if err := applyReviews(p, &in, u); err != nil {
+		if err := applyReviews(p, &in, lists, u); err != nil {
 			return err
 		}
 		return u.err()
@@ -500,6 +577,8 @@ func (s *Service) RemoveReviews(ctx context.Context, repo *model.Repo, perm auth
 			return errNoReviews
 		}
 		p.Reviews, p.RequiredApprovals, p.DismissStaleReviews = false, 0, false
+		p.RequireCodeOwnerReviews, p.DismissalRestricted = false, false
+		p.Dismiss, p.Bypass = model.Allowed{}, model.Allowed{}
 		return nil
 	})
 	return err

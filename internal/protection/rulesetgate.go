@@ -71,6 +71,15 @@ func (s *Service) ruleRefusals(ctx context.Context, repo *model.Repo, pull *mode
 			out = append(out, err)
 		}
 	}
+	if m.CodeOwners {
+		if err := s.codeOwnerRefusal(ctx, repo, pull); err != nil {
+			var he *model.HTTPError
+			if !errors.As(err, &he) {
+				return nil, false, err
+			}
+			out = append(out, err)
+		}
+	}
 	if len(m.Contexts) > 0 {
 		if err := checksRefusal(m.Contexts, states); err != nil {
 			out = append(out, err)
@@ -87,7 +96,8 @@ func (s *Service) ruleRefusals(ctx context.Context, repo *model.Repo, pull *mode
 }
 
 func sameRules(a, b rulesets.MergeRules) bool {
-	return a.Approvals == b.Approvals && a.Strict == b.Strict && a.Update == b.Update && slices.Equal(a.Contexts, b.Contexts)
+	return a.Approvals == b.Approvals && a.Strict == b.Strict && a.Update == b.Update && a.CodeOwners == b.CodeOwners &&
+		slices.Equal(a.Contexts, b.Contexts)
 }
 
 // rulesetsDismissStale reports whether a pull_request rule of an active

@@ -175,12 +175,7 @@ func (s *Service) changeRequests(ctx context.Context, a Access, number int64, ch
 	if err := a.mayRequest(p); err != nil {
 		return nil, err
 	}
-	type side struct {
-		users []*model.Account
-		teams []*model.Team
-		add   bool
-	}
-	var sides []side
+	var sides []requestSide
 	for _, add := range []bool{false, true} {
 		logins, slugs := ch.removeUsers, ch.removeTeams
 		if add {
@@ -197,63 +192,73 @@ func (s *Service) changeRequests(ctx context.Context, a Access, number int64, ch
 		if err != nil {
 			return nil, err
 		}
-		sides = append(sides, side{users, teamList, add})
+		sides = append(sides, requestSide{users, teamList, add})
 	}
-	err = s.st.Tx(ctx, func(tx store.Q) error {
-		touched := false
-		// record appends the event of one changed request; the first also
-		// touches the pull request.
-		record := func(e *model.IssueEvent, add bool, details map[string]any) error {
-			if !touched {
-				if err := tx.TouchIssue(ctx, p.Issue); err != nil {
-					return err
-				}
-				touched = true
-			}
-			event := "review_requested"
-			if !add {
-				event = "review_request_removed"
-			}
-			e.RepoID, e.IssueID, e.ActorID, e.Event, e.AssignerID = a.Repo.ID, p.IssueID, a.UserID, event, a.UserID
-			details["number"] = p.Number
-			return tx.AddIssueEvent(ctx, e, a.org(), details)
-		}
-		for _, sd := range sides {
-			for _, u := range sd.users {
-				change := tx.RemoveReviewRequest
-				if sd.add {
-					change = tx.AddReviewRequest
-				}
-				changed, err := change(ctx, p.IssueID, u.ID)
-				if err != nil {
-					return err
-				}
-				if changed {
-					if err := record(&model.IssueEvent{AssigneeID: u.ID}, sd.add, map[string]any{"requested_reviewer_id": u.ID}); err != nil {
-						return err
-					}
-				}
-			}
-			for _, t := range sd.teams {
-				change := tx.RemoveTeamReviewRequest
-				if sd.add {
-					change = tx.AddTeamReviewRequest
-				}
-				changed, err := change(ctx, p.IssueID, t.ID)
-				if err != nil {
-					return err
-				}
-				if changed {
-					if err := record(&model.IssueEvent{SubjectID: t.ID}, sd.add, map[string]any{"requested_team_id": t.ID}); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		return nil
-	})
+	err = s.st.Tx(ctx, func(tx store.Q) error { return s.applyRequests(ctx, tx, a, p, sides) })
 	if err != nil {
 		return nil, err
 	}
 	return s.st.R().PullByIssueID(ctx, p.IssueID)
+}
+
+// requestSide is the users and teams one change asks (add) or withdraws.
+type requestSide struct {
+	users []*model.Account
+	teams []*model.Team
+	add   bool
+}
+
+// applyRequests writes review request changes made by a.UserID, each
+// change that happened with its review_requested or
+// review_request_removed event; the first also touches the pull request.
+func (s *Service) applyRequests(ctx context.Context, tx store.Q, a Access, p *model.Pull, sides []requestSide) error {
+	touched := false
+	record := func(e *model.IssueEvent, add bool, details map[string]any) error {
+		if !touched {
+			if err := tx.TouchIssue(ctx, p.Issue); err != nil {
+				return err
+			}
+			touched = true
+		}
+		event := "review_requested"
+		if !add {
+			event = "review_request_removed"
+		}
+		e.RepoID, e.IssueID, e.ActorID, e.Event, e.AssignerID = a.Repo.ID, p.IssueID, a.UserID, event, a.UserID
+		details["number"] = p.Number
+		return tx.AddIssueEvent(ctx, e, a.org(), details)
+	}
+	for _, sd := range sides {
+		for _, u := range sd.users {
+			change := tx.RemoveReviewRequest
+			if sd.add {
+				change = tx.AddReviewRequest
+			}
+			changed, err := change(ctx, p.IssueID, u.ID)
+			if err != nil {
+				return err
+			}
+			if changed {
+				if err := record(&model.IssueEvent{AssigneeID: u.ID}, sd.add, map[string]any{"requested_reviewer_id": u.ID}); err != nil {
+					return err
+				}
+			}
+		}
+		for _, t := range sd.teams {
+			change := tx.RemoveTeamReviewRequest
+			if sd.add {
+				change = tx.AddTeamReviewRequest
+			}
+			changed, err := change(ctx, p.IssueID, t.ID)
+			if err != nil {
+				return err
+			}
+			if changed {
+				if err := record(&model.IssueEvent{SubjectID: t.ID}, sd.add, map[string]any{"requested_team_id": t.ID}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }

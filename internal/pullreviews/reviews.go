@@ -7,6 +7,7 @@ import (
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/protection"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -367,6 +368,10 @@ func (s *Service) DismissReview(ctx context.Context, a Access, number, id int64,
 	}
 	if v.State != model.ReviewApproved && v.State != model.ReviewChangesRequested {
 		return nil, reviewError("Can not dismiss a " + strings.ToLower(strings.ReplaceAll(v.State, "_", " ")) + " pull request review")
+	}
+	// The base branch's dismissal restrictions name who may dismiss.
+	if err := protection.New(s.st, s.git).MayDismiss(ctx, a.Repo, p.BaseRef, protection.Who{UserID: a.UserID, Perm: a.Perm}); err != nil {
+		return nil, err
 	}
 	err = s.st.Tx(ctx, func(tx store.Q) error {
 		prior := v.State

@@ -53,6 +53,11 @@ func (s *Service) SetDraft(ctx context.Context, repo *model.Repo, c Caller, numb
 		if err := tx.AppendEvent(ctx, "pull_request."+action, c.UserID, repo.ID, orgID(repo), s.payload(p, action)); err != nil {
 			return err
 		}
+		if !draft {
+			if err := s.enqueueOpened(ctx, tx, p.IssueID); err != nil {
+				return err
+			}
+		}
 		return jobs.Enqueue(ctx, tx, syncJob(p.IssueID))
 	})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/protection"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/workflowguard"
 )
@@ -90,7 +91,7 @@ func (s *Service) Merge(ctx context.Context, repo *model.Repo, c Caller, number 
 	}
 	gated := *p
 	gated.HeadSHA = headSHA // judge the head being merged
-	if _, err := s.Protection.MergeGate(ctx, repo, &gated, c.Perm, states); err != nil {
+	if _, err := s.Protection.MergeGateAs(ctx, repo, &gated, protection.For(ctx, c.UserID, c.Perm), states); err != nil {
 		return nil, err // GitHub's 405 refusal, or a real error
 	}
 	now := s.Store.Now()

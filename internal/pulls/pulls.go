@@ -37,6 +37,9 @@ type Service struct {
 	// HeadMoved run after a pull request's head or base moved (review
 	// comments find their new lines).
 	HeadMoved []func(ctx context.Context, repo *model.Repo, p *model.Pull) error
+	// Opened run (in a job) after a pull request opened, other than as a
+	// draft, or became ready for review.
+	Opened []func(ctx context.Context, repo *model.Repo, p *model.Pull) error
 	// Identity is the commit identity of a user (nil: the instance's, the
 	// committer of every merge as GitHub's web-flow identity is).
 	Identity func(u *model.Account, when time.Time) gitrepo.Signature
@@ -73,6 +76,7 @@ func New(s *Service) *Service {
 		s.Jobs.Handle(jobCommitState, s.runCommitState)
 		s.Jobs.Handle(jobUpdateBranch, s.runUpdateBranch)
 		s.Jobs.Handle(jobMergeAsync, s.runMergeAsync)
+		s.Jobs.Handle(jobOpened, s.runOpened)
 	}
 	return s
 }
@@ -387,6 +391,11 @@ func (s *Service) Create(ctx context.Context, repo *model.Repo, c Caller, in Cre
 		}
 		if err := recordCommitted(ctx, tx, repo, p, c.UserID, commits); err != nil {
 			return err
+		}
+		if !p.Draft {
+			if err := s.enqueueOpened(ctx, tx, p.IssueID); err != nil {
+				return err
+			}
 		}
 		return jobs.Enqueue(ctx, tx, syncJob(p.IssueID))
 	})

@@ -60,6 +60,18 @@ var overrides = []struct {
 	{"repos/create-or-update-environment", "", Any,
 		"go-github's CreateUpdateEnvironment always sends can_admins_bypass (a field GitHub still takes) and wait_timer, reviewers and " +
 			"deployment_branch_policy as null when unset; the description forbids other keys and nulls. The handler checks the fields' types and values."},
+	// Push restriction lists: go-github's Add/Replace/Remove{User,Team,App}Restrictions
+	// send a bare array of names, which GitHub takes (the ghec description
+	// allows only the object). The handler parses both forms.
+	{"repos/add-user-access-restrictions", "", Any, "A bare array of logins, as go-github sends."},
+	{"repos/set-user-access-restrictions", "", Any, "A bare array of logins, as go-github sends."},
+	{"repos/remove-user-access-restrictions", "", Any, "A bare array of logins, as go-github sends."},
+	{"repos/add-team-access-restrictions", "", Any, "A bare array of team slugs, as go-github sends."},
+	{"repos/set-team-access-restrictions", "", Any, "A bare array of team slugs, as go-github sends."},
+	{"repos/remove-team-access-restrictions", "", Any, "A bare array of team slugs, as go-github sends."},
+	{"repos/add-app-access-restrictions", "", Any, "A bare array of app slugs, as go-github sends."},
+	{"repos/set-app-access-restrictions", "", Any, "A bare array of app slugs, as go-github sends."},
+	{"repos/remove-app-access-restrictions", "", Any, "A bare array of app slugs, as go-github sends."},
 }
 
 func skipped(operationID string) bool {

@@ -476,11 +476,12 @@ type MergeRules struct {
 	Contexts     []string // required status checks
 	Strict       bool     // the head must be up to date with the branch
 	Update       bool     // an update rule: only bypass actors update the branch
+	CodeOwners   bool     // a pull_request rule asks a code owner's approval
 }
 
 // Empty reports whether the rules ask nothing.
 func (m MergeRules) Empty() bool {
-	return m.Approvals == 0 && len(m.Contexts) == 0 && !m.Strict && !m.Update
+	return m.Approvals == 0 && len(m.Contexts) == 0 && !m.Strict && !m.Update && !m.CodeOwners
 }
 
 func (m *MergeRules) add(r *model.Ruleset) {
@@ -490,6 +491,7 @@ func (m *MergeRules) add(r *model.Ruleset) {
 			if p := rule.PullRequest; p != nil {
 				m.Approvals = max(m.Approvals, p.RequiredApprovals)
 				m.DismissStale = m.DismissStale || p.DismissStaleReviewsOnPush
+				m.CodeOwners = m.CodeOwners || p.RequireCodeOwnerReview
 			}
 		case model.RuleRequiredStatusChecks:
 			if c := rule.StatusChecks; c != nil {

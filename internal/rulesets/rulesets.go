@@ -409,8 +409,7 @@ func validRules(rules []model.RulesetRule, target string) error {
 			if p.RequiredApprovals < 0 || p.RequiredApprovals > MaxApprovals {
 				return invalid(field, fmt.Sprintf("required_approving_review_count must be between 0 and %d", MaxApprovals))
 			}
-			for name, on := range map[string]bool{"require_code_owner_review": p.RequireCodeOwnerReview,
-				"require_last_push_approval": p.RequireLastPushApproval, "required_review_thread_resolution": p.RequiredReviewThreadResolution} {
+			for name, on := range map[string]bool{"require_last_push_approval": p.RequireLastPushApproval, "required_review_thread_resolution": p.RequiredReviewThreadResolution} {
 				if on {
 					return invalid(field, name+" is not supported: hubd does not enforce it")
 				}

@@ -119,6 +119,10 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	pullsAPI, reviewsAPI := pullsapi.New(d), pullreviewsapi.New(d)
 	forksAPI := forksapi.New(d)
 	pullsAPI.Service().HeadMoved = append(pullsAPI.Service().HeadMoved, reviewsAPI.Service().HeadMoved)
+	// Code owners are asked for their review when a pull request opens,
+	// becomes ready or its head moves.
+	pullsAPI.Service().Opened = append(pullsAPI.Service().Opened, reviewsAPI.Service().RequestCodeOwners)
+	pullsAPI.Service().HeadMoved = append(pullsAPI.Service().HeadMoved, reviewsAPI.Service().RequestCodeOwners)
 	pullsAPI.Service().ReviewersOf = d.Store.R().RequestedReviewers
 	reviewsAPI.RenderPull = pullsAPI.RenderSimple
 	// A protection change re-evaluates the pull requests into the branch.
@@ -223,8 +227,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	s.gitsvc.MaxPush = cfg.MaxPush
 	s.sshKeys = sshKeysAPI.Service()
 	// Workflow files need the workflow scope or permission; then the
-	// repository rules decide pushes.
-	s.gitsvc.Check = workflowPushCheck(rulesetPush{urls: d.URLs, svc: rulesetsAPI.Service()}.PushCheck)
+	// repository rules decide pushes (after branch push restrictions).
+	s.gitsvc.Check = workflowPushCheck(protectionPush(protAPI.Service(), rulesetPush{urls: d.URLs, svc: rulesetsAPI.Service()}.PushCheck))
 	s.git.Resolver = gitResolver{d: &s.deps, gist: gistGit{d: d, svc: gistsAPI.Service()}.GitAccess}
 	// The sign-in and flow pages; failed sign-ins count in the server's
 	// failed-authentication lockout.

@@ -1953,6 +1953,25 @@ CREATE TABLE public_keys (
 CREATE INDEX public_keys_user ON public_keys (user_id, id);
 CREATE INDEX public_keys_repo ON public_keys (repo_id, id);
 `,
+	// 57: codeowners: branch protection keeps code owner reviews, push
+	// restrictions and dismissal restrictions; the users, teams and apps
+	// of push restrictions ('push'), dismissal restrictions ('dismiss') and
+	// pull request bypass allowances ('bypass') are rows of
+	// branch_protection_actors (kind User, Team or App).
+	`
+ALTER TABLE branch_protections ADD COLUMN require_code_owner_reviews BOOLEAN NOT NULL DEFAULT FALSE;
+ALTER TABLE branch_protections ADD COLUMN restricted BOOLEAN NOT NULL DEFAULT FALSE;
+ALTER TABLE branch_protections ADD COLUMN dismissal_restricted BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE TABLE branch_protection_actors (
+  repo_id BIGINT NOT NULL,
+  branch TEXT NOT NULL,
+  list TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  actor_id BIGINT NOT NULL,
+  PRIMARY KEY (repo_id, branch, list, kind, actor_id),
+  FOREIGN KEY (repo_id, branch) REFERENCES branch_protections (repo_id, branch) ON DELETE CASCADE ON UPDATE CASCADE
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

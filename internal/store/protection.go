@@ -9,13 +9,15 @@ import (
 )
 
 const protectionSelect = `SELECT repo_id, branch, status_checks, strict, enforce_admins, reviews, required_approvals,
- dismiss_stale_reviews, allow_force_pushes, allow_deletions, created_at, updated_at FROM branch_protections`
+ dismiss_stale_reviews, allow_force_pushes, allow_deletions, require_code_owner_reviews, restricted, dismissal_restricted,
+ created_at, updated_at FROM branch_protections`
 
 func scanProtection(r rowScanner) (*model.BranchProtection, error) {
 	p := &model.BranchProtection{}
 	var created, updated int64
 	err := r.Scan(&p.RepoID, &p.Branch, &p.StatusChecks, &p.Strict, &p.EnforceAdmins, &p.Reviews, &p.RequiredApprovals,
-		&p.DismissStaleReviews, &p.AllowForcePushes, &p.AllowDeletions, &created, &updated)
+		&p.DismissStaleReviews, &p.AllowForcePushes, &p.AllowDeletions, &p.RequireCodeOwnerReviews, &p.Restricted,
+		&p.DismissalRestricted, &created, &updated)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +38,91 @@ func (q Q) BranchProtection(ctx context.Context, repoID int64, branch string) (*
 	if p.RequiredContexts, err = q.RequiredContexts(ctx, repoID, branch); err != nil {
 		return nil, err
 	}
+	if err := q.protectionActors(ctx, repoID, map[string]*model.BranchProtection{branch: p}); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// Lists of branch_protection_actors.
+const (
+	actorsPush    = "push"
+	actorsDismiss = "dismiss"
+	actorsBypass  = "bypass"
+)
+
+// protectionActors loads the users, teams and apps of the protections of
+// some branches of a repository in one query.
+func (q Q) protectionActors(ctx context.Context, repoID int64, byBranch map[string]*model.BranchProtection) error {
+	if len(byBranch) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(byBranch))
+	for b := range byBranch {
+		names = append(names, b)
+	}
+	in, args := textList(names)
+	rows, err := q.query(ctx, `SELECT branch, list, kind, actor_id FROM branch_protection_actors WHERE repo_id = ? AND branch IN (`+in+`)
+ ORDER BY branch, list, kind, actor_id`, append([]any{repoID}, args...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var branch, list, kind string
+		var id int64
+		if err := rows.Scan(&branch, &list, &kind, &id); err != nil {
+			return err
+		}
+		p := byBranch[branch]
+		if p == nil {
+			continue
+		}
+		var a *model.Allowed
+		switch list {
+		case actorsPush:
+			a = &p.Push
+		case actorsDismiss:
+			a = &p.Dismiss
+		case actorsBypass:
+			a = &p.Bypass
+		default:
+			continue
+		}
+		switch kind {
+		case "User":
+			a.Users = append(a.Users, id)
+		case "Team":
+			a.Teams = append(a.Teams, id)
+		case "App":
+			a.Apps = append(a.Apps, id)
+		}
+	}
+	return rows.Err()
+}
+
+// putProtectionActors replaces the actor lists of a protection.
+func (q Q) putProtectionActors(ctx context.Context, p *model.BranchProtection) error {
+	if _, err := q.exec(ctx, `DELETE FROM branch_protection_actors WHERE repo_id = ? AND branch = ?`, p.RepoID, p.Branch); err != nil {
+		return err
+	}
+	for _, l := range []struct {
+		list string
+		a    model.Allowed
+	}{{actorsPush, p.Push}, {actorsDismiss, p.Dismiss}, {actorsBypass, p.Bypass}} {
+		for _, k := range []struct {
+			kind string
+			ids  []int64
+		}{{"User", l.a.Users}, {"Team", l.a.Teams}, {"App", l.a.Apps}} {
+			for _, id := range k.ids {
+				if _, err := q.exec(ctx, `INSERT INTO branch_protection_actors (repo_id, branch, list, kind, actor_id) VALUES (?,?,?,?,?)
+ ON CONFLICT DO NOTHING`, p.RepoID, p.Branch, l.list, k.kind, id); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // BranchProtections are the protections of some branches of a repository
@@ -66,6 +152,9 @@ func (q Q) BranchProtections(ctx context.Context, repoID int64, branches []strin
 	}
 	if len(out) == 0 {
 		return out, nil
+	}
+	if err := q.protectionActors(ctx, repoID, out); err != nil {
+		return nil, err
 	}
 	crows, err := q.query(ctx, `SELECT branch, context FROM required_contexts WHERE repo_id = ? AND branch IN (`+in+`) ORDER BY branch, context`, args...)
 	if err != nil {
@@ -113,15 +202,21 @@ func (q Q) PutBranchProtection(ctx context.Context, p *model.BranchProtection) e
 		p.CreatedAt = fromUnix(created)
 	}
 	_, err = q.exec(ctx, `INSERT INTO branch_protections (repo_id, branch, status_checks, strict, enforce_admins, reviews,
- required_approvals, dismiss_stale_reviews, allow_force_pushes, allow_deletions, created_at, updated_at)
- VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+ required_approvals, dismiss_stale_reviews, allow_force_pushes, allow_deletions, require_code_owner_reviews, restricted,
+ dismissal_restricted, created_at, updated_at)
+ VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)
  ON CONFLICT (repo_id, branch) DO UPDATE SET status_checks = excluded.status_checks, strict = excluded.strict,
  enforce_admins = excluded.enforce_admins, reviews = excluded.reviews, required_approvals = excluded.required_approvals,
  dismiss_stale_reviews = excluded.dismiss_stale_reviews, allow_force_pushes = excluded.allow_force_pushes,
- allow_deletions = excluded.allow_deletions, updated_at = excluded.updated_at`,
+ allow_deletions = excluded.allow_deletions, require_code_owner_reviews = excluded.require_code_owner_reviews,
+ restricted = excluded.restricted, dismissal_restricted = excluded.dismissal_restricted, updated_at = excluded.updated_at`,
 		p.RepoID, p.Branch, p.StatusChecks, p.Strict, p.EnforceAdmins, p.Reviews, p.RequiredApprovals,
-		p.DismissStaleReviews, p.AllowForcePushes, p.AllowDeletions, unix(p.CreatedAt), unix(p.UpdatedAt))
+		p.DismissStaleReviews, p.AllowForcePushes, p.AllowDeletions, p.RequireCodeOwnerReviews, p.Restricted,
+		p.DismissalRestricted, unix(p.CreatedAt), unix(p.UpdatedAt))
 	if err != nil {
+		return err
+	}
+	if err := q.putProtectionActors(ctx, p); err != nil {
 		return err
 	}
 	contexts := p.RequiredContexts

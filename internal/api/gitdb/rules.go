@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/protection"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/rulesets"
 	"github.com/hubd/hubd/internal/workflowguard"
@@ -22,6 +23,10 @@ func (a *API) ruled(r *http.Request, repo *model.Repo, name, old, new string) er
 	}
 	if no != nil {
 		return no.Forbidden()
+	}
+	// Push restrictions of a protected branch.
+	if err := protection.New(a.d.Store, a.d.Git).CheckRefWrite(r.Context(), repo, c.UserID(), c.AppID, name, http.StatusUnprocessableEntity); err != nil {
+		return err
 	}
 	v, err := rulesets.New(a.d.Store, a.d.Git).CheckChanges(r.Context(), repo, rulesets.CallerActor(c),
 		[]rulesets.RefChange{{Ref: name, Old: old, New: new}}, nil)

@@ -1,7 +1,6 @@
 package protection
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/hubd/hubd/internal/authz"
@@ -68,17 +67,26 @@ func (b *reviewsBody) input() *svc.ReviewsInput {
 }
 
 type putBody struct {
-	RequiredStatusChecks           *statusChecksBody         `json:"required_status_checks"`
-	EnforceAdmins                  *bool                     `json:"enforce_admins"`
-	RequiredPullRequestReviews     *reviewsBody              `json:"required_pull_request_reviews"`
-	Restrictions                   rest.Opt[json.RawMessage] `json:"restrictions"`
-	RequiredLinearHistory          *bool                     `json:"required_linear_history"`
-	AllowForcePushes               *bool                     `json:"allow_force_pushes"`
-	AllowDeletions                 *bool                     `json:"allow_deletions"`
-	BlockCreations                 *bool                     `json:"block_creations"`
-	RequiredConversationResolution *bool                     `json:"required_conversation_resolution"`
-	LockBranch                     *bool                     `json:"lock_branch"`
-	AllowForkSyncing               *bool                     `json:"allow_fork_syncing"`
+	RequiredStatusChecks           *statusChecksBody `json:"required_status_checks"`
+	EnforceAdmins                  *bool             `json:"enforce_admins"`
+	RequiredPullRequestReviews     *reviewsBody      `json:"required_pull_request_reviews"`
+	Restrictions                   *allowBody        `json:"restrictions"`
+	RequiredLinearHistory          *bool             `json:"required_linear_history"`
+	AllowForcePushes               *bool             `json:"allow_force_pushes"`
+	AllowDeletions                 *bool             `json:"allow_deletions"`
+	BlockCreations                 *bool             `json:"block_creations"`
+	RequiredConversationResolution *bool             `json:"required_conversation_resolution"`
+	LockBranch                     *bool             `json:"lock_branch"`
+	AllowForkSyncing               *bool             `json:"allow_fork_syncing"`
+}
+
+// protected answers a branch's protection with the actors it names.
+func (a *API) protected(w http.ResponseWriter, r *http.Request, repo *model.Repo, p *model.BranchProtection) error {
+	actors, err := a.svc.Actors(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToProtectedBranch(repo, p, actors))
 }
 
 // GET /repos/{owner}/{repo}/branches/{branch}/protection
@@ -91,7 +99,7 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToProtectedBranch(repo, p))
+	return a.protected(w, r, repo, p)
 }
 
 // PUT /repos/{owner}/{repo}/branches/{branch}/protection
@@ -105,7 +113,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	in := svc.UpdateInput{EnforceAdmins: b.EnforceAdmins != nil && *b.EnforceAdmins,
-		Restrictions: b.Restrictions.Set && !b.Restrictions.Null, LinearHistory: b.RequiredLinearHistory,
+		Restrictions: b.Restrictions.input(), LinearHistory: b.RequiredLinearHistory,
 		AllowForcePushes: b.AllowForcePushes, AllowDeletions: b.AllowDeletions, BlockCreations: b.BlockCreations,
 		ConversationResolution: b.RequiredConversationResolution, LockBranch: b.LockBranch, AllowForkSyncing: b.AllowForkSyncing}
 	if b.RequiredStatusChecks != nil {
@@ -118,7 +126,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToProtectedBranch(repo, p))
+	return a.protected(w, r, repo, p)
 }
 
 // DELETE /repos/{owner}/{repo}/branches/{branch}/protection
@@ -242,7 +250,11 @@ func (a *API) getReviews(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToProtectedBranchReviews(repo, p))
+	actors, err := a.svc.Actors(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToProtectedBranchReviews(repo, p, actors))
 }
 
 // PATCH .../protection/required_pull_request_reviews
@@ -259,7 +271,11 @@ func (a *API) updateReviews(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToProtectedBranchReviews(repo, p))
+	actors, err := a.svc.Actors(r.Context(), p)
+	if err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToProtectedBranchReviews(repo, p, actors))
 }
 
 // DELETE .../protection/required_pull_request_reviews

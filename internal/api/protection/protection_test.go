@@ -298,11 +298,12 @@ func TestProtectionValidation(t *testing.T) {
 	}{
 		{"seven approvals", body(reviews("required_approving_review_count", 7)), "7 must be less than or equal to 6."},
 		{"negative approvals", body(reviews("required_approving_review_count", -1)), "must be greater than or equal to 0"},
-		{"code owners", body(reviews("require_code_owner_reviews", true)), "required_pull_request_reviews.require_code_owner_reviews"},
 		{"last push approval", body(reviews("require_last_push_approval", true)), "required_pull_request_reviews.require_last_push_approval"},
-		{"dismissal restrictions", body(reviews("dismissal_restrictions", map[string]any{"users": []string{"mona"}})), "required_pull_request_reviews.dismissal_restrictions"},
-		{"bypass", body(reviews("bypass_pull_request_allowances", map[string]any{"users": []string{"mona"}})), "required_pull_request_reviews.bypass_pull_request_allowances"},
-		{"restrictions", body(set("restrictions", map[string]any{"users": []string{}, "teams": []string{}})), "restrictions is not supported"},
+		{"dismissal restrictions on a user's repository", body(reviews("dismissal_restrictions", map[string]any{"users": []string{"mona"}})),
+			"Dismissal restrictions are supported only for repositories owned by an organization."},
+		{"bypass by a stranger", body(reviews("bypass_pull_request_allowances", map[string]any{"users": []string{"nobody"}})), "User nobody could not be found"},
+		{"restrictions on a user's repository", body(set("restrictions", map[string]any{"users": []string{}, "teams": []string{}})),
+			"Only organization repositories can have users and team restrictions"},
 		{"linear history", body(set("required_linear_history", true)), "required_linear_history"},
 		{"lock branch", body(set("lock_branch", true)), "lock_branch"},
 		{"conversation resolution", body(set("required_conversation_resolution", true)), "required_conversation_resolution"},
@@ -339,9 +340,9 @@ func TestProtectionValidation(t *testing.T) {
 	if r.StatusCode != 422 {
 		t.Fatalf("patch reviews 9: %d %s", r.StatusCode, r.Body)
 	}
-	r = f.e.Do("PATCH", protectionPath("app", "main")+"/required_pull_request_reviews", f.token, map[string]any{"require_code_owner_reviews": true})
-	if r.StatusCode != 422 || !strings.Contains(string(r.Body), "require_code_owner_reviews") {
-		t.Fatalf("patch code owners: %d %s", r.StatusCode, r.Body)
+	r = f.e.Do("PATCH", protectionPath("app", "main")+"/required_pull_request_reviews", f.token, map[string]any{"require_last_push_approval": true})
+	if r.StatusCode != 422 || !strings.Contains(string(r.Body), "require_last_push_approval") {
+		t.Fatalf("patch last push approval: %d %s", r.StatusCode, r.Body)
 	}
 	r = f.e.Do("PATCH", protectionPath("app", "main")+"/required_status_checks", f.token,
 		map[string]any{"checks": []map[string]any{{"context": "x", "app_id": 7}}})

@@ -26,13 +26,13 @@ func (a *API) Service() *svc.Service { return a.svc }
 const (
 	enforced = "Branch and tag rulesets are enforced on git pushes (refused with GH013 and the reasons; git reports " +
 		"\"pre-receive hook declined\" where GitHub says \"push declined due to repository rule violations\"), on ref writes " +
-		"of the git refs API (422) and the contents API (409), and on pull request merges (pull_request approvals, required " +
+		"of the git refs API (422) and the contents API (409), and on pull request merges (pull_request approvals and code owner approvals, required " +
 		"status checks by name, strict, update); evaluate rulesets are not evaluated (no rule suites). Bypass actors: " +
 		"RepositoryRole (2 maintain, 4 write, 5 admin, or above), Team, User, Integration and OrganizationAdmin; " +
 		"DeployKey is stored and never matches. required_signatures is stored and not enforced. Refused with 422: push " +
 		"and repository targets, repository_id and repository_property conditions, rules other than creation, update, " +
 		"deletion, required_linear_history, required_signatures, pull_request, required_status_checks, non_fast_forward and " +
-		"the five pattern rules, require_code_owner_review, require_last_push_approval, required_review_thread_resolution, " +
+		"the five pattern rules, require_last_push_approval, required_review_thread_resolution, " +
 		"required_reviewers, allowed_merge_methods other than all three, and checks with an integration_id. " +
 		"required_linear_history does not refuse merge commits made by pull request merges."
 	noteBranchRules = "The rules of active rulesets whose conditions select the branch. " + enforced
