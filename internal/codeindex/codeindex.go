@@ -129,12 +129,14 @@ func (x *Indexer) Index(ctx context.Context, id int64) error {
 	g := x.Git.Open(id)
 	head := ""
 	if g.Exists() {
-		head, err = g.ResolveRef(ctx, "refs/heads/"+branch)
-		if errors.Is(err, gitrepo.ErrNotFound) {
-			head, err = "", nil
-		}
-		if err != nil {
+		// Through the repository's cat-file process: no process of its own.
+		info, err := g.Info(ctx, "refs/heads/"+branch)
+		switch {
+		case errors.Is(err, gitrepo.ErrNotFound):
+		case err != nil:
 			return err
+		case info.Type == "commit":
+			head = info.OID
 		}
 	}
 	oldBranch, old, err := st.R().CodeIndexState(ctx, id)
@@ -154,18 +156,22 @@ func (x *Indexer) Index(ctx context.Context, id int64) error {
 		return nil
 	}
 	var changes []gitrepo.PathChange
-	var since []string // commits already indexed (rev-list ^old)
+	var ids []string
 	reset := old == "" || oldBranch != branch
 	if !reset {
-		if ok, err := g.IsAncestor(ctx, old, head); err != nil || !ok {
-			reset = true
+		// Oldest first: commits of one date keep their order in the index.
+		if ids, _, err = g.RevList(ctx, gitrepo.LogOptions{Include: []string{head}, Exclude: []string{old}, Reverse: true}); err != nil {
+			return err
+		}
+		// old is an ancestor of head exactly when one of the new commits
+		// has it as a parent; else the history was rewritten.
+		if reset, err = x.rewritten(ctx, g, ids, old); err != nil {
+			return err
 		}
 	}
 	if !reset {
 		if changes, err = g.ChangedPaths(ctx, old, head); err != nil {
 			reset = true
-		} else {
-			since = []string{old}
 		}
 	}
 	if reset {
@@ -179,13 +185,30 @@ func (x *Indexer) Index(ctx context.Context, id int64) error {
 		if err != nil {
 			return err
 		}
-	}
-	ids, _, err := g.RevList(ctx, gitrepo.LogOptions{Include: []string{head}, Exclude: since})
-	if err != nil {
-		return err
+		if ids, _, err = g.RevList(ctx, gitrepo.LogOptions{Include: []string{head}, Reverse: true}); err != nil {
+			return err
+		}
 	}
 	w := &writer{x: x, g: g, id: id, branch: branch, head: head, reset: reset}
 	return w.write(ctx, changes, ids)
+}
+
+// rewritten reports whether none of commits has old as a parent.
+func (x *Indexer) rewritten(ctx context.Context, g *gitrepo.Repo, commits []string, old string) (bool, error) {
+	for start := 0; start < len(commits); start += batch {
+		list, err := g.Commits(ctx, commits[start:min(start+batch, len(commits))])
+		if err != nil {
+			return false, err
+		}
+		for _, c := range list {
+			for _, p := range c.Parents {
+				if p == old {
+					return false, nil
+				}
+			}
+		}
+	}
+	return true, nil
 }
 
 // writer writes one index run in batches: the first (when rebuilding)
@@ -230,8 +253,10 @@ func (w *writer) write(ctx context.Context, changes []gitrepo.PathChange, commit
 		if err := w.commits(ctx, list); err != nil {
 			return err
 		}
-		if err := w.flush(ctx); err != nil {
-			return err
+		if start+batch < len(commits) { // the last batch goes with the head
+			if err := w.flush(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	w.u.Partial, w.u.Branch, w.u.Commit = false, w.branch, w.head
