@@ -223,47 +223,55 @@ func (q Q) SearchCode(ctx context.Context, f CodeSearch) ([]*CodeHit, int, error
 	return out, total, rows.Err()
 }
 
-// trigramText writes a word test through the trigram index: column of
-// table (code_fts or code_commits_fts on SQLite, a pg_trgm-indexed column
-// on PostgreSQL: expr), for the row id expression. Words shorter than three
-// characters cannot use a trigram index and are tested with LIKE.
-func (q Q) trigramText(s *sqlb, idExpr, ftsTable, column, expr, word string) {
+// trigramText writes a word test through the trigram index: the FTS5
+// table ftsTable's columns (the fields of a text leaf) on SQLite, in one
+// MATCH; the pg_trgm-indexed column expressions exprs, ORed, on
+// PostgreSQL. Words shorter than three characters cannot use a trigram
+// index and are tested with LIKE on exprs.
+func (q Q) trigramText(s *sqlb, idExpr, ftsTable string, columns, exprs []string, word string) {
 	word = strings.ToLower(word)
-	switch {
-	case q.s.pg:
-		s.w(expr, " ILIKE ? ESCAPE '\\'")
-		s.arg(likeArg(word))
-	case len([]rune(word)) < 3:
-		s.like(expr, word)
-	default:
-		// A quoted FTS5 string is a phrase of its trigrams: the word as
-		// a substring, case-insensitively.
-		s.w(idExpr, " IN (SELECT rowid FROM ", ftsTable, " WHERE ", ftsTable, " MATCH ?)")
-		s.arg("{" + column + "} : \"" + strings.ReplaceAll(word, `"`, `""`) + `"`)
+	if q.s.pg || len([]rune(word)) < 3 {
+		s.w("(")
+		for i, expr := range exprs {
+			if i > 0 {
+				s.w(" OR ")
+			}
+			if q.s.pg {
+				s.w(expr, " ILIKE ? ESCAPE '\\'")
+				s.arg(likeArg(word))
+			} else {
+				s.like(expr, word)
+			}
+		}
+		s.w(")")
+		return
 	}
+	// A quoted FTS5 string is a phrase of its trigrams: the word as a
+	// substring, case-insensitively, in any of the columns.
+	s.w(idExpr, " IN (SELECT rowid FROM ", ftsTable, " WHERE ", ftsTable, " MATCH ?)")
+	s.arg("{" + strings.Join(columns, " ") + "} : \"" + strings.ReplaceAll(word, `"`, `""`) + `"`)
 }
 
 // codeLeaf writes the predicates of code fields.
 func (q Q) codeLeaf(s *sqlb, c SearchCond) error {
 	switch c.Field {
 	case "text":
-		if len(c.In) == 0 {
-			s.w("1 = 0")
-			return nil
-		}
-		for i, in := range c.In {
-			if i > 0 {
-				s.w(" OR ")
-			}
+		var columns, exprs []string
+		for _, in := range c.In {
 			switch in {
 			case "file":
-				q.trigramText(s, "f.id", "code_fts", "content", "f.content", c.Text)
+				columns, exprs = append(columns, "content"), append(exprs, "f.content")
 			case "path":
-				q.trigramText(s, "f.id", "code_fts", "path", "f.path", c.Text)
+				columns, exprs = append(columns, "path"), append(exprs, "f.path")
 			default:
 				return fmt.Errorf("store: search: no code text field %q", in)
 			}
 		}
+		if len(columns) == 0 {
+			s.w("1 = 0")
+			return nil
+		}
+		q.trigramText(s, "f.id", "code_fts", columns, exprs, c.Text)
 	case "repo":
 		s.ids("f.repo_id", c.IDs)
 	case "owner":
@@ -373,7 +381,7 @@ func (q Q) SearchCommits(ctx context.Context, f CommitSearch) ([]*CodeCommit, in
 func (q Q) commitLeaf(s *sqlb, c SearchCond) error {
 	switch c.Field {
 	case "text":
-		q.trigramText(s, "cc.id", "code_commits_fts", "message", "cc.message", c.Text)
+		q.trigramText(s, "cc.id", "code_commits_fts", []string{"message"}, []string{"cc.message"}, c.Text)
 	case "repo":
 		s.ids("cc.repo_id", c.IDs)
 	case "owner":
