@@ -27,6 +27,7 @@ import (
 	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/codeindex"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -59,7 +60,9 @@ func Handler%[2]d(name string) string {
 
 func BenchmarkSearchCode(b *testing.B) {
 	repos, files := envInt("REPOS", 2000), envInt("FILES", 500)
-	e := apitest.New(b, apitest.Options{NoVerify: true, ManualJobs: true})
+	l := ratelimit.DefaultLimits()
+	l.Authenticated, l.Search = 1_000_000_000, 1_000_000_000
+	e := apitest.New(b, apitest.Options{NoVerify: true, ManualJobs: true, Limits: &l})
 	mona, tok := e.NewUser("mona", false)
 	start := time.Now()
 	for r := 0; r < repos; r++ {
