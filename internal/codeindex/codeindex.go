@@ -22,8 +22,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/jobs"
@@ -48,8 +46,6 @@ type Indexer struct {
 	// Attribute maps commit addresses (lower case) to the accounts they
 	// belong to (api.Deps.AccountsByCommitEmail); nil attributes none.
 	Attribute func(ctx context.Context, emails []string) (map[string]*model.Account, error)
-
-	backfilled sync.Once
 }
 
 // New makes the indexer and registers its job with q (when set).
@@ -74,35 +70,6 @@ func (x *Indexer) Pushed(ctx context.Context, repoID int64) {
 	if err := x.Jobs.Enqueue(context.WithoutCancel(ctx), Job(repoID)); err != nil {
 		slog.Warn("queue code index", "repo_id", repoID, "err", err)
 	}
-}
-
-// Backfill queues, once per process and in the background, the index of
-// the repositories with git storage that have none (pushed before hubd
-// indexed code, or while an index failed).
-func (x *Indexer) Backfill() {
-	if x.Jobs == nil {
-		return
-	}
-	x.backfilled.Do(func() {
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-			defer cancel()
-			ids, err := x.Store.R().ReposWithoutCodeIndex(ctx)
-			if err != nil {
-				slog.Warn("code index backfill failed", "err", err)
-				return
-			}
-			for _, id := range ids {
-				if !x.Git.Open(id).Exists() {
-					continue
-				}
-				if err := x.Jobs.Enqueue(ctx, Job(id)); err != nil {
-					slog.Warn("code index backfill failed", "err", err)
-					return
-				}
-			}
-		}()
-	})
 }
 
 func (x *Indexer) run(ctx context.Context, payload []byte) error {

@@ -126,24 +126,6 @@ func (q Q) ApplyCodeIndex(ctx context.Context, u CodeIndexUpdate) error {
 	return err
 }
 
-// ReposWithoutCodeIndex lists the repositories the index holds nothing of.
-func (q Q) ReposWithoutCodeIndex(ctx context.Context) ([]int64, error) {
-	rows, err := q.query(ctx, `SELECT r.id FROM repos r LEFT JOIN code_index ci ON ci.repo_id = r.id WHERE ci.repo_id IS NULL ORDER BY r.id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
-}
-
 // CodeIndexSize counts the files and commits indexed of a repository.
 func (q Q) CodeIndexSize(ctx context.Context, repoID int64) (files, commits int, err error) {
 	err = q.row(ctx, `SELECT (SELECT COUNT(*) FROM code_files WHERE repo_id = ?), (SELECT COUNT(*) FROM code_commits WHERE repo_id = ?)`,

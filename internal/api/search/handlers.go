@@ -145,7 +145,6 @@ func (a *API) code(w http.ResponseWriter, r *http.Request) error {
 	if !c.Authenticated() {
 		return rest.ErrRequiresAuth // GitHub's code search needs a signed-in caller
 	}
-	a.index.Backfill()
 	p, limit, offset, err := window(r)
 	if err != nil {
 		return err
@@ -171,7 +170,6 @@ func (a *API) code(w http.ResponseWriter, r *http.Request) error {
 
 // GET /search/commits
 func (a *API) commits(w http.ResponseWriter, r *http.Request) error {
-	a.index.Backfill()
 	p, limit, offset, err := window(r)
 	if err != nil {
 		return err

@@ -57,7 +57,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: "/search/code", OperationID: "search/code", Handler: a.code, Resource: "search",
 			Note: "Words match file contents and paths case-insensitively as substrings (a trigram index), not GitHub's tokens; " +
 				"results come by repository and path, every score is 1. The index follows pushes through a background job " +
-				"(a default branch renamed without a push is indexed at the next push). Counted against the search limit, not a separate code_search one."},
+				"(a default branch renamed without a push, and a repository pushed before hubd indexed code, are indexed at their next push). Counted against the search limit, not a separate code_search one."},
 		{Method: "GET", Pattern: "/search/commits", OperationID: "search/commits", Handler: a.commits, Resource: "search",
 			Note: "Words match commit messages case-insensitively as substrings; best match is the newest commit first, every score is 1. " +
 				"author: and committer: match the accounts commit addresses belonged to when the commit was indexed; " +
