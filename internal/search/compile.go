@@ -50,6 +50,7 @@ type compiler struct {
 	scopeOK, scopeBad int  // repo:, user: and org: that did and did not resolve
 	typed             bool // is:issue, is:pr or type: chose issues or pull requests
 	forks, repoScope  bool // fork: was given; a repo: named a repository
+	filename          bool // a code search's filename: was given
 }
 
 func newCompiler(ctx context.Context, st store.Q, c *authz.Caller, k *kind) *compiler {

@@ -136,14 +136,7 @@ func init() {
 		inFields: map[string]string{"name": "name", "description": "description", "topics": "topics", "readme": ""},
 		sorts:    map[string]bool{"stars": true, "forks": true, "help-wanted-issues": true, "updated": true},
 		group:    scopeGroup,
-		finish: func(c *compiler, cond store.SearchCond) store.SearchCond {
-			if c.forks || c.repoScope {
-				return cond
-			}
-			// Forks are searched only when asked for (fork:true or
-			// fork:only) or named by repo:.
-			return store.CondAll(cond, store.CondNeg(store.Leaf("fork")))
-		},
+		finish:   withoutForks,
 	}
 	repoKind.quals = map[string]qualFunc{
 		"repo": func(c *compiler, v string) (store.SearchCond, error) { return c.repo(v) },
@@ -154,20 +147,7 @@ func init() {
 			"internal":    always(textLeaf("visibility", "internal")),
 			"sponsorable": always(store.Bool(false)), // hubd has no sponsors
 		}),
-		"fork": func(c *compiler, v string) (store.SearchCond, error) {
-			switch strings.ToLower(unquote(v)) {
-			case "true":
-				c.forks = true
-				return store.Bool(true), nil
-			case "only":
-				c.forks = true
-				return store.Leaf("fork"), nil
-			case "false":
-				c.forks = true
-				return store.CondNeg(store.Leaf("fork")), nil
-			}
-			return store.SearchCond{}, errNotQualifier
-		},
+		"fork":     forkQual,
 		"archived": flag("archived"),
 		"template": flag("template"),
 		"mirror": func(_ *compiler, v string) (store.SearchCond, error) {

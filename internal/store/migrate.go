@@ -1972,6 +1972,66 @@ CREATE TABLE branch_protection_actors (
   FOREIGN KEY (repo_id, branch) REFERENCES branch_protections (repo_id, branch) ON DELETE CASCADE ON UPDATE CASCADE
 );
 `,
+	// 58: codesearch: the code and commit search index (internal/codeindex):
+	// the indexed commit of each repository's default branch, its files
+	// (text under 384 KB) and its commits. Words are found through a
+	// trigram index: FTS5's trigram tokenizer on SQLite (an external
+	// content table kept by triggers), pg_trgm GIN indexes on PostgreSQL
+	// (the extension lives in public, as test schemas come and go).
+	`
+CREATE TABLE code_index (
+  repo_id BIGINT PRIMARY KEY REFERENCES repos(id) ON DELETE CASCADE,
+  branch TEXT NOT NULL,
+  commit_sha TEXT NOT NULL,
+  indexed_at BIGINT NOT NULL
+);
+CREATE TABLE code_files (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  path TEXT NOT NULL,
+  name TEXT NOT NULL,
+  extension TEXT NOT NULL,
+  language TEXT NOT NULL,
+  sha TEXT NOT NULL,
+  size BIGINT NOT NULL,
+  content TEXT NOT NULL,
+  UNIQUE (repo_id, path)
+);
+CREATE TABLE code_commits (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  sha TEXT NOT NULL,
+  tree_sha TEXT NOT NULL,
+  parents TEXT NOT NULL,
+  parent_count INTEGER NOT NULL,
+  message TEXT NOT NULL,
+  author_name TEXT NOT NULL,
+  author_email TEXT NOT NULL,
+  author_date BIGINT NOT NULL,
+  author_tz INTEGER NOT NULL,
+  committer_name TEXT NOT NULL,
+  committer_email TEXT NOT NULL,
+  committer_date BIGINT NOT NULL,
+  committer_tz INTEGER NOT NULL,
+  author_id BIGINT,
+  committer_id BIGINT,
+  UNIQUE (repo_id, sha)
+);
+CREATE INDEX code_commits_author_date ON code_commits (author_date);
+CREATE INDEX code_commits_committer_date ON code_commits (committer_date);
+CREATE INDEX code_commits_sha ON code_commits (sha);
+-- sqlite: CREATE VIRTUAL TABLE code_fts USING fts5(content, path, content='code_files', content_rowid='id', tokenize='trigram');
+-- sqlite: CREATE TRIGGER code_files_ai AFTER INSERT ON code_files BEGIN INSERT INTO code_fts (rowid, content, path) VALUES (new.id, new.content, new.path); END;
+-- sqlite: CREATE TRIGGER code_files_ad AFTER DELETE ON code_files BEGIN INSERT INTO code_fts (code_fts, rowid, content, path) VALUES ('delete', old.id, old.content, old.path); END;
+-- sqlite: CREATE TRIGGER code_files_au AFTER UPDATE ON code_files BEGIN INSERT INTO code_fts (code_fts, rowid, content, path) VALUES ('delete', old.id, old.content, old.path); INSERT INTO code_fts (rowid, content, path) VALUES (new.id, new.content, new.path); END;
+-- sqlite: CREATE VIRTUAL TABLE code_commits_fts USING fts5(message, content='code_commits', content_rowid='id', tokenize='trigram');
+-- sqlite: CREATE TRIGGER code_commits_ai AFTER INSERT ON code_commits BEGIN INSERT INTO code_commits_fts (rowid, message) VALUES (new.id, new.message); END;
+-- sqlite: CREATE TRIGGER code_commits_ad AFTER DELETE ON code_commits BEGIN INSERT INTO code_commits_fts (code_commits_fts, rowid, message) VALUES ('delete', old.id, old.message); END;
+-- postgres: DO $$ BEGIN CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public; EXCEPTION WHEN unique_violation OR duplicate_object THEN NULL; END $$;
+-- postgres: CREATE INDEX code_files_content_trgm ON code_files USING gin (content public.gin_trgm_ops);
+-- postgres: CREATE INDEX code_files_path_trgm ON code_files USING gin (path public.gin_trgm_ops);
+-- postgres: CREATE INDEX code_commits_message_trgm ON code_commits USING gin (message public.gin_trgm_ops);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
@@ -1993,6 +2053,7 @@ func (s *Store) migrate(ctx context.Context) error {
 				return nil
 			}
 			for _, stmt := range strings.Split(strings.ReplaceAll(m, "{{id}}", id), ";\n") {
+				stmt = s.dialect(stmt)
 				if strings.TrimSpace(stmt) == "" {
 					continue
 				}
@@ -2008,4 +2069,23 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// dialect keeps a statement of one database only: one written after
+// "-- sqlite: " or "-- postgres: " runs on that database (without the
+// marker) and is empty on the other.
+func (s *Store) dialect(stmt string) string {
+	t := strings.TrimSpace(stmt)
+	for _, d := range []struct {
+		marker string
+		pg     bool
+	}{{"-- sqlite: ", false}, {"-- postgres: ", true}} {
+		if body, ok := strings.CutPrefix(t, d.marker); ok {
+			if d.pg != s.pg {
+				return ""
+			}
+			return body
+		}
+	}
+	return stmt
 }

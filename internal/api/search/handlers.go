@@ -10,6 +10,7 @@ import (
 	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	svc "github.com/hubd/hubd/internal/search"
+	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
 
@@ -136,4 +137,82 @@ func (a *API) labels(w http.ResponseWriter, r *http.Request) error {
 		out.Items = append(out.Items, a.d.URLs.ToLabelSearchItem(res.Repo, l, m))
 	}
 	return a.finish(w, r, p, res.Total, out)
+}
+
+// GET /search/code
+func (a *API) code(w http.ResponseWriter, r *http.Request) error {
+	c := rest.Caller(r)
+	if !c.Authenticated() {
+		return rest.ErrRequiresAuth // GitHub's code search needs a signed-in caller
+	}
+	p, limit, offset, err := window(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	res, err := a.svc.Code(r.Context(), c, q.Get("q"), q.Get("sort"), q.Get("order"), limit, offset)
+	if err != nil {
+		return err
+	}
+	repoList, err := a.minimal(r, res.Repos, len(res.Hits), func(i int) int64 { return res.Hits[i].File.RepoID })
+	if err != nil {
+		return err
+	}
+	m := matching(r, res.Words)
+	out := wire.SearchResult[wire.CodeSearchItem]{TotalCount: res.Total, Items: make([]wire.CodeSearchItem, 0, len(res.Hits))}
+	for _, h := range res.Hits {
+		if v := res.Repos[h.File.RepoID]; v != nil {
+			out.Items = append(out.Items, a.d.URLs.ToCodeSearchItem(v.Repo, repoList[h.File.RepoID], h, m))
+		}
+	}
+	return a.finish(w, r, p, res.Total, out)
+}
+
+// GET /search/commits
+func (a *API) commits(w http.ResponseWriter, r *http.Request) error {
+	p, limit, offset, err := window(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	c := rest.Caller(r)
+	res, err := a.svc.Commits(r.Context(), c, q.Get("q"), q.Get("sort"), q.Get("order"), limit, offset)
+	if err != nil {
+		return err
+	}
+	repoList, err := a.minimal(r, res.Repos, len(res.Commits), func(i int) int64 { return res.Commits[i].RepoID })
+	if err != nil {
+		return err
+	}
+	m := matching(r, res.Words)
+	out := wire.SearchResult[wire.CommitSearchItem]{TotalCount: res.Total, Items: make([]wire.CommitSearchItem, 0, len(res.Commits))}
+	for _, cm := range res.Commits {
+		if v := res.Repos[cm.RepoID]; v != nil {
+			out.Items = append(out.Items, a.d.URLs.ToCommitSearchItem(v.Repo, repoList[cm.RepoID], cm, res.Accounts, m))
+		}
+	}
+	return a.finish(w, r, p, res.Total, out)
+}
+
+// minimal renders the repositories of a page's n items (repoOf gives the
+// i-th item's) as minimal-repository objects, in one batch.
+func (a *API) minimal(r *http.Request, views map[int64]*store.RepoView, n int, repoOf func(int) int64) (map[int64]wire.MinimalRepository, error) {
+	var list []*store.RepoView
+	seen := map[int64]bool{}
+	for i := 0; i < n; i++ {
+		id := repoOf(i)
+		if v := views[id]; v != nil && !seen[id] {
+			seen[id] = true
+			list = append(list, v)
+		}
+	}
+	rendered, err := repos.MinimalList(r.Context(), a.d, rest.Caller(r), list)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]wire.MinimalRepository, len(list))
+	for i, v := range list {
+		out[v.Repo.ID] = rendered[i]
+	}
+	return out, nil
 }

@@ -4,19 +4,35 @@
 package search
 
 import (
+	"context"
+
 	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/codeindex"
+	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	svc "github.com/hubd/hubd/internal/search"
 )
 
 // API is the search package.
 type API struct {
-	d   *api.Deps
-	svc *svc.Service
+	d     *api.Deps
+	svc   *svc.Service
+	index *codeindex.Indexer
 }
 
-// New makes the package.
-func New(d *api.Deps) *API { return &API{d: d, svc: svc.New(d.Store)} }
+// New makes the package. It keeps the code search index current: each
+// push queues its repository's index job.
+func New(d *api.Deps) *API {
+	x := codeindex.New(d.Store, d.Git, d.Jobs)
+	x.Attribute = d.AccountsByCommitEmail
+	d.PushHooks = append(d.PushHooks, func(ctx context.Context, repo *model.Repo, _ int64, _ []api.RefUpdate) {
+		x.Pushed(ctx, repo.ID)
+	})
+	return &API{d: d, svc: svc.New(d.Store), index: x}
+}
+
+// Indexer is the code search indexer (benchmarks and tests index through it).
+func (a *API) Indexer() *codeindex.Indexer { return a.index }
 
 // Service is the search service (GraphQL's search calls it too).
 func (a *API) Service() *svc.Service { return a.svc }
@@ -38,6 +54,14 @@ func (a *API) Routes() []rest.Route {
 				"language: is the top language hubd detected at the last push; has: and props. qualifiers are searched as words."},
 		{Method: "GET", Pattern: "/search/users", OperationID: "search/users", Handler: a.users, Resource: "search",
 			Note: words + "No account has followers; language: keeps accounts owning a public repository whose detected top language it is."},
+		{Method: "GET", Pattern: "/search/code", OperationID: "search/code", Handler: a.code, Resource: "search",
+			Note: "Words match file contents and paths case-insensitively as substrings (a trigram index), not GitHub's tokens; " +
+				"results come by repository and path, every score is 1. The index follows pushes through a background job " +
+				"(a default branch renamed without a push, and a repository pushed before hubd indexed code, are indexed at their next push). Counted against the search limit, not a separate code_search one."},
+		{Method: "GET", Pattern: "/search/commits", OperationID: "search/commits", Handler: a.commits, Resource: "search",
+			Note: "Words match commit messages case-insensitively as substrings; best match is the newest commit first, every score is 1. " +
+				"author: and committer: match the accounts commit addresses belonged to when the commit was indexed; " +
+				"commit.verification is left out (the index keeps no signatures)."},
 		{Method: "GET", Pattern: "/search/labels", OperationID: "search/labels", Handler: a.labels, Resource: "search",
 			Note: "Words match names and descriptions case-insensitively as substrings; best match puts exact names first; every score is 1."},
 	}

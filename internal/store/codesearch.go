@@ -1,0 +1,412 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The code and commit search index (owned by internal/codeindex, searched
+// by internal/search): per repository, the commit of the default branch
+// last indexed, its text files and its commits. Words are looked up in a
+// trigram index (FTS5 on SQLite, pg_trgm on PostgreSQL), never by reading
+// every file.
+
+// CodeFile is one indexed file of a repository's default branch.
+type CodeFile struct {
+	ID        int64
+	RepoID    int64
+	Path      string
+	Name      string
+	Extension string // without the dot, lower case ("" when none)
+	Language  string
+	SHA       string // the blob
+	Size      int64
+	Content   string
+}
+
+// CodeCommit is one indexed commit of a repository's default branch.
+type CodeCommit struct {
+	RepoID         int64
+	SHA, Tree      string
+	Parents        []string
+	Message        string
+	AuthorName     string
+	AuthorEmail    string
+	AuthorDate     int64 // unix seconds
+	AuthorTZ       int   // offset east of UTC, in minutes
+	CommitterName  string
+	CommitterEmail string
+	CommitterDate  int64
+	CommitterTZ    int
+	AuthorID       int64 // the account the author's address belongs to (0: none)
+	CommitterID    int64
+	CommentCount   int // read by searches only
+}
+
+// CodeIndexState is what the index holds of a repository: the branch and
+// commit indexed ("" when never indexed).
+func (q Q) CodeIndexState(ctx context.Context, repoID int64) (branch, commit string, err error) {
+	err = q.row(ctx, `SELECT branch, commit_sha FROM code_index WHERE repo_id = ?`, repoID).Scan(&branch, &commit)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", nil
+	}
+	return branch, commit, err
+}
+
+// CodeIndexUpdate is one step of a repository's index: files to write
+// (replacing those at the same path), paths to remove, commits to add;
+// Reset first empties the repository's index and forgets its commit (a
+// first index, a history rewritten, the default branch changed). A
+// Partial update leaves the commit indexed as it is; the last update of a
+// run records Branch and Commit.
+type CodeIndexUpdate struct {
+	RepoID  int64
+	Branch  string
+	Commit  string // "" leaves the repository unindexed (nothing to index)
+	Reset   bool
+	Partial bool
+	Files   []CodeFile
+	Removed []string
+	Commits []CodeCommit
+}
+
+// ApplyCodeIndex writes one update of a repository's index (call it in a
+// transaction).
+func (q Q) ApplyCodeIndex(ctx context.Context, u CodeIndexUpdate) error {
+	if u.Reset {
+		if _, err := q.exec(ctx, `DELETE FROM code_files WHERE repo_id = ?`, u.RepoID); err != nil {
+			return err
+		}
+		if _, err := q.exec(ctx, `DELETE FROM code_commits WHERE repo_id = ?`, u.RepoID); err != nil {
+			return err
+		}
+		if _, err := q.exec(ctx, `DELETE FROM code_index WHERE repo_id = ?`, u.RepoID); err != nil {
+			return err
+		}
+	}
+	for _, p := range u.Removed {
+		if _, err := q.exec(ctx, `DELETE FROM code_files WHERE repo_id = ? AND path = ?`, u.RepoID, p); err != nil {
+			return err
+		}
+	}
+	for _, f := range u.Files {
+		// Delete and insert (not an upsert): the FTS5 table follows inserts
+		// and deletes through its triggers alike on both paths.
+		if _, err := q.exec(ctx, `DELETE FROM code_files WHERE repo_id = ? AND path = ?`, u.RepoID, f.Path); err != nil {
+			return err
+		}
+		if _, err := q.exec(ctx, `INSERT INTO code_files (repo_id, path, name, extension, language, sha, size, content)
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, u.RepoID, f.Path, f.Name, f.Extension, f.Language, f.SHA, f.Size, f.Content); err != nil {
+			return err
+		}
+	}
+	for _, c := range u.Commits {
+		if _, err := q.exec(ctx, `INSERT INTO code_commits (repo_id, sha, tree_sha, parents, parent_count, message,
+ author_name, author_email, author_date, author_tz, committer_name, committer_email, committer_date, committer_tz, author_id, committer_id)
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (repo_id, sha) DO NOTHING`,
+			u.RepoID, c.SHA, c.Tree, strings.Join(c.Parents, " "), len(c.Parents), c.Message,
+			c.AuthorName, c.AuthorEmail, c.AuthorDate, c.AuthorTZ, c.CommitterName, c.CommitterEmail, c.CommitterDate, c.CommitterTZ,
+			nullID(c.AuthorID), nullID(c.CommitterID)); err != nil {
+			return err
+		}
+	}
+	if u.Partial {
+		return nil
+	}
+	if u.Commit == "" {
+		_, err := q.exec(ctx, `DELETE FROM code_index WHERE repo_id = ?`, u.RepoID)
+		return err
+	}
+	_, err := q.exec(ctx, `INSERT INTO code_index (repo_id, branch, commit_sha, indexed_at) VALUES (?, ?, ?, ?)
+ ON CONFLICT (repo_id) DO UPDATE SET branch = excluded.branch, commit_sha = excluded.commit_sha, indexed_at = excluded.indexed_at`,
+		u.RepoID, u.Branch, u.Commit, q.Now().Unix())
+	return err
+}
+
+// CodeIndexSize counts the files and commits indexed of a repository.
+func (q Q) CodeIndexSize(ctx context.Context, repoID int64) (files, commits int, err error) {
+	err = q.row(ctx, `SELECT (SELECT COUNT(*) FROM code_files WHERE repo_id = ?), (SELECT COUNT(*) FROM code_commits WHERE repo_id = ?)`,
+		repoID, repoID).Scan(&files, &commits)
+	return files, commits, err
+}
+
+// --- searching -----------------------------------------------------------------
+
+// CodeSearch is a search of the indexed files of the repositories Viewer
+// may see.
+type CodeSearch struct {
+	Viewer Viewer
+	Cond   SearchCond
+	Sort   string // indexed; "" best match (repository, then path)
+	Desc   bool
+	Limit  int
+	Offset int
+}
+
+// CodeHit is a file found, with its repository and the commit indexed.
+type CodeHit struct {
+	File      CodeFile
+	Commit    string
+	IndexedAt int64
+}
+
+const codeSearchFrom = ` FROM code_files f JOIN code_index ci ON ci.repo_id = f.repo_id JOIN repos r ON r.id = f.repo_id
+ JOIN accounts a ON a.id = r.owner_id
+ LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
+ LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?`
+
+// SearchCode returns one page of the files f selects and their total.
+func (q Q) SearchCode(ctx context.Context, f CodeSearch) ([]*CodeHit, int, error) {
+	rq := RepoQuery{Viewer: f.Viewer}
+	vis, visArgs := rq.where()
+	var s sqlb
+	s.arg(f.Viewer.UserID, f.Viewer.UserID)
+	s.w(vis, " AND ")
+	s.arg(visArgs...)
+	if err := s.compile(f.Cond, q.codeLeaf); err != nil {
+		return nil, 0, err
+	}
+	where := s.b.String()
+	var total int
+	if err := q.searchRow(ctx, `SELECT COUNT(*)`+codeSearchFrom+where, s.args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	if f.Offset >= total {
+		return []*CodeHit{}, total, nil
+	}
+	dir := " ASC"
+	if f.Desc {
+		dir = " DESC"
+	}
+	order := " ORDER BY r.id, f.path"
+	if f.Sort == "indexed" {
+		order = " ORDER BY ci.indexed_at" + dir + ", f.id" + dir
+	}
+	args := append(s.args, limitOr30(f.Limit), f.Offset)
+	rows, err := q.searchRows(ctx, `SELECT f.id, f.repo_id, f.path, f.name, f.extension, f.language, f.sha, f.size, f.content,
+ ci.commit_sha, ci.indexed_at`+codeSearchFrom+where+order+` LIMIT ? OFFSET ?`, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []*CodeHit{}
+	for rows.Next() {
+		h := &CodeHit{}
+		x := &h.File
+		if err := rows.Scan(&x.ID, &x.RepoID, &x.Path, &x.Name, &x.Extension, &x.Language, &x.SHA, &x.Size, &x.Content,
+			&h.Commit, &h.IndexedAt); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, h)
+	}
+	return out, total, rows.Err()
+}
+
+// trigramText writes a word test through the trigram index: the FTS5
+// table ftsTable's columns (the fields of a text leaf) on SQLite, in one
+// MATCH; the pg_trgm-indexed column expressions exprs, ORed, on
+// PostgreSQL. Words shorter than three characters cannot use a trigram
+// index and are tested with LIKE on exprs.
+func (q Q) trigramText(s *sqlb, idExpr, ftsTable string, columns, exprs []string, word string) {
+	word = strings.ToLower(word)
+	if q.s.pg || len([]rune(word)) < 3 {
+		s.w("(")
+		for i, expr := range exprs {
+			if i > 0 {
+				s.w(" OR ")
+			}
+			if q.s.pg {
+				s.w(expr, " ILIKE ? ESCAPE '\\'")
+				s.arg(likeArg(word))
+			} else {
+				s.like(expr, word)
+			}
+		}
+		s.w(")")
+		return
+	}
+	// A quoted FTS5 string is a phrase of its trigrams: the word as a
+	// substring, case-insensitively, in any of the columns.
+	s.w(idExpr, " IN (SELECT rowid FROM ", ftsTable, " WHERE ", ftsTable, " MATCH ?)")
+	s.arg("{" + strings.Join(columns, " ") + "} : \"" + strings.ReplaceAll(word, `"`, `""`) + `"`)
+}
+
+// codeLeaf writes the predicates of code fields.
+func (q Q) codeLeaf(s *sqlb, c SearchCond) error {
+	switch c.Field {
+	case "text":
+		var columns, exprs []string
+		for _, in := range c.In {
+			switch in {
+			case "file":
+				columns, exprs = append(columns, "content"), append(exprs, "f.content")
+			case "path":
+				columns, exprs = append(columns, "path"), append(exprs, "f.path")
+			default:
+				return fmt.Errorf("store: search: no code text field %q", in)
+			}
+		}
+		if len(columns) == 0 {
+			s.w("1 = 0")
+			return nil
+		}
+		q.trigramText(s, "f.id", "code_fts", columns, exprs, c.Text)
+	case "repo":
+		s.ids("f.repo_id", c.IDs)
+	case "owner":
+		s.ids("r.owner_id", c.IDs)
+	case "visibility":
+		s.w("r.visibility = ?")
+		s.arg(c.Text)
+	case "fork":
+		s.w("r.parent_id IS NOT NULL")
+	case "language":
+		s.w("LOWER(f.language) = ?")
+		s.arg(strings.ToLower(c.Text))
+	case "extension":
+		s.w("f.extension = ?")
+		s.arg(strings.ToLower(strings.TrimPrefix(c.Text, ".")))
+	case "filename":
+		s.w("LOWER(f.name) = ?")
+		s.arg(strings.ToLower(c.Text))
+	case "path":
+		// path:DIR keeps files in a directory DIR (at any depth, and in
+		// its subdirectories); path:/ keeps those at the root.
+		dir := strings.Trim(strings.ToLower(c.Text), "/")
+		if dir == "" {
+			s.w("f.path NOT LIKE '%/%'")
+			return nil
+		}
+		s.w("('/' || LOWER(f.path)) LIKE ? ESCAPE '\\'")
+		s.arg("%/" + strings.Trim(likeArg(dir), "%") + "/%")
+	case "size":
+		s.inRange("f.size", c.Range)
+	default:
+		return fmt.Errorf("store: search: unknown code field %q", c.Field)
+	}
+	return nil
+}
+
+// CommitSearch is a search of the indexed commits of the repositories
+// Viewer may see.
+type CommitSearch struct {
+	Viewer Viewer
+	Cond   SearchCond
+	Sort   string // author-date, committer-date; "" best match (newest commit first)
+	Desc   bool
+	Limit  int
+	Offset int
+}
+
+const commitSearchFrom = ` FROM code_commits cc JOIN repos r ON r.id = cc.repo_id JOIN accounts a ON a.id = r.owner_id
+ LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
+ LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?`
+
+// SearchCommits returns one page of the commits f selects and their total.
+func (q Q) SearchCommits(ctx context.Context, f CommitSearch) ([]*CodeCommit, int, error) {
+	rq := RepoQuery{Viewer: f.Viewer}
+	vis, visArgs := rq.where()
+	var s sqlb
+	s.arg(f.Viewer.UserID, f.Viewer.UserID)
+	s.w(vis, " AND ")
+	s.arg(visArgs...)
+	if err := s.compile(f.Cond, q.commitLeaf); err != nil {
+		return nil, 0, err
+	}
+	where := s.b.String()
+	var total int
+	if err := q.searchRow(ctx, `SELECT COUNT(*)`+commitSearchFrom+where, s.args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	if f.Offset >= total {
+		return []*CodeCommit{}, total, nil
+	}
+	dir := " ASC"
+	if f.Desc {
+		dir = " DESC"
+	}
+	order := " ORDER BY cc.committer_date DESC, cc.id DESC"
+	switch f.Sort {
+	case "author-date":
+		order = " ORDER BY cc.author_date" + dir + ", cc.id" + dir
+	case "committer-date":
+		order = " ORDER BY cc.committer_date" + dir + ", cc.id" + dir
+	}
+	args := append(s.args, limitOr30(f.Limit), f.Offset)
+	rows, err := q.searchRows(ctx, `SELECT cc.repo_id, cc.sha, cc.tree_sha, cc.parents, cc.message, cc.author_name, cc.author_email,
+ cc.author_date, cc.author_tz, cc.committer_name, cc.committer_email, cc.committer_date, cc.committer_tz,
+ COALESCE(cc.author_id, 0), COALESCE(cc.committer_id, 0),
+ (SELECT COUNT(*) FROM commit_comments x WHERE x.repo_id = cc.repo_id AND x.commit_id = cc.sha)`+commitSearchFrom+where+order+` LIMIT ? OFFSET ?`, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []*CodeCommit{}
+	for rows.Next() {
+		c := &CodeCommit{}
+		var parents string
+		if err := rows.Scan(&c.RepoID, &c.SHA, &c.Tree, &parents, &c.Message, &c.AuthorName, &c.AuthorEmail,
+			&c.AuthorDate, &c.AuthorTZ, &c.CommitterName, &c.CommitterEmail, &c.CommitterDate, &c.CommitterTZ,
+			&c.AuthorID, &c.CommitterID, &c.CommentCount); err != nil {
+			return nil, 0, err
+		}
+		c.Parents = strings.Fields(parents)
+		out = append(out, c)
+	}
+	return out, total, rows.Err()
+}
+
+// commitLeaf writes the predicates of commit fields.
+func (q Q) commitLeaf(s *sqlb, c SearchCond) error {
+	switch c.Field {
+	case "text":
+		q.trigramText(s, "cc.id", "code_commits_fts", []string{"message"}, []string{"cc.message"}, c.Text)
+	case "repo":
+		s.ids("cc.repo_id", c.IDs)
+	case "owner":
+		s.ids("r.owner_id", c.IDs)
+	case "visibility":
+		s.w("r.visibility = ?")
+		s.arg(c.Text)
+	case "author":
+		s.ids("COALESCE(cc.author_id, 0)", c.IDs)
+	case "committer":
+		s.ids("COALESCE(cc.committer_id, 0)", c.IDs)
+	case "author_name":
+		s.like("cc.author_name", c.Text)
+	case "committer_name":
+		s.like("cc.committer_name", c.Text)
+	case "author_email":
+		s.w("LOWER(cc.author_email) = ?")
+		s.arg(strings.ToLower(c.Text))
+	case "committer_email":
+		s.w("LOWER(cc.committer_email) = ?")
+		s.arg(strings.ToLower(c.Text))
+	case "author_date":
+		s.inRange("cc.author_date", c.Range)
+	case "committer_date":
+		s.inRange("cc.committer_date", c.Range)
+	case "merge":
+		if boolText(c) {
+			s.w("cc.parent_count > 1")
+		} else {
+			s.w("cc.parent_count <= 1")
+		}
+	case "hash":
+		s.w("cc.sha LIKE ?")
+		s.arg(strings.ToLower(c.Text) + "%")
+	case "tree":
+		s.w("cc.tree_sha LIKE ?")
+		s.arg(strings.ToLower(c.Text) + "%")
+	case "parent":
+		// parents holds the ids separated by spaces.
+		s.w("(' ' || cc.parents) LIKE ?")
+		s.arg("% " + strings.ToLower(c.Text) + "%")
+	default:
+		return fmt.Errorf("store: search: unknown commit field %q", c.Field)
+	}
+	return nil
+}
