@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -145,7 +145,7 @@ func (s *Service) Code(ctx context.Context, c *authz.Caller, q, sort, order stri
 		return nil, invalidQuery(msgNoTerm)
 	}
 	by, desc := comp.order(sort, order)
-	hits, total, err := st.SearchCode(ctx, store.CodeSearch{Viewer: api.ViewerOf(c), Cond: cond, Sort: by, Desc: desc, Limit: limit, Offset: offset})
+	hits, total, err := st.SearchCode(ctx, store.CodeSearch{Viewer: deps.ViewerOf(c), Cond: cond, Sort: by, Desc: desc, Limit: limit, Offset: offset})
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (s *Service) Commits(ctx context.Context, c *authz.Caller, q, sort, order s
 		return nil, err
 	}
 	by, desc := comp.order(sort, order)
-	list, total, err := st.SearchCommits(ctx, store.CommitSearch{Viewer: api.ViewerOf(c), Cond: cond, Sort: by, Desc: desc, Limit: limit, Offset: offset})
+	list, total, err := st.SearchCommits(ctx, store.CommitSearch{Viewer: deps.ViewerOf(c), Cond: cond, Sort: by, Desc: desc, Limit: limit, Offset: offset})
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/hubd/hubd/internal/model"
 )
 
 // The code and commit search index (owned by internal/codeindex, searched
@@ -14,37 +16,9 @@ import (
 // trigram index (FTS5 on SQLite, pg_trgm on PostgreSQL), never by reading
 // every file.
 
-// CodeFile is one indexed file of a repository's default branch.
-type CodeFile struct {
-	ID        int64
-	RepoID    int64
-	Path      string
-	Name      string
-	Extension string // without the dot, lower case ("" when none)
-	Language  string
-	SHA       string // the blob
-	Size      int64
-	Content   string
-}
+type CodeFile = model.CodeFile
 
-// CodeCommit is one indexed commit of a repository's default branch.
-type CodeCommit struct {
-	RepoID         int64
-	SHA, Tree      string
-	Parents        []string
-	Message        string
-	AuthorName     string
-	AuthorEmail    string
-	AuthorDate     int64 // unix seconds
-	AuthorTZ       int   // offset east of UTC, in minutes
-	CommitterName  string
-	CommitterEmail string
-	CommitterDate  int64
-	CommitterTZ    int
-	AuthorID       int64 // the account the author's address belongs to (0: none)
-	CommitterID    int64
-	CommentCount   int // read by searches only
-}
+type CodeCommit = model.CodeCommit
 
 // CodeIndexState is what the index holds of a repository: the branch and
 // commit indexed ("" when never indexed).
@@ -146,12 +120,7 @@ type CodeSearch struct {
 	Offset int
 }
 
-// CodeHit is a file found, with its repository and the commit indexed.
-type CodeHit struct {
-	File      CodeFile
-	Commit    string
-	IndexedAt int64
-}
+type CodeHit = model.CodeHit
 
 const codeSearchFrom = ` FROM code_files f JOIN code_index ci ON ci.repo_id = f.repo_id JOIN repos r ON r.id = f.repo_id
  JOIN accounts a ON a.id = r.owner_id

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/model"
-	"github.com/hubd/hubd/internal/store"
 )
 
 // CodeSearchItem is components/schemas/code-search-result-item.
@@ -25,7 +24,7 @@ type CodeSearchItem struct {
 
 // ToCodeSearchItem converts a file found in repository r (repo is its
 // minimal-repository object).
-func (u URLs) ToCodeSearchItem(r *model.Repo, repo MinimalRepository, h *store.CodeHit, m Matching) CodeSearchItem {
+func (u URLs) ToCodeSearchItem(r *model.Repo, repo MinimalRepository, h *model.CodeHit, m Matching) CodeSearchItem {
 	f := h.File
 	out := CodeSearchItem{
 		Name: f.Name, Path: f.Path, SHA: f.SHA,
@@ -76,7 +75,7 @@ func searchDate(unix int64, tzMinutes int) string {
 
 // ToCommitSearchItem converts a commit found in repository r; people maps
 // account ids to the accounts commits are attributed to.
-func (u URLs) ToCommitSearchItem(r *model.Repo, repo MinimalRepository, c *store.CodeCommit, people map[int64]*model.Account, m Matching) CommitSearchItem {
+func (u URLs) ToCommitSearchItem(r *model.Repo, repo MinimalRepository, c *model.CodeCommit, people map[int64]*model.Account, m Matching) CommitSearchItem {
 	base := u.RepoAPIURL(r)
 	out := CommitSearchItem{
 		URL: u.CommitAPIURL(r, c.SHA), SHA: c.SHA, NodeID: GitNodeID("C", r.ID, c.SHA),
