@@ -103,6 +103,9 @@ func newWorld(t *testing.T) *world {
 	w.makeRepo("alice", marker+"-a", true)
 	w.makeRepo(w.org, "open", false)
 	w.makeRepo(w.org, marker+"-o", true)
+	// The first repository read starts a backfill that queues jobs in the
+	// background: let it finish before any fingerprint is taken.
+	e.Server.Settled()
 	return w
 }
 

@@ -26,6 +26,8 @@ import (
 type detector struct {
 	d          *deps.Deps
 	backfilled sync.Once
+	// filled is closed when the backfill has queued its jobs.
+	filled chan struct{}
 }
 
 // detectTimeout bounds one detection (a huge tree on a slow disk).
@@ -34,7 +36,7 @@ const detectTimeout = 2 * time.Minute
 const jobFacts = "repos.facts"
 
 func newDetector(d *deps.Deps) *detector {
-	t := &detector{d: d}
+	t := &detector{d: d, filled: make(chan struct{})}
 	if d.Jobs != nil {
 		d.Jobs.Handle(jobFacts, t.runJob)
 	}
@@ -75,6 +77,7 @@ func (t *detector) runJob(ctx context.Context, payload []byte) error {
 func (t *detector) backfill() {
 	t.backfilled.Do(func() {
 		go func() {
+			defer close(t.filled)
 			ctx, cancel := context.WithTimeout(context.Background(), detectTimeout)
 			defer cancel()
 			ids, err := t.d.Store.R().ReposWithoutFacts(ctx)

@@ -37,6 +37,14 @@ func New(d *deps.Deps) *Service {
 // stored before detection existed (see detector.backfill).
 func (a *Service) Backfill() { a.facts.backfill() }
 
+// BackfillDone starts the backfill if no read has and returns a channel
+// closed once it has queued its jobs: tests that compare database states
+// wait for it, so its jobs do not show up as a later request's writes.
+func (a *Service) BackfillDone() <-chan struct{} {
+	a.facts.backfill()
+	return a.facts.filled
+}
+
 // Full is Full for the service's callers, after Backfill.
 func (a *Service) Full(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission) (wire.FullRepository, error) {
 	a.facts.backfill()

@@ -236,5 +236,6 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	pages.Logins = s.LoginLimiter()
 	s.Pages, s.Clients = pages, oauthAPI.Clients
 	s.Feeds = activityAPI.Feeds()
+	s.Settled = func() { <-reposAPI.Service().BackfillDone() }
 	return s, d, nil
 }

@@ -29,7 +29,10 @@ import (
 // Server is hubd's HTTP handler.
 type Server struct {
 	deps api.Deps
-	git  *githttp.Handler
+	// Settled, for tests, waits until the work a process starts on its
+	// own (the repository facts backfill) is queued.
+	Settled func()
+	git     *githttp.Handler
 	// gitsvc runs git for both git transports (smart HTTP and SSH).
 	gitsvc *gitserve.Service
 	// sshKeys authenticates the SSH transport's clients (set by Build).
