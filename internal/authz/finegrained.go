@@ -79,6 +79,8 @@ var permissionRules = map[string]string{
 	"activity/notifications":      "", // user access tokens only (the catalogue's badges)
 	"gists":                       "", // user-level: internal/gists checks the "gists" user permission
 	"users/blocking":              "blocking",
+	"users/gpg-keys":              "gpg_keys",
+	"users/ssh-signing-keys":      "ssh_signing_keys",
 	"interactions/user":           "interaction_limits",
 	"orgs/webhooks":               "organization_hooks",
 	"deployments/environments":    "administration",
@@ -208,6 +210,8 @@ var permissionRules = map[string]string{
 	"repos/get-repo-ruleset":                          "metadata:read",
 	"repos/get-branch-rules":                          "metadata:read",
 	"activity/get-feeds":                              "", // no permission (GitHub); private feeds only to classic tokens
+	"users/list-gpg-keys-for-user":                    "", // public keys of any user
+	"users/list-ssh-signing-keys-for-user":            "",
 	"activity/list-repos-starred-by-user":             "",
 	"activity/list-repos-watched-by-user":             "",
 	"repos/create-for-authenticated-user":             "administration:write",

@@ -44,6 +44,7 @@ import (
 	runnersapi "github.com/hubd/hubd/internal/api/runners"
 	searchapi "github.com/hubd/hubd/internal/api/search"
 	secretsapi "github.com/hubd/hubd/internal/api/secrets"
+	signingkeysapi "github.com/hubd/hubd/internal/api/signingkeys"
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
 	"github.com/hubd/hubd/internal/api/users"
@@ -56,6 +57,7 @@ import (
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/signatures"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
@@ -106,6 +108,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Outbox:  outbox.New(cfg.Store),
 	}
 	d.URLs.Enterprise = cfg.Enterprise
+	d.Signatures = signatures.New(cfg.Store, d.AccountsByCommitEmail)
 	var s *Server // the catalogue reads the final route table on its first request
 	// Reviews follow pull requests: comments move when a head moves, and
 	// pull request objects show requested reviewers.
@@ -199,6 +202,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		runnerproto.New(d, exec, runnersAPI.Service()).Routes(),
 		secretsAPI.Routes(),
 		secretsAPI.EnvironmentRoutes(envAPI.Service()),
+		signingkeysapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -1,0 +1,43 @@
+package signingkeys_test
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/hubd/hubd/internal/apitest"
+)
+
+func itoa(id int64) string { return strconv.FormatInt(id, 10) }
+
+// countEvents counts the domain events of a type.
+func countEvents(t *testing.T, e *apitest.Env, typ string) int {
+	t.Helper()
+	evs, err := e.Store.R().EventsAfter(ctx, 0, 100000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, ev := range evs {
+		if ev.Type == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// countRows counts a user's primary GPG keys or SSH signing keys.
+func countRows(t *testing.T, e *apitest.Env, table string, userID int64) int {
+	t.Helper()
+	var total int
+	var err error
+	switch table {
+	case "gpg_keys":
+		_, total, err = e.Store.R().GPGKeys(ctx, userID, 1, 0)
+	case "ssh_signing_keys":
+		_, total, err = e.Store.R().SSHSigningKeys(ctx, userID, 1, 0)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return total
+}
