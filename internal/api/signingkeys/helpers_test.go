@@ -1,6 +1,7 @@
 package signingkeys_test
 
 import (
+	"os/exec"
 	"strconv"
 	"testing"
 
@@ -40,4 +41,10 @@ func countRows(t *testing.T, e *apitest.Env, table string, userID int64) int {
 		t.Fatal(err)
 	}
 	return total
+}
+
+// execOut runs a program and answers its combined output.
+func execOut(name string, args ...string) (string, error) {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	return string(out), err
 }
