@@ -125,6 +125,7 @@ func (s *Service) VerifyAll(ctx context.Context, objs []Object) ([]model.Verific
 			return nil, err
 		}
 	}
+	rings := map[int64]openpgp.EntityList{} // parsed once a batch
 	for _, p := range todo {
 		o := objs[p.i]
 		v := model.Verification{Signature: o.Signature, Payload: o.Payload, Reason: p.reason}
@@ -133,7 +134,7 @@ func (s *Service) VerifyAll(ctx context.Context, objs []Object) ([]model.Verific
 			var registered time.Time
 			switch {
 			case p.pgp != nil:
-				v.Reason, registered = verifyPGP(p, gpgKeys[p.keyID], o, committer)
+				v.Reason, registered = verifyPGP(p, gpgKeys[p.keyID], rings, o, committer)
 			default:
 				v.Reason, registered = verifySSH(p, sshKeys[p.sshFP], o, committer)
 			}
@@ -188,12 +189,16 @@ func parsePGPSignature(armored string) (*packet.Signature, string, error) {
 // verifyPGP checks an OpenPGP signature against the stored key that holds
 // its issuer, then the committer's email against the key's owner and user
 // ids; it also gives when the key was registered.
-func verifyPGP(p *pending, stored *model.GPGKey, o Object, committer *model.Account) (string, time.Time) {
+func verifyPGP(p *pending, stored *model.GPGKey, rings map[int64]openpgp.EntityList, o Object, committer *model.Account) (string, time.Time) {
 	if stored == nil {
 		return UnknownKey, time.Time{}
 	}
-	el, err := openpgp.ReadArmoredKeyRing(strings.NewReader(stored.RawKey))
-	if err != nil || len(el) == 0 {
+	el, ok := rings[stored.ID]
+	if !ok {
+		el, _ = openpgp.ReadArmoredKeyRing(strings.NewReader(stored.RawKey))
+		rings[stored.ID] = el
+	}
+	if len(el) == 0 {
 		return UnknownKey, stored.CreatedAt
 	}
 	var keyID uint64

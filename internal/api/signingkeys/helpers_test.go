@@ -6,7 +6,25 @@ import (
 	"testing"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
 )
+
+// fineGrained makes a fine-grained personal access token of u with no
+// permissions.
+func fineGrained(t *testing.T, e *apitest.Env, u *model.Account) string {
+	t.Helper()
+	var tok string
+	if err := e.Store.Tx(ctx, func(tx store.Q) error {
+		var err error
+		tok, _, err = tx.CreateToken(ctx, u.ID, authz.FineGrained, nil, "", nil)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
 
 func itoa(id int64) string { return strconv.FormatInt(id, 10) }
 

@@ -178,6 +178,12 @@ func TestGPGKeys(t *testing.T) {
 	e.Must(201, "POST", "/user/gpg_keys", write, map[string]any{"armored_public_key": armored(t, newEntity(t, nil, "x@example.com"))})
 	e.Must(404, "DELETE", "/user/gpg_keys/"+itoa(key.GetID()), write, nil)
 	e.Must(401, "GET", "/user/gpg_keys", "", nil)
+	// A fine-grained token needs the "GPG keys" permission it lacks here;
+	// anyone's public keys need none.
+	fine := fineGrained(t, e, mona)
+	e.Must(403, "GET", "/user/gpg_keys", fine, nil)
+	e.Must(403, "POST", "/user/gpg_keys", fine, map[string]any{"armored_public_key": armored(t, newEntity(t, nil, "y@example.com"))})
+	e.Must(200, "GET", "/users/mona/gpg_keys", fine, nil)
 
 	if _, err := gh.Users.DeleteGPGKey(ctx, key.GetID()); err != nil {
 		t.Fatal(err)
@@ -245,6 +251,9 @@ func TestSSHSigningKeys(t *testing.T) {
 	e.Must(404, "POST", "/user/ssh_signing_keys", read, map[string]any{"key": line3})
 	e.Must(201, "POST", "/user/ssh_signing_keys", write, map[string]any{"key": line3})
 	e.Must(404, "DELETE", "/user/ssh_signing_keys/"+itoa(k.GetID()), write, nil)
+	fine := fineGrained(t, e, mona)
+	e.Must(403, "GET", "/user/ssh_signing_keys", fine, nil)
+	e.Must(200, "GET", "/users/mona/ssh_signing_keys", fine, nil)
 
 	if _, err := gh.Users.DeleteSSHSigningKey(ctx, k.GetID()); err != nil {
 		t.Fatal(err)
