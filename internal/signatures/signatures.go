@@ -94,6 +94,14 @@ var (
 		resource: "SshSigningKey"}
 )
 
+// MayAddGPGKey refuses a caller who may not add GPG keys; handlers call it
+// before they read the body, as GitHub checks the caller before it
+// validates.
+func MayAddGPGKey(c *authz.Caller) error { return actor(c, gpgFamily.write) }
+
+// MayAddSSHSigningKey refuses a caller who may not add SSH signing keys.
+func MayAddSSHSigningKey(c *authz.Caller) error { return actor(c, sshFamily.write) }
+
 // actor checks a caller acting on their own keys with scope (fine-grained
 // permissions are checked before the route runs, by the one permission
 // table). A classic token without the scope gets 404, as GitHub answers
