@@ -169,7 +169,7 @@ func New(t testing.TB, opts ...Options) *Env {
 }
 
 // AllScopes are the scopes of tokens made by NewUser.
-const AllScopes = "repo,user,admin:org,delete_repo,admin:public_key,admin:repo_hook,admin:org_hook,gist,notifications,workflow,site_admin"
+const AllScopes = "repo,user,admin:org,delete_repo,admin:public_key,admin:repo_hook,admin:org_hook,gist,notifications,workflow,site_admin,admin:gpg_key,admin:ssh_signing_key"
 
 // NewUser creates a user straight in the store with a classic token that
 // carries AllScopes.

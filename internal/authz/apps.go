@@ -43,6 +43,8 @@ var PermissionLevels = map[string][]string{
 	"enterprise_organization_installations": {"read", "write"}, "enterprise_organization_installation_repositories": {"read", "write"},
 	// Variables and Organization variables (GitHub's fine-grained permissions; not in the app-permissions schema).
 	"actions_variables": {"read", "write"}, "organization_actions_variables": {"read", "write"},
+	// SSH signing keys (a fine-grained user permission; not in the app-permissions schema).
+	"ssh_signing_keys": {"read", "write"},
 }
 
 // repositoryPermissions are the permissions that act on repositories (the

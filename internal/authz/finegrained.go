@@ -89,6 +89,8 @@ var permissionRules = map[string]string{
 	"deployments/branch-policies":     "administration",
 	"actions/variables":               "actions_variables",
 	"agents/variables":                "actions_variables",
+	"users/gpg-keys":                  "gpg_keys",
+	"users/ssh-signing-keys":          "ssh_signing_keys",
 	// Secrets (internal/secrets): a repository's need secrets, an
 	// organization's organization_secrets.
 	// An environment's secrets need environments (GitHub's docs).
@@ -215,6 +217,8 @@ var permissionRules = map[string]string{
 	"repos/get-repo-ruleset":                          "metadata:read",
 	"repos/get-branch-rules":                          "metadata:read",
 	"activity/get-feeds":                              "", // no permission (GitHub); private feeds only to classic tokens
+	"users/list-gpg-keys-for-user":                    "", // public keys of any user
+	"users/list-ssh-signing-keys-for-user":            "",
 	"activity/list-repos-starred-by-user":             "",
 	"activity/list-repos-watched-by-user":             "",
 	"repos/create-for-authenticated-user":             "administration:write",

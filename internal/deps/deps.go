@@ -15,6 +15,7 @@ import (
 	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/runners"
+	"github.com/hubd/hubd/internal/signatures"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
@@ -53,6 +54,9 @@ type Deps struct {
 	// StopRunnerPolls answers the runners' long polls at once (hubd
 	// stops).
 	StopRunnerPolls func()
+	// Signatures holds users' signing keys and verifies the signatures of
+	// commits and tags (nil: route table only; objects are not verified).
+	Signatures *signatures.Service
 	// Tokens caches authentications; writes to accounts and tokens flush it.
 	Tokens *TokenCache
 	// PushHooks run after RecordPush recorded a push (outside its

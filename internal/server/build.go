@@ -44,6 +44,7 @@ import (
 	runnersapi "github.com/hubd/hubd/internal/api/runners"
 	searchapi "github.com/hubd/hubd/internal/api/search"
 	secretsapi "github.com/hubd/hubd/internal/api/secrets"
+	signingkeysapi "github.com/hubd/hubd/internal/api/signingkeys"
 	sshkeysapi "github.com/hubd/hubd/internal/api/sshkeys"
 	"github.com/hubd/hubd/internal/api/statuses"
 	teamsapi "github.com/hubd/hubd/internal/api/teams"
@@ -59,6 +60,7 @@ import (
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/signatures"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
@@ -113,6 +115,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	d.URLs.Enterprise = cfg.Enterprise
 	d.URLs.SSHBase = cfg.SSHBase
+	d.Signatures = signatures.New(cfg.Store, d.AccountsByCommitEmail)
 	var s *Server // the catalogue reads the final route table on its first request
 	// Reviews follow pull requests: comments move when a head moves, and
 	// pull request objects show requested reviewers.
@@ -215,6 +218,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		secretsAPI.Routes(),
 		secretsAPI.EnvironmentRoutes(envAPI.Service()),
 		sshKeysAPI.Routes(),
+		signingkeysapi.New(d).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -2032,6 +2032,40 @@ CREATE INDEX code_commits_sha ON code_commits (sha);
 -- postgres: CREATE INDEX code_files_path_trgm ON code_files USING gin (path public.gin_trgm_ops);
 -- postgres: CREATE INDEX code_commits_message_trgm ON code_commits USING gin (message public.gin_trgm_ops);
 `,
+	// 59: gpg: users' GPG keys (a primary key and its subkeys, one row each;
+	// key_id unique across accounts, as GitHub refuses a key another account
+	// holds) and SSH signing keys (unique by fingerprint), which verify the
+	// signatures of commits and tags.
+	`
+CREATE TABLE gpg_keys (
+  id {{id}},
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  primary_key_id BIGINT REFERENCES gpg_keys(id) ON DELETE CASCADE,
+  name TEXT NOT NULL DEFAULT '',
+  key_id TEXT NOT NULL UNIQUE,
+  public_key TEXT NOT NULL,
+  raw_key TEXT NOT NULL DEFAULT '',
+  emails TEXT NOT NULL DEFAULT '',
+  can_sign BOOLEAN NOT NULL,
+  can_certify BOOLEAN NOT NULL,
+  can_encrypt_comms BOOLEAN NOT NULL,
+  can_encrypt_storage BOOLEAN NOT NULL,
+  revoked BOOLEAN NOT NULL,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT
+);
+CREATE INDEX gpg_keys_user ON gpg_keys (user_id, id);
+CREATE INDEX gpg_keys_primary ON gpg_keys (primary_key_id);
+CREATE TABLE ssh_signing_keys (
+  id {{id}},
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  title TEXT NOT NULL,
+  key TEXT NOT NULL,
+  fingerprint TEXT NOT NULL UNIQUE,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX ssh_signing_keys_user ON ssh_signing_keys (user_id, id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

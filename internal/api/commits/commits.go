@@ -90,9 +90,14 @@ func (a *API) toCommits(ctx context.Context, repo *model.Repo, commits []*gitrep
 	if err != nil {
 		return nil, err
 	}
+	vs, err := a.d.CommitVerifications(ctx, commits...)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]wire.Commit, 0, len(commits))
-	for _, c := range commits {
+	for i, c := range commits {
 		out = append(out, a.d.URLs.ToCommit(repo, c, users))
+		out[i].Commit.Verification = vs[i]
 	}
 	return out, nil
 }

@@ -173,6 +173,11 @@ func (a *API) getCommit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := a.d.URLs.ToCommit(repo, c, users)
+	vs, err := a.d.CommitVerifications(ctx, c)
+	if err != nil {
+		return err
+	}
+	out.Commit.Verification = vs[0]
 	stats := wire.CommitStats{}
 	for _, f := range files {
 		stats.Additions += f.Additions

@@ -100,6 +100,11 @@ func (a *API) createCommit(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := a.d.URLs.ToGitCommit(repo, parsed)
+	vs, err := a.d.CommitVerifications(ctx, parsed)
+	if err != nil {
+		return err
+	}
+	out.Verification = vs[0]
 	w.Header().Set("Location", out.URL)
 	return rest.JSON(w, http.StatusCreated, out)
 }
@@ -197,5 +202,11 @@ func (a *API) getCommit(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToGitCommit(repo, c))
+	out := a.d.URLs.ToGitCommit(repo, c)
+	vs, err := a.d.CommitVerifications(ctx, c)
+	if err != nil {
+		return err
+	}
+	out.Verification = vs[0]
+	return rest.JSON(w, http.StatusOK, out)
 }

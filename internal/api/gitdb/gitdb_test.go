@@ -284,7 +284,7 @@ func TestCommitDefaultsAndSignature(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := sc.GetVerification()
-	if v.GetVerified() || v.GetReason() != "unknown_key" || v.GetSignature() != armor || v.GetPayload() != signed {
+	if v.GetVerified() || v.GetReason() != "malformed_signature" || v.GetSignature() != armor || v.GetPayload() != signed {
 		t.Fatalf("verification %+v\nsigned %q", v, signed)
 	}
 	got, _, err := gh.Git.GetCommit(ctx, "mona", "sig", sc.GetSHA())

@@ -166,7 +166,7 @@ func TestTags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := st.GetVerification(); st.GetMessage() != "signed tag\n" || v.GetReason() != "unknown_key" || v.GetSignature() != sig ||
+	if v := st.GetVerification(); st.GetMessage() != "signed tag\n" || v.GetReason() != "malformed_signature" || v.GetSignature() != sig ||
 		!strings.HasPrefix(v.GetPayload(), "object "+base+"\ntype commit\ntag signed\ntagger mona ") || !strings.HasSuffix(v.GetPayload(), "\n\nsigned tag\n") {
 		t.Fatalf("signed tag %+v %+v", st, v)
 	}

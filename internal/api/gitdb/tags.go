@@ -69,6 +69,9 @@ func (a *API) createTag(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := a.d.URLs.ToGitTag(repo, t, tagPayload(data, t))
+	if out.Verification, err = a.d.TagVerification(ctx, t, tagPayload(data, t)); err != nil {
+		return err
+	}
 	w.Header().Set("Location", out.URL)
 	return rest.JSON(w, http.StatusCreated, out)
 }
@@ -100,5 +103,9 @@ func (a *API) getTag(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToGitTag(repo, t, tagPayload(data, t)))
+	out := a.d.URLs.ToGitTag(repo, t, tagPayload(data, t))
+	if out.Verification, err = a.d.TagVerification(ctx, t, tagPayload(data, t)); err != nil {
+		return err
+	}
+	return rest.JSON(w, http.StatusOK, out)
 }

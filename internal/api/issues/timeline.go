@@ -73,14 +73,19 @@ func (a *API) timeline(w http.ResponseWriter, r *http.Request) error {
 	// A pull request's commits come from git, through the repository's
 	// long-lived cat-file process, all at once.
 	commits := map[string]*gitrepo.Commit{}
+	verifications := map[string]wire.GitVerification{}
 	if len(commitIDs) > 0 {
 		if g := a.d.Git.Open(x.repo.ID); g.Exists() {
 			list, err := g.Commits(ctx, commitIDs)
 			if err != nil {
 				return err
 			}
-			for _, cm := range list {
-				commits[cm.OID] = cm
+			vs, err := a.d.CommitVerifications(ctx, list...)
+			if err != nil {
+				return err
+			}
+			for i, cm := range list {
+				commits[cm.OID], verifications[cm.OID] = cm, vs[i]
 			}
 		}
 	}
@@ -91,7 +96,9 @@ func (a *API) timeline(w http.ResponseWriter, r *http.Request) error {
 		switch e.Event {
 		case "committed":
 			if e.CommitID != nil && commits[*e.CommitID] != nil {
-				out = append(out, a.d.URLs.ToTimelineCommitted(x.repo, commits[*e.CommitID]))
+				tc := a.d.URLs.ToTimelineCommitted(x.repo, commits[*e.CommitID])
+				tc.Verification = verifications[*e.CommitID]
+				out = append(out, tc)
 			}
 		case "commented":
 			if cm := comments[e.SubjectID]; cm != nil {

@@ -80,9 +80,14 @@ func (a *API) commits(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	users := func(email string) *model.Account { return found[strings.ToLower(email)] }
+	vs, err := a.d.CommitVerifications(ctx, commits...)
+	if err != nil {
+		return err
+	}
 	out := make([]wire.Commit, 0, len(commits))
-	for _, c := range commits {
+	for i, c := range commits {
 		out = append(out, a.d.URLs.ToCommit(repo, c, users))
+		out[i].Commit.Verification = vs[i]
 	}
 	rest.SetLink(w, r, a.d.URLs.API, pg, min(total, maxCommits))
 	return rest.JSON(w, http.StatusOK, out)
