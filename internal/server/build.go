@@ -9,6 +9,7 @@ import (
 	activityapi "github.com/hubd/hubd/internal/api/activity"
 	"github.com/hubd/hubd/internal/api/admin"
 	appsapi "github.com/hubd/hubd/internal/api/apps"
+	autolinksapi "github.com/hubd/hubd/internal/api/autolinks"
 	blocksapi "github.com/hubd/hubd/internal/api/blocks"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
 	checksapi "github.com/hubd/hubd/internal/api/checks"
@@ -158,6 +159,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		admin.New(d).Routes(),
 		meta.New(d, APIVersions...).Routes(),
 		markdownapi.New(d).Routes(),
+		autolinksapi.New(d).Routes(),
 		licenses.New(d).Routes(),
 		orgs.New(d).Routes(),
 		patokensapi.New(d).Routes(),

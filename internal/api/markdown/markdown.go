@@ -13,6 +13,7 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/autolinks"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/markdown"
 	"github.com/hubd/hubd/internal/model"
@@ -74,7 +75,21 @@ func (a *API) render(w http.ResponseWriter, r *http.Request) error {
 	if mode == "gfm" {
 		o.Comment = true
 		o.Context, _ = in.Context.Get()
-		o.Resolver = Resolver(a.d, rest.Caller(r))
+		res := &resolver{d: a.d, c: rest.Caller(r), repos: map[string]*model.Repo{}}
+		o.Resolver = res
+		// The context repository's autolink references link too, when
+		// the caller may see it.
+		if o.Context != "" {
+			repo, err := res.repo(r.Context(), o.Context)
+			if err != nil {
+				return err
+			}
+			if repo != nil {
+				if o.Autolinks, err = autolinks.New(a.d.Store).Set(r.Context(), repo.ID); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	return a.write(w, r, text, o)
 }
