@@ -28,10 +28,10 @@ const maxLookups = 100
 type refKind uint8
 
 const (
-	refUser   refKind = iota + 1
-	refIssue          // #N in the context repository, or owner/repo#N
-	refCommit         // a SHA in the context repository, or owner/repo@SHA
-	refAutolink       // a repository's autolink reference
+	refUser     refKind = iota + 1
+	refIssue            // #N in the context repository, or owner/repo#N
+	refCommit           // a SHA in the context repository, or owner/repo@SHA
+	refAutolink         // a repository's autolink reference
 )
 
 // ref is one reference found in a text node.
