@@ -166,3 +166,78 @@ func TestPushedCommitClosesIssuesOnDefaultBranch(t *testing.T) {
 		t.Errorf("an issue closed before: %s %s %v", state, reason, closed)
 	}
 }
+
+// events lists the kinds of owner/repo#n's events and its timeline.
+func eventKinds(t *testing.T, e *apitest.Env, token, path string) []string {
+	t.Helper()
+	var list []map[string]any
+	e.Must(200, "GET", path, token, nil).JSON(t, &list)
+	var out []string
+	for _, ev := range list {
+		k, _ := ev["event"].(string)
+		out = append(out, k)
+	}
+	return out
+}
+
+func has(list []string, s string) int {
+	n := 0
+	for _, x := range list {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
+
+// A pull request's body is noted as an issue's is: a mention gives the
+// issue a cross-referenced timeline event; closing keywords link the
+// issue (connected on both sides), and an edit dropping them unlinks it
+// (disconnected).
+func TestPullRequestBodyReferencesAndConnects(t *testing.T) {
+	e := apitest.New(t)
+	_, monaT := e.NewUser("mona", false)
+	mg := e.GitHub(monaT)
+	if _, _, err := mg.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("app"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	one, two := newIssue(t, mg, "mona", "app", "one"), newIssue(t, mg, "mona", "app", "two")
+	main, _, err := mg.Repositories.GetBranch(ctx, "mona", "app", "main", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := mg.Git.CreateRef(ctx, "mona", "app", github.CreateRef{Ref: "refs/heads/topic", SHA: main.GetCommit().GetSHA()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := mg.Repositories.CreateFile(ctx, "mona", "app", "t.txt", &github.RepositoryContentFileOptions{Message: github.Ptr("t"), Content: []byte("t"), Branch: github.Ptr("topic")}); err != nil {
+		t.Fatal(err)
+	}
+	body := "Closes #" + strconv.Itoa(one) + ", see #" + strconv.Itoa(two)
+	pr, _, err := mg.PullRequests.Create(ctx, "mona", "app", github.CreatePullRequest{Title: github.Ptr("topic"), Head: "topic", Base: "main", Body: &body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := func(n int) string { return "/repos/mona/app/issues/" + strconv.Itoa(n) }
+	if k := eventKinds(t, e, monaT, path(one)+"/timeline"); has(k, "cross-referenced") != 1 || has(k, "connected") != 1 {
+		t.Errorf("#%d timeline %v", one, k)
+	}
+	if k := eventKinds(t, e, monaT, path(two)+"/timeline"); has(k, "cross-referenced") != 1 || has(k, "connected") != 0 {
+		t.Errorf("#%d timeline %v", two, k)
+	}
+	if k := eventKinds(t, e, monaT, path(pr.GetNumber())+"/events"); has(k, "connected") != 1 {
+		t.Errorf("pull request events %v", k)
+	}
+	// The same body again changes nothing; dropping the keyword unlinks.
+	if _, _, err := mg.PullRequests.Edit(ctx, "mona", "app", pr.GetNumber(), &github.PullRequest{Body: github.Ptr(body + ".")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := mg.PullRequests.Edit(ctx, "mona", "app", pr.GetNumber(), &github.PullRequest{Body: github.Ptr("see #" + strconv.Itoa(one))}); err != nil {
+		t.Fatal(err)
+	}
+	if k := eventKinds(t, e, monaT, path(one)+"/events"); has(k, "connected") != 1 || has(k, "disconnected") != 1 {
+		t.Errorf("#%d events after the edit %v", one, k)
+	}
+	if k := eventKinds(t, e, monaT, path(one)+"/timeline"); has(k, "cross-referenced") != 1 {
+		t.Errorf("#%d cross-referenced again: %v", one, k)
+	}
+}

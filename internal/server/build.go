@@ -112,6 +112,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	// Reviews follow pull requests: comments move when a head moves, and
 	// pull request objects show requested reviewers.
 	pullsAPI, reviewsAPI := pullsapi.New(d), pullreviewsapi.New(d)
+	noteBodies(d, pullsAPI.Service())
 	pullsAPI.Service().HeadMoved = append(pullsAPI.Service().HeadMoved, reviewsAPI.Service().HeadMoved)
 	pullsAPI.Service().ReviewersOf = d.Store.R().RequestedReviewers
 	reviewsAPI.RenderPull = pullsAPI.RenderSimple

@@ -7,6 +7,8 @@ import (
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/closing"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/pulls"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // wireClosing makes the closing keywords service and runs it after every
@@ -21,4 +23,12 @@ func wireClosing(d *api.Deps) *closing.Service {
 		}
 	})
 	return svc
+}
+
+// noteBodies has pull request bodies noted as issue bodies are: their
+// cross-references and the issues they close.
+func noteBodies(d *api.Deps, s *pulls.Service) {
+	s.NoteBody = func(ctx context.Context, tx store.Q, repo *model.Repo, is *model.Issue, actorID int64) error {
+		return closing.NoteBody(ctx, tx, d.URLs.Web, repo, is, actorID)
+	}
 }
