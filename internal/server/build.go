@@ -58,6 +58,7 @@ import (
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/tempclone"
 	"github.com/hubd/hubd/internal/wire"
 )
 
@@ -107,6 +108,12 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Outbox:  outbox.New(cfg.Store),
 	}
 	d.URLs.Enterprise = cfg.Enterprise
+	if cfg.Store != nil && cfg.GitRoot != "" {
+		var err error
+		if d.CloneTokens, err = tempclone.New(context.Background(), cfg.Store); err != nil {
+			return nil, nil, err
+		}
+	}
 	wireClosing(d)
 	var s *Server // the catalogue reads the final route table on its first request
 	// Reviews follow pull requests: comments move when a head moves, and
