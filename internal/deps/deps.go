@@ -17,6 +17,7 @@ import (
 	"github.com/hubd/hubd/internal/runners"
 	"github.com/hubd/hubd/internal/signatures"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/tempclone"
 	"github.com/hubd/hubd/internal/wire"
 )
 
@@ -70,6 +71,8 @@ type Deps struct {
 	// request (the Actions policy's can_approve_pull_request_reviews
 	// refuses the GitHub Actions bot; internal/api/actions).
 	MayApprove func(ctx context.Context, repo *model.Repo, userID int64) error
+	// CloneTokens makes and checks temp_clone_token (nil: none are made).
+	CloneTokens *tempclone.Issuer
 	// Metrics (installed by internal/api/metrics; nil counts nothing)
 	// counts clones and page views, and drops a repository's statistics
 	// when a push changes its history.

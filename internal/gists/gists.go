@@ -293,7 +293,12 @@ func (s *Service) Update(ctx context.Context, c *authz.Caller, name string, in U
 			continue
 		}
 		if e.Content != nil && blank(*e.Content) {
-			// GitHub drops an entry without content.
+			// GitHub deletes a file sent with empty content (a client
+			// renaming a file by sending the new name and the old one
+			// emptied is left with one file), and drops a new one.
+			if exists {
+				removed[old] = true
+			}
 			continue
 		}
 		target := old

@@ -18,6 +18,7 @@ type cacheKey struct {
 	comment  bool // gfm mode: hard line breaks
 	refs     bool // references are looked for
 	contexty bool // #N and bare SHAs mean something
+	links    AutolinkSet
 }
 
 func keyOf(src string, o *Options) cacheKey {
@@ -26,6 +27,7 @@ func keyOf(src string, o *Options) cacheKey {
 		comment:  o.Comment,
 		refs:     o.Comment && o.Resolver != nil,
 		contexty: o.Context != "",
+		links:    o.Autolinks,
 	}
 }
 

@@ -46,6 +46,9 @@ type Options struct {
 	// Resolver says which referenced users, repositories, issues and
 	// commits exist for the reader; nil links no references.
 	Resolver Resolver
+	// Autolinks are the context repository's autolink references, linked
+	// in any mode (JIRA-123 to the tracker).
+	Autolinks AutolinkSet
 }
 
 func newEngine(hardWraps bool) goldmark.Markdown {

@@ -47,7 +47,8 @@ func (p *prepared) size() int {
 func scan(ctx context.Context, src []byte, o *Options) (*prepared, error) {
 	p := &prepared{html: src}
 	linkRefs := o.Comment && o.Resolver != nil
-	if !linkRefs && !bytes.Contains(src, []byte("<h")) && !bytes.Contains(src, []byte("<input")) &&
+	autolinks := o.Autolinks.list()
+	if !linkRefs && len(autolinks) == 0 && !bytes.Contains(src, []byte("<h")) && !bytes.Contains(src, []byte("<input")) &&
 		!bytes.Contains(src, []byte("id=")) && !bytes.Contains(src, []byte("name=")) && !bytes.Contains(src, []byte("&#3")) {
 		p.static = string(src) // nothing to add or change
 		return p, nil
@@ -125,6 +126,9 @@ func scan(ctx context.Context, src []byte, o *Options) (*prepared, error) {
 			var refs []ref
 			if linkRefs && skip == 0 {
 				refs = scanRefs(raw, o.Context != "")
+			}
+			if len(autolinks) > 0 && skip == 0 {
+				refs = mergeRefs(refs, scanAutolinks(raw, autolinks))
 			}
 			if len(refs) > 0 || bytes.Contains(raw, []byte("&#3")) {
 				// Text with references is tidied piecewise when it is

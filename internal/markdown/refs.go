@@ -28,9 +28,10 @@ const maxLookups = 100
 type refKind uint8
 
 const (
-	refUser   refKind = iota + 1
-	refIssue          // #N in the context repository, or owner/repo#N
-	refCommit         // a SHA in the context repository, or owner/repo@SHA
+	refUser     refKind = iota + 1
+	refIssue            // #N in the context repository, or owner/repo#N
+	refCommit           // a SHA in the context repository, or owner/repo@SHA
+	refAutolink         // a repository's autolink reference
 )
 
 // ref is one reference found in a text node.
@@ -41,6 +42,7 @@ type ref struct {
 	login      string
 	number     int64
 	sha        string
+	url        string // an autolink's target
 }
 
 func isWord(c byte) bool {
@@ -349,6 +351,8 @@ func (rs *resolved) link(o *Options, text string, r ref) string {
 			label = r.repo + "@" + label
 		}
 		return `<a class="commit-link" data-hovercard-type="commit" data-hovercard-url="` + path + `/hovercard" href="` + web + path + `">` + label + "</a>"
+	case refAutolink:
+		return autolinkHTML(text, r)
 	}
 	return ""
 }

@@ -56,6 +56,9 @@ type Service struct {
 	// interaction limits) a new pull request; kind is "pull" or
 	// "draft_pull" (nil: no such limits).
 	Guard func(ctx context.Context, repo *model.Repo, userID int64, kind string) error
+	// NoteBody records what a new or edited body references and closes,
+	// in the write's transaction (internal/closing; nil: nothing).
+	NoteBody func(ctx context.Context, tx store.Q, repo *model.Repo, is *model.Issue, actorID int64) error
 }
 
 // Job kinds.
@@ -388,6 +391,11 @@ func (s *Service) Create(ctx context.Context, repo *model.Repo, c Caller, in Cre
 		}
 		if err := tx.AppendEvent(ctx, "pull_request.opened", c.UserID, repo.ID, orgID(repo), s.payload(p, "opened")); err != nil {
 			return err
+		}
+		if s.NoteBody != nil {
+			if err := s.NoteBody(ctx, tx, repo, is, c.UserID); err != nil {
+				return err
+			}
 		}
 		if err := recordCommitted(ctx, tx, repo, p, c.UserID, commits); err != nil {
 			return err

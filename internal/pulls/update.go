@@ -181,6 +181,11 @@ func (s *Service) Update(ctx context.Context, repo *model.Repo, c Caller, number
 				return err
 			}
 		}
+		if in.BodySet && s.NoteBody != nil && !sameText(before.Body, is.Body) {
+			if err := s.NoteBody(ctx, tx, repo, is, c.UserID); err != nil {
+				return err
+			}
+		}
 		if counts != nil {
 			if err := tx.SetPullBase(ctx, p.IssueID, *in.Base, newBaseSHA, *counts); err != nil {
 				return err
@@ -283,4 +288,8 @@ func dedup(ids []int64) []int64 {
 		}
 	}
 	return out
+}
+
+func sameText(a, b *string) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
 }

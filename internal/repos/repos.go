@@ -135,6 +135,7 @@ func Full(ctx context.Context, d *deps.Deps, c *authz.Caller, repo *model.Repo, 
 	authn := c.Authenticated()
 	out := d.URLs.ToFullRepository(repo, Counts(d, repo, facts[repo.ID]), wire.Access{Perm: perm, Authenticated: authn})
 	out.NetworkCount = network
+	out.TempCloneToken = d.TempCloneToken(c, repo, perm)
 	embed := func(v *store.RepoView) *wire.Repository {
 		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: authn}
 		r := d.URLs.ToRepository(v.Repo, Counts(d, v.Repo, facts[v.Repo.ID]), access)

@@ -244,8 +244,9 @@ func (s *Service) Set(ctx context.Context, sc model.SecretScope, actorID int64, 
 				return err
 			}
 		}
-		if in.RepoIDs != nil || (sc.Kind == model.SecretOrganization && vis != "selected") {
-			// A visibility other than selected drops the list.
+		if in.RepoIDs != nil || (sc.Kind == model.SecretOrganization && (vis != "selected" || in.Visibility != "")) {
+			// A visibility other than selected drops the list; selected
+			// given without repositories selects none, as on GitHub.
 			if err := tx.SetSecretRepos(ctx, id, in.RepoIDs); err != nil {
 				return err
 			}

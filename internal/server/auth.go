@@ -8,10 +8,12 @@ import (
 
 	"github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/githttp"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/oauth"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/tempclone"
 )
 
 // authenticate reads the credentials, if any. Bad credentials are a 401 even
@@ -48,6 +50,14 @@ func (s *Server) authenticate(r *http.Request, info *rest.Info) error {
 			refused = err // GitHub's words for what is wrong with it
 		} else {
 			return err
+		}
+	case tok != "" && s.deps.CloneTokens != nil && tempclone.Looks(tok):
+		// A repository's temp_clone_token: for git only.
+		if _, _, _, git := githttp.Match(r.URL.Path); git {
+			var err error
+			if c, ok, err = s.cloneCaller(r, tok); err != nil {
+				return err
+			}
 		}
 	case tok != "":
 		var err error
@@ -99,3 +109,29 @@ func credentials(r *http.Request) (string, bool) {
 
 // LoginLimiter is the failed-login counter (tests set its clock).
 func (s *Server) LoginLimiter() *ratelimit.Logins { return s.logins }
+
+// cloneCaller authenticates a temp_clone_token: its user, narrowed to
+// reading its repository, until it expires. A token of a deleted user or
+// repository is refused.
+func (s *Server) cloneCaller(r *http.Request, tok string) (*authz.Caller, bool, error) {
+	repoID, userID, exp, ok := s.deps.CloneTokens.Check(tok)
+	if !ok {
+		return nil, false, nil
+	}
+	q := s.deps.Store.R()
+	u, err := q.AccountByID(r.Context(), userID)
+	if errors.Is(err, model.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	v, err := q.RepoByID(r.Context(), repoID, userID)
+	if errors.Is(err, model.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return tempclone.Caller(u, v.Repo, exp), true, nil
+}

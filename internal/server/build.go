@@ -9,6 +9,7 @@ import (
 	activityapi "github.com/hubd/hubd/internal/api/activity"
 	"github.com/hubd/hubd/internal/api/admin"
 	appsapi "github.com/hubd/hubd/internal/api/apps"
+	autolinksapi "github.com/hubd/hubd/internal/api/autolinks"
 	blocksapi "github.com/hubd/hubd/internal/api/blocks"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
 	checksapi "github.com/hubd/hubd/internal/api/checks"
@@ -62,6 +63,7 @@ import (
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/signatures"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/tempclone"
 	"github.com/hubd/hubd/internal/wire"
 )
 
@@ -116,11 +118,19 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	d.URLs.Enterprise = cfg.Enterprise
 	d.URLs.SSHBase = cfg.SSHBase
 	d.Signatures = signatures.New(cfg.Store, d.AccountsByCommitEmail)
+	if cfg.Store != nil && cfg.GitRoot != "" {
+		var err error
+		if d.CloneTokens, err = tempclone.New(context.Background(), cfg.Store); err != nil {
+			return nil, nil, err
+		}
+	}
+	wireClosing(d)
 	var s *Server // the catalogue reads the final route table on its first request
 	// Reviews follow pull requests: comments move when a head moves, and
 	// pull request objects show requested reviewers.
 	pullsAPI, reviewsAPI := pullsapi.New(d), pullreviewsapi.New(d)
 	forksAPI := forksapi.New(d)
+	noteBodies(d, pullsAPI.Service())
 	pullsAPI.Service().HeadMoved = append(pullsAPI.Service().HeadMoved, reviewsAPI.Service().HeadMoved)
 	// Code owners are asked for their review when a pull request opens,
 	// becomes ready or its head moves.
@@ -174,6 +184,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		admin.New(d).Routes(),
 		meta.New(d, APIVersions...).Routes(),
 		markdownapi.New(d).Routes(),
+		autolinksapi.New(d).Routes(),
 		licenses.New(d).Routes(),
 		orgs.New(d).Routes(),
 		patokensapi.New(d).Routes(),

@@ -2066,6 +2066,30 @@ CREATE TABLE ssh_signing_keys (
 );
 CREATE INDEX ssh_signing_keys_user ON ssh_signing_keys (user_id, id);
 `,
+	// 60: closing: a repository's autolink references (internal/autolinks)
+	// and the issues a pull request's body says it closes
+	// (internal/closing: GraphQL's closingIssuesReferences and
+	// closedByPullRequestsReferences).
+	`
+CREATE TABLE autolinks (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  key_prefix TEXT NOT NULL,
+  lower_key_prefix TEXT NOT NULL,
+  url_template TEXT NOT NULL,
+  is_alphanumeric BOOLEAN NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX autolinks_prefix ON autolinks (repo_id, lower_key_prefix);
+CREATE TABLE closing_references (
+  pull_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  issue_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (pull_id, issue_id)
+);
+CREATE INDEX closing_references_issue ON closing_references (issue_id, pull_id);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

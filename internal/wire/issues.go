@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/url"
 	"strconv"
@@ -41,7 +42,11 @@ func Some[T any](v *T) Maybe[T] { return Maybe[T]{Present: true, V: v} }
 // BodyFormat says which representations of a Markdown body a response
 // carries, from the media type's parameter: raw (the default) sends body,
 // text body_text, html body_html, full all three.
-type BodyFormat struct{ Raw, Text, HTML bool }
+type BodyFormat struct {
+	Raw, Text, HTML bool
+	// Autolinks are the repository's autolink references body_html links.
+	Autolinks markdown.AutolinkSet
+}
 
 // Bodies reads the media type parameter.
 func Bodies(param string) BodyFormat {
@@ -78,6 +83,9 @@ func (f BodyFormat) body(src *string) Body {
 	}
 	if f.HTML {
 		h := markdown.HTML(s)
+		if f.Autolinks != "" {
+			h, _ = markdown.Render(context.Background(), s, markdown.Options{Autolinks: f.Autolinks})
+		}
 		b.HTML = &h
 	}
 	return b

@@ -160,6 +160,10 @@ type FullRepository struct {
 	NetworkCount       int            `json:"network_count"`
 	SubscribersCount   int            `json:"subscribers_count"`
 	CustomProperties   map[string]any `json:"custom_properties"`
+	// TempCloneToken lets git clone a private repository for a while
+	// (internal/tempclone); null for public ones and for callers who may
+	// not clone.
+	TempCloneToken *string `json:"temp_clone_token"`
 }
 
 // RepoCounts are the fields of a repository object that other tables hold:

@@ -108,6 +108,7 @@ func (a *API) add(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	w.Header().Set("Location", out[0].URL) // the invitation, as GitHub answers
 	return rest.JSON(w, http.StatusCreated, out[0])
 }
 

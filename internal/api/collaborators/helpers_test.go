@@ -76,6 +76,9 @@ func invite(t *testing.T, gh *github.Client, owner, repo, login, perm string) *g
 	if err != nil || resp.StatusCode != 201 {
 		t.Fatalf("invite %s to %s/%s: %v", login, owner, repo, err)
 	}
+	if loc := resp.Header.Get("Location"); loc == "" || loc != inv.GetURL() {
+		t.Fatalf("invitation's Location %q, url %q", loc, inv.GetURL())
+	}
 	return inv
 }
 

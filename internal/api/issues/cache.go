@@ -71,7 +71,7 @@ func (c *fragments) put(k fragmentKey, f fragment) {
 // order) from cached issue objects, rendering and caching the missing ones.
 // gen is the store's write generation read before the ids were.
 func (a *API) listPage(w http.ResponseWriter, r *http.Request, x *access, ids []int64, gen uint64) error {
-	format := wire.Bodies(wireParam(r))
+	format := a.d.Bodies(r)
 	now := time.Now()
 	parts := make([][]byte, len(ids))
 	var missing []int64

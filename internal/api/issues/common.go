@@ -133,7 +133,7 @@ func (a *API) issue(r *http.Request, q store.Q, x *access) (*model.Issue, error)
 }
 
 func (a *API) writer(r *http.Request) *wire.IssueWriter {
-	return a.d.URLs.NewIssueWriter(wire.Bodies(rest.From(r).Media.Param))
+	return a.d.URLs.NewIssueWriter(a.d.Bodies(r))
 }
 
 // render converts one issue after loading its details; single adds the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/closing"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -284,7 +285,7 @@ func (a *API) noteBody(ctx context.Context, tx store.Q, x *access, is *model.Iss
 	if err := tx.SetIssueMentions(ctx, is.ID, mentions(text)); err != nil {
 		return err
 	}
-	return crossReference(ctx, tx, x, is, actor, text)
+	return closing.NoteBody(ctx, tx, a.d.URLs.Web, x.repo, is, actor)
 }
 
 // GET /repos/{owner}/{repo}/issues/{issue_number}

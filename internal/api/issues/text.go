@@ -3,9 +3,9 @@ package issues
 import (
 	"context"
 	"regexp"
-	"strconv"
 	"strings"
 
+	"github.com/hubd/hubd/internal/closing"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -16,7 +16,6 @@ import (
 
 var (
 	mentionRE = regexp.MustCompile("(?:^|[^A-Za-z0-9_@/.`-])@([A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38})")
-	refRE     = regexp.MustCompile(`(?:^|[^A-Za-z0-9_/#&.-])(?:([A-Za-z0-9][A-Za-z0-9-]{0,38})/([A-Za-z0-9._-]{1,100}))?#([0-9]{1,9})\b`)
 )
 
 // maxRefs bounds the mentions and references taken from one body.
@@ -44,53 +43,14 @@ type issueRef struct {
 // references lists the issues a body references, each once.
 func references(body string) []issueRef {
 	var out []issueRef
-	seen := map[issueRef]bool{}
-	for _, m := range refRE.FindAllStringSubmatch(body, -1) {
-		n, err := strconv.ParseInt(m[3], 10, 64)
-		if err != nil || n == 0 {
-			continue
-		}
-		ref := issueRef{strings.ToLower(m[1]), strings.ToLower(m[2]), n}
-		if !seen[ref] && len(out) < maxRefs {
-			seen[ref] = true
-			out = append(out, ref)
-		}
+	for _, r := range closing.Mentioned(body) {
+		out = append(out, issueRef{r.Owner, r.Repo, r.Number})
 	}
 	return out
 }
 
 // crossReference records a cross-referenced event on every issue body
-// references, once per referencing issue (source). Only issues of
-// repositories that exist are recorded; who may see the reference is
-// decided when the timeline is read.
+// references (internal/closing).
 func crossReference(ctx context.Context, tx store.Q, x *access, source *model.Issue, actor int64, body string) error {
-	for _, ref := range references(body) {
-		repoID, orgID := x.repo.ID, x.org()
-		if ref.owner != "" {
-			v, err := tx.RepoByName(ctx, ref.owner, ref.repo, 0)
-			if err != nil {
-				continue
-			}
-			repoID, orgID = v.Repo.ID, 0
-			if v.Repo.Owner.IsOrg() {
-				orgID = v.Repo.Owner.ID
-			}
-		}
-		target, err := tx.IssueByNumber(ctx, repoID, ref.number)
-		if err != nil || target.ID == source.ID {
-			continue
-		}
-		seen, err := tx.HasCrossReference(ctx, target.ID, source.ID)
-		if err != nil {
-			return err
-		}
-		if seen {
-			continue
-		}
-		e := &model.IssueEvent{RepoID: repoID, IssueID: target.ID, ActorID: actor, Event: "cross-referenced", SubjectID: source.ID}
-		if err := tx.AddIssueEvent(ctx, e, orgID, map[string]any{"number": target.Number, "source_issue_id": source.ID}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return closing.CrossReference(ctx, tx, x.repo, source, actor, body)
 }

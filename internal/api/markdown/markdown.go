@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/autolinks"
 	"github.com/hubd/hubd/internal/markdown"
 	"github.com/hubd/hubd/internal/markdown/linked"
 	"github.com/hubd/hubd/internal/model"
@@ -71,7 +72,21 @@ func (a *API) render(w http.ResponseWriter, r *http.Request) error {
 	if mode == "gfm" {
 		o.Comment = true
 		o.Context, _ = in.Context.Get()
-		o.Resolver = linked.Resolver(a.d, rest.Caller(r))
+		res := linked.Resolver(a.d, rest.Caller(r))
+		o.Resolver = res
+		// The context repository's autolink references link too, when
+		// the caller may see it.
+		if o.Context != "" {
+			repo, err := linked.VisibleRepo(r.Context(), res, o.Context)
+			if err != nil {
+				return err
+			}
+			if repo != nil {
+				if o.Autolinks, err = autolinks.New(a.d.Store).Set(r.Context(), repo.ID); err != nil {
+					return err
+				}
+			}
+		}
 	}
 	return a.write(w, r, text, o)
 }

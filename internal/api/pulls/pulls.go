@@ -54,7 +54,7 @@ func (a *API) render(r *http.Request, repo *model.Repo, perm authz.Permission, l
 	c := rest.Caller(r)
 	q := a.d.Store.R()
 	rs := &wire.PullRepos{Base: repo, BaseAccess: wire.Access{Perm: perm, Authenticated: c.Authenticated()}}
-	wr := a.d.URLs.NewIssueWriter(wire.Bodies(rest.From(r).Media.Param))
+	wr := a.d.URLs.NewIssueWriter(a.d.Bodies(r))
 	if len(list) == 0 {
 		return wr, rs, nil
 	}

@@ -290,6 +290,13 @@ func TestOrgSecrets(t *testing.T) {
 			if got := fmt.Sprint(names("site")); got != "[CHOSEN EVERYWHERE]" {
 				t.Errorf("after set, public repository sees %s", got)
 			}
+			// "selected" again without selected_repository_ids selects none.
+			if _, err := put("CHOSEN", "selected", nil); err != nil {
+				t.Fatal(err)
+			}
+			if repos, _, _ = s.ListSelectedReposForOrgSecret(ctx, "acme", "CHOSEN", nil); repos.GetTotalCount() != 0 {
+				t.Errorf("selected without repositories: %+v", repos)
+			}
 			// Members who are not owners, strangers.
 			if _, _, err := tc.svc(e.GitHub(memberTok)).ListOrgSecrets(ctx, "acme", nil); status(err) != http.StatusForbidden {
 				t.Errorf("member: %v", err)

@@ -43,7 +43,9 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusCreated, a.d.URLs.ToStatus(repo, s))
+	out := a.d.URLs.ToStatus(repo, s)
+	w.Header().Set("Location", out.URL)
+	return rest.JSON(w, http.StatusCreated, out)
 }
 
 // GET /repos/{owner}/{repo}/commits/{ref}/statuses

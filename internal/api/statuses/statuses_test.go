@@ -93,7 +93,11 @@ func TestCreateAndList(t *testing.T) {
 		s.GetID() == 0 || !strings.HasPrefix(s.GetNodeID(), "SC_") || !strings.HasSuffix(s.GetURL(), "/repos/mona/app/statuses/"+f.feature) {
 		t.Errorf("created %+v", s)
 	}
-	r := f.e.Must(201, "POST", "/repos/mona/app/statuses/"+f.main, f.token, map[string]any{"state": "success", "description": ""}).Map(t)
+	resp := f.e.Must(201, "POST", "/repos/mona/app/statuses/"+f.main, f.token, map[string]any{"state": "success", "description": ""})
+	if loc := resp.Header.Get("Location"); loc != f.e.API+"/repos/mona/app/statuses/"+f.main {
+		t.Errorf("Location %q", loc)
+	}
+	r := resp.Map(t)
 	if r["description"] != nil || r["target_url"] != nil || r["context"] != "default" {
 		t.Errorf("empty description: %v", r)
 	}

@@ -120,3 +120,12 @@ func (r *resolver) Commit(ctx context.Context, full, sha string) (string, bool, 
 	}
 	return info.OID, true, nil
 }
+
+// VisibleRepo is the repository full ("owner/name") when the caller of res
+// (made by Resolver) may see it, else nil; res caches it for the render.
+func VisibleRepo(ctx context.Context, res markdown.Resolver, full string) (*model.Repo, error) {
+	if x, ok := res.(*resolver); ok {
+		return x.repo(ctx, full)
+	}
+	return nil, nil
+}
