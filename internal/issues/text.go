@@ -22,8 +22,8 @@ var (
 // maxRefs bounds the mentions and references taken from one body.
 const maxRefs = 50
 
-// mentions lists the logins a body mentions, each once.
-func mentions(body string) []string {
+// Mentions lists the logins a body mentions, each once.
+func Mentions(body string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, m := range mentionRE.FindAllStringSubmatch(body, -1) {
@@ -59,13 +59,13 @@ func references(body string) []issueRef {
 	return out
 }
 
-// crossReference records a cross-referenced event on every issue body
+// CrossReference records a cross-referenced event on every issue body
 // references, once per referencing issue (source). Only issues of
 // repositories that exist are recorded; who may see the reference is
 // decided when the timeline is read.
-func crossReference(ctx context.Context, tx store.Q, x *access, source *model.Issue, actor int64, body string) error {
+func CrossReference(ctx context.Context, tx store.Q, x *Access, source *model.Issue, actor int64, body string) error {
 	for _, ref := range references(body) {
-		repoID, orgID := x.repo.ID, x.org()
+		repoID, orgID := x.Repo.ID, x.Org()
 		if ref.owner != "" {
 			v, err := tx.RepoByName(ctx, ref.owner, ref.repo, 0)
 			if err != nil {

@@ -2,6 +2,7 @@ package issues
 
 import (
 	"errors"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"net/http"
 	"strings"
 	"time"
@@ -19,14 +20,8 @@ func (a *API) milestone(r *http.Request, x *access) (*model.Milestone, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.d.Store.R().MilestoneByNumber(r.Context(), x.repo.ID, n)
+	return a.d.Store.R().MilestoneByNumber(r.Context(), x.Repo.ID, n)
 }
-
-func milestonePayload(m *model.Milestone, action string) map[string]any {
-	return map[string]any{"action": action, "milestone_id": m.ID, "number": m.Number, "title": m.Title}
-}
-
-var errMilestoneExists = model.Invalid("Milestone", "title", "already_exists")
 
 // GET /repos/{owner}/{repo}/milestones: open ones by due date by default.
 func (a *API) listMilestones(w http.ResponseWriter, r *http.Request) error {
@@ -35,7 +30,7 @@ func (a *API) listMilestones(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	f := store.MilestoneQuery{RepoID: x.repo.ID, State: q.Get("state"), Sort: q.Get("sort"), Desc: q.Get("direction") == "desc"}
+	f := store.MilestoneQuery{RepoID: x.Repo.ID, State: q.Get("state"), Sort: q.Get("sort"), Desc: q.Get("direction") == "desc"}
 	p := rest.ParsePage(r)
 	f.Limit, f.Offset = p.Limit(), p.Offset()
 	list, total, err := a.d.Store.R().ListMilestones(r.Context(), f)
@@ -45,7 +40,7 @@ func (a *API) listMilestones(w http.ResponseWriter, r *http.Request) error {
 	wr := a.writer(r)
 	out := make([]any, 0, len(list))
 	for _, m := range list {
-		out = append(out, wr.ToMilestone(x.repo, m))
+		out = append(out, wr.ToMilestone(x.Repo, m))
 	}
 	a.link(w, r, p, total)
 	return rest.JSON(w, http.StatusOK, out)
@@ -115,7 +110,7 @@ func (a *API) createMilestone(w http.ResponseWriter, r *http.Request) error {
 		return model.Invalid("Milestone", "title", "missing_field")
 	}
 	ctx := r.Context()
-	m := &model.Milestone{RepoID: x.repo.ID, State: "open", CreatorID: x.c.UserID()}
+	m := &model.Milestone{RepoID: x.Repo.ID, State: "open", CreatorID: x.Caller.UserID()}
 	if err := in.apply(m, a.d.Store.Now()); err != nil {
 		return err
 	}
@@ -123,20 +118,20 @@ func (a *API) createMilestone(w http.ResponseWriter, r *http.Request) error {
 		if err := tx.CreateMilestone(ctx, m); err != nil {
 			return err
 		}
-		return tx.AppendEvent(ctx, "milestone.created", x.c.UserID(), x.repo.ID, x.org(), milestonePayload(m, "created"))
+		return tx.AppendEvent(ctx, "milestone.created", x.Caller.UserID(), x.Repo.ID, x.Org(), issuesvc.MilestonePayload(m, "created"))
 	})
 	if errors.Is(err, store.ErrDuplicate) {
-		return errMilestoneExists
+		return issuesvc.ErrMilestoneExists
 	}
 	if err != nil {
 		return err
 	}
-	m, err = a.d.Store.R().MilestoneByNumber(ctx, x.repo.ID, m.Number)
+	m, err = a.d.Store.R().MilestoneByNumber(ctx, x.Repo.ID, m.Number)
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", a.writer(r).ToMilestone(x.repo, m).URL)
-	return rest.JSON(w, http.StatusCreated, a.writer(r).ToMilestone(x.repo, m))
+	w.Header().Set("Location", a.writer(r).ToMilestone(x.Repo, m).URL)
+	return rest.JSON(w, http.StatusCreated, a.writer(r).ToMilestone(x.Repo, m))
 }
 
 // GET /repos/{owner}/{repo}/milestones/{milestone_number}
@@ -149,7 +144,7 @@ func (a *API) getMilestone(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.writer(r).ToMilestone(x.repo, m))
+	return rest.JSON(w, http.StatusOK, a.writer(r).ToMilestone(x.Repo, m))
 }
 
 // PATCH /repos/{owner}/{repo}/milestones/{milestone_number}: write access.
@@ -168,7 +163,7 @@ func (a *API) updateMilestone(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		m, err := tx.MilestoneByNumber(ctx, x.repo.ID, n)
+		m, err := tx.MilestoneByNumber(ctx, x.Repo.ID, n)
 		if err != nil {
 			return err
 		}
@@ -186,19 +181,19 @@ func (a *API) updateMilestone(w http.ResponseWriter, r *http.Request) error {
 				action = "opened"
 			}
 		}
-		return tx.AppendEvent(ctx, "milestone."+action, x.c.UserID(), x.repo.ID, x.org(), milestonePayload(m, action))
+		return tx.AppendEvent(ctx, "milestone."+action, x.Caller.UserID(), x.Repo.ID, x.Org(), issuesvc.MilestonePayload(m, action))
 	})
 	if errors.Is(err, store.ErrDuplicate) {
-		return errMilestoneExists
+		return issuesvc.ErrMilestoneExists
 	}
 	if err != nil {
 		return err
 	}
-	m, err := a.d.Store.R().MilestoneByNumber(ctx, x.repo.ID, n)
+	m, err := a.d.Store.R().MilestoneByNumber(ctx, x.Repo.ID, n)
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.writer(r).ToMilestone(x.repo, m))
+	return rest.JSON(w, http.StatusOK, a.writer(r).ToMilestone(x.Repo, m))
 }
 
 // DELETE /repos/{owner}/{repo}/milestones/{milestone_number}: write
@@ -213,28 +208,28 @@ func (a *API) deleteMilestone(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	actor := x.c.UserID()
+	actor := x.Caller.UserID()
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		m, err := tx.MilestoneByNumber(ctx, x.repo.ID, n)
+		m, err := tx.MilestoneByNumber(ctx, x.Repo.ID, n)
 		if err != nil {
 			return err
 		}
 		// The milestone webhook's "deleted" carries it as it was.
-		p := milestonePayload(m, "deleted")
-		p["webhook"] = map[string]any{"milestone": a.d.URLs.NewIssueWriter(wire.BodyFormat{Raw: true}).ToMilestone(x.repo, m)}
-		list, _, err := tx.ListIssues(ctx, store.IssueQuery{RepoID: x.repo.ID, State: "all", MilestoneID: m.ID, Limit: 1 << 30})
+		p := issuesvc.MilestonePayload(m, "deleted")
+		p["webhook"] = map[string]any{"milestone": a.d.URLs.NewIssueWriter(wire.BodyFormat{Raw: true}).ToMilestone(x.Repo, m)}
+		list, _, err := tx.ListIssues(ctx, store.IssueQuery{RepoID: x.Repo.ID, State: "all", MilestoneID: m.ID, Limit: 1 << 30})
 		if err != nil {
 			return err
 		}
 		for _, is := range list {
-			if err := event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: m.Title}, nil); err != nil {
+			if err := issuesvc.Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: m.Title}, nil); err != nil {
 				return err
 			}
 		}
 		if err := tx.DeleteMilestone(ctx, m.ID); err != nil {
 			return err
 		}
-		return tx.AppendEvent(ctx, "milestone.deleted", actor, x.repo.ID, x.org(), p)
+		return tx.AppendEvent(ctx, "milestone.deleted", actor, x.Repo.ID, x.Org(), p)
 	})
 	if err != nil {
 		return err
