@@ -3,6 +3,7 @@ package issues
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strings"
 	"time"
@@ -19,6 +20,20 @@ import (
 
 // MaxAssignees is GitHub's limit of assignees per issue.
 const MaxAssignees = 10
+
+// IssueByNumber loads issue number of x's repository; a deleted issue's
+// number answers 410, as on GitHub.
+func IssueByNumber(ctx context.Context, q store.Q, x *Access, number int64) (*model.Issue, error) {
+	is, err := q.IssueByNumber(ctx, x.Repo.ID, number)
+	if errors.Is(err, model.ErrNotFound) {
+		if gone, derr := q.IssueDeleted(ctx, x.Repo.ID, number); derr != nil {
+			return nil, derr
+		} else if gone {
+			return nil, model.Gone("This issue was deleted")
+		}
+	}
+	return is, err
+}
 
 // ResolveAssignees finds the accounts of logins who may be assigned; a
 // login that may not be is a 422 naming it, as are more than ten.

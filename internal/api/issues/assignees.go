@@ -1,11 +1,11 @@
 package issues
 
 import (
-	issuesvc "github.com/hubd/hubd/internal/issues"
 	"net/http"
 	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"

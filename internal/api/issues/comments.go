@@ -1,11 +1,10 @@
 package issues
 
 import (
-	issuesvc "github.com/hubd/hubd/internal/issues"
 	"net/http"
 
-	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -139,15 +138,6 @@ func (a *API) respondComment(w http.ResponseWriter, r *http.Request, x *access, 
 	return rest.JSON(w, status, out)
 }
 
-// mayModify answers whether the caller may edit or delete a comment: its
-// author, or anyone with write access.
-func mayModify(x *access, c *model.IssueComment) error {
-	if x.Perm >= authz.Write || (c.UserID != 0 && c.UserID == x.Caller.UserID()) {
-		return nil
-	}
-	return api.NeedPermission(authz.Write)
-}
-
 // PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}: its author or
 // write access.
 func (a *API) updateComment(w http.ResponseWriter, r *http.Request) error {
@@ -162,44 +152,11 @@ func (a *API) updateComment(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	ctx := r.Context()
-	var id int64
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		c, err := a.comment(r, tx, x)
-		if err != nil {
-			return err
-		}
-		if err := mayModify(x, c); err != nil {
-			return err
-		}
-		body, err := in.text()
-		if err != nil {
-			return err
-		}
-		id = c.ID
-		if body == c.Body {
-			return nil
-		}
-		from := c.Body
-		c.Body = body
-		if err := tx.UpdateCommentBody(ctx, c); err != nil {
-			return err
-		}
-		if err := tx.AddIssueMentions(ctx, c.IssueID, issuesvc.Mentions(body)); err != nil {
-			return err
-		}
-		is, err := tx.IssueByID(ctx, c.IssueID)
-		if err != nil {
-			return err
-		}
-		if err := issuesvc.CrossReference(ctx, tx, x, is, x.Caller.UserID(), body); err != nil {
-			return err
-		}
-		p := issuesvc.CommentPayload(c, "edited")
-		p["changes"] = map[string]any{"body": map[string]any{"from": from}}
-		return tx.AppendEvent(ctx, "issue_comment.edited", x.Caller.UserID(), x.Repo.ID, x.Org(), p)
-	})
+	id, err := pathInt(r, "comment_id")
 	if err != nil {
+		return err
+	}
+	if err := a.svc.UpdateComment(r.Context(), x, id, in.Body); err != nil {
 		return err
 	}
 	return a.respondComment(w, r, x, id, http.StatusOK)
@@ -215,27 +172,11 @@ func (a *API) deleteComment(w http.ResponseWriter, r *http.Request) error {
 	if err := participate(x, r); err != nil {
 		return err
 	}
-	ctx := r.Context()
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		c, err := a.comment(r, tx, x)
-		if err != nil {
-			return err
-		}
-		if err := mayModify(x, c); err != nil {
-			return err
-		}
-		if err := tx.DeleteComment(ctx, c); err != nil {
-			return err
-		}
-		if err := tx.DeleteCommentedEvent(ctx, c.IssueID, c.ID); err != nil {
-			return err
-		}
-		// The issue_comment webhook's "deleted" carries the comment as it was.
-		p := issuesvc.CommentPayload(c, "deleted")
-		p["webhook"] = map[string]any{"comment": a.d.URLs.NewIssueWriter(wire.BodyFormat{Raw: true}).ToComment(x.Repo, c)}
-		return tx.AppendEvent(ctx, "issue_comment.deleted", x.Caller.UserID(), x.Repo.ID, x.Org(), p)
-	})
+	id, err := pathInt(r, "comment_id")
 	if err != nil {
+		return err
+	}
+	if err := a.svc.DeleteComment(r.Context(), x, id); err != nil {
 		return err
 	}
 	return rest.NoContent(w)
@@ -258,46 +199,11 @@ func (a *API) pin(w http.ResponseWriter, r *http.Request, pin bool) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	actor := x.Caller.UserID()
-	var id int64
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		c, err := a.comment(r, tx, x)
-		if err != nil {
-			return err
-		}
-		id = c.ID
-		is, err := tx.IssueByID(ctx, c.IssueID)
-		if err != nil {
-			return err
-		}
-		ev := model.IssueEvent{ActorID: actor, Event: "pinned", SubjectID: c.ID}
-		if pin {
-			if c.PinnedAt != nil {
-				return nil
-			}
-			prev, err := tx.PinComment(ctx, c, actor)
-			if err != nil {
-				return err
-			}
-			if prev != 0 {
-				if err := issuesvc.Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "unpinned", SubjectID: prev},
-					map[string]any{"comment_id": prev}); err != nil {
-					return err
-				}
-			}
-		} else {
-			if c.PinnedAt == nil {
-				return nil
-			}
-			if err := tx.UnpinComment(ctx, c); err != nil {
-				return err
-			}
-			ev.Event = "unpinned"
-		}
-		return issuesvc.Event(ctx, tx, x, is, ev, map[string]any{"comment_id": c.ID})
-	})
+	id, err := pathInt(r, "comment_id")
 	if err != nil {
+		return err
+	}
+	if err := a.svc.PinComment(r.Context(), x, id, pin); err != nil {
 		return err
 	}
 	if !pin {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	issuesvc "github.com/hubd/hubd/internal/issues"
 	"io"
 	"net/http"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -92,16 +92,7 @@ func (a *API) issue(r *http.Request, q store.Q, x *access) (*model.Issue, error)
 	if err != nil {
 		return nil, err
 	}
-	is, err := q.IssueByNumber(r.Context(), x.Repo.ID, n)
-	if errors.Is(err, model.ErrNotFound) {
-		// A deleted issue's number answers 410, as on GitHub.
-		if gone, derr := q.IssueDeleted(r.Context(), x.Repo.ID, n); derr != nil {
-			return nil, derr
-		} else if gone {
-			return nil, model.Gone("This issue was deleted")
-		}
-	}
-	return is, err
+	return issuesvc.IssueByNumber(r.Context(), q, x, n)
 }
 
 func (a *API) writer(r *http.Request) *wire.IssueWriter {

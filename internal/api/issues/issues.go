@@ -9,7 +9,6 @@ package issues
 import (
 	"context"
 	"encoding/json"
-	issuesvc "github.com/hubd/hubd/internal/issues"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -469,25 +469,11 @@ func (a *API) lock(w http.ResponseWriter, r *http.Request) error {
 		}
 		reason = &v
 	}
-	ctx := r.Context()
-	actor := x.Caller.UserID()
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		before, err := a.issue(r, tx, x)
-		if err != nil {
-			return err
-		}
-		if before.Locked {
-			return nil
-		}
-		after := *before
-		after.Locked, after.LockReason = true, reason
-		if err := tx.UpdateIssue(ctx, before, &after); err != nil {
-			return err
-		}
-		return issuesvc.Event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "locked", LockReason: reason},
-			map[string]any{"lock_reason": reason})
-	})
+	n, err := pathInt(r, "issue_number")
 	if err != nil {
+		return err
+	}
+	if err := a.svc.Lock(r.Context(), x, n, reason); err != nil {
 		return err
 	}
 	return rest.NoContent(w)
@@ -499,23 +485,11 @@ func (a *API) unlock(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		before, err := a.issue(r, tx, x)
-		if err != nil {
-			return err
-		}
-		if !before.Locked {
-			return nil
-		}
-		after := *before
-		after.Locked, after.LockReason = false, nil
-		if err := tx.UpdateIssue(ctx, before, &after); err != nil {
-			return err
-		}
-		return issuesvc.Event(ctx, tx, x, &after, model.IssueEvent{ActorID: x.Caller.UserID(), Event: "unlocked"}, nil)
-	})
+	n, err := pathInt(r, "issue_number")
 	if err != nil {
+		return err
+	}
+	if err := a.svc.Unlock(r.Context(), x, n); err != nil {
 		return err
 	}
 	return rest.NoContent(w)

@@ -4,12 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	issuesvc "github.com/hubd/hubd/internal/issues"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -42,6 +41,15 @@ type labelBody struct {
 	Description rest.Opt[string] `json:"description"`
 }
 
+// input is the label the body gives.
+func (in *labelBody) input() issuesvc.LabelInput {
+	l := issuesvc.LabelInput{Name: in.Name, NewName: in.NewName, Color: in.Color, DescriptionSet: in.Description.Set}
+	if d, ok := in.Description.Get(); ok {
+		l.Description = &d
+	}
+	return l
+}
+
 // POST /repos/{owner}/{repo}/labels: write access; the colour defaults to
 // GitHub's grey and is six hex digits without "#".
 func (a *API) createLabel(w http.ResponseWriter, r *http.Request) error {
@@ -53,35 +61,7 @@ func (a *API) createLabel(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	l := &model.Label{RepoID: x.Repo.ID, Color: issuesvc.DefaultColor}
-	if in.Name != nil {
-		l.Name = strings.TrimSpace(*in.Name)
-	}
-	if err := issuesvc.ValidLabelName(l.Name); err != nil {
-		return err
-	}
-	if in.Color != nil {
-		if !issuesvc.ColorRE.MatchString(*in.Color) {
-			return issuesvc.ErrColor(*in.Color)
-		}
-		l.Color = *in.Color
-	}
-	if d, ok := in.Description.Get(); ok {
-		l.Description = &d
-	}
-	if err := issuesvc.ValidDescription(l.Description); err != nil {
-		return err
-	}
-	ctx := r.Context()
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		if err := tx.CreateLabel(ctx, l); err != nil {
-			return err
-		}
-		return tx.AppendEvent(ctx, "label.created", x.Caller.UserID(), x.Repo.ID, x.Org(), issuesvc.LabelPayload(l))
-	})
-	if errors.Is(err, store.ErrDuplicate) {
-		return issuesvc.ErrLabelExists
-	}
+	l, err := a.svc.CreateLabel(r.Context(), x, in.input())
 	if err != nil {
 		return err
 	}
@@ -112,55 +92,7 @@ func (a *API) updateLabel(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	ctx := r.Context()
-	var l *model.Label
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		var err error
-		if l, err = tx.LabelByName(ctx, x.Repo.ID, r.PathValue("name")); err != nil {
-			return err
-		}
-		before := *l
-		if in.NewName != nil {
-			l.Name = strings.TrimSpace(*in.NewName)
-			if err := issuesvc.ValidLabelName(l.Name); err != nil {
-				return err
-			}
-		}
-		if in.Color != nil {
-			if !issuesvc.ColorRE.MatchString(*in.Color) {
-				return issuesvc.ErrColor(*in.Color)
-			}
-			l.Color = *in.Color
-		}
-		if in.Description.Set {
-			l.Description = nil
-			if d, ok := in.Description.Get(); ok {
-				l.Description = &d
-			}
-		}
-		if err := issuesvc.ValidDescription(l.Description); err != nil {
-			return err
-		}
-		if err := tx.UpdateLabel(ctx, l); err != nil {
-			return err
-		}
-		changes := map[string]any{}
-		if before.Name != l.Name {
-			changes["name"] = map[string]any{"from": before.Name}
-		}
-		if before.Color != l.Color {
-			changes["color"] = map[string]any{"from": before.Color}
-		}
-		if !issuesvc.SameStr(before.Description, l.Description) {
-			changes["description"] = map[string]any{"from": before.Description}
-		}
-		p := issuesvc.LabelPayload(l)
-		p["changes"] = changes
-		return tx.AppendEvent(ctx, "label.edited", x.Caller.UserID(), x.Repo.ID, x.Org(), p)
-	})
-	if errors.Is(err, store.ErrDuplicate) {
-		return issuesvc.ErrLabelExists
-	}
+	l, err := a.svc.UpdateLabel(r.Context(), x, r.PathValue("name"), in.input())
 	if err != nil {
 		return err
 	}
@@ -174,21 +106,7 @@ func (a *API) deleteLabel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		l, err := tx.LabelByName(ctx, x.Repo.ID, r.PathValue("name"))
-		if err != nil {
-			return err
-		}
-		if err := tx.DeleteLabel(ctx, l.ID); err != nil {
-			return err
-		}
-		// The label webhook's "deleted" carries the label as it was.
-		p := issuesvc.LabelPayload(l)
-		p["webhook"] = map[string]any{"label": a.d.URLs.ToLabel(x.Repo, l)}
-		return tx.AppendEvent(ctx, "label.deleted", x.Caller.UserID(), x.Repo.ID, x.Org(), p)
-	})
-	if err != nil {
+	if err := a.svc.DeleteLabel(r.Context(), x, r.PathValue("name")); err != nil {
 		return err
 	}
 	return rest.NoContent(w)

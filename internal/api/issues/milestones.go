@@ -2,12 +2,12 @@ package issues
 
 import (
 	"errors"
-	issuesvc "github.com/hubd/hubd/internal/issues"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/hubd/hubd/internal/authz"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"

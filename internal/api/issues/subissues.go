@@ -2,10 +2,10 @@ package issues
 
 import (
 	"context"
-	issuesvc "github.com/hubd/hubd/internal/issues"
 	"net/http"
 
 	"github.com/hubd/hubd/internal/authz"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
