@@ -127,6 +127,7 @@ func SetLabels(ctx context.Context, tx store.Q, x *Access, is *model.Issue, acto
 	return changed, nil
 }
 
+// Label puts label l on an issue with its event; false when it was there.
 func Label(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, l *model.Label) (bool, error) {
 	ok, err := tx.AddIssueLabel(ctx, is.ID, l.ID)
 	if err != nil || !ok {
@@ -136,6 +137,7 @@ func Label(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor in
 		map[string]any{"label": l.Name})
 }
 
+// Unlabel takes label l off an issue with its event; false when it was not there.
 func Unlabel(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, l *model.Label) (bool, error) {
 	ok, err := tx.RemoveIssueLabel(ctx, is.ID, l.ID)
 	if err != nil || !ok {
@@ -176,6 +178,7 @@ func SetAssignees(ctx context.Context, tx store.Q, x *Access, is *model.Issue, a
 	return changed, nil
 }
 
+// Assign assigns u to an issue with its event; false when u was assigned.
 func Assign(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, u *model.Account) (bool, error) {
 	ok, err := tx.AddIssueAssignee(ctx, is.ID, u.ID)
 	if err != nil || !ok {
@@ -185,6 +188,7 @@ func Assign(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor i
 		map[string]any{"assignee": u.Login})
 }
 
+// Unassign unassigns u from an issue with its event; false when u was not assigned.
 func Unassign(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, u *model.Account) (bool, error) {
 	ok, err := tx.RemoveIssueAssignee(ctx, is.ID, u.ID)
 	if err != nil || !ok {
@@ -202,12 +206,15 @@ func IssuePayload(is *model.Issue, action string) map[string]any {
 // DefaultColor is the colour of labels created without one.
 const DefaultColor = "ededed"
 
+// ColorRE is a label colour: six hex digits without "#".
 var ColorRE = regexp.MustCompile(`^[0-9a-fA-F]{6}$`)
 
+// LabelPayload is the domain payload of label events.
 func LabelPayload(l *model.Label) map[string]any {
 	return map[string]any{"label_id": l.ID, "name": l.Name, "color": l.Color}
 }
 
+// ValidLabelName refuses an empty name or one over 50 characters.
 func ValidLabelName(n string) error {
 	if strings.TrimSpace(n) == "" {
 		return model.Invalid("Label", "name", "missing_field")
@@ -218,6 +225,7 @@ func ValidLabelName(n string) error {
 	return nil
 }
 
+// ValidDescription refuses a label description over 100 characters.
 func ValidDescription(d *string) error {
 	if d != nil && utf8.RuneCountInString(*d) > 100 {
 		return model.Custom("Label", "description", "description is too long (maximum is 100 characters)")
@@ -225,10 +233,12 @@ func ValidDescription(d *string) error {
 	return nil
 }
 
+// ErrColor answers a colour that is not six hex digits.
 func ErrColor(c string) error {
 	return &model.ValidationError{Errors: []model.FieldError{{Resource: "Label", Field: "color", Code: "invalid", Value: c}}}
 }
 
+// ErrLabelExists answers a name the repository's labels already use.
 var ErrLabelExists = model.Invalid("Label", "name", "already_exists")
 
 // NoteBody records what a new or edited body mentions and references.
@@ -243,6 +253,7 @@ func (a *Service) NoteBody(ctx context.Context, tx store.Q, x *Access, is *model
 	return CrossReference(ctx, tx, x, is, actor, text)
 }
 
+// SameStr says whether two optional strings are equal (both nil counts).
 func SameStr(a, b *string) bool {
 	if a == nil || b == nil {
 		return a == b
@@ -250,6 +261,7 @@ func SameStr(a, b *string) bool {
 	return *a == *b
 }
 
+// CommentPayload is the domain payload of issue comment events.
 func CommentPayload(c *model.IssueComment, action string) map[string]any {
 	return map[string]any{"action": action, "comment_id": c.ID, "issue_id": c.IssueID, "number": c.IssueNumber}
 }
@@ -303,11 +315,13 @@ func (a *Service) AddComment(ctx context.Context, c *authz.Caller, repo *model.R
 // MaxFieldValues is GitHub's limit of values per request.
 const MaxFieldValues = 25
 
+// FieldValueIn is a field value as a request gives it.
 type FieldValueIn struct {
 	FieldID *int64          `json:"field_id"`
 	Value   json.RawMessage `json:"value"`
 }
 
+// InvalidField is the 422 of an issue field value's field.
 func InvalidField(field string, v any) error {
 	return &model.ValidationError{Errors: []model.FieldError{{Resource: "IssueFieldValue", Field: field, Code: "invalid", Value: v}}}
 }
@@ -414,12 +428,6 @@ func WriteFieldValues(ctx context.Context, tx store.Q, x *Access, is *model.Issu
 	p["field_ids"], p["replaced"] = ids, replace
 	return tx.AppendEvent(ctx, "issues.field_values_changed", actor, x.Repo.ID, x.Org(), p)
 }
-
-func MilestonePayload(m *model.Milestone, action string) map[string]any {
-	return map[string]any{"action": action, "milestone_id": m.ID, "number": m.Number, "title": m.Title}
-}
-
-var ErrMilestoneExists = model.Invalid("Milestone", "title", "already_exists")
 
 // CommentText is a comment's body as given (nil when absent), checked.
 func CommentText(body *string) (string, error) {
