@@ -39,14 +39,14 @@ var schemaSource string
 type API struct {
 	d         *deps.Deps
 	schema    *engine.Schema
-	issuesSvc issues.Service
+	issuesSvc *issues.Service
 	gistsSvc  *gists.Service // addStar and removeStar star gists too
 }
 
 // Services are the domain services mutations run (the same the REST routes
 // run); zero only where nothing is executed (schema tests).
 type Services struct {
-	Issues   issues.Service
+	Issues   *issues.Service
 	Pulls    *pulls.Service
 	Reviews  *pullreviews.Service
 	Repos    *repos.Service

@@ -194,7 +194,7 @@ func (a *API) milestone(ctx context.Context, repoID int64, id string) (*model.Mi
 	return nil, notFound("Could not resolve to a node with the global id of '%s'", id)
 }
 
-func (a *API) registerMutations(svc issues.Service) {
+func (a *API) registerMutations(svc *issues.Service) {
 	input := func(args map[string]any) map[string]any {
 		in, _ := args["input"].(map[string]any)
 		return in

@@ -1,30 +1,73 @@
-// Package issues is the issue service as the transports see it: the input
-// of its writes and the operations every transport runs with the same
-// checks, transaction and events (GraphQL's issue mutations run what REST's
-// handlers run). The implementation still sits beside the REST handlers in
-// internal/api/issues, whose helpers both share; server wires it in, so no
-// transport imports another.
+// Package issues is the issue service: opening, editing, closing,
+// reopening and deleting issues, comments, labels and assignees on them,
+// field values, the issue events and cross references their writes record,
+// references from pushed commits, and GitHub's limits on what people write.
+// Every transport runs these with the same checks, transaction and events
+// (REST's internal/api/issues and GraphQL's mutations); server wires it.
 package issues
 
 import (
-	"context"
-
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/rest"
 )
 
-// Service is the issue service's writes. They take the caller and the
-// repository with the caller's permission on it, already found and visible,
-// and answer with the same errors as REST.
-type Service interface {
-	// OpenIssue opens an issue as POST /repos/{owner}/{repo}/issues does.
-	OpenIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, in IssueInput) (*model.Issue, error)
-	// ChangeIssue edits an issue as PATCH .../issues/{number} does.
-	ChangeIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, is *model.Issue, in IssueInput) error
-	// DeleteIssue deletes an issue for good (GraphQL's deleteIssue).
-	DeleteIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, is *model.Issue) error
-	// AddComment comments as POST .../issues/{number}/comments does.
-	AddComment(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, number int64, body string) (*model.IssueComment, error)
+// Service is the issue service.
+type Service struct {
+	d *deps.Deps
+}
+
+// New makes the service; it records the issues pushed commits reference.
+func New(d *deps.Deps) *Service {
+	a := &Service{d: d}
+	d.PushHooks = append(d.PushHooks, a.referencePushed)
+	return a
+}
+
+var (
+	ErrDisabled = model.Gone("Issues are disabled for this repo")
+	ErrLocked   = model.Forbidden("Unable to create comment because issue is locked.")
+)
+
+// Access is a repository, found and visible, with the caller and the
+// caller's permission on it: what every write of the service acts on.
+type Access struct {
+	Repo   *model.Repo
+	Perm   authz.Permission
+	Caller *authz.Caller
+}
+
+// Writable refuses writes to archived repositories.
+func (x *Access) Writable() error {
+	if x.Repo.Archived {
+		return deps.ErrArchived
+	}
+	return nil
+}
+
+// MayWrite is participating without a request: a signed-in user whose
+// token may write issues, on a repository that is not archived.
+func (x *Access) MayWrite() error {
+	if x.Caller == nil || x.Caller.User == nil {
+		return rest.ErrRequiresAuth
+	}
+	if err := deps.RequireScope(x.Caller, "public_repo"); err != nil {
+		return err
+	}
+	return x.Writable()
+}
+
+// Triage says whether the caller triages the repository's issues.
+func (x *Access) Triage() bool { return x.Perm >= authz.Triage }
+
+// Org is the repository's organization (0 for a user's repository), which
+// its events carry.
+func (x *Access) Org() int64 {
+	if x.Repo.Owner != nil && x.Repo.Owner.IsOrg() {
+		return x.Repo.Owner.ID
+	}
+	return 0
 }
 
 // IssueInput is an issue to open or the parts of one to change, with
@@ -36,7 +79,7 @@ type IssueInput struct {
 	State     string // "open" or "closed"; "" leaves it
 	Reason    string // completed, not_planned, duplicate, reopened
 	Milestone *model.Milestone
-	// SetMilestone, SetAssignees and SetLabels say which lists an edit
+	// SetMilestone, setAssignees and setLabels say which lists an edit
 	// replaces (always all three when opening).
 	SetMilestone, SetAssignees, SetLabels bool
 	Assignees                             []*model.Account

@@ -207,7 +207,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		outsideapi.New(d).Routes(),
 		teamsapi.New(d).Routes(),
 		rolesapi.New(d).Routes(),
-		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI, Pulls: pullsAPI.Service(),
+		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI.Service(), Pulls: pullsAPI.Service(),
 			Reviews: reviewsAPI.Service(), Repos: reposAPI.Service(), Stars: activityAPI.Service(),
 			Rulesets: rulesetsAPI.Service(), Gists: gistsAPI.Service(), Forks: forksAPI.Service(), Transfers: transfersAPI.Service()}).Routes(),
 		transfersAPI.Routes(),

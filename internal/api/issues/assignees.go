@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -18,7 +19,7 @@ func (a *API) listAssignees(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := rest.ParsePage(r)
-	list, total, err := a.d.Store.R().ListAssignable(r.Context(), x.repo.ID, p.Limit(), p.Offset())
+	list, total, err := a.d.Store.R().ListAssignable(r.Context(), x.Repo.ID, p.Limit(), p.Offset())
 	if err != nil {
 		return err
 	}
@@ -34,7 +35,7 @@ func (a *API) listAssignees(w http.ResponseWriter, r *http.Request) error {
 // assignable answers 204 when the {assignee} may be assigned, else 404.
 func (a *API) assignable(w http.ResponseWriter, r *http.Request, x *access) error {
 	login := r.PathValue("assignee")
-	found, err := a.d.Store.R().AssignableByLogin(r.Context(), x.repo.ID, []string{login})
+	found, err := a.d.Store.R().AssignableByLogin(r.Context(), x.Repo.ID, []string{login})
 	if err != nil {
 		return err
 	}
@@ -86,7 +87,7 @@ func (a *API) changeAssignees(w http.ResponseWriter, r *http.Request, add bool) 
 	if err != nil {
 		return err
 	}
-	if err := x.participate(r); err != nil {
+	if err := participate(x, r); err != nil {
 		return err
 	}
 	var in assigneesBody
@@ -101,7 +102,7 @@ func (a *API) changeAssignees(w http.ResponseWriter, r *http.Request, add bool) 
 		list = logins(*in.Assignees)
 	}
 	ctx := r.Context()
-	actor := x.c.UserID()
+	actor := x.Caller.UserID()
 	var id int64
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		is, err := a.issue(r, tx, x)
@@ -109,7 +110,7 @@ func (a *API) changeAssignees(w http.ResponseWriter, r *http.Request, add bool) 
 			return err
 		}
 		id = is.ID
-		if !x.triage() || len(list) == 0 {
+		if !x.Triage() || len(list) == 0 {
 			return nil
 		}
 		cur, err := tx.IssueAssignees(ctx, is.ID)
@@ -118,17 +119,17 @@ func (a *API) changeAssignees(w http.ResponseWriter, r *http.Request, add bool) 
 		}
 		changed := false
 		if add {
-			found, err := tx.AssignableByLogin(ctx, x.repo.ID, list)
+			found, err := tx.AssignableByLogin(ctx, x.Repo.ID, list)
 			if err != nil {
 				return err
 			}
 			n := len(cur)
 			for _, l := range list {
 				u := found[strings.ToLower(l)]
-				if u == nil || n >= maxAssignees {
+				if u == nil || n >= issuesvc.MaxAssignees {
 					continue
 				}
-				ok, err := assign(ctx, tx, x, is, actor, u)
+				ok, err := issuesvc.Assign(ctx, tx, x, is, actor, u)
 				if err != nil {
 					return err
 				}
@@ -146,7 +147,7 @@ func (a *API) changeAssignees(w http.ResponseWriter, r *http.Request, add bool) 
 				if !drop[strings.ToLower(u.Login)] {
 					continue
 				}
-				if _, err := unassign(ctx, tx, x, is, actor, u); err != nil {
+				if _, err := issuesvc.Unassign(ctx, tx, x, is, actor, u); err != nil {
 					return err
 				}
 				changed = true

@@ -94,7 +94,7 @@ func (a *API) listPage(w http.ResponseWriter, r *http.Request, x *access, ids []
 		wr := a.writer(r)
 		rendered := map[int64][]byte{}
 		for _, is := range list {
-			v := wr.ToIssue(x.repo, is, nil)
+			v := wr.ToIssue(x.Repo, is, nil)
 			b := wr.AppendIssue(nil, &v)
 			rendered[is.ID] = b
 			a.frags.put(fragmentKey{is.ID, format}, fragment{gen: gen, expires: expiry(is.ID, now), json: b})

@@ -62,7 +62,7 @@ func (a *API) addBlockedBy(w http.ResponseWriter, r *http.Request) error {
 		return model.Invalid("Issue", "issue_id", "missing_field")
 	}
 	ctx := r.Context()
-	actor := x.c.UserID()
+	actor := x.Caller.UserID()
 	var id int64
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		blocked, err := a.issue(r, tx, x)
@@ -119,7 +119,7 @@ func (a *API) removeBlockedBy(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	actor := x.c.UserID()
+	actor := x.Caller.UserID()
 	var id int64
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		blocked, err := a.issue(r, tx, x)

@@ -99,12 +99,12 @@ func (a *API) withIssues(r *http.Request, x *access, events []*model.IssueEvent)
 	wr := a.writer(r)
 	issues := map[int64]*wire.Issue{}
 	for _, is := range list {
-		v := wr.ToIssue(x.repo, is, nil)
+		v := wr.ToIssue(x.Repo, is, nil)
 		issues[is.ID] = &v
 	}
 	out := make([]wire.IssueEvent, 0, len(events))
 	for _, e := range events {
-		ev := wr.ToIssueEvent(x.repo, e, refs)
+		ev := wr.ToIssueEvent(x.Repo, e, refs)
 		ev.Issue = issues[e.IssueID]
 		out = append(out, ev)
 	}
@@ -119,7 +119,7 @@ func (a *API) listRepoEvents(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := rest.ParsePage(r)
-	list, total, err := a.d.Store.R().ListIssueEvents(r.Context(), store.EventQuery{RepoID: x.repo.ID, Limit: p.Limit(), Offset: p.Offset()})
+	list, total, err := a.d.Store.R().ListIssueEvents(r.Context(), store.EventQuery{RepoID: x.Repo.ID, Limit: p.Limit(), Offset: p.Offset()})
 	if err != nil {
 		return err
 	}
@@ -141,7 +141,7 @@ func (a *API) getEvent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	e, err := a.d.Store.R().IssueEventByID(r.Context(), x.repo.ID, id)
+	e, err := a.d.Store.R().IssueEventByID(r.Context(), x.Repo.ID, id)
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func (a *API) listEvents(w http.ResponseWriter, r *http.Request) error {
 	wr := a.writer(r)
 	out := make([]wire.IssueEvent, 0, len(list))
 	for _, e := range list {
-		out = append(out, wr.ToIssueEvent(x.repo, e, refs))
+		out = append(out, wr.ToIssueEvent(x.Repo, e, refs))
 	}
 	a.link(w, r, p, total)
 	return rest.JSON(w, http.StatusOK, out)

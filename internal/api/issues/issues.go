@@ -16,7 +16,7 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
-	"github.com/hubd/hubd/internal/closing"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -26,15 +26,17 @@ import (
 // API is the issues package.
 type API struct {
 	d     *api.Deps
+	svc   *issuesvc.Service
 	frags *fragments // rendered issue objects of repository lists
 }
 
-// New makes the package.
+// New makes the package with its issue service.
 func New(d *api.Deps) *API {
-	a := &API{d: d, frags: newFragments()}
-	d.PushHooks = append(d.PushHooks, a.referencePushed)
-	return a
+	return &API{d: d, svc: issuesvc.New(d), frags: newFragments()}
 }
+
+// Service is the issue service the package runs, for the other transports.
+func (a *API) Service() *issuesvc.Service { return a.svc }
 
 // Classic scopes of the route table.
 var (
@@ -204,14 +206,14 @@ func resolveMilestone(ctx context.Context, q store.Q, repoID int64, m milestoneI
 }
 
 type createBody struct {
-	Title            titleIn          `json:"title"`
-	Body             *string          `json:"body"`
-	Assignee         rest.Opt[string] `json:"assignee"`
-	Milestone        milestoneIn      `json:"milestone"`
-	Labels           []nameIn         `json:"labels"`
-	Assignees        []loginIn        `json:"assignees"`
-	IssueFieldValues []fieldValueIn   `json:"issue_field_values"`
-	Type             rest.Opt[string] `json:"type"`
+	Title            titleIn                 `json:"title"`
+	Body             *string                 `json:"body"`
+	Assignee         rest.Opt[string]        `json:"assignee"`
+	Milestone        milestoneIn             `json:"milestone"`
+	Labels           []nameIn                `json:"labels"`
+	Assignees        []loginIn               `json:"assignees"`
+	IssueFieldValues []issuesvc.FieldValueIn `json:"issue_field_values"`
+	Type             rest.Opt[string]        `json:"type"`
 }
 
 // errNoTypes answers an issue type: hubd's organizations define none.
@@ -227,10 +229,10 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := x.participate(r); err != nil {
+	if err := participate(x, r); err != nil {
 		return err
 	}
-	if err := a.d.MayParticipate(r.Context(), x.repo, x.c.UserID(), "issue"); err != nil {
+	if err := a.d.MayParticipate(r.Context(), x.Repo, x.Caller.UserID(), "issue"); err != nil {
 		return err
 	}
 	var in createBody
@@ -240,7 +242,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	if strings.TrimSpace(in.Title.V) == "" {
 		return model.Invalid("Issue", "title", "missing_field")
 	}
-	if err := checkIssueText(&in.Title.V, in.Body); err != nil {
+	if err := issuesvc.CheckIssueText(&in.Title.V, in.Body); err != nil {
 		return err
 	}
 	ctx := r.Context()
@@ -248,44 +250,32 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	var assignees []*model.Account
 	var labelNames []string
 	var fields []*model.IssueFieldValue
-	if x.triage() {
+	if x.Triage() {
 		q := a.d.Store.R()
-		if milestone, err = resolveMilestone(ctx, q, x.repo.ID, in.Milestone); err != nil {
+		if milestone, err = resolveMilestone(ctx, q, x.Repo.ID, in.Milestone); err != nil {
 			return err
 		}
 		list := logins(in.Assignees)
 		if len(list) == 0 && in.Assignee.Value != "" {
 			list = []string{in.Assignee.Value}
 		}
-		if assignees, err = a.resolveAssignees(ctx, q, x.repo.ID, list); err != nil {
+		if assignees, err = a.svc.ResolveAssignees(ctx, q, x.Repo.ID, list); err != nil {
 			return err
 		}
 		labelNames = names(in.Labels)
 		if t, ok := in.Type.Get(); ok && t != "" {
 			return errNoType(t)
 		}
-		if fields, err = a.resolveFieldValues(ctx, x, in.IssueFieldValues); err != nil {
+		if fields, err = a.svc.ResolveFieldValues(ctx, x, in.IssueFieldValues); err != nil {
 			return err
 		}
 	}
-	is, err := a.openIssue(ctx, x, newIssue{Title: in.Title.V, Body: in.Body, Milestone: milestone, Assignees: assignees, Labels: labelNames}, fields)
+	is, err := a.svc.Open(ctx, x, issuesvc.NewIssue{Title: in.Title.V, Body: in.Body, Milestone: milestone, Assignees: assignees, Labels: labelNames}, fields)
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", a.d.URLs.IssueAPIURL(x.repo, is.Number))
+	w.Header().Set("Location", a.d.URLs.IssueAPIURL(x.Repo, is.Number))
 	return a.respond(w, r, x, is.ID, http.StatusCreated)
-}
-
-// noteBody records what a new or edited body mentions and references.
-func (a *API) noteBody(ctx context.Context, tx store.Q, x *access, is *model.Issue, actor int64, body *string) error {
-	text := ""
-	if body != nil {
-		text = *body
-	}
-	if err := tx.SetIssueMentions(ctx, is.ID, mentions(text)); err != nil {
-		return err
-	}
-	return closing.NoteBody(ctx, tx, a.d.URLs.Web, x.repo, is, actor)
 }
 
 // GET /repos/{owner}/{repo}/issues/{issue_number}
@@ -306,17 +296,17 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) error {
 }
 
 type updateBody struct {
-	Title            titleIn                   `json:"title"`
-	Body             rest.Opt[string]          `json:"body"`
-	Assignee         rest.Opt[string]          `json:"assignee"`
-	State            rest.Opt[string]          `json:"state"`
-	StateReason      rest.Opt[string]          `json:"state_reason"`
-	DuplicateIssueID rest.Opt[int64]           `json:"duplicate_issue_id"`
-	Milestone        milestoneIn               `json:"milestone"`
-	Labels           rest.Opt[[]nameIn]        `json:"labels"`
-	Assignees        rest.Opt[[]loginIn]       `json:"assignees"`
-	IssueFieldValues rest.Opt[[]fieldValueIn]  `json:"issue_field_values"`
-	Type             rest.Opt[json.RawMessage] `json:"type"`
+	Title            titleIn                           `json:"title"`
+	Body             rest.Opt[string]                  `json:"body"`
+	Assignee         rest.Opt[string]                  `json:"assignee"`
+	State            rest.Opt[string]                  `json:"state"`
+	StateReason      rest.Opt[string]                  `json:"state_reason"`
+	DuplicateIssueID rest.Opt[int64]                   `json:"duplicate_issue_id"`
+	Milestone        milestoneIn                       `json:"milestone"`
+	Labels           rest.Opt[[]nameIn]                `json:"labels"`
+	Assignees        rest.Opt[[]loginIn]               `json:"assignees"`
+	IssueFieldValues rest.Opt[[]issuesvc.FieldValueIn] `json:"issue_field_values"`
+	Type             rest.Opt[json.RawMessage]         `json:"type"`
 }
 
 // PATCH /repos/{owner}/{repo}/issues/{issue_number}: authors edit the
@@ -328,7 +318,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := x.participate(r); err != nil {
+	if err := participate(x, r); err != nil {
 		return err
 	}
 	ctx := r.Context()
@@ -336,8 +326,8 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	actor := x.c.UserID()
-	if !x.triage() && found.UserID != actor {
+	actor := x.Caller.UserID()
+	if !x.Triage() && found.UserID != actor {
 		return api.NeedPermission(authz.Triage)
 	}
 	var in updateBody
@@ -347,7 +337,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 	if in.Title.Set && !in.Title.IsNull && strings.TrimSpace(in.Title.V) == "" {
 		return model.Invalid("Issue", "title", "missing_field")
 	}
-	if err := checkIssueText(updateText(&in)); err != nil {
+	if err := issuesvc.CheckIssueText(updateText(&in)); err != nil {
 		return err
 	}
 	state, stateSet := in.State.Get()
@@ -376,11 +366,11 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 	var labelNames []string
 	var fields []*model.IssueFieldValue
 	setMilestone, setAssigneeList, setLabelList := false, false, false
-	if x.triage() {
+	if x.Triage() {
 		q := a.d.Store.R()
 		if in.Milestone.Set {
 			setMilestone = true
-			if milestone, err = resolveMilestone(ctx, q, x.repo.ID, in.Milestone); err != nil {
+			if milestone, err = resolveMilestone(ctx, q, x.Repo.ID, in.Milestone); err != nil {
 				return err
 			}
 		}
@@ -390,7 +380,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 			if !in.Assignees.Set && in.Assignee.Value != "" {
 				names = []string{in.Assignee.Value}
 			}
-			if assignees, err = a.resolveAssignees(ctx, q, x.repo.ID, names); err != nil {
+			if assignees, err = a.svc.ResolveAssignees(ctx, q, x.Repo.ID, names); err != nil {
 				return err
 			}
 		}
@@ -411,35 +401,28 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		if list, ok := in.IssueFieldValues.Get(); ok {
-			if fields, err = a.resolveFieldValues(ctx, x, list); err != nil {
+			if fields, err = a.svc.ResolveFieldValues(ctx, x, list); err != nil {
 				return err
 			}
 		}
 	}
-	ch := issueChange{state: state, stateSet: stateSet, reason: reason, duplicate: duplicate,
-		milestone: milestone, setMilestone: setMilestone, assignees: assignees, setAssignees: setAssigneeList,
-		labelNames: labelNames, setLabels: setLabelList, fields: fields, fieldsSet: in.IssueFieldValues.Set && fields != nil}
+	ch := issuesvc.IssueChange{State: state, StateSet: stateSet, Reason: reason, Duplicate: duplicate,
+		Milestone: milestone, SetMilestone: setMilestone, Assignees: assignees, SetAssignees: setAssigneeList,
+		LabelNames: labelNames, SetLabels: setLabelList, Fields: fields, FieldsSet: in.IssueFieldValues.Set && fields != nil}
 	if in.Title.Set && !in.Title.IsNull {
-		ch.title = &in.Title.V
+		ch.Title = &in.Title.V
 	}
 	if in.Body.Set {
-		ch.bodySet = true
+		ch.BodySet = true
 		if !in.Body.Null {
 			b := in.Body.Value
-			ch.body = &b
+			ch.Body = &b
 		}
 	}
-	if err := a.changeIssue(ctx, x, found.ID, ch); err != nil {
+	if err := a.svc.Change(ctx, x, found.ID, ch); err != nil {
 		return err
 	}
 	return a.respond(w, r, x, found.ID, http.StatusOK)
-}
-
-func sameStr(a, b *string) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // visibleIssue checks that an issue id names an issue the caller may see;
@@ -486,25 +469,11 @@ func (a *API) lock(w http.ResponseWriter, r *http.Request) error {
 		}
 		reason = &v
 	}
-	ctx := r.Context()
-	actor := x.c.UserID()
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		before, err := a.issue(r, tx, x)
-		if err != nil {
-			return err
-		}
-		if before.Locked {
-			return nil
-		}
-		after := *before
-		after.Locked, after.LockReason = true, reason
-		if err := tx.UpdateIssue(ctx, before, &after); err != nil {
-			return err
-		}
-		return event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "locked", LockReason: reason},
-			map[string]any{"lock_reason": reason})
-	})
+	n, err := pathInt(r, "issue_number")
 	if err != nil {
+		return err
+	}
+	if err := a.svc.Lock(r.Context(), x, n, reason); err != nil {
 		return err
 	}
 	return rest.NoContent(w)
@@ -516,23 +485,11 @@ func (a *API) unlock(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		before, err := a.issue(r, tx, x)
-		if err != nil {
-			return err
-		}
-		if !before.Locked {
-			return nil
-		}
-		after := *before
-		after.Locked, after.LockReason = false, nil
-		if err := tx.UpdateIssue(ctx, before, &after); err != nil {
-			return err
-		}
-		return event(ctx, tx, x, &after, model.IssueEvent{ActorID: x.c.UserID(), Event: "unlocked"}, nil)
-	})
+	n, err := pathInt(r, "issue_number")
 	if err != nil {
+		return err
+	}
+	if err := a.svc.Unlock(r.Context(), x, n); err != nil {
 		return err
 	}
 	return rest.NoContent(w)
@@ -601,7 +558,7 @@ func (a *API) listForRepo(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	q := r.URL.Query()
-	f := store.IssueQuery{RepoID: x.repo.ID}
+	f := store.IssueQuery{RepoID: x.Repo.ID}
 	sortParams(q, &f)
 	if f.Since, err = since(r); err != nil {
 		return err
@@ -614,7 +571,7 @@ func (a *API) listForRepo(w http.ResponseWriter, r *http.Request) error {
 		f.MilestoneAny = true
 	default:
 		n, err := strconv.ParseInt(m, 10, 64)
-		ms, err2 := a.d.Store.R().MilestoneByNumber(ctx, x.repo.ID, n)
+		ms, err2 := a.d.Store.R().MilestoneByNumber(ctx, x.Repo.ID, n)
 		if err != nil || err2 != nil {
 			f.Nothing = true
 		} else {
@@ -737,4 +694,15 @@ func (a *API) listAcross(w http.ResponseWriter, r *http.Request, rq store.RepoQu
 	}
 	a.link(w, r, p, total)
 	return out.send(w)
+}
+
+// updateText is the title and body an update sets (nil for unset or null).
+func updateText(in *updateBody) (title, body *string) {
+	if in.Title.Set && !in.Title.IsNull {
+		title = &in.Title.V
+	}
+	if in.Body.Set && !in.Body.Null {
+		body = &in.Body.Value
+	}
+	return title, body
 }

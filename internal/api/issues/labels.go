@@ -6,51 +6,17 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"regexp"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/hubd/hubd/internal/authz"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 )
 
-// defaultColor is the colour of labels created without one.
-const defaultColor = "ededed"
-
-var colorRE = regexp.MustCompile(`^[0-9a-fA-F]{6}$`)
-
-func labelPayload(l *model.Label) map[string]any {
-	return map[string]any{"label_id": l.ID, "name": l.Name, "color": l.Color}
-}
-
-func validLabelName(n string) error {
-	if strings.TrimSpace(n) == "" {
-		return model.Invalid("Label", "name", "missing_field")
-	}
-	if utf8.RuneCountInString(n) > 50 {
-		return model.Custom("Label", "name", "name is too long (maximum is 50 characters)")
-	}
-	return nil
-}
-
-func validDescription(d *string) error {
-	if d != nil && utf8.RuneCountInString(*d) > 100 {
-		return model.Custom("Label", "description", "description is too long (maximum is 100 characters)")
-	}
-	return nil
-}
-
-func errColor(c string) error {
-	return &model.ValidationError{Errors: []model.FieldError{{Resource: "Label", Field: "color", Code: "invalid", Value: c}}}
-}
-
-var errLabelExists = model.Invalid("Label", "name", "already_exists")
-
 // label loads the {name} label of the repository.
 func (a *API) labelByName(r *http.Request, x *access) (*model.Label, error) {
-	return a.d.Store.R().LabelByName(r.Context(), x.repo.ID, r.PathValue("name"))
+	return a.d.Store.R().LabelByName(r.Context(), x.Repo.ID, r.PathValue("name"))
 }
 
 // GET /repos/{owner}/{repo}/labels
@@ -60,12 +26,12 @@ func (a *API) listLabels(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p := rest.ParsePage(r)
-	list, total, err := a.d.Store.R().ListLabels(r.Context(), x.repo.ID, p.Limit(), p.Offset())
+	list, total, err := a.d.Store.R().ListLabels(r.Context(), x.Repo.ID, p.Limit(), p.Offset())
 	if err != nil {
 		return err
 	}
 	a.link(w, r, p, total)
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.repo, list))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.Repo, list))
 }
 
 type labelBody struct {
@@ -73,6 +39,15 @@ type labelBody struct {
 	NewName     *string          `json:"new_name"`
 	Color       *string          `json:"color"`
 	Description rest.Opt[string] `json:"description"`
+}
+
+// input is the label the body gives.
+func (in *labelBody) input() issuesvc.LabelInput {
+	l := issuesvc.LabelInput{Name: in.Name, NewName: in.NewName, Color: in.Color, DescriptionSet: in.Description.Set}
+	if d, ok := in.Description.Get(); ok {
+		l.Description = &d
+	}
+	return l
 }
 
 // POST /repos/{owner}/{repo}/labels: write access; the colour defaults to
@@ -86,40 +61,12 @@ func (a *API) createLabel(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	l := &model.Label{RepoID: x.repo.ID, Color: defaultColor}
-	if in.Name != nil {
-		l.Name = strings.TrimSpace(*in.Name)
-	}
-	if err := validLabelName(l.Name); err != nil {
-		return err
-	}
-	if in.Color != nil {
-		if !colorRE.MatchString(*in.Color) {
-			return errColor(*in.Color)
-		}
-		l.Color = *in.Color
-	}
-	if d, ok := in.Description.Get(); ok {
-		l.Description = &d
-	}
-	if err := validDescription(l.Description); err != nil {
-		return err
-	}
-	ctx := r.Context()
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		if err := tx.CreateLabel(ctx, l); err != nil {
-			return err
-		}
-		return tx.AppendEvent(ctx, "label.created", x.c.UserID(), x.repo.ID, x.org(), labelPayload(l))
-	})
-	if errors.Is(err, store.ErrDuplicate) {
-		return errLabelExists
-	}
+	l, err := a.svc.CreateLabel(r.Context(), x, in.input())
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", a.d.URLs.LabelURL(x.repo, l.Name))
-	return rest.JSON(w, http.StatusCreated, a.d.URLs.ToLabel(x.repo, l))
+	w.Header().Set("Location", a.d.URLs.LabelURL(x.Repo, l.Name))
+	return rest.JSON(w, http.StatusCreated, a.d.URLs.ToLabel(x.Repo, l))
 }
 
 // GET /repos/{owner}/{repo}/labels/{name}: the name ignores case.
@@ -132,7 +79,7 @@ func (a *API) getLabel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabel(x.repo, l))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabel(x.Repo, l))
 }
 
 // PATCH /repos/{owner}/{repo}/labels/{name}: write access.
@@ -145,59 +92,11 @@ func (a *API) updateLabel(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	ctx := r.Context()
-	var l *model.Label
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		var err error
-		if l, err = tx.LabelByName(ctx, x.repo.ID, r.PathValue("name")); err != nil {
-			return err
-		}
-		before := *l
-		if in.NewName != nil {
-			l.Name = strings.TrimSpace(*in.NewName)
-			if err := validLabelName(l.Name); err != nil {
-				return err
-			}
-		}
-		if in.Color != nil {
-			if !colorRE.MatchString(*in.Color) {
-				return errColor(*in.Color)
-			}
-			l.Color = *in.Color
-		}
-		if in.Description.Set {
-			l.Description = nil
-			if d, ok := in.Description.Get(); ok {
-				l.Description = &d
-			}
-		}
-		if err := validDescription(l.Description); err != nil {
-			return err
-		}
-		if err := tx.UpdateLabel(ctx, l); err != nil {
-			return err
-		}
-		changes := map[string]any{}
-		if before.Name != l.Name {
-			changes["name"] = map[string]any{"from": before.Name}
-		}
-		if before.Color != l.Color {
-			changes["color"] = map[string]any{"from": before.Color}
-		}
-		if !sameStr(before.Description, l.Description) {
-			changes["description"] = map[string]any{"from": before.Description}
-		}
-		p := labelPayload(l)
-		p["changes"] = changes
-		return tx.AppendEvent(ctx, "label.edited", x.c.UserID(), x.repo.ID, x.org(), p)
-	})
-	if errors.Is(err, store.ErrDuplicate) {
-		return errLabelExists
-	}
+	l, err := a.svc.UpdateLabel(r.Context(), x, r.PathValue("name"), in.input())
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabel(x.repo, l))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabel(x.Repo, l))
 }
 
 // DELETE /repos/{owner}/{repo}/labels/{name}: write access; the label
@@ -207,21 +106,7 @@ func (a *API) deleteLabel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		l, err := tx.LabelByName(ctx, x.repo.ID, r.PathValue("name"))
-		if err != nil {
-			return err
-		}
-		if err := tx.DeleteLabel(ctx, l.ID); err != nil {
-			return err
-		}
-		// The label webhook's "deleted" carries the label as it was.
-		p := labelPayload(l)
-		p["webhook"] = map[string]any{"label": a.d.URLs.ToLabel(x.repo, l)}
-		return tx.AppendEvent(ctx, "label.deleted", x.c.UserID(), x.repo.ID, x.org(), p)
-	})
-	if err != nil {
+	if err := a.svc.DeleteLabel(r.Context(), x, r.PathValue("name")); err != nil {
 		return err
 	}
 	return rest.NoContent(w)
@@ -243,7 +128,7 @@ func (a *API) listIssueLabels(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	a.link(w, r, p, total)
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.repo, list))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.Repo, list))
 }
 
 // labelsIn reads the bodies of add-labels and set-labels: {"labels":
@@ -298,25 +183,25 @@ func (a *API) changeLabels(w http.ResponseWriter, r *http.Request, replace bool)
 		return err
 	}
 	ctx := r.Context()
-	actor := x.c.UserID()
+	actor := x.Caller.UserID()
 	var is *model.Issue
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		var err error
 		if is, err = a.issue(r, tx, x); err != nil {
 			return err
 		}
-		labels, err := ensureLabels(ctx, tx, x, actor, list)
+		labels, err := issuesvc.EnsureLabels(ctx, tx, x, actor, list)
 		if err != nil {
 			return err
 		}
 		changed := false
 		if replace {
-			if changed, err = setLabels(ctx, tx, x, is, actor, labels); err != nil {
+			if changed, err = issuesvc.SetLabels(ctx, tx, x, is, actor, labels); err != nil {
 				return err
 			}
 		} else {
 			for _, l := range labels {
-				ok, err := label(ctx, tx, x, is, actor, l)
+				ok, err := issuesvc.Label(ctx, tx, x, is, actor, l)
 				if err != nil {
 					return err
 				}
@@ -335,7 +220,7 @@ func (a *API) changeLabels(w http.ResponseWriter, r *http.Request, replace bool)
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.repo, all))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.Repo, all))
 }
 
 // POST /repos/{owner}/{repo}/issues/{issue_number}/labels: triage access;
@@ -361,7 +246,7 @@ func (a *API) removeAllLabels(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		changed, err := setLabels(ctx, tx, x, is, x.c.UserID(), nil)
+		changed, err := issuesvc.SetLabels(ctx, tx, x, is, x.Caller.UserID(), nil)
 		if err != nil || !changed {
 			return err
 		}
@@ -389,14 +274,14 @@ func (a *API) removeLabel(w http.ResponseWriter, r *http.Request) error {
 		if is, err = a.issue(r, tx, x); err != nil {
 			return err
 		}
-		l, err := tx.LabelByName(ctx, x.repo.ID, r.PathValue("name"))
+		l, err := tx.LabelByName(ctx, x.Repo.ID, r.PathValue("name"))
 		if err == model.ErrNotFound {
 			return errNoLabel
 		}
 		if err != nil {
 			return err
 		}
-		ok, err := unlabel(ctx, tx, x, is, x.c.UserID(), l)
+		ok, err := issuesvc.Unlabel(ctx, tx, x, is, x.Caller.UserID(), l)
 		if err != nil {
 			return err
 		}
@@ -412,7 +297,7 @@ func (a *API) removeLabel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.repo, all))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.Repo, all))
 }
 
 // GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels: the
@@ -432,5 +317,5 @@ func (a *API) listMilestoneLabels(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	a.link(w, r, p, total)
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.repo, list))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.Repo, list))
 }

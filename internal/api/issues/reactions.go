@@ -30,7 +30,7 @@ func (a *API) commentSubject(r *http.Request, q store.Q, x *access) (reactions.S
 
 // target is the reactions service's view of the route's subject.
 func (a *API) target(r *http.Request, x *access, find subjectFunc) reactions.Target {
-	return reactions.Target{RepoID: x.repo.ID, OrgID: x.org(), Find: func(q store.Q) (reactions.Subject, error) { return find(r, q, x) }}
+	return reactions.Target{RepoID: x.Repo.ID, OrgID: x.Org(), Find: func(q store.Q) (reactions.Subject, error) { return find(r, q, x) }}
 }
 
 // GET /repos/{owner}/{repo}/issues/{issue_number}/reactions
@@ -78,10 +78,10 @@ func (a *API) createReaction(w http.ResponseWriter, r *http.Request, find subjec
 	if err != nil {
 		return err
 	}
-	if err := x.participate(r); err != nil {
+	if err := participate(x, r); err != nil {
 		return err
 	}
-	if err := a.d.MayParticipate(r.Context(), x.repo, x.c.UserID(), "reaction"); err != nil {
+	if err := a.d.MayParticipate(r.Context(), x.Repo, x.Caller.UserID(), "reaction"); err != nil {
 		return err
 	}
 	var in struct {
@@ -90,7 +90,7 @@ func (a *API) createReaction(w http.ResponseWriter, r *http.Request, find subjec
 	if err := rest.Decode(r, &in); err != nil {
 		return err
 	}
-	re, created, err := reactions.Add(r.Context(), a.d.Store, a.target(r, x, find), x.c.UserID(), in.Content)
+	re, created, err := reactions.Add(r.Context(), a.d.Store, a.target(r, x, find), x.Caller.UserID(), in.Content)
 	if err != nil {
 		return err
 	}
@@ -117,14 +117,14 @@ func (a *API) deleteReaction(w http.ResponseWriter, r *http.Request, find subjec
 	if err != nil {
 		return err
 	}
-	if err := x.participate(r); err != nil {
+	if err := participate(x, r); err != nil {
 		return err
 	}
 	id, err := pathInt(r, "reaction_id")
 	if err != nil {
 		return err
 	}
-	if err := reactions.Remove(r.Context(), a.d.Store, a.target(r, x, find), x.c.UserID(), id); err != nil {
+	if err := reactions.Remove(r.Context(), a.d.Store, a.target(r, x, find), x.Caller.UserID(), id); err != nil {
 		return err
 	}
 	return rest.NoContent(w)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/authz"
+	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -28,7 +29,7 @@ func (a *API) renderAcross(r *http.Request, x *access, list []*model.Issue) (*is
 	c := rest.Caller(r)
 	var other []int64
 	for _, is := range list {
-		if is.RepoID != x.repo.ID {
+		if is.RepoID != x.Repo.ID {
 			other = append(other, is.RepoID)
 		}
 	}
@@ -38,8 +39,8 @@ func (a *API) renderAcross(r *http.Request, x *access, list []*model.Issue) (*is
 	}
 	out := &issueList{wr: a.writer(r), items: make([]wire.Issue, 0, len(list))}
 	for _, is := range list {
-		if is.RepoID == x.repo.ID {
-			out.items = append(out.items, out.wr.ToIssue(x.repo, is, nil))
+		if is.RepoID == x.Repo.ID {
+			out.items = append(out.items, out.wr.ToIssue(x.Repo, is, nil))
 			continue
 		}
 		v := repos[is.RepoID]
@@ -63,7 +64,7 @@ func (a *API) otherIssue(r *http.Request, tx store.Q, x *access, id int64, sameO
 	if err != nil {
 		return nil, nil, err
 	}
-	if is.RepoID == x.repo.ID {
+	if is.RepoID == x.Repo.ID {
 		return is, x, nil
 	}
 	c := rest.Caller(r)
@@ -75,10 +76,10 @@ func (a *API) otherIssue(r *http.Request, tx store.Q, x *access, id int64, sameO
 	if err != nil {
 		return nil, nil, err
 	}
-	if sameOwner && v.Repo.OwnerID != x.repo.OwnerID {
+	if sameOwner && v.Repo.OwnerID != x.Repo.OwnerID {
 		return nil, nil, model.Unprocessable("The sub-issue must belong to the same repository owner as the parent issue.")
 	}
-	return is, &access{repo: v.Repo, perm: perm, c: c}, nil
+	return is, &access{Repo: v.Repo, Perm: perm, Caller: c}, nil
 }
 
 // GET /repos/{owner}/{repo}/issues/{issue_number}/parent
@@ -144,7 +145,7 @@ func (in subIssueBody) id() (int64, error) {
 }
 
 func subEvent(ctx context.Context, tx store.Q, x *access, is *model.Issue, actor int64, name string, other *model.Issue) error {
-	return event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: name, SubjectID: other.ID}, map[string]any{"other_issue_id": other.ID})
+	return issuesvc.Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: name, SubjectID: other.ID}, map[string]any{"other_issue_id": other.ID})
 }
 
 // POST /repos/{owner}/{repo}/issues/{issue_number}/sub_issues: triage
@@ -165,7 +166,7 @@ func (a *API) addSubIssue(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	actor := x.c.UserID()
+	actor := x.Caller.UserID()
 	var parentID int64
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		parent, err := a.issue(r, tx, x)
@@ -247,7 +248,7 @@ func (a *API) removeSubIssue(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	actor := x.c.UserID()
+	actor := x.Caller.UserID()
 	var parentID int64
 	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
 		parent, err := a.issue(r, tx, x)
@@ -339,7 +340,7 @@ func (a *API) reprioritizeSubIssue(w http.ResponseWriter, r *http.Request) error
 		if err := tx.SetSubIssueOrder(ctx, parent.ID, order); err != nil {
 			return err
 		}
-		return tx.AppendEvent(ctx, "sub_issues.reprioritized", x.c.UserID(), x.repo.ID, x.org(),
+		return tx.AppendEvent(ctx, "sub_issues.reprioritized", x.Caller.UserID(), x.Repo.ID, x.Org(),
 			map[string]any{"issue_id": parent.ID, "number": parent.Number, "sub_issue_id": childID})
 	})
 	if err != nil {

@@ -75,7 +75,7 @@ func (a *API) timeline(w http.ResponseWriter, r *http.Request) error {
 	commits := map[string]*gitrepo.Commit{}
 	verifications := map[string]wire.GitVerification{}
 	if len(commitIDs) > 0 {
-		if g := a.d.Git.Open(x.repo.ID); g.Exists() {
+		if g := a.d.Git.Open(x.Repo.ID); g.Exists() {
 			list, err := g.Commits(ctx, commitIDs)
 			if err != nil {
 				return err
@@ -96,18 +96,18 @@ func (a *API) timeline(w http.ResponseWriter, r *http.Request) error {
 		switch e.Event {
 		case "committed":
 			if e.CommitID != nil && commits[*e.CommitID] != nil {
-				tc := a.d.URLs.ToTimelineCommitted(x.repo, commits[*e.CommitID])
+				tc := a.d.URLs.ToTimelineCommitted(x.Repo, commits[*e.CommitID])
 				tc.Verification = verifications[*e.CommitID]
 				out = append(out, tc)
 			}
 		case "commented":
 			if cm := comments[e.SubjectID]; cm != nil {
-				out = append(out, wr.ToTimelineComment(x.repo, cm))
+				out = append(out, wr.ToTimelineComment(x.Repo, cm))
 			}
 		case "reviewed":
 			// A review deleted since (pending ones never get a row) is left out.
 			if v := reviews[e.SubjectID]; v != nil {
-				out = append(out, wr.ToTimelineReview(x.repo, v))
+				out = append(out, wr.ToTimelineReview(x.Repo, v))
 			}
 		case "cross-referenced":
 			src := sources[e.SubjectID]
@@ -118,7 +118,7 @@ func (a *API) timeline(w http.ResponseWriter, r *http.Request) error {
 			acc := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: c.Authenticated()}
 			out = append(out, wr.ToCrossReference(e, v.Repo, src, acc))
 		default:
-			out = append(out, wr.ToIssueEvent(x.repo, e, refs))
+			out = append(out, wr.ToIssueEvent(x.Repo, e, refs))
 		}
 	}
 	a.link(w, r, p, total)

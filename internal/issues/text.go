@@ -21,8 +21,8 @@ var (
 // maxRefs bounds the mentions and references taken from one body.
 const maxRefs = 50
 
-// mentions lists the logins a body mentions, each once.
-func mentions(body string) []string {
+// Mentions lists the logins a body mentions, each once.
+func Mentions(body string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, m := range mentionRE.FindAllStringSubmatch(body, -1) {
@@ -49,8 +49,8 @@ func references(body string) []issueRef {
 	return out
 }
 
-// crossReference records a cross-referenced event on every issue body
+// CrossReference records a cross-referenced event on every issue body
 // references (internal/closing).
-func crossReference(ctx context.Context, tx store.Q, x *access, source *model.Issue, actor int64, body string) error {
-	return closing.CrossReference(ctx, tx, x.repo, source, actor, body)
+func CrossReference(ctx context.Context, tx store.Q, x *Access, source *model.Issue, actor int64, body string) error {
+	return closing.CrossReference(ctx, tx, x.Repo, source, actor, body)
 }

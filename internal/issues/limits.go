@@ -15,9 +15,9 @@ const (
 	maxBody  = 65536
 )
 
-// checkIssueText refuses an issue title or body over GitHub's limits;
+// CheckIssueText refuses an issue title or body over GitHub's limits;
 // nil means the field is not being set.
-func checkIssueText(title, body *string) error {
+func CheckIssueText(title, body *string) error {
 	if title != nil && utf8.RuneCountInString(*title) > maxTitle {
 		return model.Custom("Issue", "title", "title is too long (maximum is "+strconv.Itoa(maxTitle)+" characters)")
 	}
@@ -27,9 +27,9 @@ func checkIssueText(title, body *string) error {
 	return nil
 }
 
-// checkCommentBody refuses a comment body over GitHub's limit, with the
+// CheckCommentBody refuses a comment body over GitHub's limit, with the
 // error GitHub gives for comments (its own resource, field and code).
-func checkCommentBody(body string) error {
+func CheckCommentBody(body string) error {
 	if utf8.RuneCountInString(body) > maxBody {
 		return &model.ValidationError{Errors: []model.FieldError{{
 			Resource: "IssueComment", Field: "data", Code: "unprocessable",
@@ -37,15 +37,4 @@ func checkCommentBody(body string) error {
 		}}}
 	}
 	return nil
-}
-
-// updateText is the title and body an update sets (nil for unset or null).
-func updateText(in *updateBody) (title, body *string) {
-	if in.Title.Set && !in.Title.IsNull {
-		title = &in.Title.V
-	}
-	if in.Body.Set && !in.Body.Null {
-		body = &in.Body.Value
-	}
-	return title, body
 }

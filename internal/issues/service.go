@@ -4,11 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
-	issuesvc "github.com/hubd/hubd/internal/issues"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/model"
-	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
@@ -17,8 +15,8 @@ import (
 // their bodies into these values, GraphQL's mutations resolve their ids
 // into them, and both run the same checks, transaction and events.
 
-// newIssue is what opening an issue needs once names are resolved.
-type newIssue struct {
+// NewIssue is what opening an issue needs once names are resolved.
+type NewIssue struct {
 	Title     string
 	Body      *string
 	Milestone *model.Milestone
@@ -26,42 +24,30 @@ type newIssue struct {
 	Labels    []string // created if missing, as REST does for triagers
 }
 
-// issueChange is an edit of an issue; unset parts stay as they are.
-type issueChange struct {
-	title                *string
-	body                 *string
-	bodySet              bool
-	state, reason        string // state "open"/"closed" when stateSet
-	stateSet             bool
-	duplicate            int64
-	milestone            *model.Milestone
-	setMilestone         bool
-	assignees            []*model.Account
-	setAssignees         bool
-	labelNames           []string
-	setLabels, fieldsSet bool
-	fields               []*model.IssueFieldValue
-	// labelMode and assigneeMode "add" or "remove" change the current
-	// lists by labelNames / assignees instead of replacing them.
-	labelMode, assigneeMode string
+// IssueChange is an edit of an issue; unset parts stay as they are.
+type IssueChange struct {
+	Title                *string
+	Body                 *string
+	BodySet              bool
+	State, Reason        string // State "open"/"closed" when stateSet
+	StateSet             bool
+	Duplicate            int64
+	Milestone            *model.Milestone
+	SetMilestone         bool
+	Assignees            []*model.Account
+	SetAssignees         bool
+	LabelNames           []string
+	SetLabels, FieldsSet bool
+	Fields               []*model.IssueFieldValue
+	// LabelMode and AssigneeMode "add" or "remove" change the current
+	// lists by LabelNames / Assignees instead of replacing them.
+	LabelMode, AssigneeMode string
 }
 
-// mayWrite is participate without a request: a signed-in user whose token
-// may write issues, on a repository that is not archived.
-func (x *access) mayWrite() error {
-	if x.c == nil || x.c.User == nil {
-		return rest.ErrRequiresAuth
-	}
-	if err := api.RequireScope(x.c, "public_repo"); err != nil {
-		return err
-	}
-	return x.writable()
-}
-
-// openIssue creates an issue with its metadata in one transaction.
-func (a *API) openIssue(ctx context.Context, x *access, in newIssue, fields []*model.IssueFieldValue) (*model.Issue, error) {
-	actor := x.c.UserID()
-	is := &model.Issue{RepoID: x.repo.ID, Title: in.Title, Body: in.Body, UserID: actor}
+// Open creates an issue with its metadata in one transaction.
+func (a *Service) Open(ctx context.Context, x *Access, in NewIssue, fields []*model.IssueFieldValue) (*model.Issue, error) {
+	actor := x.Caller.UserID()
+	is := &model.Issue{RepoID: x.Repo.ID, Title: in.Title, Body: in.Body, UserID: actor}
 	if in.Milestone != nil {
 		is.MilestoneID = in.Milestone.ID
 	}
@@ -69,28 +55,28 @@ func (a *API) openIssue(ctx context.Context, x *access, in newIssue, fields []*m
 		if err := tx.CreateIssue(ctx, is); err != nil {
 			return err
 		}
-		if err := tx.AppendEvent(ctx, "issues.opened", actor, x.repo.ID, x.org(), issuePayload(is, "opened")); err != nil {
+		if err := tx.AppendEvent(ctx, "issues.opened", actor, x.Repo.ID, x.Org(), IssuePayload(is, "opened")); err != nil {
 			return err
 		}
 		if in.Milestone != nil {
-			if err := event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: in.Milestone.Title}, nil); err != nil {
+			if err := Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: in.Milestone.Title}, nil); err != nil {
 				return err
 			}
 		}
-		labels, err := ensureLabels(ctx, tx, x, actor, in.Labels)
+		labels, err := EnsureLabels(ctx, tx, x, actor, in.Labels)
 		if err != nil {
 			return err
 		}
-		if _, err := setLabels(ctx, tx, x, is, actor, labels); err != nil {
+		if _, err := SetLabels(ctx, tx, x, is, actor, labels); err != nil {
 			return err
 		}
-		if _, err := setAssignees(ctx, tx, x, is, actor, in.Assignees); err != nil {
+		if _, err := SetAssignees(ctx, tx, x, is, actor, in.Assignees); err != nil {
 			return err
 		}
-		if err := writeFieldValues(ctx, tx, x, is, actor, fields, false); err != nil {
+		if err := WriteFieldValues(ctx, tx, x, is, actor, fields, false); err != nil {
 			return err
 		}
-		return a.noteBody(ctx, tx, x, is, actor, is.Body)
+		return a.NoteBody(ctx, tx, x, is, actor, is.Body)
 	})
 	if err != nil {
 		return nil, err
@@ -98,60 +84,60 @@ func (a *API) openIssue(ctx context.Context, x *access, in newIssue, fields []*m
 	return is, nil
 }
 
-// changeIssue applies an edit in one transaction, with its events.
-func (a *API) changeIssue(ctx context.Context, x *access, id int64, ch issueChange) error {
-	actor := x.c.UserID()
+// Change applies an edit in one transaction, with its events.
+func (a *Service) Change(ctx context.Context, x *Access, id int64, ch IssueChange) error {
+	actor := x.Caller.UserID()
 	return a.d.Store.Tx(ctx, func(tx store.Q) error {
 		before, err := tx.IssueByID(ctx, id)
 		if err != nil {
 			return err
 		}
 		after := *before
-		if ch.title != nil {
-			after.Title = *ch.title
+		if ch.Title != nil {
+			after.Title = *ch.Title
 		}
-		if ch.bodySet {
-			after.Body = ch.body
+		if ch.BodySet {
+			after.Body = ch.Body
 		}
 		now := tx.Now()
-		reason := ch.reason
+		reason := ch.Reason
 		switch {
-		case ch.stateSet && ch.state == "closed" && before.State == "open":
+		case ch.StateSet && ch.State == "closed" && before.State == "open":
 			if reason == "" {
 				reason = "completed"
 			}
 			after.State, after.StateReason, after.ClosedAt, after.ClosedByID = "closed", &reason, &now, actor
 			if reason == "duplicate" {
-				after.DuplicateOf = ch.duplicate
+				after.DuplicateOf = ch.Duplicate
 			}
-		case ch.stateSet && ch.state == "open" && before.State == "closed":
+		case ch.StateSet && ch.State == "open" && before.State == "closed":
 			reopened := "reopened"
 			after.State, after.StateReason, after.ClosedAt, after.ClosedByID, after.DuplicateOf = "open", &reopened, nil, 0, 0
 		}
-		if ch.setMilestone {
+		if ch.SetMilestone {
 			after.MilestoneID = 0
-			if ch.milestone != nil {
-				after.MilestoneID = ch.milestone.ID
+			if ch.Milestone != nil {
+				after.MilestoneID = ch.Milestone.ID
 			}
 		}
-		textChanged := after.Title != before.Title || !sameStr(after.Body, before.Body)
+		textChanged := after.Title != before.Title || !SameStr(after.Body, before.Body)
 		if textChanged || after.State != before.State || after.MilestoneID != before.MilestoneID {
 			if err := tx.UpdateIssue(ctx, before, &after); err != nil {
 				return err
 			}
 		}
 		if after.Title != before.Title {
-			if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "renamed", RenameFrom: before.Title, RenameTo: after.Title}, nil); err != nil {
+			if err := Event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "renamed", RenameFrom: before.Title, RenameTo: after.Title}, nil); err != nil {
 				return err
 			}
 		}
-		if !sameStr(after.Body, before.Body) {
-			p := issuePayload(&after, "edited")
+		if !SameStr(after.Body, before.Body) {
+			p := IssuePayload(&after, "edited")
 			p["changes"] = map[string]any{"body": map[string]any{"from": before.Body}}
-			if err := tx.AppendEvent(ctx, "issues.edited", actor, x.repo.ID, x.org(), p); err != nil {
+			if err := tx.AppendEvent(ctx, "issues.edited", actor, x.Repo.ID, x.Org(), p); err != nil {
 				return err
 			}
-			if err := a.noteBody(ctx, tx, x, &after, actor, after.Body); err != nil {
+			if err := a.NoteBody(ctx, tx, x, &after, actor, after.Body); err != nil {
 				return err
 			}
 		}
@@ -160,7 +146,7 @@ func (a *API) changeIssue(ctx context.Context, x *access, id int64, ch issueChan
 			if after.State == "open" {
 				ev.Event = "reopened"
 			}
-			if err := event(ctx, tx, x, &after, ev, map[string]any{"state_reason": after.StateReason}); err != nil {
+			if err := Event(ctx, tx, x, &after, ev, map[string]any{"state_reason": after.StateReason}); err != nil {
 				return err
 			}
 		}
@@ -170,57 +156,57 @@ func (a *API) changeIssue(ctx context.Context, x *access, id int64, ch issueChan
 				if err != nil {
 					return err
 				}
-				if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: old.Title}, nil); err != nil {
+				if err := Event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: old.Title}, nil); err != nil {
 					return err
 				}
 			}
-			if ch.milestone != nil {
-				if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: ch.milestone.Title}, nil); err != nil {
+			if ch.Milestone != nil {
+				if err := Event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: ch.Milestone.Title}, nil); err != nil {
 					return err
 				}
 			}
 		}
 		touched := false
-		if ch.setLabels {
-			names := ch.labelNames
-			if ch.labelMode != "" {
+		if ch.SetLabels {
+			names := ch.LabelNames
+			if ch.LabelMode != "" {
 				current, err := tx.IssueLabels(ctx, after.ID)
 				if err != nil {
 					return err
 				}
-				names = mergeNames(current, ch.labelNames, ch.labelMode == "add")
+				names = mergeNames(current, ch.LabelNames, ch.LabelMode == "add")
 			}
-			labels, err := ensureLabels(ctx, tx, x, actor, names)
+			labels, err := EnsureLabels(ctx, tx, x, actor, names)
 			if err != nil {
 				return err
 			}
-			ok, err := setLabels(ctx, tx, x, &after, actor, labels)
+			ok, err := SetLabels(ctx, tx, x, &after, actor, labels)
 			if err != nil {
 				return err
 			}
 			touched = touched || ok
 		}
-		if ch.setAssignees {
-			list := ch.assignees
-			if ch.assigneeMode != "" {
+		if ch.SetAssignees {
+			list := ch.Assignees
+			if ch.AssigneeMode != "" {
 				current, err := tx.IssueAssignees(ctx, after.ID)
 				if err != nil {
 					return err
 				}
-				list = mergeAccounts(current, ch.assignees, ch.assigneeMode == "add")
-				if len(list) > maxAssignees {
+				list = mergeAccounts(current, ch.Assignees, ch.AssigneeMode == "add")
+				if len(list) > MaxAssignees {
 					return &model.ValidationError{Errors: []model.FieldError{{Resource: "Issue", Field: "assignees", Code: "invalid",
-						Message: "You can assign up to 10 users to an issue."}}}
+						Message: "You can Assign up to 10 users to an issue."}}}
 				}
 			}
-			ok, err := setAssignees(ctx, tx, x, &after, actor, list)
+			ok, err := SetAssignees(ctx, tx, x, &after, actor, list)
 			if err != nil {
 				return err
 			}
 			touched = touched || ok
 		}
-		if ch.fieldsSet {
-			if err := writeFieldValues(ctx, tx, x, &after, actor, ch.fields, false); err != nil {
+		if ch.FieldsSet {
+			if err := WriteFieldValues(ctx, tx, x, &after, actor, ch.Fields, false); err != nil {
 				return err
 			}
 			touched = true
@@ -234,7 +220,7 @@ func (a *API) changeIssue(ctx context.Context, x *access, id int64, ch issueChan
 
 // mayAssign refuses users who may not be assigned in the repository, with
 // REST's 422.
-func (a *API) mayAssign(ctx context.Context, repoID int64, users []*model.Account) error {
+func (a *Service) mayAssign(ctx context.Context, repoID int64, users []*model.Account) error {
 	if len(users) == 0 {
 		return nil
 	}
@@ -242,7 +228,7 @@ func (a *API) mayAssign(ctx context.Context, repoID int64, users []*model.Accoun
 	for i, u := range users {
 		logins[i] = u.Login
 	}
-	_, err := a.resolveAssignees(ctx, a.d.Store.R(), repoID, logins)
+	_, err := a.ResolveAssignees(ctx, a.d.Store.R(), repoID, logins)
 	return err
 }
 
@@ -292,24 +278,18 @@ func mergeAccounts(current, users []*model.Account, add bool) []*model.Account {
 // caller and the repository with the caller's permission on it, already
 // found and visible, and answer with the same errors as REST.
 
-// IssueInput is the issue service's input (internal/issues).
-type IssueInput = issuesvc.IssueInput
-
-// The service the other transports run (issuesvc.Service).
-var _ issuesvc.Service = (*API)(nil)
-
-func (a *API) accessFor(c *authz.Caller, repo *model.Repo, perm authz.Permission) (*access, error) {
+func (a *Service) accessFor(c *authz.Caller, repo *model.Repo, perm authz.Permission) (*Access, error) {
 	if !repo.HasIssues {
-		return nil, errDisabled
+		return nil, ErrDisabled
 	}
-	x := &access{repo: repo, perm: perm, c: c}
-	return x, x.mayWrite()
+	x := &Access{Repo: repo, Perm: perm, Caller: c}
+	return x, x.MayWrite()
 }
 
 // OpenIssue opens an issue as POST /repos/{owner}/{repo}/issues does:
 // blocks and interaction limits apply, title and body limits, and only
 // triagers set milestone, assignees and labels (others' are dropped).
-func (a *API) OpenIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, in IssueInput) (*model.Issue, error) {
+func (a *Service) OpenIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, in IssueInput) (*model.Issue, error) {
 	x, err := a.accessFor(c, repo, perm)
 	if err != nil {
 		return nil, err
@@ -324,70 +304,70 @@ func (a *API) OpenIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, 
 	if strings.TrimSpace(title) == "" {
 		return nil, model.Invalid("Issue", "title", "missing_field")
 	}
-	if err := checkIssueText(&title, in.Body); err != nil {
+	if err := CheckIssueText(&title, in.Body); err != nil {
 		return nil, err
 	}
-	if len(in.Assignees) > maxAssignees {
+	if len(in.Assignees) > MaxAssignees {
 		return nil, &model.ValidationError{Errors: []model.FieldError{{Resource: "Issue", Field: "assignees", Code: "invalid",
-			Message: "You can assign up to 10 users to an issue."}}}
+			Message: "You can Assign up to 10 users to an issue."}}}
 	}
-	if x.triage() {
+	if x.Triage() {
 		if err := a.mayAssign(ctx, repo.ID, in.Assignees); err != nil {
 			return nil, err
 		}
 	}
-	n := newIssue{Title: title, Body: in.Body}
-	if x.triage() {
+	n := NewIssue{Title: title, Body: in.Body}
+	if x.Triage() {
 		n.Milestone, n.Assignees, n.Labels = in.Milestone, in.Assignees, in.Labels
 	}
-	return a.openIssue(ctx, x, n, nil)
+	return a.Open(ctx, x, n, nil)
 }
 
 // ChangeIssue edits an issue as PATCH .../issues/{number} does: its author
 // or a triager may change title, body and state; only triagers the rest.
-func (a *API) ChangeIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, is *model.Issue, in IssueInput) error {
+func (a *Service) ChangeIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, is *model.Issue, in IssueInput) error {
 	x, err := a.accessFor(c, repo, perm)
 	if err != nil {
 		return err
 	}
-	if !x.triage() && is.UserID != c.UserID() {
-		return api.NeedPermission(authz.Triage)
+	if !x.Triage() && is.UserID != c.UserID() {
+		return deps.NeedPermission(authz.Triage)
 	}
 	if in.Title != nil && strings.TrimSpace(*in.Title) == "" {
 		return model.Invalid("Issue", "title", "missing_field")
 	}
-	if err := checkIssueText(in.Title, in.Body); err != nil {
+	if err := CheckIssueText(in.Title, in.Body); err != nil {
 		return err
 	}
-	if len(in.Assignees) > maxAssignees && in.AssigneeMode == "" {
+	if len(in.Assignees) > MaxAssignees && in.AssigneeMode == "" {
 		return &model.ValidationError{Errors: []model.FieldError{{Resource: "Issue", Field: "assignees", Code: "invalid",
-			Message: "You can assign up to 10 users to an issue."}}}
+			Message: "You can Assign up to 10 users to an issue."}}}
 	}
-	if x.triage() && in.AssigneeMode != "remove" {
+	if x.Triage() && in.AssigneeMode != "remove" {
 		if err := a.mayAssign(ctx, repo.ID, in.Assignees); err != nil {
 			return err
 		}
 	}
-	ch := issueChange{title: in.Title, body: in.Body, bodySet: in.BodySet, state: in.State, stateSet: in.State != "", reason: in.Reason}
-	if x.triage() {
-		ch.milestone, ch.setMilestone = in.Milestone, in.SetMilestone
-		ch.assignees, ch.setAssignees = in.Assignees, in.SetAssignees
-		ch.labelNames, ch.setLabels = in.Labels, in.SetLabels
-		ch.labelMode, ch.assigneeMode = in.LabelMode, in.AssigneeMode
+	ch := IssueChange{Title: in.Title, Body: in.Body, BodySet: in.BodySet, State: in.State, StateSet: in.State != "", Reason: in.Reason}
+	if x.Triage() {
+		ch.Milestone, ch.SetMilestone = in.Milestone, in.SetMilestone
+		ch.Assignees, ch.SetAssignees = in.Assignees, in.SetAssignees
+		ch.LabelNames, ch.SetLabels = in.Labels, in.SetLabels
+		ch.LabelMode, ch.AssigneeMode = in.LabelMode, in.AssigneeMode
 	} else if in.SetLabels || in.SetAssignees || in.SetMilestone {
 		// REST drops them silently for non-triagers; a mutation that only
 		// changes them says why it did nothing.
 		if in.Title == nil && !in.BodySet && in.State == "" {
-			return api.NeedPermission(authz.Triage)
+			return deps.NeedPermission(authz.Triage)
 		}
 	}
-	return a.changeIssue(ctx, x, is.ID, ch)
+	return a.Change(ctx, x, is.ID, ch)
 }
 
 // DeleteIssue deletes an issue for good, as GitHub's deleteIssue mutation
 // does (REST has no such operation): repository administrators only; pull
 // requests cannot be deleted. Its number is never reused and answers 410.
-func (a *API) DeleteIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, is *model.Issue) error {
+func (a *Service) DeleteIssue(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, is *model.Issue) error {
 	x, err := a.accessFor(c, repo, perm)
 	if err != nil {
 		return err
@@ -395,8 +375,8 @@ func (a *API) DeleteIssue(ctx context.Context, c *authz.Caller, repo *model.Repo
 	if is.IsPull {
 		return model.Unprocessable("Pull requests cannot be deleted.")
 	}
-	if x.perm < authz.Admin {
-		return api.NeedPermission(authz.Admin)
+	if x.Perm < authz.Admin {
+		return deps.NeedPermission(authz.Admin)
 	}
 	return a.d.Store.Tx(ctx, func(tx store.Q) error {
 		cur, err := tx.IssueByID(ctx, is.ID)
@@ -413,9 +393,9 @@ func (a *API) DeleteIssue(ctx context.Context, c *authz.Caller, repo *model.Repo
 		if err := tx.DeleteIssue(ctx, cur, c.UserID()); err != nil {
 			return err
 		}
-		p := issuePayload(cur, "deleted")
+		p := IssuePayload(cur, "deleted")
 		p["title"] = cur.Title
 		p["webhook"] = map[string]any{"issue": snap}
-		return tx.AppendEvent(ctx, "issues.deleted", c.UserID(), repo.ID, x.org(), p)
+		return tx.AppendEvent(ctx, "issues.deleted", c.UserID(), repo.ID, x.Org(), p)
 	})
 }

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
@@ -20,13 +20,13 @@ const maxPushedCommits = 100
 // repository that a newly pushed commit's message names (#N), with the
 // commit id, as GitHub does. It runs after the push was recorded; a failure
 // is logged, never undoes the push.
-func (a *API) referencePushed(ctx context.Context, repo *model.Repo, actorID int64, updates []api.RefUpdate) {
+func (a *Service) referencePushed(ctx context.Context, repo *model.Repo, actorID int64, updates []deps.RefUpdate) {
 	if err := a.referenceCommits(ctx, repo, actorID, updates); err != nil {
 		slog.Warn("referenced events of a push", "repo_id", repo.ID, "err", err)
 	}
 }
 
-func (a *API) referenceCommits(ctx context.Context, repo *model.Repo, actorID int64, updates []api.RefUpdate) error {
+func (a *Service) referenceCommits(ctx context.Context, repo *model.Repo, actorID int64, updates []deps.RefUpdate) error {
 	g, err := a.d.GitRepo(ctx, repo)
 	if err != nil {
 		return err
