@@ -87,7 +87,7 @@ func TestGhREST(t *testing.T) {
 			"Active account: true",
 			"Git operations protocol: https",
 			"Token: ghp_****",
-			"Token scopes: 'admin:org', 'admin:org_hook', 'admin:public_key', 'admin:repo_hook', 'delete_repo', 'gist', 'notifications', 'repo', 'site_admin', 'user', 'workflow'",
+			"Token scopes: 'admin:gpg_key', 'admin:org', 'admin:org_hook', 'admin:public_key', 'admin:repo_hook', 'admin:ssh_signing_key', 'delete_repo', 'gist', 'notifications', 'repo', 'site_admin', 'user', 'workflow'",
 		} {
 			if !strings.Contains(out, want) {
 				t.Fatalf("gh auth status lacks %q:\n%s", want, out)
