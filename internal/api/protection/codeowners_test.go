@@ -336,6 +336,45 @@ func TestPushRestrictions(t *testing.T) {
 	if apps, _, err := gh.Repositories.ListAppRestrictions(ctx, "octo", "app", "main"); err != nil || len(apps) != 0 {
 		t.Fatalf("apps %v %v", apps, err)
 	}
+	// Every sub-resource of the three lists, as go-github calls them.
+	if users, _, err := gh.Repositories.ListUserRestrictions(ctx, "octo", "app", "main"); err != nil || len(users) != 1 || users[0].GetLogin() != "wes" {
+		t.Fatalf("users %v %v", users, err)
+	}
+	if users, _, err := gh.Repositories.ReplaceUserRestrictions(ctx, "octo", "app", "main", []string{"amy"}); err != nil || len(users) != 1 || users[0].GetLogin() != "amy" {
+		t.Fatalf("replace users: %v %v", users, err)
+	}
+	if users, _, err := gh.Repositories.ReplaceUserRestrictions(ctx, "octo", "app", "main", []string{"wes"}); err != nil || len(users) != 1 || users[0].GetLogin() != "wes" {
+		t.Fatalf("replace users back: %v %v", users, err)
+	}
+	for _, step := range []struct {
+		name string
+		call func() (int, error)
+	}{
+		{"replace teams", func() (int, error) {
+			l, _, err := gh.Repositories.ReplaceTeamRestrictions(ctx, "octo", "app", "main", []string{})
+			return len(l), err
+		}},
+		{"remove teams", func() (int, error) {
+			l, _, err := gh.Repositories.RemoveTeamRestrictions(ctx, "octo", "app", "main", []string{})
+			return len(l), err
+		}},
+		{"add apps", func() (int, error) {
+			l, _, err := gh.Repositories.AddAppRestrictions(ctx, "octo", "app", "main", []string{})
+			return len(l), err
+		}},
+		{"replace apps", func() (int, error) {
+			l, _, err := gh.Repositories.ReplaceAppRestrictions(ctx, "octo", "app", "main", []string{})
+			return len(l), err
+		}},
+		{"remove apps", func() (int, error) {
+			l, _, err := gh.Repositories.RemoveAppRestrictions(ctx, "octo", "app", "main", []string{})
+			return len(l), err
+		}},
+	} {
+		if n, err := step.call(); err != nil || n != 0 {
+			t.Fatalf("%s: %d %v", step.name, n, err)
+		}
+	}
 	// Only admins change them.
 	if _, _, err := f.wes.Repositories.ListUserRestrictions(ctx, "octo", "app", "main"); err == nil {
 		t.Fatal("a writer read the restrictions")
