@@ -3,6 +3,7 @@ package catalogue
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hubd/hubd/internal/rest"
 	"io"
 	"sort"
 	"strings"
@@ -24,6 +25,15 @@ type RouteInfo struct {
 	OperationID string
 	Note        string // a limitation: the operation is Partial
 	Extension   bool   // hubd's own route, not an operation of the description
+}
+
+// Infos copies what the catalogue needs from a route table.
+func Infos(routes []*rest.Route) []RouteInfo {
+	out := make([]RouteInfo, 0, len(routes))
+	for _, rt := range routes {
+		out = append(out, RouteInfo{Method: rt.Method, Pattern: rt.Pattern, OperationID: rt.OperationID, Note: rt.Note, Extension: rt.Extension})
+	}
+	return out
 }
 
 // SpecPath is the description's path for a route pattern: a trailing

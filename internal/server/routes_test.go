@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
 	"github.com/hubd/hubd/internal/catalogue"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/server"
@@ -37,7 +36,7 @@ func build(t *testing.T) *server.Server {
 // the same operation, and none is declared Never.
 func TestRoutesAreSpecOperations(t *testing.T) {
 	s := build(t)
-	routes := cataloguepage.Infos(s.Routes())
+	routes := catalogue.Infos(s.Routes())
 	if len(routes) == 0 {
 		t.Fatal("empty route table")
 	}

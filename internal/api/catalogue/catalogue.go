@@ -34,19 +34,10 @@ func (a *API) Routes() []rest.Route {
 	}
 }
 
-// Infos copies what the catalogue needs from a route table.
-func Infos(routes []*rest.Route) []catalogue.RouteInfo {
-	out := make([]catalogue.RouteInfo, 0, len(routes))
-	for _, rt := range routes {
-		out = append(out, catalogue.RouteInfo{Method: rt.Method, Pattern: rt.Pattern, OperationID: rt.OperationID, Note: rt.Note, Extension: rt.Extension})
-	}
-	return out
-}
-
 // Report is the catalogue of the route table (computed once: the table does
 // not change after the server is built).
 func (a *API) Report() *catalogue.Report {
-	a.once.Do(func() { a.report = catalogue.NewReport(Infos(a.routes())) })
+	a.once.Do(func() { a.report = catalogue.NewReport(catalogue.Infos(a.routes())) })
 	return a.report
 }
 

@@ -14,7 +14,7 @@ import (
 
 // expected is the catalogue of the test server's own route table.
 func expected(e *apitest.Env) *catalogue.Report {
-	return catalogue.NewReport(cataloguepage.Infos(e.Server.Routes()))
+	return catalogue.NewReport(catalogue.Infos(e.Server.Routes()))
 }
 
 func TestCatalogueJSON(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
 	"github.com/hubd/hubd/internal/catalogue"
 	"github.com/hubd/hubd/internal/ratelimit"
 	"github.com/hubd/hubd/internal/server"
@@ -36,7 +35,7 @@ func Routes() ([]catalogue.RouteInfo, error) {
 	if deps.Git != nil {
 		defer deps.Git.Close()
 	}
-	return cataloguepage.Infos(s.Routes()), nil
+	return catalogue.Infos(s.Routes()), nil
 }
 
 // Report is the catalogue of the route table.
