@@ -307,7 +307,7 @@ func TestServeKilledMidJob(t *testing.T) {
 	f := newRunnerFixture(t, "--actions-workers", "1", "--runner-work", work)
 	f.workflow("nap.yml", "name: nap\non: push\njobs:\n  nap:\n    runs-on: ubuntu-latest\n    steps:\n"+
 		"      - run: |\n          echo \"reversed token: $(printf %s '${{ github.token }}' | rev)\"\n          echo \"runs as $(id -un)\"\n          sleep 3217\n")
-	_, log := f.job("nap.yml", 30*time.Second, func(j jobView, log string) bool { return tokenOf(log) != "" && strings.Contains(log, "runs as") })
+	_, log := f.job("nap.yml", 30*time.Second, func(j jobView, log string) bool { return tokenOf(log) != "" && strings.Contains(log, "Z runs as ") })
 	tok := tokenOf(log)
 	if !strings.Contains(log, "runs as "+defaultRunnerUser) {
 		t.Errorf("the job does not run as %s:\n%s", defaultRunnerUser, log)
