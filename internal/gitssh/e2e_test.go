@@ -278,3 +278,29 @@ func TestPushRules(t *testing.T) {
 		t.Fatalf("refs after a refused push: %s", out)
 	}
 }
+
+// TestCiphers: the server offers AES (GCM, then CTR) and not
+// chacha20-poly1305, which Go computes without assembly on amd64; a client
+// that insists on chacha20 finds no common cipher, one that lists it first
+// gets AES.
+func TestCiphers(t *testing.T) {
+	e := apitest.New(t, apitest.Options{SSH: true})
+	dial := func(ciphers ...string) error {
+		cfg := &gossh.ClientConfig{User: "git", HostKeyCallback: gossh.InsecureIgnoreHostKey(),
+			Config: gossh.Config{Ciphers: ciphers}, Auth: []gossh.AuthMethod{gossh.Password("x")}}
+		c, err := gossh.Dial("tcp", e.SSHAddr, cfg)
+		if c != nil {
+			c.Close()
+		}
+		return err
+	}
+	if err := dial(gossh.CipherChaCha20Poly1305); err == nil || !strings.Contains(err.Error(), "no common algorithm for client to server cipher") {
+		t.Fatalf("chacha20 only: %v", err)
+	}
+	for _, c := range []string{gossh.CipherAES128GCM, gossh.CipherAES256GCM, gossh.CipherAES128CTR, gossh.CipherAES256CTR} {
+		// The key exchange succeeds; the password is then refused.
+		if err := dial(gossh.CipherChaCha20Poly1305, c); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
+			t.Fatalf("chacha20 then %s: %v", c, err)
+		}
+	}
+}
