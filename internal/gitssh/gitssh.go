@@ -28,10 +28,12 @@ import (
 )
 
 // Keys finds the key a client signs in with (model.ErrNotFound for an
-// unknown one) and records its use.
+// unknown one) and notes its use, which Flush writes (Used itself must not
+// write: signing in is a read).
 type Keys interface {
 	Authenticate(ctx context.Context, fingerprint string) (*model.PublicKey, error)
 	Used(ctx context.Context, k *model.PublicKey)
+	Flush(ctx context.Context) error
 }
 
 // Resolver decides what a key may reach: the repository owner/name, for a
@@ -131,13 +133,17 @@ func (s *Server) Serve(ln net.Listener, hostKey gossh.Signer) error {
 	return err
 }
 
-// Shutdown stops accepting and waits for the sessions in flight (until ctx
-// ends).
+// Shutdown stops accepting, waits for the sessions in flight (until ctx
+// ends) and writes the keys' last uses.
 func (s *Server) Shutdown(ctx context.Context) error {
 	if s.srv == nil {
 		return nil
 	}
-	return s.srv.Shutdown(ctx)
+	err := s.srv.Shutdown(ctx)
+	if ferr := s.Keys.Flush(ctx); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // ParseCommand reads the command a git client sends: the service and the

@@ -15,7 +15,7 @@ import (
 
 // ListDeploy is a page of a repository's deploy keys and their count.
 func (s *Service) ListDeploy(ctx context.Context, repo *model.Repo, limit, offset int) ([]*model.PublicKey, int, error) {
-	return s.Store.R().RepoPublicKeys(ctx, repo.ID, limit, offset)
+	return s.page(s.Store.R().RepoPublicKeys(ctx, repo.ID, limit, offset))
 }
 
 // GetDeploy is one deploy key of the repository.
@@ -27,6 +27,7 @@ func (s *Service) GetDeploy(ctx context.Context, repo *model.Repo, id int64) (*m
 	if k.RepoID != repo.ID {
 		return nil, model.ErrNotFound
 	}
+	s.overlay([]*model.PublicKey{k})
 	return k, nil
 }
 

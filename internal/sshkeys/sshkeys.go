@@ -21,6 +21,10 @@ import (
 // Service is the SSH key service.
 type Service struct {
 	Store *store.Store
+	// FlushEvery is how long a key's new last use waits in memory before
+	// it is written with the others noted meanwhile (0: a second).
+	FlushEvery time.Duration
+	uses       uses // last uses not written yet
 }
 
 // New makes the service.
@@ -93,7 +97,7 @@ func (s *Service) ListMine(ctx context.Context, c *authz.Caller, limit, offset i
 	if err := tokenAllows(c, "read:public_key", false); err != nil {
 		return nil, 0, err
 	}
-	return s.Store.R().UserPublicKeys(ctx, c.User.ID, limit, offset)
+	return s.page(s.Store.R().UserPublicKeys(ctx, c.User.ID, limit, offset))
 }
 
 // GetMine is one of the caller's keys (another's is not found).
@@ -108,6 +112,7 @@ func (s *Service) GetMine(ctx context.Context, c *authz.Caller, id int64) (*mode
 	if k.UserID != c.User.ID {
 		return nil, model.ErrNotFound
 	}
+	s.overlay([]*model.PublicKey{k})
 	return k, nil
 }
 
@@ -166,13 +171,13 @@ func (s *Service) ListForUser(ctx context.Context, login string, limit, offset i
 	if u.IsOrg() {
 		return []*model.PublicKey{}, 0, nil
 	}
-	return q.UserPublicKeys(ctx, u.ID, limit, offset)
+	return s.page(q.UserPublicKeys(ctx, u.ID, limit, offset))
 }
 
 // ListAll is a page of every key created at or after since, for a site
 // administrator (the transport checks the caller).
 func (s *Service) ListAll(ctx context.Context, since time.Time, sort string, asc bool, limit, offset int) ([]*model.PublicKey, int, error) {
-	return s.Store.R().AllPublicKeys(ctx, since, sort, asc, limit, offset)
+	return s.page(s.Store.R().AllPublicKeys(ctx, since, sort, asc, limit, offset))
 }
 
 // DeleteAny removes any key (a site administrator's operation: the
