@@ -96,6 +96,10 @@ type Caller struct {
 	InstallationID int64
 	AppID          int64
 
+	// DeployKeyID is the deploy key a git client signed in with over SSH
+	// (it acts for no user).
+	DeployKeyID int64
+
 	// Installation tokens: the account the installation is on (its
 	// repositories are the ones the token may reach, RepoIDs narrowing
 	// them further when set) and whether it is suspended.

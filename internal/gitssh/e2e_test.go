@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/store"
 )
 
 var ctx = context.Background()
@@ -302,5 +304,99 @@ func TestCiphers(t *testing.T) {
 		if err := dial(gossh.CipherChaCha20Poly1305, c); err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
 			t.Fatalf("chacha20 then %s: %v", c, err)
 		}
+	}
+}
+
+// TestDeployKeyPolicy: a read-write deploy key of an organization's
+// repository is held by its ruleset until the ruleset names DeployKey
+// among its bypass actors; when the organization disables deploy keys
+// (deploy_keys_enabled_for_repositories), the existing key is refused for
+// git and shown disabled, and a new one is refused with GitHub's 422;
+// enabled again, the key works.
+func TestDeployKeyPolicy(t *testing.T) {
+	e := apitest.New(t, apitest.Options{SSH: true})
+	olga, tok := e.NewUser("olga", false)
+	org := store.NewOrg("octo")
+	if err := e.Store.Tx(ctx, func(tx store.Q) error { return tx.CreateOrg(ctx, org, olga.ID) }); err != nil {
+		t.Fatal(err)
+	}
+	gh := e.GitHub(tok)
+	if _, _, err := gh.Repositories.Create(ctx, "octo", &github.Repository{Name: github.Ptr("app"), Private: github.Ptr(true), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	k := newKey(t)
+	dk, _, err := gh.Repositories.CreateKey(ctx, "octo", "app", github.CreateDeployKeyRequest{Title: github.Ptr("deploy"), Key: k.pub, ReadOnly: github.Ptr(false)})
+	if err != nil || !dk.GetEnabled() {
+		t.Fatalf("deploy key: %+v %v", dk, err)
+	}
+	rs, _, err := gh.Repositories.CreateRuleset(ctx, "octo", "app", github.RepositoryRuleset{Name: "main", Enforcement: "active",
+		Conditions: &github.RepositoryRulesetConditions{RefName: &github.RepositoryRulesetRefConditionParameters{
+			Include: []string{"~DEFAULT_BRANCH"}, Exclude: []string{}}},
+		Rules: &github.RepositoryRulesetRules{Update: &github.UpdateRuleParameters{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	url := "ssh://git@" + e.SSHAddr + "/octo/app.git"
+	mustGit(t, e, k, work, "clone", "-q", url, "w")
+	w := filepath.Join(work, "w")
+	head := commitFile(t, e, k, w, "deploy.txt", "v1\n")
+	out, err := git(t, e, k, w, "push", "origin", "HEAD:main")
+	if err == nil || !strings.Contains(out, "Cannot update this protected ref.") {
+		t.Fatalf("push to main without a bypass: %v\n%s", err, out)
+	}
+	rs.BypassActors = []*github.BypassActor{{ActorType: github.Ptr(github.BypassActorTypeDeployKey), BypassMode: github.Ptr(github.BypassModeAlways)}}
+	if _, _, err := gh.Repositories.UpdateRuleset(ctx, "octo", "app", rs.GetID(), *rs); err != nil {
+		t.Fatal(err)
+	}
+	mustGit(t, e, k, w, "push", "-q", "origin", "HEAD:main")
+	if got := strings.Fields(mustGit(t, e, k, work, "ls-remote", url, "refs/heads/main"))[0]; got != head {
+		t.Fatalf("main is %s after the deploy key's bypass, want %s", got, head)
+	}
+	// The bypass is the deploy key's: the owner's own key is still held.
+	uk := newKey(t)
+	if _, _, err := gh.Users.CreateKey(ctx, github.CreateUserKeyRequest{Key: uk.pub}); err != nil {
+		t.Fatal(err)
+	}
+	commitFile(t, e, k, w, "user.txt", "olga\n")
+	if out, err := git(t, e, uk, w, "push", "origin", "HEAD:main"); err == nil || !strings.Contains(out, "Cannot update this protected ref.") {
+		t.Fatalf("push to main with a user key: %v\n%s", err, out)
+	}
+
+	setPolicy := func(on bool) {
+		t.Helper()
+		o, _, err := gh.Organizations.Edit(ctx, "octo", &github.Organization{DeployKeysEnabledForRepositories: github.Ptr(on)})
+		if err != nil || o.GetDeployKeysEnabledForRepositories() != on {
+			t.Fatalf("deploy_keys_enabled_for_repositories=%v: %v", on, err)
+		}
+	}
+	setPolicy(false)
+	refuseGit(t, e, k, work, "ERROR: Deploy keys are disabled for this repository.", "ls-remote", url)
+	refuseGit(t, e, k, w, "ERROR: Deploy keys are disabled for this repository.", "push", "origin", "HEAD:refs/heads/other")
+	keys, _, err := gh.Repositories.ListKeys(ctx, "octo", "app", nil)
+	if err != nil || len(keys) != 1 || keys[0].GetEnabled() {
+		t.Fatalf("keys while disabled: %+v %v", keys, err)
+	}
+	if got, _, err := gh.Repositories.GetKey(ctx, "octo", "app", dk.GetID()); err != nil || got.GetEnabled() {
+		t.Fatalf("key while disabled: %+v %v", got, err)
+	}
+	_, _, err = gh.Repositories.CreateKey(ctx, "octo", "app", github.CreateDeployKeyRequest{Title: github.Ptr("another"), Key: newKey(t).pub})
+	var ge *github.ErrorResponse
+	if !errors.As(err, &ge) || ge.Response.StatusCode != 422 || ge.Message != "Validation Failed" || len(ge.Errors) != 1 ||
+		ge.Errors[0].Resource != "PublicKey" || ge.Errors[0].Code != "custom" || ge.Errors[0].Message != "Deploy keys are disabled for this repository" {
+		t.Fatalf("a deploy key added while disabled: %v", err)
+	}
+	// A user's repository is not under any organization's policy.
+	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("mine")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Repositories.CreateKey(ctx, "olga", "mine", github.CreateDeployKeyRequest{Title: github.Ptr("mine"), Key: newKey(t).pub}); err != nil {
+		t.Fatalf("a user's repository: %v", err)
+	}
+
+	setPolicy(true)
+	mustGit(t, e, k, work, "ls-remote", url)
+	if got, _, err := gh.Repositories.GetKey(ctx, "octo", "app", dk.GetID()); err != nil || !got.GetEnabled() {
+		t.Fatalf("key enabled again: %+v %v", got, err)
 	}
 }

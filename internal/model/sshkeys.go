@@ -17,6 +17,9 @@ type PublicKey struct {
 	AddedBy     string // login of who added a deploy key ("" for none)
 	CreatedAt   time.Time
 	LastUsed    *time.Time
+	// Disabled: a deploy key its organization's policy disables (set by
+	// the reads of a repository's keys).
+	Disabled bool
 	// RepoFullName is "owner/name" of a deploy key's repository, loaded
 	// by the site administrator's listing only.
 	RepoFullName string

@@ -59,6 +59,8 @@ func (b *bypasser) is(ctx context.Context, r *model.Ruleset, x model.BypassActor
 		return perm >= need, err
 	case model.BypassOrganizationAdmin:
 		return b.orgOwner(ctx, r)
+	case model.BypassDeployKey:
+		return b.a.DeployKey, nil
 	case model.BypassTeam:
 		if b.a.UserID == 0 {
 			return false, nil

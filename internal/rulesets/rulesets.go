@@ -38,10 +38,11 @@ func New(st *store.Store, git *gitrepo.Manager) *Service { return &Service{Store
 // the repository (HasPerm); the service works it out from the user
 // otherwise.
 type Actor struct {
-	UserID  int64
-	AppID   int64
-	Perm    authz.Permission
-	HasPerm bool
+	UserID    int64
+	AppID     int64
+	DeployKey bool // a repository's deploy key (git over SSH)
+	Perm      authz.Permission
+	HasPerm   bool
 }
 
 // ActorOf is the actor of a caller whose permission on the repository is
@@ -56,7 +57,7 @@ func CallerActor(c *authz.Caller) Actor {
 	if c == nil {
 		return Actor{}
 	}
-	return Actor{UserID: c.UserID(), AppID: c.AppID}
+	return Actor{UserID: c.UserID(), AppID: c.AppID, DeployKey: c.DeployKeyID != 0}
 }
 
 // Input is a ruleset as a client sends it; nil fields are absent (PUT

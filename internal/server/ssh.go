@@ -72,6 +72,11 @@ func (s *Server) resolveDeployKey(ctx context.Context, key *model.PublicKey, own
 		return nil, err
 	}
 	repo := v.Repo
+	if on, err := s.sshKeys.DeployKeysEnabled(ctx, repo); err != nil {
+		return nil, err
+	} else if !on {
+		return nil, &gitssh.Refusal{Message: "Deploy keys are disabled for this repository."}
+	}
 	if push && key.ReadOnly {
 		return nil, &gitssh.Refusal{Message: "The key you are authenticating with has been marked as read only."}
 	}
@@ -83,7 +88,8 @@ func (s *Server) resolveDeployKey(ctx context.Context, key *model.PublicKey, own
 		return nil, err
 	}
 	// The key acts for no user: the pushes are recorded as its adder's
-	// (the owner's once the adder is gone), and it bypasses no rule.
+	// (the owner's once the adder is gone); it bypasses the rulesets that
+	// name DeployKey among their bypass actors, and no other rule.
 	actor := repo.OwnerID
 	if key.AddedBy != "" {
 		if u, err := q.AccountByLogin(ctx, key.AddedBy); err == nil {
@@ -91,7 +97,7 @@ func (s *Server) resolveDeployKey(ctx context.Context, key *model.PublicKey, own
 		}
 	}
 	return &gitserve.Access{Repo: gr, RepoID: repo.ID, ActorID: actor, DefaultBranch: repo.DefaultBranch, Model: repo,
-		Caller: &authz.Caller{}}, nil
+		Caller: &authz.Caller{DeployKeyID: key.ID}}, nil
 }
 
 // sshGreeting names who a key signs in as: the user, or the deploy key's

@@ -75,7 +75,7 @@ func ToKeySimple(k *model.PublicKey) KeySimple {
 func (u URLs) ToDeployKey(repo *model.Repo, k *model.PublicKey) DeployKey {
 	return DeployKey{ID: k.ID, Key: k.Key, URL: u.RepoAPIURL(repo) + "/keys/" + strconv.FormatInt(k.ID, 10), Title: k.Title,
 		Verified: k.Verified, CreatedAt: Time(k.CreatedAt), ReadOnly: k.ReadOnly, AddedBy: optString(k.AddedBy),
-		LastUsed: TimePtr(k.LastUsed), Enabled: true}
+		LastUsed: TimePtr(k.LastUsed), Enabled: !k.Disabled}
 }
 
 // ToPublicKeyFull converts any key (a deploy key's url names its
