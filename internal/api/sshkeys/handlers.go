@@ -22,32 +22,57 @@ func keyID(r *http.Request) (int64, error) {
 	return id, nil
 }
 
+// page answers a page of keys, each converted by conv, with its Link
+// header; list is the service's read of the page p.
+func page[T any](w http.ResponseWriter, r *http.Request, a *API, p rest.Page,
+	list func(limit, offset int) ([]*model.PublicKey, int, error), conv func(*model.PublicKey) T) error {
+	keys, total, err := list(p.Limit(), p.Offset())
+	if err != nil {
+		return err
+	}
+	out := make([]T, len(keys))
+	for i, k := range keys {
+		out[i] = conv(k)
+	}
+	rest.SetLink(w, r, a.d.URLs.API, p, total)
+	return rest.JSON(w, http.StatusOK, out)
+}
+
+// mine is the caller (who must be a user) and the {key_id} of the path.
+func mine(r *http.Request) (*authz.Caller, int64, error) {
+	c, err := api.RequireUser(r)
+	if err != nil {
+		return nil, 0, err
+	}
+	id, err := keyID(r)
+	return c, id, err
+}
+
+// deployKey is the repository, which the caller must administer, and the
+// {key_id} of the path.
+func (a *API) deployKey(r *http.Request) (*model.Repo, int64, error) {
+	repo, _, err := a.d.Repo(r, authz.Admin)
+	if err != nil {
+		return nil, 0, err
+	}
+	id, err := keyID(r)
+	return repo, id, err
+}
+
 // GET /user/keys
 func (a *API) listMine(w http.ResponseWriter, r *http.Request) error {
 	c, err := api.RequireUser(r)
 	if err != nil {
 		return err
 	}
-	p := rest.ParsePage(r)
-	list, total, err := a.svc.ListMine(r.Context(), c, p.Limit(), p.Offset())
-	if err != nil {
-		return err
-	}
-	out := make([]wire.Key, len(list))
-	for i, k := range list {
-		out[i] = a.d.URLs.ToKey(k)
-	}
-	rest.SetLink(w, r, a.d.URLs.API, p, total)
-	return rest.JSON(w, http.StatusOK, out)
+	return page(w, r, a, rest.ParsePage(r), func(limit, offset int) ([]*model.PublicKey, int, error) {
+		return a.svc.ListMine(r.Context(), c, limit, offset)
+	}, a.d.URLs.ToKey)
 }
 
 // GET /user/keys/{key_id}
 func (a *API) getMine(w http.ResponseWriter, r *http.Request) error {
-	c, err := api.RequireUser(r)
-	if err != nil {
-		return err
-	}
-	id, err := keyID(r)
+	c, id, err := mine(r)
 	if err != nil {
 		return err
 	}
@@ -86,11 +111,7 @@ func (a *API) createMine(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE /user/keys/{key_id}
 func (a *API) deleteMine(w http.ResponseWriter, r *http.Request) error {
-	c, err := api.RequireUser(r)
-	if err != nil {
-		return err
-	}
-	id, err := keyID(r)
+	c, id, err := mine(r)
 	if err != nil {
 		return err
 	}
@@ -102,17 +123,9 @@ func (a *API) deleteMine(w http.ResponseWriter, r *http.Request) error {
 
 // GET /users/{username}/keys
 func (a *API) listForUser(w http.ResponseWriter, r *http.Request) error {
-	p := rest.ParsePage(r)
-	list, total, err := a.svc.ListForUser(r.Context(), r.PathValue("username"), p.Limit(), p.Offset())
-	if err != nil {
-		return err
-	}
-	out := make([]wire.KeySimple, len(list))
-	for i, k := range list {
-		out[i] = wire.ToKeySimple(k)
-	}
-	rest.SetLink(w, r, a.d.URLs.API, p, total)
-	return rest.JSON(w, http.StatusOK, out)
+	return page(w, r, a, rest.ParsePage(r), func(limit, offset int) ([]*model.PublicKey, int, error) {
+		return a.svc.ListForUser(r.Context(), r.PathValue("username"), limit, offset)
+	}, wire.ToKeySimple)
 }
 
 // GET /admin/keys
@@ -129,17 +142,9 @@ func (a *API) listAll(w http.ResponseWriter, r *http.Request) error {
 		}
 		since = t
 	}
-	p := rest.ParsePage(r)
-	list, total, err := a.svc.ListAll(r.Context(), since, q.Get("sort"), q.Get("direction") == "asc", p.Limit(), p.Offset())
-	if err != nil {
-		return err
-	}
-	out := make([]wire.PublicKeyFull, len(list))
-	for i, k := range list {
-		out[i] = a.d.URLs.ToPublicKeyFull(k)
-	}
-	rest.SetLink(w, r, a.d.URLs.API, p, total)
-	return rest.JSON(w, http.StatusOK, out)
+	return page(w, r, a, rest.ParsePage(r), func(limit, offset int) ([]*model.PublicKey, int, error) {
+		return a.svc.ListAll(r.Context(), since, q.Get("sort"), q.Get("direction") == "asc", limit, offset)
+	}, a.d.URLs.ToPublicKeyFull)
 }
 
 // DELETE /admin/keys/{key_ids}
@@ -164,26 +169,14 @@ func (a *API) listDeploy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p := rest.ParsePage(r)
-	list, total, err := a.svc.ListDeploy(r.Context(), repo, p.Limit(), p.Offset())
-	if err != nil {
-		return err
-	}
-	out := make([]wire.DeployKey, len(list))
-	for i, k := range list {
-		out[i] = a.d.URLs.ToDeployKey(repo, k)
-	}
-	rest.SetLink(w, r, a.d.URLs.API, p, total)
-	return rest.JSON(w, http.StatusOK, out)
+	return page(w, r, a, rest.ParsePage(r), func(limit, offset int) ([]*model.PublicKey, int, error) {
+		return a.svc.ListDeploy(r.Context(), repo, limit, offset)
+	}, func(k *model.PublicKey) wire.DeployKey { return a.d.URLs.ToDeployKey(repo, k) })
 }
 
 // GET /repos/{owner}/{repo}/keys/{key_id}
 func (a *API) getDeploy(w http.ResponseWriter, r *http.Request) error {
-	repo, _, err := a.d.Repo(r, authz.Admin)
-	if err != nil {
-		return err
-	}
-	id, err := keyID(r)
+	repo, id, err := a.deployKey(r)
 	if err != nil {
 		return err
 	}
@@ -213,11 +206,7 @@ func (a *API) createDeploy(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE /repos/{owner}/{repo}/keys/{key_id}
 func (a *API) deleteDeploy(w http.ResponseWriter, r *http.Request) error {
-	repo, _, err := a.d.Repo(r, authz.Admin)
-	if err != nil {
-		return err
-	}
-	id, err := keyID(r)
+	repo, id, err := a.deployKey(r)
 	if err != nil {
 		return err
 	}
