@@ -230,6 +230,20 @@ func TestRefusals(t *testing.T) {
 	refuseGit(t, e, rw, work, "Permission denied (publickey)", "ls-remote", url("other"))
 }
 
+// defaultBranchRuleset makes an active ruleset of rules on the repository's
+// default branch.
+func defaultBranchRuleset(t *testing.T, gh *github.Client, owner, repo string, rules *github.RepositoryRulesetRules) *github.RepositoryRuleset {
+	t.Helper()
+	rs, _, err := gh.Repositories.CreateRuleset(ctx, owner, repo, github.RepositoryRuleset{Name: "default branch", Enforcement: "active",
+		Conditions: &github.RepositoryRulesetConditions{RefName: &github.RepositoryRulesetRefConditionParameters{
+			Include: []string{"~DEFAULT_BRANCH"}, Exclude: []string{}}},
+		Rules: rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
 // TestPushRules: pushes over SSH pass the same checks as smart HTTP: the
 // repository's rules refuse a force push with GitHub's words before any
 // ref moves, and a pack over the size limit is refused.
@@ -240,12 +254,7 @@ func TestPushRules(t *testing.T) {
 	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("app"), AutoInit: github.Ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := gh.Repositories.CreateRuleset(ctx, "mona", "app", github.RepositoryRuleset{Name: "protect", Enforcement: "active",
-		Conditions: &github.RepositoryRulesetConditions{RefName: &github.RepositoryRulesetRefConditionParameters{
-			Include: []string{"~DEFAULT_BRANCH"}, Exclude: []string{}}},
-		Rules: &github.RepositoryRulesetRules{NonFastForward: &github.EmptyRuleParameters{}}}); err != nil {
-		t.Fatal(err)
-	}
+	defaultBranchRuleset(t, gh, "mona", "app", &github.RepositoryRulesetRules{NonFastForward: &github.EmptyRuleParameters{}})
 	k := newKey(t)
 	if _, _, err := gh.Users.CreateKey(ctx, github.CreateUserKeyRequest{Key: k.pub}); err != nil {
 		t.Fatal(err)
@@ -329,13 +338,7 @@ func TestDeployKeyPolicy(t *testing.T) {
 	if err != nil || !dk.GetEnabled() {
 		t.Fatalf("deploy key: %+v %v", dk, err)
 	}
-	rs, _, err := gh.Repositories.CreateRuleset(ctx, "octo", "app", github.RepositoryRuleset{Name: "main", Enforcement: "active",
-		Conditions: &github.RepositoryRulesetConditions{RefName: &github.RepositoryRulesetRefConditionParameters{
-			Include: []string{"~DEFAULT_BRANCH"}, Exclude: []string{}}},
-		Rules: &github.RepositoryRulesetRules{Update: &github.UpdateRuleParameters{}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rs := defaultBranchRuleset(t, gh, "octo", "app", &github.RepositoryRulesetRules{Update: &github.UpdateRuleParameters{}})
 	work := t.TempDir()
 	url := "ssh://git@" + e.SSHAddr + "/octo/app.git"
 	mustGit(t, e, k, work, "clone", "-q", url, "w")
