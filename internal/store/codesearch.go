@@ -402,3 +402,11 @@ func (q Q) commitLeaf(s *sqlb, c SearchCond) error {
 	}
 	return nil
 }
+
+// ReposUnindexed lists, in id order, up to limit repositories after id
+// after that the code index holds nothing of (created before the index
+// existed, or never pushed).
+func (q Q) ReposUnindexed(ctx context.Context, after int64, limit int) ([]int64, error) {
+	return q.int64s(ctx, `SELECT r.id FROM repos r WHERE r.id > ? AND NOT EXISTS (SELECT 1 FROM code_index ci WHERE ci.repo_id = r.id)
+ ORDER BY r.id LIMIT ?`, after, limit)
+}
