@@ -132,21 +132,19 @@ const codeSearchCols = `f.id, f.repo_id, f.path, f.name, f.extension, f.language
 // page through the first thousand costs more than the page).
 const SearchCountCap = 10_000
 
-// narrowFiles is the most files a search's repositories may hold for its
-// words to be tested file by file (LIKE) rather than through the trigram
-// index: a word made of common trigrams costs the index a walk of the
-// whole corpus, while a repo: search reads a few hundred files.
+// narrowFiles is the most files a code search may keep by its indexed
+// conditions for its words to be tested file by file (codeSearchMode).
 const narrowFiles = 5_000
 
 // SearchCode returns one page of the files f selects and their total (at
 // most SearchCountCap).
 func (q Q) SearchCode(ctx context.Context, f CodeSearch) ([]*CodeHit, int, error) {
-	scan, err := q.narrowCodeScope(ctx, f.Cond)
+	mode, err := q.codeMode(ctx, f.Cond)
 	if err != nil {
 		return nil, 0, err
 	}
 	s := visibleTo(f.Viewer)
-	if err := s.compile(f.Cond, func(s *sqlb, c SearchCond) error { return q.codeLeaf(s, c, scan) }); err != nil {
+	if err := s.compile(f.Cond, func(s *sqlb, c SearchCond) error { return q.codeLeaf(s, c, mode) }); err != nil {
 		return nil, 0, err
 	}
 	// Best match is the order files were indexed in (by repository and
@@ -166,57 +164,79 @@ func (q Q) SearchCode(ctx context.Context, f CodeSearch) ([]*CodeHit, int, error
 	})
 }
 
-// narrowCodeScope reports whether the repositories a code search requires
-// (repo:, user:, org:) hold at most narrowFiles files, counted no further.
-// PostgreSQL's planner makes this choice itself from its statistics.
-func (q Q) narrowCodeScope(ctx context.Context, c SearchCond) (bool, error) {
-	repos, owners, ok := scopeOf(c)
-	if !ok || q.s.pg {
-		return false, nil
+// codeSearchMode is how a code search finds its files.
+type codeSearchMode struct {
+	// scan tests words file by file (LIKE) rather than through the
+	// trigram index: a word made of common trigrams costs the index a
+	// walk of the whole corpus, while a repo: search reads a few hundred
+	// files.
+	scan bool
+	// scoped: repo:, user: or org: narrow the search, and their index
+	// (not extension:'s or filename:'s) finds its files.
+	scoped bool
+}
+
+// codeMode chooses a code search's mode: scan when the files its indexed
+// conditions keep (repo:, user:, org:, or else extension:, filename:) are
+// at most narrowFiles, counted no further. PostgreSQL's planner makes
+// these choices itself from its statistics.
+func (q Q) codeMode(ctx context.Context, c SearchCond) (codeSearchMode, error) {
+	conds := narrowing(c)
+	if len(conds) == 0 || q.s.pg {
+		return codeSearchMode{}, nil
+	}
+	var scope []SearchCond
+	for _, k := range conds {
+		if k.Op == CondOr || k.Field == "repo" || k.Field == "owner" {
+			scope = append(scope, k)
+		}
+	}
+	mode := codeSearchMode{scoped: len(scope) > 0}
+	if mode.scoped {
+		conds = scope
 	}
 	var s sqlb
-	s.w(`SELECT COUNT(*) FROM (SELECT 1 FROM code_files f WHERE f.repo_id IN (SELECT id FROM repos WHERE `)
-	s.ids("id", repos)
-	s.w(" OR ")
-	s.ids("owner_id", owners)
-	s.w(`) LIMIT ?) n`)
+	s.w(`SELECT COUNT(*) FROM (SELECT 1 FROM code_files f JOIN repos r ON r.id = f.repo_id WHERE `)
+	if err := s.compile(CondAll(conds...), func(s *sqlb, c SearchCond) error { return q.codeLeaf(s, c, mode) }); err != nil {
+		return mode, err
+	}
+	s.w(` LIMIT ?) n`)
 	s.arg(narrowFiles + 1)
 	var n int
 	if err := q.searchRow(ctx, s.b.String(), s.args...).Scan(&n); err != nil {
-		return false, err
+		return mode, err
 	}
-	return n <= narrowFiles, nil
+	mode.scan = n <= narrowFiles
+	return mode, nil
 }
 
-// scopeOf finds the repositories and owners a condition requires: a
-// repo:, user: or org: leaf, several ORed, or one of those among ANDed
-// conditions; ok is false when it requires none.
-func scopeOf(c SearchCond) (repos, owners []int64, ok bool) {
+// narrowing lists the conditions every match of c meets that an index
+// finds the files of: repo:, user:/org:, extension: and filename: leaves
+// (the first two also ORed together), alone or among ANDed conditions.
+func narrowing(c SearchCond) []SearchCond {
 	switch c.Op {
 	case CondLeaf:
 		switch c.Field {
-		case "repo":
-			return c.IDs, nil, true
-		case "owner":
-			return nil, c.IDs, true
+		case "repo", "owner", "extension", "filename":
+			return []SearchCond{c}
 		}
 	case CondOr:
 		for _, k := range c.Kids {
-			r, o, ok := scopeOf(k)
-			if !ok {
-				return nil, nil, false
+			if k.Op != CondLeaf || k.Field != "repo" && k.Field != "owner" {
+				return nil
 			}
-			repos, owners = append(repos, r...), append(owners, o...)
 		}
-		return repos, owners, len(c.Kids) > 0
+		if len(c.Kids) > 0 {
+			return []SearchCond{c}
+		}
 	case CondAnd:
+		var out []SearchCond
 		for _, k := range c.Kids {
-			if r, o, ok := scopeOf(k); ok {
-				return r, o, true
-			}
+			out = append(out, narrowing(k)...)
 		}
+		return out
 	}
-	return nil, nil, false
+	return nil
 }
 
 // trigramText writes a word test through the trigram index: the FTS5
@@ -249,9 +269,14 @@ func (q Q) trigramText(s *sqlb, idExpr, ftsTable string, columns, exprs []string
 	s.arg("{" + strings.Join(columns, " ") + "} : \"" + strings.ReplaceAll(word, `"`, `""`) + `"`)
 }
 
-// codeLeaf writes the predicates of code fields; scan tests words file by
-// file (see narrowCodeScope).
-func (q Q) codeLeaf(s *sqlb, c SearchCond, scan bool) error {
+// codeLeaf writes the predicates of code fields in a search of mode m.
+func (q Q) codeLeaf(s *sqlb, c SearchCond, m codeSearchMode) error {
+	// + keeps SQLite from finding a scoped search's files through the
+	// index of extension or name.
+	unindexed := ""
+	if m.scoped {
+		unindexed = "+"
+	}
 	switch c.Field {
 	case "text":
 		var columns, exprs []string
@@ -269,7 +294,7 @@ func (q Q) codeLeaf(s *sqlb, c SearchCond, scan bool) error {
 			s.w("1 = 0")
 			return nil
 		}
-		q.trigramText(s, "f.id", "code_fts", columns, exprs, c.Text, scan)
+		q.trigramText(s, "f.id", "code_fts", columns, exprs, c.Text, m.scan)
 	case "repo":
 		s.ids("f.repo_id", c.IDs)
 	case "owner":
@@ -283,10 +308,10 @@ func (q Q) codeLeaf(s *sqlb, c SearchCond, scan bool) error {
 		s.w("LOWER(f.language) = ?")
 		s.arg(strings.ToLower(c.Text))
 	case "extension":
-		s.w("f.extension = ?")
+		s.w(unindexed, "f.extension = ?")
 		s.arg(strings.ToLower(strings.TrimPrefix(c.Text, ".")))
 	case "filename":
-		s.w("LOWER(f.name) = ?")
+		s.w(unindexed, "LOWER(f.name) = ?")
 		s.arg(strings.ToLower(c.Text))
 	case "path":
 		// path:DIR keeps files in a directory DIR (at any depth, and in
