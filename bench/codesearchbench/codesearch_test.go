@@ -19,8 +19,10 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,43 +60,125 @@ func Handler%[2]d(name string) string {
 `, r, f)
 }
 
+// owners is how many accounts own the benchmark's repositories (REPOS/owners each).
+const owners = 100
+
+// seedIndex makes repos repositories of files files each and indexes them
+// through the index job's own path (codeindex.Indexer.Index: ls-tree,
+// blob reads, batched index writes). The repositories share one template
+// commit's objects (git alternates), and each adds a commit of its own on
+// top: a README naming it, and in the middle repository a file holding a
+// word found nowhere else.
+func seedIndex(b *testing.B, e *apitest.Env, repos, files int) {
+	tmpl, err := e.Deps.Git.Init(ctx, 0, "main")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var in bytes.Buffer
+	in.WriteString("commit refs/heads/main\ncommitter Mona <mona@example.com> 1700000000 +0000\ndata 8\ntemplate\n")
+	for f := 0; f < files; f++ {
+		c := file(1, f)
+		fmt.Fprintf(&in, "M 100644 inline pkg%d/handler%d.go\ndata %d\n%s\n", f%20, f, len(c), c)
+	}
+	fastImport(b, tmpl.Path, &in)
+	base, err := tmpl.ResolveRef(ctx, "refs/heads/main")
+	if err != nil {
+		b.Fatal(err)
+	}
+	accounts := make([]*model.Account, owners)
+	for i := range accounts {
+		accounts[i] = &model.Account{Login: fmt.Sprintf("owner%d", i), Type: model.TypeUser}
+		if err := e.Store.Tx(ctx, func(tx store.Q) error { return tx.CreateAccount(ctx, accounts[i]) }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	x := codeindex.New(e.Store, e.Deps.Git, nil)
+	start := time.Now()
+	var gitTime, indexTime time.Duration
+	for r := 0; r < repos; r++ {
+		owner := accounts[r%owners]
+		repo := &model.Repo{OwnerID: owner.ID, Owner: owner, Name: fmt.Sprintf("repo%d", r), Visibility: model.Public}
+		if err := e.Store.Tx(ctx, func(tx store.Q) error { return tx.CreateRepo(ctx, repo) }); err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		g, err := e.Deps.Git.Init(ctx, repo.ID, "main")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(g.Path, "objects", "info", "alternates"), []byte(filepath.Join(tmpl.Path, "objects")+"\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		var own bytes.Buffer
+		readme := fmt.Sprintf("# repo%d\n\nThe module of repository %d.\n", r, r)
+		fmt.Fprintf(&own, "commit refs/heads/main\ncommitter Mona <mona@example.com> %d +0000\ndata 6\nreadme\nfrom %s\n", 1700000001+r, base)
+		fmt.Fprintf(&own, "M 100644 inline README.md\ndata %d\n%s\n", len(readme), readme)
+		if r == repos/2 {
+			marker := "// zanzibarquux marks one file of the whole index.\n"
+			fmt.Fprintf(&own, "M 100644 inline marker.go\ndata %d\n%s\n", len(marker), marker)
+		}
+		fastImport(b, g.Path, &own)
+		t1 := time.Now()
+		if err := x.Index(ctx, repo.ID); err != nil {
+			b.Fatal(err)
+		}
+		gitTime, indexTime = gitTime+t1.Sub(t0), indexTime+time.Since(t1)
+		if (r+1)%200 == 0 {
+			b.Logf("seeded %d repositories in %s (git %s, index job %s)", r+1, time.Since(start).Round(time.Second),
+				gitTime.Round(time.Second), indexTime.Round(time.Second))
+		}
+	}
+	b.Logf("seeded %d repositories, %d files in %s: index job %.1f repositories/s", repos, repos*(files+1)+1,
+		time.Since(start).Round(time.Second), float64(repos)/indexTime.Seconds())
+}
+
+func fastImport(b *testing.B, dir string, in *bytes.Buffer) {
+	cmd := exec.Command("git", "fast-import", "--quiet")
+	cmd.Dir, cmd.Stdin = dir, in
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("fast-import: %v %s", err, out)
+	}
+}
+
+// owned is how many of repos repositories owner i owns.
+func owned(repos, i int) int {
+	n := 0
+	for r := i; r < repos; r += owners {
+		n++
+	}
+	return n
+}
+
 func BenchmarkSearchCode(b *testing.B) {
 	repos, files := envInt("REPOS", 2000), envInt("FILES", 500)
 	l := ratelimit.DefaultLimits()
 	l.Authenticated, l.Search = 1_000_000_000, 1_000_000_000
 	e := apitest.New(b, apitest.Options{NoVerify: true, ManualJobs: true, Limits: &l})
-	mona, tok := e.NewUser("mona", false)
-	start := time.Now()
-	for r := 0; r < repos; r++ {
-		err := e.Store.Tx(ctx, func(tx store.Q) error {
-			repo := &model.Repo{OwnerID: mona.ID, Owner: mona, Name: fmt.Sprintf("repo%d", r), Visibility: model.Public}
-			if err := tx.CreateRepo(ctx, repo); err != nil {
-				return err
-			}
-			u := store.CodeIndexUpdate{RepoID: repo.ID, Branch: "main", Commit: fmt.Sprintf("%040x", r+1)}
-			for f := 0; f < files; f++ {
-				content := file(r, f)
-				if r == repos/2 && f == files/2 {
-					content += "// zanzibarquux marks one file of the whole index.\n"
-				}
-				u.Files = append(u.Files, store.CodeFile{RepoID: repo.ID, Path: fmt.Sprintf("pkg%d/handler%d.go", f%20, f),
-					Name: fmt.Sprintf("handler%d.go", f), Extension: "go", Language: "Go", SHA: fmt.Sprintf("%040x", r*files+f),
-					Size: int64(len(content)), Content: content})
-			}
-			return tx.ApplyCodeIndex(ctx, u)
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if (r+1)%200 == 0 {
-			b.Logf("seeded %d repositories (%d files) in %s", r+1, (r+1)*files, time.Since(start).Round(time.Second))
+	_, tok := e.NewUser("mona", false)
+	seedIndex(b, e, repos, files)
+	perRepo := 0 // the files holding Handler42( (handler42.go, handler420.go to handler429.go)
+	for f := 0; f < files; f++ {
+		if strings.Contains(fmt.Sprintf("Handler%d(", f), "Handler42(") {
+			perRepo++
 		}
 	}
-	b.Logf("seeded %d files in %s", repos*files, time.Since(start).Round(time.Second))
-	queries := []struct{ name, q string }{
-		{"one-file", "zanzibarquux"},
-		{"one-repo", fmt.Sprintf(`"repo%d file7 %%s"`, repos/3)},
-		{"scoped", fmt.Sprintf("Handler42( repo:mona/repo%d", repos/4)},
+	all := min(repos*perRepo, store.SearchCountCap)
+	mid, quarter := repos/2, repos/4
+	queries := []struct {
+		name, q string
+		total   int
+	}{
+		{"plain", "Handler42(", all},
+		{"one-file", "zanzibarquux", 1},
+		{"no-hit", "quxzanzibar", 0},
+		{"repo", fmt.Sprintf("Handler42( repo:owner%d/repo%d", quarter%owners, quarter), perRepo},
+		{"repo-readme", fmt.Sprintf(`"repository %d." repo:owner%d/repo%d`, mid, mid%owners, mid), 1},
+		{"user", "Handler42( user:owner7", min(perRepo*owned(repos, 7), store.SearchCountCap)},
+		{"path", "Handler42( path:pkg2", min(repos, store.SearchCountCap)},
+		{"language", "zanzibarquux language:go", 1},
+		{"extension", "module extension:md", min(repos, store.SearchCountCap)},
+		{"filename", fmt.Sprintf("filename:handler%d.go", files/3), min(repos, store.SearchCountCap)},
+		{"combined", fmt.Sprintf("Handler42( repo:owner%d/repo%d language:go path:pkg2 extension:go", quarter%owners, quarter), 1},
 	}
 	for _, qq := range queries {
 		b.Run(qq.name, func(b *testing.B) {
@@ -106,8 +190,8 @@ func BenchmarkSearchCode(b *testing.B) {
 				w := httptest.NewRecorder()
 				e.Server.ServeHTTP(w, r)
 				times = append(times, time.Since(t0))
-				if w.Code != 200 || !bytes.Contains(w.Body.Bytes(), []byte(`"total_count":1,`)) {
-					b.Fatalf("%s: %d %.300s", qq.q, w.Code, w.Body.String())
+				if w.Code != 200 || !bytes.Contains(w.Body.Bytes(), []byte(fmt.Sprintf(`"total_count":%d,`, qq.total))) {
+					b.Fatalf("%s: want %d: %d %.300s", qq.q, qq.total, w.Code, w.Body.String())
 				}
 			}
 			sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })

@@ -21,6 +21,7 @@ import (
 	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/codeindex"
 	"github.com/hubd/hubd/internal/gitssh"
 	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/model"
@@ -186,6 +187,10 @@ func serve(args []string) error {
 	}
 	// Background work (mergeability, forks, ...) runs beside the requests;
 	// jobs left from an earlier run are picked up here.
+	// Repositories pushed before hubd indexed code are indexed now.
+	if err := codeindex.Backfill(ctx, deps.Jobs, 0); err != nil {
+		return fmt.Errorf("queue the code index backfill: %w", err)
+	}
 	deps.Jobs.Start(2)
 	defer deps.Jobs.Stop()
 	// Jobs are dispatched to the runners that poll (local or not); the

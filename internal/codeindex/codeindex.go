@@ -18,6 +18,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path"
 	"strconv"
@@ -53,6 +54,7 @@ func New(st *store.Store, git *gitrepo.Manager, q *jobs.Queue) *Indexer {
 	x := &Indexer{Store: st, Git: git, Jobs: q}
 	if q != nil {
 		q.Handle(JobIndex, x.run)
+		q.Handle(JobBackfill, x.backfill)
 	}
 	return x
 }
@@ -302,4 +304,65 @@ func (w *writer) commits(ctx context.Context, list []*gitrepo.Commit) error {
 // text is s as the databases store text: valid UTF-8 without NUL.
 func text(s string) string {
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+// JobBackfill is the kind of the job that indexes the repositories the
+// index holds nothing of: those pushed before hubd indexed code (an
+// upgrade) or while their index jobs failed for good.
+const JobBackfill = "codeindex.backfill"
+
+// backfillPage is how many repositories one backfill step reads.
+const backfillPage = 200
+
+// Backfill queues the backfill (hubd serve calls it at start-up; one
+// pending at a time): it walks the repositories in id order, page of them
+// a step (0: 200), queueing each unindexed repository's index job, and
+// queues its next step with the id it stopped at, so that a process
+// stopped midway resumes from there.
+func Backfill(ctx context.Context, q *jobs.Queue, page int) error {
+	if page <= 0 {
+		page = backfillPage
+	}
+	return q.Enqueue(ctx, backfillJob(0, page))
+}
+
+func backfillJob(after int64, page int) jobs.Job {
+	return jobs.Job{Kind: JobBackfill, Key: "codeindex:backfill", Payload: map[string]int64{"after": after, "page": int64(page)}}
+}
+
+func (x *Indexer) backfill(ctx context.Context, payload []byte) error {
+	var in struct {
+		After int64 `json:"after"`
+		Page  int   `json:"page"`
+	}
+	if err := json.Unmarshal(payload, &in); err != nil || in.Page <= 0 {
+		return jobs.Permanent(fmt.Errorf("codeindex: backfill payload %s: %v", payload, err))
+	}
+	ids, err := x.Store.R().ReposUnindexed(ctx, in.After, in.Page)
+	if err != nil {
+		return err
+	}
+	list := make([]jobs.Job, 0, len(ids)+1)
+	for _, id := range ids {
+		if x.Git.Open(id).Exists() { // never pushed: nothing to index
+			list = append(list, Job(id))
+		}
+	}
+	if len(ids) == in.Page {
+		list = append(list, backfillJob(ids[len(ids)-1], in.Page))
+	}
+	// One transaction: the next step is queued with the index jobs of
+	// this one, or neither is (and this step runs again).
+	err = x.Store.Tx(ctx, func(tx store.Q) error {
+		for _, j := range list {
+			if err := jobs.Enqueue(ctx, tx, j); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		x.Jobs.Notify()
+	}
+	return err
 }

@@ -123,65 +123,131 @@ type CodeSearch struct {
 type CodeHit = model.CodeHit
 
 const codeSearchFrom = ` FROM code_files f JOIN code_index ci ON ci.repo_id = f.repo_id JOIN repos r ON r.id = f.repo_id
- JOIN accounts a ON a.id = r.owner_id
- LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
- LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?`
+ JOIN accounts a ON a.id = r.owner_id` + viewerJoins
 
-// SearchCode returns one page of the files f selects and their total.
+const codeSearchCols = `f.id, f.repo_id, f.path, f.name, f.extension, f.language, f.sha, f.size, f.content, ci.commit_sha, ci.indexed_at`
+
+// SearchCountCap is where the counts of code and commit searches stop: a
+// search matching more tells this many (counting a million matches to
+// page through the first thousand costs more than the page).
+const SearchCountCap = 10_000
+
+// narrowFiles is the most files a code search may keep by its indexed
+// conditions for its words to be tested file by file (codeSearchMode).
+const narrowFiles = 5_000
+
+// SearchCode returns one page of the files f selects and their total (at
+// most SearchCountCap).
 func (q Q) SearchCode(ctx context.Context, f CodeSearch) ([]*CodeHit, int, error) {
-	rq := RepoQuery{Viewer: f.Viewer}
-	vis, visArgs := rq.where()
-	var s sqlb
-	s.arg(f.Viewer.UserID, f.Viewer.UserID)
-	s.w(vis, " AND ")
-	s.arg(visArgs...)
-	if err := s.compile(f.Cond, q.codeLeaf); err != nil {
-		return nil, 0, err
-	}
-	where := s.b.String()
-	var total int
-	if err := q.searchRow(ctx, `SELECT COUNT(*)`+codeSearchFrom+where, s.args...).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	if f.Offset >= total {
-		return []*CodeHit{}, total, nil
-	}
-	dir := " ASC"
-	if f.Desc {
-		dir = " DESC"
-	}
-	order := " ORDER BY r.id, f.path"
-	if f.Sort == "indexed" {
-		order = " ORDER BY ci.indexed_at" + dir + ", f.id" + dir
-	}
-	args := append(s.args, limitOr30(f.Limit), f.Offset)
-	rows, err := q.searchRows(ctx, `SELECT f.id, f.repo_id, f.path, f.name, f.extension, f.language, f.sha, f.size, f.content,
- ci.commit_sha, ci.indexed_at`+codeSearchFrom+where+order+` LIMIT ? OFFSET ?`, args...)
+	mode, err := q.codeMode(ctx, f.Cond)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer rows.Close()
-	out := []*CodeHit{}
-	for rows.Next() {
+	s := visibleTo(f.Viewer)
+	if err := s.compile(f.Cond, func(s *sqlb, c SearchCond) error { return q.codeLeaf(s, c, mode) }); err != nil {
+		return nil, 0, err
+	}
+	// Best match is the order files were indexed in (by repository and
+	// path for a repository's first index): the order the trigram index
+	// hands its matches over in, so the page needs no sort of them all.
+	order := " ORDER BY f.id"
+	if f.Sort == "indexed" {
+		dir := direction(f.Desc)
+		order = " ORDER BY ci.indexed_at" + dir + ", f.id" + dir
+	}
+	return runSearch(ctx, q, searchPage{from: codeSearchFrom, cols: codeSearchCols, where: s, order: order,
+		limit: f.Limit, offset: f.Offset, countCap: SearchCountCap}, func(rows *sql.Rows) (*CodeHit, error) {
 		h := &CodeHit{}
 		x := &h.File
-		if err := rows.Scan(&x.ID, &x.RepoID, &x.Path, &x.Name, &x.Extension, &x.Language, &x.SHA, &x.Size, &x.Content,
-			&h.Commit, &h.IndexedAt); err != nil {
-			return nil, 0, err
-		}
-		out = append(out, h)
+		return h, rows.Scan(&x.ID, &x.RepoID, &x.Path, &x.Name, &x.Extension, &x.Language, &x.SHA, &x.Size, &x.Content,
+			&h.Commit, &h.IndexedAt)
+	})
+}
+
+// codeSearchMode is how a code search finds its files.
+type codeSearchMode struct {
+	// scan tests words file by file (LIKE) rather than through the
+	// trigram index: a word made of common trigrams costs the index a
+	// walk of the whole corpus, while a repo: search reads a few hundred
+	// files.
+	scan bool
+	// scoped: repo:, user: or org: narrow the search, and their index
+	// (not extension:'s or filename:'s) finds its files.
+	scoped bool
+}
+
+// codeMode chooses a code search's mode: scan when the files its indexed
+// conditions keep (repo:, user:, org:, or else extension:, filename:) are
+// at most narrowFiles, counted no further. PostgreSQL's planner makes
+// these choices itself from its statistics.
+func (q Q) codeMode(ctx context.Context, c SearchCond) (codeSearchMode, error) {
+	conds := narrowing(c)
+	if len(conds) == 0 || q.s.pg {
+		return codeSearchMode{}, nil
 	}
-	return out, total, rows.Err()
+	var scope []SearchCond
+	for _, k := range conds {
+		if k.Op == CondOr || k.Field == "repo" || k.Field == "owner" {
+			scope = append(scope, k)
+		}
+	}
+	mode := codeSearchMode{scoped: len(scope) > 0}
+	if mode.scoped {
+		conds = scope
+	}
+	var s sqlb
+	s.w(`SELECT COUNT(*) FROM (SELECT 1 FROM code_files f JOIN repos r ON r.id = f.repo_id WHERE `)
+	if err := s.compile(CondAll(conds...), func(s *sqlb, c SearchCond) error { return q.codeLeaf(s, c, mode) }); err != nil {
+		return mode, err
+	}
+	s.w(` LIMIT ?) n`)
+	s.arg(narrowFiles + 1)
+	var n int
+	if err := q.searchRow(ctx, s.b.String(), s.args...).Scan(&n); err != nil {
+		return mode, err
+	}
+	mode.scan = n <= narrowFiles
+	return mode, nil
+}
+
+// narrowing lists the conditions every match of c meets that an index
+// finds the files of: repo:, user:/org:, extension: and filename: leaves
+// (the first two also ORed together), alone or among ANDed conditions.
+func narrowing(c SearchCond) []SearchCond {
+	switch c.Op {
+	case CondLeaf:
+		switch c.Field {
+		case "repo", "owner", "extension", "filename":
+			return []SearchCond{c}
+		}
+	case CondOr:
+		for _, k := range c.Kids {
+			if k.Op != CondLeaf || k.Field != "repo" && k.Field != "owner" {
+				return nil
+			}
+		}
+		if len(c.Kids) > 0 {
+			return []SearchCond{c}
+		}
+	case CondAnd:
+		var out []SearchCond
+		for _, k := range c.Kids {
+			out = append(out, narrowing(k)...)
+		}
+		return out
+	}
+	return nil
 }
 
 // trigramText writes a word test through the trigram index: the FTS5
 // table ftsTable's columns (the fields of a text leaf) on SQLite, in one
 // MATCH; the pg_trgm-indexed column expressions exprs, ORed, on
 // PostgreSQL. Words shorter than three characters cannot use a trigram
-// index and are tested with LIKE on exprs.
-func (q Q) trigramText(s *sqlb, idExpr, ftsTable string, columns, exprs []string, word string) {
+// index, and those of a narrow scan (few rows to test) need not: they are
+// tested with LIKE on exprs.
+func (q Q) trigramText(s *sqlb, idExpr, ftsTable string, columns, exprs []string, word string, scan bool) {
 	word = strings.ToLower(word)
-	if q.s.pg || len([]rune(word)) < 3 {
+	if q.s.pg || scan || len([]rune(word)) < 3 {
 		s.w("(")
 		for i, expr := range exprs {
 			if i > 0 {
@@ -203,8 +269,14 @@ func (q Q) trigramText(s *sqlb, idExpr, ftsTable string, columns, exprs []string
 	s.arg("{" + strings.Join(columns, " ") + "} : \"" + strings.ReplaceAll(word, `"`, `""`) + `"`)
 }
 
-// codeLeaf writes the predicates of code fields.
-func (q Q) codeLeaf(s *sqlb, c SearchCond) error {
+// codeLeaf writes the predicates of code fields in a search of mode m.
+func (q Q) codeLeaf(s *sqlb, c SearchCond, m codeSearchMode) error {
+	// + keeps SQLite from finding a scoped search's files through the
+	// index of extension or name.
+	unindexed := ""
+	if m.scoped {
+		unindexed = "+"
+	}
 	switch c.Field {
 	case "text":
 		var columns, exprs []string
@@ -222,7 +294,7 @@ func (q Q) codeLeaf(s *sqlb, c SearchCond) error {
 			s.w("1 = 0")
 			return nil
 		}
-		q.trigramText(s, "f.id", "code_fts", columns, exprs, c.Text)
+		q.trigramText(s, "f.id", "code_fts", columns, exprs, c.Text, m.scan)
 	case "repo":
 		s.ids("f.repo_id", c.IDs)
 	case "owner":
@@ -236,10 +308,10 @@ func (q Q) codeLeaf(s *sqlb, c SearchCond) error {
 		s.w("LOWER(f.language) = ?")
 		s.arg(strings.ToLower(c.Text))
 	case "extension":
-		s.w("f.extension = ?")
+		s.w(unindexed, "f.extension = ?")
 		s.arg(strings.ToLower(strings.TrimPrefix(c.Text, ".")))
 	case "filename":
-		s.w("LOWER(f.name) = ?")
+		s.w(unindexed, "LOWER(f.name) = ?")
 		s.arg(strings.ToLower(c.Text))
 	case "path":
 		// path:DIR keeps files in a directory DIR (at any depth, and in
@@ -270,33 +342,21 @@ type CommitSearch struct {
 	Offset int
 }
 
-const commitSearchFrom = ` FROM code_commits cc JOIN repos r ON r.id = cc.repo_id JOIN accounts a ON a.id = r.owner_id
- LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
- LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?`
+const commitSearchFrom = ` FROM code_commits cc JOIN repos r ON r.id = cc.repo_id JOIN accounts a ON a.id = r.owner_id` + viewerJoins
 
-// SearchCommits returns one page of the commits f selects and their total.
+const commitSearchCols = `cc.repo_id, cc.sha, cc.tree_sha, cc.parents, cc.message, cc.author_name, cc.author_email,
+ cc.author_date, cc.author_tz, cc.committer_name, cc.committer_email, cc.committer_date, cc.committer_tz,
+ COALESCE(cc.author_id, 0), COALESCE(cc.committer_id, 0),
+ (SELECT COUNT(*) FROM commit_comments x WHERE x.repo_id = cc.repo_id AND x.commit_id = cc.sha)`
+
+// SearchCommits returns one page of the commits f selects and their total
+// (at most SearchCountCap).
 func (q Q) SearchCommits(ctx context.Context, f CommitSearch) ([]*CodeCommit, int, error) {
-	rq := RepoQuery{Viewer: f.Viewer}
-	vis, visArgs := rq.where()
-	var s sqlb
-	s.arg(f.Viewer.UserID, f.Viewer.UserID)
-	s.w(vis, " AND ")
-	s.arg(visArgs...)
+	s := visibleTo(f.Viewer)
 	if err := s.compile(f.Cond, q.commitLeaf); err != nil {
 		return nil, 0, err
 	}
-	where := s.b.String()
-	var total int
-	if err := q.searchRow(ctx, `SELECT COUNT(*)`+commitSearchFrom+where, s.args...).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	if f.Offset >= total {
-		return []*CodeCommit{}, total, nil
-	}
-	dir := " ASC"
-	if f.Desc {
-		dir = " DESC"
-	}
+	dir := direction(f.Desc)
 	order := " ORDER BY cc.committer_date DESC, cc.id DESC"
 	switch f.Sort {
 	case "author-date":
@@ -304,35 +364,23 @@ func (q Q) SearchCommits(ctx context.Context, f CommitSearch) ([]*CodeCommit, in
 	case "committer-date":
 		order = " ORDER BY cc.committer_date" + dir + ", cc.id" + dir
 	}
-	args := append(s.args, limitOr30(f.Limit), f.Offset)
-	rows, err := q.searchRows(ctx, `SELECT cc.repo_id, cc.sha, cc.tree_sha, cc.parents, cc.message, cc.author_name, cc.author_email,
- cc.author_date, cc.author_tz, cc.committer_name, cc.committer_email, cc.committer_date, cc.committer_tz,
- COALESCE(cc.author_id, 0), COALESCE(cc.committer_id, 0),
- (SELECT COUNT(*) FROM commit_comments x WHERE x.repo_id = cc.repo_id AND x.commit_id = cc.sha)`+commitSearchFrom+where+order+` LIMIT ? OFFSET ?`, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	out := []*CodeCommit{}
-	for rows.Next() {
+	return runSearch(ctx, q, searchPage{from: commitSearchFrom, cols: commitSearchCols, where: s, order: order,
+		limit: f.Limit, offset: f.Offset, countCap: SearchCountCap}, func(rows *sql.Rows) (*CodeCommit, error) {
 		c := &CodeCommit{}
 		var parents string
-		if err := rows.Scan(&c.RepoID, &c.SHA, &c.Tree, &parents, &c.Message, &c.AuthorName, &c.AuthorEmail,
+		err := rows.Scan(&c.RepoID, &c.SHA, &c.Tree, &parents, &c.Message, &c.AuthorName, &c.AuthorEmail,
 			&c.AuthorDate, &c.AuthorTZ, &c.CommitterName, &c.CommitterEmail, &c.CommitterDate, &c.CommitterTZ,
-			&c.AuthorID, &c.CommitterID, &c.CommentCount); err != nil {
-			return nil, 0, err
-		}
+			&c.AuthorID, &c.CommitterID, &c.CommentCount)
 		c.Parents = strings.Fields(parents)
-		out = append(out, c)
-	}
-	return out, total, rows.Err()
+		return c, err
+	})
 }
 
 // commitLeaf writes the predicates of commit fields.
 func (q Q) commitLeaf(s *sqlb, c SearchCond) error {
 	switch c.Field {
 	case "text":
-		q.trigramText(s, "cc.id", "code_commits_fts", []string{"message"}, []string{"cc.message"}, c.Text)
+		q.trigramText(s, "cc.id", "code_commits_fts", []string{"message"}, []string{"cc.message"}, c.Text, false)
 	case "repo":
 		s.ids("cc.repo_id", c.IDs)
 	case "owner":
@@ -378,4 +426,12 @@ func (q Q) commitLeaf(s *sqlb, c SearchCond) error {
 		return fmt.Errorf("store: search: unknown commit field %q", c.Field)
 	}
 	return nil
+}
+
+// ReposUnindexed lists, in id order, up to limit repositories after id
+// after that the code index holds nothing of (created before the index
+// existed, or never pushed).
+func (q Q) ReposUnindexed(ctx context.Context, after int64, limit int) ([]int64, error) {
+	return q.int64s(ctx, `SELECT r.id FROM repos r WHERE r.id > ? AND NOT EXISTS (SELECT 1 FROM code_index ci WHERE ci.repo_id = r.id)
+ ORDER BY r.id LIMIT ?`, after, limit)
 }

@@ -2090,6 +2090,14 @@ CREATE TABLE closing_references (
 );
 CREATE INDEX closing_references_issue ON closing_references (issue_id, pull_id);
 `,
+	// 61: codesearch scale: extension: and filename: find their files
+	// through an index, so that a code search they narrow tests its words
+	// file by file rather than through the trigram index
+	// (store.narrowCodeScope).
+	`
+CREATE INDEX code_files_extension ON code_files (extension);
+CREATE INDEX code_files_lower_name ON code_files (LOWER(name));
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {

@@ -238,9 +238,7 @@ type IssueSearch struct {
 // issueSearchFrom joins what the leaves read: the repository, its owner,
 // the viewer's relations to it (the visibility rule of RepoQuery) and the
 // pull request half.
-const issueSearchFrom = ` FROM issues i JOIN repos r ON r.id = i.repo_id JOIN accounts a ON a.id = r.owner_id
- LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
- LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?
+const issueSearchFrom = ` FROM issues i JOIN repos r ON r.id = i.repo_id JOIN accounts a ON a.id = r.owner_id` + viewerJoins + `
  LEFT JOIN pulls p ON p.issue_id = i.id`
 
 // reactionContent maps the sort names of reactions to their contents.
@@ -252,40 +250,15 @@ var reactionContent = map[string]string{
 // SearchIssues returns one page of the issues and pull requests f selects
 // and their total.
 func (q Q) SearchIssues(ctx context.Context, f IssueSearch) ([]*model.Issue, int, error) {
-	rq := RepoQuery{Viewer: f.Viewer}
-	vis, visArgs := rq.where()
-	var s sqlb
-	s.arg(f.Viewer.UserID, f.Viewer.UserID)
-	s.w(vis, " AND (r.has_issues = ? OR i.is_pull = ?) AND ")
-	s.arg(visArgs...)
+	s := visibleTo(f.Viewer)
+	s.w("(r.has_issues = ? OR i.is_pull = ?) AND ")
 	s.arg(true, true)
 	if err := s.compile(f.Cond, issueLeaf); err != nil {
 		return nil, 0, err
 	}
-	where := s.b.String()
-	var total int
-	if err := q.searchRow(ctx, `SELECT COUNT(*)`+issueSearchFrom+where, s.args...).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	if f.Offset >= total {
-		return []*model.Issue{}, total, nil
-	}
 	order, orderArgs := f.order()
-	args := append(append(s.args, orderArgs...), limitOr30(f.Limit), f.Offset)
-	rows, err := q.searchRows(ctx, `SELECT `+issueCols+issueSearchFrom+where+order+` LIMIT ? OFFSET ?`, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	out := []*model.Issue{}
-	for rows.Next() {
-		is, err := scanIssue(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, is)
-	}
-	return out, total, rows.Err()
+	return runSearch(ctx, q, searchPage{from: issueSearchFrom, cols: issueCols, where: s, order: order, oargs: orderArgs,
+		limit: f.Limit, offset: f.Offset}, func(rows *sql.Rows) (*model.Issue, error) { return scanIssue(rows) })
 }
 
 func limitOr30(n int) int {
@@ -296,10 +269,7 @@ func limitOr30(n int) int {
 }
 
 func (f *IssueSearch) order() (string, []any) {
-	dir := " DESC"
-	if !f.Desc {
-		dir = " ASC"
-	}
+	dir := direction(f.Desc)
 	switch {
 	case f.Sort == "created":
 		return " ORDER BY i.created_at" + dir + ", i.id" + dir, nil
@@ -610,49 +580,18 @@ var repoText = map[string]string{
 // SearchRepos returns one page of the repositories f selects, with their
 // owners and the viewer's facts, and their total.
 func (q Q) SearchRepos(ctx context.Context, f RepoSearch) ([]*RepoView, int, error) {
-	rq := RepoQuery{Viewer: f.Viewer}
-	vis, visArgs := rq.where()
-	var s sqlb
-	s.arg(f.Viewer.UserID, f.Viewer.UserID)
-	s.w(vis, " AND ")
-	s.arg(visArgs...)
+	s := visibleTo(f.Viewer)
 	if err := s.compile(f.Cond, repoLeaf); err != nil {
 		return nil, 0, err
 	}
-	where := s.b.String()
-	var total int
-	err := q.searchRow(ctx, `SELECT COUNT(*) FROM repos r JOIN accounts a ON a.id = r.owner_id
- LEFT JOIN org_members m ON m.org_id = r.owner_id AND m.user_id = ? AND m.state = 'active'
- LEFT JOIN repo_collaborators c ON c.repo_id = r.id AND c.user_id = ?`+repoFacts+where, s.args...).Scan(&total)
-	if err != nil {
-		return nil, 0, err
-	}
-	if f.Offset >= total {
-		return []*RepoView{}, total, nil
-	}
 	order, orderArgs := f.order()
-	args := append(append(s.args, orderArgs...), limitOr30(f.Limit), f.Offset)
-	rows, err := q.searchRows(ctx, repoSelect+repoFacts+where+order+` LIMIT ? OFFSET ?`, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	out := []*RepoView{}
-	for rows.Next() {
-		v, err := scanRepoView(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, v)
-	}
-	return out, total, rows.Err()
+	return runSearch(ctx, q, searchPage{from: ` FROM repos r JOIN accounts a ON a.id = r.owner_id` + viewerJoins + repoFacts,
+		sel: repoSelect + repoFacts, where: s, order: order, oargs: orderArgs, limit: f.Limit, offset: f.Offset},
+		func(rows *sql.Rows) (*RepoView, error) { return scanRepoView(rows) })
 }
 
 func (f *RepoSearch) order() (string, []any) {
-	dir := " DESC"
-	if !f.Desc {
-		dir = " ASC"
-	}
+	dir := direction(f.Desc)
 	switch f.Sort {
 	case "forks":
 		return " ORDER BY " + repoForks + dir + ", r.id" + dir, nil
@@ -754,42 +693,21 @@ var accountText = map[string]string{"login": "a.login", "email": "a.email", "nam
 // SearchAccounts returns one page of the accounts f selects and their
 // total.
 func (q Q) SearchAccounts(ctx context.Context, f AccountSearch) ([]*model.Account, int, error) {
-	var s sqlb
+	s := &sqlb{}
 	s.w(" WHERE ")
 	if err := s.compile(f.Cond, accountLeaf); err != nil {
 		return nil, 0, err
 	}
-	where := s.b.String()
-	var total int
-	if err := q.searchRow(ctx, `SELECT COUNT(*) FROM accounts a`+where, s.args...).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	if f.Offset >= total {
-		return []*model.Account{}, total, nil
-	}
 	order, orderArgs := f.order()
-	args := append(append(s.args, orderArgs...), limitOr30(f.Limit), f.Offset)
-	rows, err := q.searchRows(ctx, `SELECT `+accountCols+` FROM accounts a`+where+order+` LIMIT ? OFFSET ?`, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	out := []*model.Account{}
-	for rows.Next() {
+	return runSearch(ctx, q, searchPage{from: ` FROM accounts a`, cols: accountCols, where: s, order: order, oargs: orderArgs,
+		limit: f.Limit, offset: f.Offset}, func(rows *sql.Rows) (*model.Account, error) {
 		a := &model.Account{}
-		if err := scanAccount(rows, a); err != nil {
-			return nil, 0, err
-		}
-		out = append(out, a)
-	}
-	return out, total, rows.Err()
+		return a, scanAccount(rows, a)
+	})
 }
 
 func (f *AccountSearch) order() (string, []any) {
-	dir := " DESC"
-	if !f.Desc {
-		dir = " ASC"
-	}
+	dir := direction(f.Desc)
 	switch f.Sort {
 	case "repositories":
 		return " ORDER BY " + publicRepos + dir + ", a.id" + dir, nil
@@ -865,18 +783,7 @@ func (q Q) SearchLabels(ctx context.Context, repoID int64, words []string, sort 
 		s.w("1 = 0")
 	}
 	s.w(")")
-	where := s.b.String()
-	var total int
-	if err := q.searchRow(ctx, `SELECT COUNT(*) FROM labels l`+where, s.args...).Scan(&total); err != nil {
-		return nil, 0, err
-	}
-	if offset >= total {
-		return []*model.Label{}, total, nil
-	}
-	dir := " DESC"
-	if !desc {
-		dir = " ASC"
-	}
+	dir := direction(desc)
 	var o sqlb
 	switch sort {
 	case "created":
@@ -896,21 +803,8 @@ func (q Q) SearchLabels(ctx context.Context, repoID int64, words []string, sort 
 		}
 		o.w(") DESC, l.lower_name ASC, l.id ASC")
 	}
-	args := append(append(s.args, o.args...), limitOr30(limit), offset)
-	rows, err := q.searchRows(ctx, `SELECT `+labelCols+` FROM labels l`+where+o.b.String()+` LIMIT ? OFFSET ?`, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	out := []*model.Label{}
-	for rows.Next() {
-		l, err := scanLabel(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, l)
-	}
-	return out, total, rows.Err()
+	return runSearch(ctx, q, searchPage{from: ` FROM labels l`, cols: labelCols, where: &s, order: o.b.String(), oargs: o.args,
+		limit: limit, offset: offset}, func(rows *sql.Rows) (*model.Label, error) { return scanLabel(rows) })
 }
 
 // --- running -------------------------------------------------------------------

@@ -8,7 +8,9 @@ import (
 	"github.com/google/go-github/v92/github"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/codeindex"
 	"github.com/hubd/hubd/internal/ratelimit"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // codeWorld is what the code and commit search tests search: mona's
@@ -339,4 +341,47 @@ func writeFile(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestSearchCodeBackfill: repositories pushed before hubd indexed code
+// (here: their index emptied, as migration 58 left every repository) are
+// found once the start-up backfill has run, page after page (one
+// repository a step here), each step queueing the next.
+func TestSearchCodeBackfill(t *testing.T) {
+	w := newCodeWorld(t)
+	st := w.e.Store
+	app, _, err := w.gh.Repositories.Get(ctx, "mona", "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An empty repository (never pushed) is passed over.
+	if _, _, err := w.gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("empty")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []int64{app.GetID(), w.secretID} {
+		if err := st.Tx(ctx, func(tx store.Q) error { return tx.ApplyCodeIndex(ctx, store.CodeIndexUpdate{RepoID: id, Reset: true}) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want(t, "spinner", code(t, w.gh, "spinner"))
+	if err := codeindex.Backfill(ctx, w.e.Deps.Jobs, 1); err != nil {
+		t.Fatal(err)
+	}
+	w.e.RunJobs()
+	want(t, "spinner", code(t, w.gh, "spinner"), "app:src/widget.go", "app:main.py", "secret:hidden.go")
+	res, _, err := w.gh.Search.Commits(ctx, "spinner repo:mona/secret", nil)
+	if err != nil || res.GetTotal() != 1 {
+		t.Fatalf("commits after the backfill: %v %v", res.GetTotal(), err)
+	}
+	// Every repository was visited: nothing is left unindexed but the
+	// empty one, and a second backfill finds nothing to do.
+	left, err := st.R().ReposUnindexed(ctx, 0, 100)
+	if err != nil || len(left) != 1 {
+		t.Fatalf("unindexed after the backfill: %v %v", left, err)
+	}
+	if err := codeindex.Backfill(ctx, w.e.Deps.Jobs, 0); err != nil {
+		t.Fatal(err)
+	}
+	w.e.RunJobs()
+	want(t, "spinner", code(t, w.gh, "spinner"), "app:src/widget.go", "app:main.py", "secret:hidden.go")
 }

@@ -56,10 +56,11 @@ func (a *API) Routes() []rest.Route {
 			Note: words + "No account has followers; language: keeps accounts owning a public repository whose detected top language it is."},
 		{Method: "GET", Pattern: "/search/code", OperationID: "search/code", Handler: a.code, Resource: "search",
 			Note: "Words match file contents and paths case-insensitively as substrings (a trigram index), not GitHub's tokens; " +
-				"results come by repository and path, every score is 1. The index follows pushes through a background job " +
-				"(a default branch renamed without a push, and a repository pushed before hubd indexed code, are indexed at their next push). Counted against the search limit, not a separate code_search one."},
+				"best match is the order files were indexed in, every score is 1; total_count stops at 10,000. The index follows pushes through a background job " +
+				"(a default branch renamed without a push is indexed at the next push; repositories pushed before hubd indexed code are indexed by a backfill job at start-up). " +
+				"Counted against the search limit, not a separate code_search one."},
 		{Method: "GET", Pattern: "/search/commits", OperationID: "search/commits", Handler: a.commits, Resource: "search",
-			Note: "Words match commit messages case-insensitively as substrings; best match is the newest commit first, every score is 1. " +
+			Note: "Words match commit messages case-insensitively as substrings; best match is the newest commit first, every score is 1; total_count stops at 10,000. " +
 				"author: and committer: match the accounts commit addresses belonged to when the commit was indexed; " +
 				"commit.verification is left out (the index keeps no signatures)."},
 		{Method: "GET", Pattern: "/search/labels", OperationID: "search/labels", Handler: a.labels, Resource: "search",
