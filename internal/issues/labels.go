@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -122,5 +123,165 @@ func (a *Service) DeleteLabel(ctx context.Context, x *Access, name string) error
 		p := LabelPayload(l)
 		p["webhook"] = map[string]any{"label": a.d.URLs.ToLabel(x.Repo, l)}
 		return tx.AppendEvent(ctx, "label.deleted", x.Caller.UserID(), x.Repo.ID, x.Org(), p)
+	})
+}
+
+// ErrNoLabel answers removing a label the issue does not carry.
+var ErrNoLabel = &model.HTTPError{Status: 404, Message: "Label does not exist"}
+
+// AddLabels puts the labels called names on issue id of x's repository,
+// creating unknown ones with GitHub's grey, as POST
+// .../issues/{n}/labels does: triage access; labeled events.
+func (a *Service) AddLabels(ctx context.Context, x *Access, id int64, names []string) error {
+	return a.changeLabels(ctx, x, id, names, false)
+}
+
+// ReplaceLabels makes the labels called names exactly issue id's labels
+// (none clears them), as PUT .../issues/{n}/labels does: triage access;
+// unknown labels are created; labeled and unlabeled events.
+func (a *Service) ReplaceLabels(ctx context.Context, x *Access, id int64, names []string) error {
+	return a.changeLabels(ctx, x, id, names, true)
+}
+
+func (a *Service) changeLabels(ctx context.Context, x *Access, id int64, names []string, replace bool) error {
+	if err := x.require(authz.Triage); err != nil {
+		return err
+	}
+	actor := x.Caller.UserID()
+	return a.d.Store.Tx(ctx, func(tx store.Q) error {
+		is, err := issueIn(ctx, tx, x, id)
+		if err != nil {
+			return err
+		}
+		labels, err := ensureLabels(ctx, tx, x, actor, names)
+		if err != nil {
+			return err
+		}
+		changed := false
+		if replace {
+			if changed, err = setLabels(ctx, tx, x, is, actor, labels); err != nil {
+				return err
+			}
+		} else {
+			for _, l := range labels {
+				ok, err := label(ctx, tx, x, is, actor, l)
+				if err != nil {
+					return err
+				}
+				changed = changed || ok
+			}
+		}
+		if changed {
+			return tx.TouchIssue(ctx, is)
+		}
+		return nil
+	})
+}
+
+// RemoveLabel takes the label called name (any case) off issue id, as
+// DELETE .../issues/{n}/labels/{name} does: triage access; ErrNoLabel when
+// the repository has no such label or the issue does not carry it.
+func (a *Service) RemoveLabel(ctx context.Context, x *Access, id int64, name string) error {
+	if err := x.require(authz.Triage); err != nil {
+		return err
+	}
+	return a.d.Store.Tx(ctx, func(tx store.Q) error {
+		is, err := issueIn(ctx, tx, x, id)
+		if err != nil {
+			return err
+		}
+		l, err := tx.LabelByName(ctx, x.Repo.ID, name)
+		if errors.Is(err, model.ErrNotFound) {
+			return ErrNoLabel
+		}
+		if err != nil {
+			return err
+		}
+		ok, err := unlabel(ctx, tx, x, is, x.Caller.UserID(), l)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrNoLabel
+		}
+		return tx.TouchIssue(ctx, is)
+	})
+}
+
+// AddAssignees assigns the users called logins to issue id, as POST
+// .../issues/{n}/assignees does: up to ten assignees in all; logins that
+// may not be assigned, and the whole change without triage access, are
+// silently ignored (the caller must still be able to participate).
+func (a *Service) AddAssignees(ctx context.Context, x *Access, id int64, logins []string) error {
+	return a.changeAssignees(ctx, x, id, logins, true)
+}
+
+// RemoveAssignees unassigns the users called logins from issue id, as
+// DELETE .../issues/{n}/assignees does; without triage access nothing
+// changes.
+func (a *Service) RemoveAssignees(ctx context.Context, x *Access, id int64, logins []string) error {
+	return a.changeAssignees(ctx, x, id, logins, false)
+}
+
+func (a *Service) changeAssignees(ctx context.Context, x *Access, id int64, list []string, add bool) error {
+	if !x.Repo.HasIssues {
+		return ErrDisabled
+	}
+	if err := x.MayWrite(); err != nil {
+		return err
+	}
+	actor := x.Caller.UserID()
+	return a.d.Store.Tx(ctx, func(tx store.Q) error {
+		is, err := issueIn(ctx, tx, x, id)
+		if err != nil {
+			return err
+		}
+		if !x.Triage() || len(list) == 0 {
+			return nil
+		}
+		cur, err := tx.IssueAssignees(ctx, is.ID)
+		if err != nil {
+			return err
+		}
+		changed := false
+		if add {
+			found, err := tx.AssignableByLogin(ctx, x.Repo.ID, list)
+			if err != nil {
+				return err
+			}
+			n := len(cur)
+			for _, l := range list {
+				u := found[strings.ToLower(l)]
+				if u == nil || n >= MaxAssignees {
+					continue
+				}
+				ok, err := assign(ctx, tx, x, is, actor, u)
+				if err != nil {
+					return err
+				}
+				if ok {
+					n++
+					changed = true
+				}
+			}
+		} else {
+			drop := map[string]bool{}
+			for _, l := range list {
+				drop[strings.ToLower(l)] = true
+			}
+			for _, u := range cur {
+				if !drop[strings.ToLower(u.Login)] {
+					continue
+				}
+				if _, err := unassign(ctx, tx, x, is, actor, u); err != nil {
+					return err
+				}
+				changed = true
+			}
+		}
+		if changed {
+			return tx.TouchIssue(ctx, is)
+		}
+		return nil
 	})
 }

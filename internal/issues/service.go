@@ -63,17 +63,17 @@ func (a *Service) Open(ctx context.Context, x *Access, in NewIssue, fields []*mo
 				return err
 			}
 		}
-		labels, err := EnsureLabels(ctx, tx, x, actor, in.Labels)
+		labels, err := ensureLabels(ctx, tx, x, actor, in.Labels)
 		if err != nil {
 			return err
 		}
-		if _, err := SetLabels(ctx, tx, x, is, actor, labels); err != nil {
+		if _, err := setLabels(ctx, tx, x, is, actor, labels); err != nil {
 			return err
 		}
-		if _, err := SetAssignees(ctx, tx, x, is, actor, in.Assignees); err != nil {
+		if _, err := setAssignees(ctx, tx, x, is, actor, in.Assignees); err != nil {
 			return err
 		}
-		if err := WriteFieldValues(ctx, tx, x, is, actor, fields, false); err != nil {
+		if err := writeFieldValues(ctx, tx, x, is, actor, fields, false); err != nil {
 			return err
 		}
 		return a.NoteBody(ctx, tx, x, is, actor, is.Body)
@@ -176,11 +176,11 @@ func (a *Service) Change(ctx context.Context, x *Access, id int64, ch IssueChang
 				}
 				names = mergeNames(current, ch.LabelNames, ch.LabelMode == "add")
 			}
-			labels, err := EnsureLabels(ctx, tx, x, actor, names)
+			labels, err := ensureLabels(ctx, tx, x, actor, names)
 			if err != nil {
 				return err
 			}
-			ok, err := SetLabels(ctx, tx, x, &after, actor, labels)
+			ok, err := setLabels(ctx, tx, x, &after, actor, labels)
 			if err != nil {
 				return err
 			}
@@ -199,14 +199,14 @@ func (a *Service) Change(ctx context.Context, x *Access, id int64, ch IssueChang
 						Message: "You can Assign up to 10 users to an issue."}}}
 				}
 			}
-			ok, err := SetAssignees(ctx, tx, x, &after, actor, list)
+			ok, err := setAssignees(ctx, tx, x, &after, actor, list)
 			if err != nil {
 				return err
 			}
 			touched = touched || ok
 		}
 		if ch.FieldsSet {
-			if err := WriteFieldValues(ctx, tx, x, &after, actor, ch.Fields, false); err != nil {
+			if err := writeFieldValues(ctx, tx, x, &after, actor, ch.Fields, false); err != nil {
 				return err
 			}
 			touched = true

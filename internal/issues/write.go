@@ -58,9 +58,9 @@ func (a *Service) ResolveAssignees(ctx context.Context, q store.Q, repoID int64,
 	return out, nil
 }
 
-// EnsureLabels finds labels by name and creates the missing ones with
+// ensureLabels finds labels by name and creates the missing ones with
 // GitHub's default colour, as applying an unknown label does on GitHub.
-func EnsureLabels(ctx context.Context, tx store.Q, x *Access, actor int64, list []string) ([]*model.Label, error) {
+func ensureLabels(ctx context.Context, tx store.Q, x *Access, actor int64, list []string) ([]*model.Label, error) {
 	found, err := tx.LabelsByName(ctx, x.Repo.ID, list)
 	if err != nil {
 		return nil, err
@@ -96,9 +96,9 @@ func Event(ctx context.Context, tx store.Q, x *Access, is *model.Issue, e model.
 	return tx.AddIssueEvent(ctx, &e, x.Org(), details)
 }
 
-// SetLabels makes an issue's labels exactly list, recording labeled and
+// setLabels makes an issue's labels exactly list, recording labeled and
 // unlabeled events; it reports whether anything changed.
-func SetLabels(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, list []*model.Label) (bool, error) {
+func setLabels(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, list []*model.Label) (bool, error) {
 	cur, err := tx.IssueLabels(ctx, is.ID)
 	if err != nil {
 		return false, err
@@ -112,14 +112,14 @@ func SetLabels(ctx context.Context, tx store.Q, x *Access, is *model.Issue, acto
 		if want[l.ID] {
 			continue
 		}
-		ok, err := Unlabel(ctx, tx, x, is, actor, l)
+		ok, err := unlabel(ctx, tx, x, is, actor, l)
 		if err != nil {
 			return false, err
 		}
 		changed = changed || ok
 	}
 	for _, l := range list {
-		ok, err := Label(ctx, tx, x, is, actor, l)
+		ok, err := label(ctx, tx, x, is, actor, l)
 		if err != nil {
 			return false, err
 		}
@@ -128,8 +128,8 @@ func SetLabels(ctx context.Context, tx store.Q, x *Access, is *model.Issue, acto
 	return changed, nil
 }
 
-// Label puts label l on an issue with its event; false when it was there.
-func Label(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, l *model.Label) (bool, error) {
+// label puts label l on an issue with its event; false when it was there.
+func label(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, l *model.Label) (bool, error) {
 	ok, err := tx.AddIssueLabel(ctx, is.ID, l.ID)
 	if err != nil || !ok {
 		return false, err
@@ -138,8 +138,8 @@ func Label(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor in
 		map[string]any{"label": l.Name})
 }
 
-// Unlabel takes label l off an issue with its event; false when it was not there.
-func Unlabel(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, l *model.Label) (bool, error) {
+// unlabel takes label l off an issue with its event; false when it was not there.
+func unlabel(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, l *model.Label) (bool, error) {
 	ok, err := tx.RemoveIssueLabel(ctx, is.ID, l.ID)
 	if err != nil || !ok {
 		return false, err
@@ -148,8 +148,8 @@ func Unlabel(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor 
 		map[string]any{"label": l.Name})
 }
 
-// SetAssignees makes an issue's assignees exactly list, recording events.
-func SetAssignees(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, list []*model.Account) (bool, error) {
+// setAssignees makes an issue's assignees exactly list, recording events.
+func setAssignees(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, list []*model.Account) (bool, error) {
 	cur, err := tx.IssueAssignees(ctx, is.ID)
 	if err != nil {
 		return false, err
@@ -163,14 +163,14 @@ func SetAssignees(ctx context.Context, tx store.Q, x *Access, is *model.Issue, a
 		if want[u.ID] {
 			continue
 		}
-		ok, err := Unassign(ctx, tx, x, is, actor, u)
+		ok, err := unassign(ctx, tx, x, is, actor, u)
 		if err != nil {
 			return false, err
 		}
 		changed = changed || ok
 	}
 	for _, u := range list {
-		ok, err := Assign(ctx, tx, x, is, actor, u)
+		ok, err := assign(ctx, tx, x, is, actor, u)
 		if err != nil {
 			return false, err
 		}
@@ -179,8 +179,8 @@ func SetAssignees(ctx context.Context, tx store.Q, x *Access, is *model.Issue, a
 	return changed, nil
 }
 
-// Assign assigns u to an issue with its event; false when u was assigned.
-func Assign(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, u *model.Account) (bool, error) {
+// assign assigns u to an issue with its event; false when u was assigned.
+func assign(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, u *model.Account) (bool, error) {
 	ok, err := tx.AddIssueAssignee(ctx, is.ID, u.ID)
 	if err != nil || !ok {
 		return false, err
@@ -189,8 +189,8 @@ func Assign(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor i
 		map[string]any{"assignee": u.Login})
 }
 
-// Unassign unassigns u from an issue with its event; false when u was not assigned.
-func Unassign(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, u *model.Account) (bool, error) {
+// unassign unassigns u from an issue with its event; false when u was not assigned.
+func unassign(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, u *model.Account) (bool, error) {
 	ok, err := tx.RemoveIssueAssignee(ctx, is.ID, u.ID)
 	if err != nil || !ok {
 		return false, err
@@ -316,20 +316,22 @@ func (a *Service) AddComment(ctx context.Context, c *authz.Caller, repo *model.R
 // MaxFieldValues is GitHub's limit of values per request.
 const MaxFieldValues = 25
 
-// FieldValueIn is a field value as a request gives it.
-type FieldValueIn struct {
-	FieldID *int64          `json:"field_id"`
-	Value   json.RawMessage `json:"value"`
+// FieldValueInput is a field value as a request gives it: the field's id
+// and the value decoded from JSON (a string, a number as float64, int64 or
+// json.Number, or nil when absent).
+type FieldValueInput struct {
+	FieldID *int64
+	Value   any
 }
 
-// InvalidField is the 422 of an issue field value's field.
-func InvalidField(field string, v any) error {
+// invalidField is the 422 of an issue field value's field.
+func invalidField(field string, v any) error {
 	return &model.ValidationError{Errors: []model.FieldError{{Resource: "IssueFieldValue", Field: field, Code: "invalid", Value: v}}}
 }
 
 // ResolveFieldValues checks values against the organization's fields.
 // Repositories of users have no fields: their values are dropped.
-func (a *Service) ResolveFieldValues(ctx context.Context, x *Access, in []FieldValueIn) ([]*model.IssueFieldValue, error) {
+func (a *Service) ResolveFieldValues(ctx context.Context, x *Access, in []FieldValueInput) ([]*model.IssueFieldValue, error) {
 	org := x.Org()
 	if org == 0 || len(in) == 0 {
 		return nil, nil
@@ -353,31 +355,30 @@ func (a *Service) ResolveFieldValues(ctx context.Context, x *Access, in []FieldV
 	for _, v := range in {
 		f := fields[*v.FieldID]
 		if f == nil {
-			return nil, InvalidField("field_id", *v.FieldID)
+			return nil, invalidField("field_id", *v.FieldID)
 		}
 		val := &model.IssueFieldValue{Field: f}
-		if len(v.Value) == 0 || string(v.Value) == "null" {
+		if v.Value == nil {
 			return nil, model.Invalid("IssueFieldValue", "value", "missing_field")
 		}
-		var s string
-		isString := json.Unmarshal(v.Value, &s) == nil
+		s, isString := v.Value.(string)
 		switch f.DataType {
 		case "text":
 			if !isString {
-				return nil, InvalidField("value", json.RawMessage(v.Value))
+				return nil, invalidField("value", v.Value)
 			}
 			val.Text = &s
 		case "number":
-			var n float64
-			if err := json.Unmarshal(v.Value, &n); err != nil {
-				return nil, InvalidField("value", json.RawMessage(v.Value))
+			n, ok := number(v.Value)
+			if !ok {
+				return nil, invalidField("value", v.Value)
 			}
 			val.Number = &n
 		case "date":
 			t, err := time.Parse("2006-01-02", s)
 			if err != nil {
 				if t, err = time.Parse(time.RFC3339, s); err != nil || !isString {
-					return nil, InvalidField("value", json.RawMessage(v.Value))
+					return nil, invalidField("value", v.Value)
 				}
 			}
 			d := t.Format("2006-01-02")
@@ -389,10 +390,10 @@ func (a *Service) ResolveFieldValues(ctx context.Context, x *Access, in []FieldV
 				}
 			}
 			if val.Option == nil {
-				return nil, InvalidField("value", json.RawMessage(v.Value))
+				return nil, invalidField("value", v.Value)
 			}
 		default:
-			return nil, InvalidField("field_id", *v.FieldID)
+			return nil, invalidField("field_id", *v.FieldID)
 		}
 		if byField[f.ID] == nil {
 			order = append(order, f.ID)
@@ -406,9 +407,25 @@ func (a *Service) ResolveFieldValues(ctx context.Context, x *Access, in []FieldV
 	return out, nil
 }
 
-// WriteFieldValues sets values on an issue (after removing all others when
+// number is a decoded JSON number as float64.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case json.Number:
+		f, err := n.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// writeFieldValues sets values on an issue (after removing all others when
 // replace) and records the change.
-func WriteFieldValues(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, values []*model.IssueFieldValue, replace bool) error {
+func writeFieldValues(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, values []*model.IssueFieldValue, replace bool) error {
 	if replace {
 		if err := tx.ClearIssueFieldValues(ctx, is.ID); err != nil {
 			return err
@@ -437,3 +454,59 @@ func CommentText(body *string) (string, error) {
 	}
 	return *body, CheckCommentBody(*body)
 }
+
+// SetFieldValues sets values (ResolveFieldValues's) on issue id of x's
+// repository, as POST .../issue-field-values does, or — replace, as PUT
+// does — makes them its only values; an empty list clears them all. Write
+// access; repositories of organizations only. Domain event
+// issues.field_values_changed.
+func (a *Service) SetFieldValues(ctx context.Context, x *Access, id int64, values []*model.IssueFieldValue, replace bool) error {
+	if err := x.require(authz.Write); err != nil {
+		return err
+	}
+	if x.Org() == 0 {
+		return errUserFields
+	}
+	return a.d.Store.Tx(ctx, func(tx store.Q) error {
+		is, err := issueIn(ctx, tx, x, id)
+		if err != nil {
+			return err
+		}
+		if err := writeFieldValues(ctx, tx, x, is, x.Caller.UserID(), values, replace || len(values) == 0); err != nil {
+			return err
+		}
+		return tx.TouchIssue(ctx, is)
+	})
+}
+
+// DeleteFieldValue removes issue id's value of field fieldID, as DELETE
+// .../issue-field-values/{issue_field_id} does: write access; not found
+// when the issue has no value for it. Domain event
+// issues.field_value_deleted.
+func (a *Service) DeleteFieldValue(ctx context.Context, x *Access, id, fieldID int64) error {
+	if err := x.require(authz.Write); err != nil {
+		return err
+	}
+	return a.d.Store.Tx(ctx, func(tx store.Q) error {
+		is, err := issueIn(ctx, tx, x, id)
+		if err != nil {
+			return err
+		}
+		ok, err := tx.DeleteIssueFieldValue(ctx, is.ID, fieldID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return model.ErrNotFound
+		}
+		p := IssuePayload(is, "field_value_deleted")
+		p["field_id"] = fieldID
+		if err := tx.AppendEvent(ctx, "issues.field_value_deleted", x.Caller.UserID(), x.Repo.ID, x.Org(), p); err != nil {
+			return err
+		}
+		return tx.TouchIssue(ctx, is)
+	})
+}
+
+// errUserFields answers field values on a repository of a user.
+var errUserFields = model.Custom("IssueFieldValue", "issue_field_values", "Issue fields are only available for repositories owned by organizations.")

@@ -212,7 +212,7 @@ type createBody struct {
 	Milestone        milestoneIn             `json:"milestone"`
 	Labels           []nameIn                `json:"labels"`
 	Assignees        []loginIn               `json:"assignees"`
-	IssueFieldValues []issuesvc.FieldValueIn `json:"issue_field_values"`
+	IssueFieldValues []fieldValueIn          `json:"issue_field_values"`
 	Type             rest.Opt[string]        `json:"type"`
 }
 
@@ -266,7 +266,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 		if t, ok := in.Type.Get(); ok && t != "" {
 			return errNoType(t)
 		}
-		if fields, err = a.svc.ResolveFieldValues(ctx, x, in.IssueFieldValues); err != nil {
+		if fields, err = a.svc.ResolveFieldValues(ctx, x, fieldInputs(in.IssueFieldValues)); err != nil {
 			return err
 		}
 	}
@@ -305,7 +305,7 @@ type updateBody struct {
 	Milestone        milestoneIn                       `json:"milestone"`
 	Labels           rest.Opt[[]nameIn]                `json:"labels"`
 	Assignees        rest.Opt[[]loginIn]               `json:"assignees"`
-	IssueFieldValues rest.Opt[[]issuesvc.FieldValueIn] `json:"issue_field_values"`
+	IssueFieldValues rest.Opt[[]fieldValueIn]         `json:"issue_field_values"`
 	Type             rest.Opt[json.RawMessage]         `json:"type"`
 }
 
@@ -401,7 +401,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		if list, ok := in.IssueFieldValues.Get(); ok {
-			if fields, err = a.svc.ResolveFieldValues(ctx, x, list); err != nil {
+			if fields, err = a.svc.ResolveFieldValues(ctx, x, fieldInputs(list)); err != nil {
 				return err
 			}
 		}
