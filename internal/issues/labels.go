@@ -23,31 +23,31 @@ type LabelInput struct {
 // CreateLabel creates a label (GitHub's grey unless a colour of six hex
 // digits is given) with its event.
 func (a *Service) CreateLabel(ctx context.Context, x *Access, in LabelInput) (*model.Label, error) {
-	l := &model.Label{RepoID: x.Repo.ID, Color: DefaultColor}
+	l := &model.Label{RepoID: x.Repo.ID, Color: defaultColor}
 	if in.Name != nil {
 		l.Name = strings.TrimSpace(*in.Name)
 	}
-	if err := ValidLabelName(l.Name); err != nil {
+	if err := validLabelName(l.Name); err != nil {
 		return nil, err
 	}
 	if in.Color != nil {
-		if !ColorRE.MatchString(*in.Color) {
-			return nil, ErrColor(*in.Color)
+		if !colorRE.MatchString(*in.Color) {
+			return nil, errColor(*in.Color)
 		}
 		l.Color = *in.Color
 	}
 	l.Description = in.Description
-	if err := ValidDescription(l.Description); err != nil {
+	if err := validDescription(l.Description); err != nil {
 		return nil, err
 	}
 	err := a.d.Store.Tx(ctx, func(tx store.Q) error {
 		if err := tx.CreateLabel(ctx, l); err != nil {
 			return err
 		}
-		return tx.AppendEvent(ctx, "label.created", x.Caller.UserID(), x.Repo.ID, x.Org(), LabelPayload(l))
+		return tx.AppendEvent(ctx, "label.created", x.Caller.UserID(), x.Repo.ID, x.Org(), labelPayload(l))
 	})
 	if errors.Is(err, store.ErrDuplicate) {
-		return nil, ErrLabelExists
+		return nil, errLabelExists
 	}
 	if err != nil {
 		return nil, err
@@ -66,20 +66,20 @@ func (a *Service) UpdateLabel(ctx context.Context, x *Access, name string, in La
 		before := *l
 		if in.NewName != nil {
 			l.Name = strings.TrimSpace(*in.NewName)
-			if err := ValidLabelName(l.Name); err != nil {
+			if err := validLabelName(l.Name); err != nil {
 				return err
 			}
 		}
 		if in.Color != nil {
-			if !ColorRE.MatchString(*in.Color) {
-				return ErrColor(*in.Color)
+			if !colorRE.MatchString(*in.Color) {
+				return errColor(*in.Color)
 			}
 			l.Color = *in.Color
 		}
 		if in.DescriptionSet {
 			l.Description = in.Description
 		}
-		if err := ValidDescription(l.Description); err != nil {
+		if err := validDescription(l.Description); err != nil {
 			return err
 		}
 		if err := tx.UpdateLabel(ctx, l); err != nil {
@@ -92,15 +92,15 @@ func (a *Service) UpdateLabel(ctx context.Context, x *Access, name string, in La
 		if before.Color != l.Color {
 			changes["color"] = map[string]any{"from": before.Color}
 		}
-		if !SameStr(before.Description, l.Description) {
+		if !sameStr(before.Description, l.Description) {
 			changes["description"] = map[string]any{"from": before.Description}
 		}
-		p := LabelPayload(l)
+		p := labelPayload(l)
 		p["changes"] = changes
 		return tx.AppendEvent(ctx, "label.edited", x.Caller.UserID(), x.Repo.ID, x.Org(), p)
 	})
 	if errors.Is(err, store.ErrDuplicate) {
-		return nil, ErrLabelExists
+		return nil, errLabelExists
 	}
 	if err != nil {
 		return nil, err
@@ -120,14 +120,14 @@ func (a *Service) DeleteLabel(ctx context.Context, x *Access, name string) error
 			return err
 		}
 		// The label webhook's "deleted" carries the label as it was.
-		p := LabelPayload(l)
+		p := labelPayload(l)
 		p["webhook"] = map[string]any{"label": a.d.URLs.ToLabel(x.Repo, l)}
 		return tx.AppendEvent(ctx, "label.deleted", x.Caller.UserID(), x.Repo.ID, x.Org(), p)
 	})
 }
 
-// ErrNoLabel answers removing a label the issue does not carry.
-var ErrNoLabel = &model.HTTPError{Status: 404, Message: "Label does not exist"}
+// errNoLabel answers removing a label the issue does not carry.
+var errNoLabel = &model.HTTPError{Status: 404, Message: "Label does not exist"}
 
 // AddLabels puts the labels called names on issue id of x's repository,
 // creating unknown ones with GitHub's grey, as POST
@@ -179,7 +179,7 @@ func (a *Service) changeLabels(ctx context.Context, x *Access, id int64, names [
 }
 
 // RemoveLabel takes the label called name (any case) off issue id, as
-// DELETE .../issues/{n}/labels/{name} does: triage access; ErrNoLabel when
+// DELETE .../issues/{n}/labels/{name} does: triage access; errNoLabel when
 // the repository has no such label or the issue does not carry it.
 func (a *Service) RemoveLabel(ctx context.Context, x *Access, id int64, name string) error {
 	if err := x.require(authz.Triage); err != nil {
@@ -192,7 +192,7 @@ func (a *Service) RemoveLabel(ctx context.Context, x *Access, id int64, name str
 		}
 		l, err := tx.LabelByName(ctx, x.Repo.ID, name)
 		if errors.Is(err, model.ErrNotFound) {
-			return ErrNoLabel
+			return errNoLabel
 		}
 		if err != nil {
 			return err
@@ -202,7 +202,7 @@ func (a *Service) RemoveLabel(ctx context.Context, x *Access, id int64, name str
 			return err
 		}
 		if !ok {
-			return ErrNoLabel
+			return errNoLabel
 		}
 		return tx.TouchIssue(ctx, is)
 	})

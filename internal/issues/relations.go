@@ -86,7 +86,7 @@ func (a *Service) Parent(ctx context.Context, x *Access, is *model.Issue) (*mode
 
 // relationEvent records event name on is, naming the other issue.
 func relationEvent(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, name string, other *model.Issue) error {
-	return Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: name, SubjectID: other.ID}, map[string]any{"other_issue_id": other.ID})
+	return event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: name, SubjectID: other.ID}, map[string]any{"other_issue_id": other.ID})
 }
 
 // AddSubIssue makes issue childID a sub-issue of issue parentID (of x's

@@ -22,9 +22,13 @@ import (
 // MaxAssignees is GitHub's limit of assignees per issue.
 const MaxAssignees = 10
 
-// IssueByNumber loads issue number of x's repository; a deleted issue's
-// number answers 410, as on GitHub.
-func IssueByNumber(ctx context.Context, q store.Q, x *Access, number int64) (*model.Issue, error) {
+// IssueByNumber loads issue number of x's repository through q (the store
+// or a transaction); a deleted issue's number answers 410, as on GitHub.
+func (a *Service) IssueByNumber(ctx context.Context, q store.Q, x *Access, number int64) (*model.Issue, error) {
+	return issueByNumber(ctx, q, x, number)
+}
+
+func issueByNumber(ctx context.Context, q store.Q, x *Access, number int64) (*model.Issue, error) {
 	is, err := q.IssueByNumber(ctx, x.Repo.ID, number)
 	if errors.Is(err, model.ErrNotFound) {
 		if gone, derr := q.IssueDeleted(ctx, x.Repo.ID, number); derr != nil {
@@ -69,14 +73,14 @@ func ensureLabels(ctx context.Context, tx store.Q, x *Access, actor int64, list 
 	for _, n := range list {
 		l := found[strings.ToLower(n)]
 		if l == nil {
-			if err := ValidLabelName(n); err != nil {
+			if err := validLabelName(n); err != nil {
 				return nil, err
 			}
-			l = &model.Label{RepoID: x.Repo.ID, Name: n, Color: DefaultColor}
+			l = &model.Label{RepoID: x.Repo.ID, Name: n, Color: defaultColor}
 			if err := tx.CreateLabel(ctx, l); err != nil {
 				return nil, err
 			}
-			if err := tx.AppendEvent(ctx, "label.created", actor, x.Repo.ID, x.Org(), LabelPayload(l)); err != nil {
+			if err := tx.AppendEvent(ctx, "label.created", actor, x.Repo.ID, x.Org(), labelPayload(l)); err != nil {
 				return nil, err
 			}
 			found[strings.ToLower(n)] = l
@@ -86,8 +90,8 @@ func ensureLabels(ctx context.Context, tx store.Q, x *Access, actor int64, list 
 	return out, nil
 }
 
-// Event appends an issue event (and its domain event).
-func Event(ctx context.Context, tx store.Q, x *Access, is *model.Issue, e model.IssueEvent, details map[string]any) error {
+// event appends an issue event (and its domain event).
+func event(ctx context.Context, tx store.Q, x *Access, is *model.Issue, e model.IssueEvent, details map[string]any) error {
 	e.RepoID, e.IssueID = x.Repo.ID, is.ID
 	if details == nil {
 		details = map[string]any{}
@@ -134,7 +138,7 @@ func label(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor in
 	if err != nil || !ok {
 		return false, err
 	}
-	return true, Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "labeled", LabelName: l.Name, LabelColor: l.Color},
+	return true, event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "labeled", LabelName: l.Name, LabelColor: l.Color},
 		map[string]any{"label": l.Name})
 }
 
@@ -144,7 +148,7 @@ func unlabel(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor 
 	if err != nil || !ok {
 		return false, err
 	}
-	return true, Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "unlabeled", LabelName: l.Name, LabelColor: l.Color},
+	return true, event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "unlabeled", LabelName: l.Name, LabelColor: l.Color},
 		map[string]any{"label": l.Name})
 }
 
@@ -185,7 +189,7 @@ func assign(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor i
 	if err != nil || !ok {
 		return false, err
 	}
-	return true, Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "assigned", AssigneeID: u.ID, AssignerID: actor},
+	return true, event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "assigned", AssigneeID: u.ID, AssignerID: actor},
 		map[string]any{"assignee": u.Login})
 }
 
@@ -195,28 +199,28 @@ func unassign(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor
 	if err != nil || !ok {
 		return false, err
 	}
-	return true, Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "unassigned", AssigneeID: u.ID, AssignerID: actor},
+	return true, event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "unassigned", AssigneeID: u.ID, AssignerID: actor},
 		map[string]any{"assignee": u.Login})
 }
 
-// IssuePayload is the domain payload of issue-level events.
-func IssuePayload(is *model.Issue, action string) map[string]any {
+// issuePayload is the domain payload of issue-level events.
+func issuePayload(is *model.Issue, action string) map[string]any {
 	return map[string]any{"action": action, "issue_id": is.ID, "number": is.Number}
 }
 
-// DefaultColor is the colour of labels created without one.
-const DefaultColor = "ededed"
+// defaultColor is the colour of labels created without one.
+const defaultColor = "ededed"
 
-// ColorRE is a label colour: six hex digits without "#".
-var ColorRE = regexp.MustCompile(`^[0-9a-fA-F]{6}$`)
+// colorRE is a label colour: six hex digits without "#".
+var colorRE = regexp.MustCompile(`^[0-9a-fA-F]{6}$`)
 
-// LabelPayload is the domain payload of label events.
-func LabelPayload(l *model.Label) map[string]any {
+// labelPayload is the domain payload of label events.
+func labelPayload(l *model.Label) map[string]any {
 	return map[string]any{"label_id": l.ID, "name": l.Name, "color": l.Color}
 }
 
-// ValidLabelName refuses an empty name or one over 50 characters.
-func ValidLabelName(n string) error {
+// validLabelName refuses an empty name or one over 50 characters.
+func validLabelName(n string) error {
 	if strings.TrimSpace(n) == "" {
 		return model.Invalid("Label", "name", "missing_field")
 	}
@@ -226,44 +230,44 @@ func ValidLabelName(n string) error {
 	return nil
 }
 
-// ValidDescription refuses a label description over 100 characters.
-func ValidDescription(d *string) error {
+// validDescription refuses a label description over 100 characters.
+func validDescription(d *string) error {
 	if d != nil && utf8.RuneCountInString(*d) > 100 {
 		return model.Custom("Label", "description", "description is too long (maximum is 100 characters)")
 	}
 	return nil
 }
 
-// ErrColor answers a colour that is not six hex digits.
-func ErrColor(c string) error {
+// errColor answers a colour that is not six hex digits.
+func errColor(c string) error {
 	return &model.ValidationError{Errors: []model.FieldError{{Resource: "Label", Field: "color", Code: "invalid", Value: c}}}
 }
 
-// ErrLabelExists answers a name the repository's labels already use.
-var ErrLabelExists = model.Invalid("Label", "name", "already_exists")
+// errLabelExists answers a name the repository's labels already use.
+var errLabelExists = model.Invalid("Label", "name", "already_exists")
 
-// NoteBody records what a new or edited body mentions and references.
-func (a *Service) NoteBody(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, body *string) error {
+// noteBody records what a new or edited body mentions and references.
+func (a *Service) noteBody(ctx context.Context, tx store.Q, x *Access, is *model.Issue, actor int64, body *string) error {
 	text := ""
 	if body != nil {
 		text = *body
 	}
-	if err := tx.SetIssueMentions(ctx, is.ID, Mentions(text)); err != nil {
+	if err := tx.SetIssueMentions(ctx, is.ID, mentions(text)); err != nil {
 		return err
 	}
 	return closing.NoteBody(ctx, tx, a.d.URLs.Web, x.Repo, is, actor)
 }
 
-// SameStr says whether two optional strings are equal (both nil counts).
-func SameStr(a, b *string) bool {
+// sameStr says whether two optional strings are equal (both nil counts).
+func sameStr(a, b *string) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
 	return *a == *b
 }
 
-// CommentPayload is the domain payload of issue comment events.
-func CommentPayload(c *model.IssueComment, action string) map[string]any {
+// commentPayload is the domain payload of issue comment events.
+func commentPayload(c *model.IssueComment, action string) map[string]any {
 	return map[string]any{"action": action, "comment_id": c.ID, "issue_id": c.IssueID, "number": c.IssueNumber}
 }
 
@@ -284,14 +288,14 @@ func (a *Service) Comment(ctx context.Context, x *Access, number int64, body str
 		if err := tx.CreateComment(ctx, c); err != nil {
 			return err
 		}
-		if err := Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "commented", SubjectID: c.ID},
+		if err := event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "commented", SubjectID: c.ID},
 			map[string]any{"comment_id": c.ID}); err != nil {
 			return err
 		}
-		if err := tx.AddIssueMentions(ctx, is.ID, Mentions(body)); err != nil {
+		if err := tx.AddIssueMentions(ctx, is.ID, mentions(body)); err != nil {
 			return err
 		}
-		return CrossReference(ctx, tx, x, is, actor, body)
+		return crossReference(ctx, tx, x, is, actor, body)
 	})
 	return c, err
 }
@@ -306,15 +310,15 @@ func (a *Service) AddComment(ctx context.Context, c *authz.Caller, repo *model.R
 	if err := a.d.MayParticipate(ctx, repo, c.UserID(), "comment"); err != nil {
 		return nil, err
 	}
-	text, err := CommentText(&body)
+	text, err := commentText(&body)
 	if err != nil {
 		return nil, err
 	}
 	return a.Comment(ctx, x, number, text)
 }
 
-// MaxFieldValues is GitHub's limit of values per request.
-const MaxFieldValues = 25
+// maxFieldValues is GitHub's limit of values per request.
+const maxFieldValues = 25
 
 // FieldValueInput is a field value as a request gives it: the field's id
 // and the value decoded from JSON (a string, a number as float64, int64 or
@@ -336,7 +340,7 @@ func (a *Service) ResolveFieldValues(ctx context.Context, x *Access, in []FieldV
 	if org == 0 || len(in) == 0 {
 		return nil, nil
 	}
-	if len(in) > MaxFieldValues {
+	if len(in) > maxFieldValues {
 		return nil, model.Custom("IssueFieldValue", "issue_field_values", "At most 25 issue field values may be given.")
 	}
 	ids := make([]int64, 0, len(in))
@@ -442,17 +446,17 @@ func writeFieldValues(ctx context.Context, tx store.Q, x *Access, is *model.Issu
 		}
 		ids = append(ids, v.Field.ID)
 	}
-	p := IssuePayload(is, "field_values_changed")
+	p := issuePayload(is, "field_values_changed")
 	p["field_ids"], p["replaced"] = ids, replace
 	return tx.AppendEvent(ctx, "issues.field_values_changed", actor, x.Repo.ID, x.Org(), p)
 }
 
-// CommentText is a comment's body as given (nil when absent), checked.
-func CommentText(body *string) (string, error) {
+// commentText is a comment's body as given (nil when absent), checked.
+func commentText(body *string) (string, error) {
 	if body == nil || strings.TrimSpace(*body) == "" {
 		return "", model.Invalid("IssueComment", "body", "missing_field")
 	}
-	return *body, CheckCommentBody(*body)
+	return *body, checkCommentBody(*body)
 }
 
 // SetFieldValues sets values (ResolveFieldValues's) on issue id of x's
@@ -499,7 +503,7 @@ func (a *Service) DeleteFieldValue(ctx context.Context, x *Access, id, fieldID i
 		if !ok {
 			return model.ErrNotFound
 		}
-		p := IssuePayload(is, "field_value_deleted")
+		p := issuePayload(is, "field_value_deleted")
 		p["field_id"] = fieldID
 		if err := tx.AppendEvent(ctx, "issues.field_value_deleted", x.Caller.UserID(), x.Repo.ID, x.Org(), p); err != nil {
 			return err
