@@ -55,9 +55,14 @@ func TestClosingReferences(t *testing.T) {
 	}
 	after := dig(refs, "pageInfo", "endCursor").(string)
 	d2 := mustData(t, post(t, w.e, w.monaTok, `query($n: Int!, $after: String) { repository(owner: "mona", name: "app") {
-  pullRequest(number: $n) { closingIssuesReferences(first: 5, after: $after) { nodes { number } } } } }`, map[string]any{"n": one.GetNumber(), "after": after}))
+  pullRequest(number: $n) { closingIssuesReferences(first: 5, after: $after) { nodes { number } }
+    tail: closingIssuesReferences(last: 1) { totalCount nodes { number } } } } }`, map[string]any{"n": one.GetNumber(), "after": after}))
 	if got := numbersOf(dig(d2, "repository", "pullRequest", "closingIssuesReferences", "nodes")); fmt.Sprint(got) != "[2]" {
 		t.Fatalf("second page %v", got)
+	}
+	// Pages are cut in SQL: the last page too.
+	if tail := dig(d2, "repository", "pullRequest", "tail"); fmt.Sprint(numbersOf(dig(tail, "nodes"))) != "[2]" || fmt.Sprint(dig(tail, "totalCount")) != "2" {
+		t.Fatalf("last page %v", tail)
 	}
 	lists := map[string][]string{}
 	for _, n := range dig(d, "repository", "pullRequests", "nodes").([]any) {
