@@ -31,8 +31,12 @@ func TestClosingReferences(t *testing.T) {
 	}
 	one := openPull(t, w, "one", "One")
 	two := openPull(t, w, "two", "Two")
-	for pr, body := range map[int]string{one.GetNumber(): "Fixes #1, fixes #2 and closes octo/core#1", two.GetNumber(): "resolves #1"} {
-		if _, _, err := gh.PullRequests.Edit(ctx, "mona", "app", pr, &github.PullRequest{Body: github.Ptr(body)}); err != nil {
+	// In order: links list oldest first.
+	for _, e := range []struct {
+		pr   int
+		body string
+	}{{one.GetNumber(), "Fixes #1, fixes #2 and closes octo/core#1"}, {two.GetNumber(), "resolves #1"}} {
+		if _, _, err := gh.PullRequests.Edit(ctx, "mona", "app", e.pr, &github.PullRequest{Body: github.Ptr(e.body)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -148,33 +148,23 @@ func (a *Service) changeLabels(ctx context.Context, x *Access, id int64, names [
 		return err
 	}
 	actor := x.Caller.UserID()
-	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		is, err := issueIn(ctx, tx, x, id)
-		if err != nil {
-			return err
-		}
+	return a.onIssue(ctx, x, id, func(tx store.Q, is *model.Issue) (bool, error) {
 		labels, err := ensureLabels(ctx, tx, x, actor, names)
 		if err != nil {
-			return err
+			return false, err
+		}
+		if replace {
+			return setLabels(ctx, tx, x, is, actor, labels)
 		}
 		changed := false
-		if replace {
-			if changed, err = setLabels(ctx, tx, x, is, actor, labels); err != nil {
-				return err
+		for _, l := range labels {
+			ok, err := label(ctx, tx, x, is, actor, l)
+			if err != nil {
+				return false, err
 			}
-		} else {
-			for _, l := range labels {
-				ok, err := label(ctx, tx, x, is, actor, l)
-				if err != nil {
-					return err
-				}
-				changed = changed || ok
-			}
+			changed = changed || ok
 		}
-		if changed {
-			return tx.TouchIssue(ctx, is)
-		}
-		return nil
+		return changed, nil
 	})
 }
 
@@ -185,26 +175,19 @@ func (a *Service) RemoveLabel(ctx context.Context, x *Access, id int64, name str
 	if err := x.require(authz.Triage); err != nil {
 		return err
 	}
-	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		is, err := issueIn(ctx, tx, x, id)
-		if err != nil {
-			return err
-		}
+	return a.onIssue(ctx, x, id, func(tx store.Q, is *model.Issue) (bool, error) {
 		l, err := tx.LabelByName(ctx, x.Repo.ID, name)
 		if errors.Is(err, model.ErrNotFound) {
-			return errNoLabel
+			return false, errNoLabel
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		ok, err := unlabel(ctx, tx, x, is, x.Caller.UserID(), l)
-		if err != nil {
-			return err
+		if err == nil && !ok {
+			err = errNoLabel
 		}
-		if !ok {
-			return errNoLabel
-		}
-		return tx.TouchIssue(ctx, is)
+		return ok, err
 	})
 }
 
@@ -231,23 +214,19 @@ func (a *Service) changeAssignees(ctx context.Context, x *Access, id int64, list
 		return err
 	}
 	actor := x.Caller.UserID()
-	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		is, err := issueIn(ctx, tx, x, id)
-		if err != nil {
-			return err
-		}
+	return a.onIssue(ctx, x, id, func(tx store.Q, is *model.Issue) (bool, error) {
 		if !x.Triage() || len(list) == 0 {
-			return nil
+			return false, nil
 		}
 		cur, err := tx.IssueAssignees(ctx, is.ID)
 		if err != nil {
-			return err
+			return false, err
 		}
 		changed := false
 		if add {
 			found, err := tx.AssignableByLogin(ctx, x.Repo.ID, list)
 			if err != nil {
-				return err
+				return false, err
 			}
 			n := len(cur)
 			for _, l := range list {
@@ -257,31 +236,44 @@ func (a *Service) changeAssignees(ctx context.Context, x *Access, id int64, list
 				}
 				ok, err := assign(ctx, tx, x, is, actor, u)
 				if err != nil {
-					return err
+					return false, err
 				}
 				if ok {
 					n++
 					changed = true
 				}
 			}
-		} else {
-			drop := map[string]bool{}
-			for _, l := range list {
-				drop[strings.ToLower(l)] = true
-			}
-			for _, u := range cur {
-				if !drop[strings.ToLower(u.Login)] {
-					continue
-				}
-				if _, err := unassign(ctx, tx, x, is, actor, u); err != nil {
-					return err
-				}
-				changed = true
-			}
+			return changed, nil
 		}
-		if changed {
-			return tx.TouchIssue(ctx, is)
+		drop := map[string]bool{}
+		for _, l := range list {
+			drop[strings.ToLower(l)] = true
 		}
-		return nil
+		for _, u := range cur {
+			if !drop[strings.ToLower(u.Login)] {
+				continue
+			}
+			if _, err := unassign(ctx, tx, x, is, actor, u); err != nil {
+				return false, err
+			}
+			changed = true
+		}
+		return changed, nil
+	})
+}
+
+// onIssue runs change on issue id of x's repository in one transaction
+// and touches the issue (updated_at) when change reports it changed.
+func (a *Service) onIssue(ctx context.Context, x *Access, id int64, change func(tx store.Q, is *model.Issue) (bool, error)) error {
+	return a.d.Store.Tx(ctx, func(tx store.Q) error {
+		is, err := issueIn(ctx, tx, x, id)
+		if err != nil {
+			return err
+		}
+		changed, err := change(tx, is)
+		if err != nil || !changed {
+			return err
+		}
+		return tx.TouchIssue(ctx, is)
 	})
 }

@@ -99,63 +99,49 @@ func (a *Service) AddSubIssue(ctx context.Context, x *Access, parentID, childID 
 	if err := x.require(authz.Triage); err != nil {
 		return err
 	}
-	actor := x.Caller.UserID()
-	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		parent, err := issueIn(ctx, tx, x, parentID)
-		if err != nil {
-			return err
-		}
-		child, cx, err := related(ctx, tx, x, childID, true, true)
-		if err != nil {
-			return err
-		}
+	return a.relation(ctx, x, parentID, childID, rel{sameOwner: true, changes: true}, func(tx store.Q, parent, child *model.Issue, cx *Access) (string, string, error) {
 		if child.ID == parent.ID {
-			return model.Unprocessable("An issue cannot be a sub-issue of itself.")
+			return "", "", model.Unprocessable("An issue cannot be a sub-issue of itself.")
 		}
 		if child.ParentID == parent.ID {
-			return model.Unprocessable("Issue may not contain duplicate sub-issues.")
+			return "", "", model.Unprocessable("Issue may not contain duplicate sub-issues.")
 		}
 		if child.ParentID != 0 && !replaceParent {
-			return model.Unprocessable("Sub issue may only have one parent.")
+			return "", "", model.Unprocessable("Sub issue may only have one parent.")
 		}
 		if parent.SubIssues >= maxSubIssues {
-			return model.Unprocessable("Parent cannot have more than 100 sub-issues.")
+			return "", "", model.Unprocessable("Parent cannot have more than 100 sub-issues.")
 		}
 		ancestors, err := tx.AncestorIDs(ctx, parent.ID, maxDepth+1)
 		if err != nil {
-			return err
+			return "", "", err
 		}
 		for _, id := range ancestors {
 			if id == child.ID {
-				return model.Unprocessable("An issue cannot be a sub-issue of its own sub-issue.")
+				return "", "", model.Unprocessable("An issue cannot be a sub-issue of its own sub-issue.")
 			}
 		}
 		below, err := tx.SubIssueDepth(ctx, child.ID, maxDepth)
 		if err != nil {
-			return err
+			return "", "", err
 		}
 		if len(ancestors)+1+below > maxDepth-1 {
-			return model.Unprocessable("Sub-issues cannot be nested more than 8 levels deep.")
+			return "", "", model.Unprocessable("Sub-issues cannot be nested more than 8 levels deep.")
 		}
 		if child.ParentID != 0 {
 			old, ox, err := related(ctx, tx, x, child.ParentID, false, false)
 			if err != nil {
-				return err
+				return "", "", err
 			}
+			actor := x.Caller.UserID()
 			if err := relationEvent(ctx, tx, ox, old, actor, "sub_issue_removed", child); err != nil {
-				return err
+				return "", "", err
 			}
 			if err := relationEvent(ctx, tx, cx, child, actor, "parent_issue_removed", old); err != nil {
-				return err
+				return "", "", err
 			}
 		}
-		if err := tx.AddSubIssue(ctx, parent, child); err != nil {
-			return err
-		}
-		if err := relationEvent(ctx, tx, x, parent, actor, "sub_issue_added", child); err != nil {
-			return err
-		}
-		return relationEvent(ctx, tx, cx, child, actor, "parent_issue_added", parent)
+		return "sub_issue_added", "parent_issue_added", tx.AddSubIssue(ctx, parent, child)
 	})
 }
 
@@ -166,26 +152,47 @@ func (a *Service) RemoveSubIssue(ctx context.Context, x *Access, parentID, child
 	if err := x.require(authz.Triage); err != nil {
 		return err
 	}
+	return a.relation(ctx, x, parentID, childID, rel{changes: true}, func(tx store.Q, parent, child *model.Issue, _ *Access) (string, string, error) {
+		if child.ParentID != parent.ID {
+			return "", "", model.ErrNotFound
+		}
+		return "sub_issue_removed", "parent_issue_removed", tx.RemoveSubIssue(ctx, parent, child)
+	})
+}
+
+// rel says how relation finds the other issue (see related); notFound,
+// when set, answers an other issue that is not found.
+type rel struct {
+	sameOwner, changes bool
+	notFound           error
+}
+
+// relation runs change on issue id of x's repository and the related
+// issue otherID in one transaction, then records the events change names:
+// mine on the issue and theirs on the other one ("" records none).
+func (a *Service) relation(ctx context.Context, x *Access, id, otherID int64, how rel,
+	change func(tx store.Q, is, other *model.Issue, ox *Access) (mine, theirs string, err error)) error {
 	actor := x.Caller.UserID()
 	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		parent, err := issueIn(ctx, tx, x, parentID)
+		is, err := issueIn(ctx, tx, x, id)
 		if err != nil {
 			return err
 		}
-		child, cx, err := related(ctx, tx, x, childID, false, true)
+		other, ox, err := related(ctx, tx, x, otherID, how.sameOwner, how.changes)
+		if how.notFound != nil && errors.Is(err, model.ErrNotFound) {
+			return how.notFound
+		}
 		if err != nil {
 			return err
 		}
-		if child.ParentID != parent.ID {
-			return model.ErrNotFound
-		}
-		if err := tx.RemoveSubIssue(ctx, parent, child); err != nil {
+		mine, theirs, err := change(tx, is, other, ox)
+		if err != nil || mine == "" {
 			return err
 		}
-		if err := relationEvent(ctx, tx, x, parent, actor, "sub_issue_removed", child); err != nil {
+		if err := relationEvent(ctx, tx, x, is, actor, mine, other); err != nil {
 			return err
 		}
-		return relationEvent(ctx, tx, cx, child, actor, "parent_issue_removed", parent)
+		return relationEvent(ctx, tx, ox, other, actor, theirs, is)
 	})
 }
 
@@ -256,42 +263,28 @@ func (a *Service) AddBlockedBy(ctx context.Context, x *Access, blockedID, blocki
 	if err := x.require(authz.Triage); err != nil {
 		return err
 	}
-	actor := x.Caller.UserID()
-	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		blocked, err := issueIn(ctx, tx, x, blockedID)
-		if err != nil {
-			return err
-		}
-		blocking, bx, err := related(ctx, tx, x, blockingID, false, false)
-		if errors.Is(err, model.ErrNotFound) {
-			return &model.ValidationError{Errors: []model.FieldError{{Resource: "Issue", Field: "issue_id", Code: "invalid", Value: blockingID}}}
-		}
-		if err != nil {
-			return err
-		}
+	how := rel{notFound: &model.ValidationError{Errors: []model.FieldError{{Resource: "Issue", Field: "issue_id", Code: "invalid", Value: blockingID}}}}
+	return a.relation(ctx, x, blockedID, blockingID, how, func(tx store.Q, blocked, blocking *model.Issue, _ *Access) (string, string, error) {
 		if blocking.ID == blocked.ID {
-			return model.Custom("Issue", "issue_id", "An issue cannot be blocked by itself.")
+			return "", "", model.Custom("Issue", "issue_id", "An issue cannot be blocked by itself.")
 		}
 		if circular, err := tx.IsBlockedBy(ctx, blocking.ID, blocked.ID); err != nil {
-			return err
+			return "", "", err
 		} else if circular {
-			return model.Custom("Issue", "issue_id", "Circular dependencies are not allowed.")
+			return "", "", model.Custom("Issue", "issue_id", "Circular dependencies are not allowed.")
 		}
 		n, err := tx.CountDependencies(ctx, blocked.ID, false)
 		if err != nil {
-			return err
+			return "", "", err
 		}
 		if n >= maxDependencies {
-			return model.Custom("Issue", "issue_id", "An issue cannot be blocked by more than 50 issues.")
+			return "", "", model.Custom("Issue", "issue_id", "An issue cannot be blocked by more than 50 issues.")
 		}
 		added, err := tx.AddDependency(ctx, blocked.ID, blocking.ID)
 		if err != nil || !added {
-			return err
+			return "", "", err
 		}
-		if err := relationEvent(ctx, tx, x, blocked, actor, "blocked_by_added", blocking); err != nil {
-			return err
-		}
-		return relationEvent(ctx, tx, bx, blocking, actor, "blocking_added", blocked)
+		return "blocked_by_added", "blocking_added", nil
 	})
 }
 
@@ -303,26 +296,14 @@ func (a *Service) RemoveBlockedBy(ctx context.Context, x *Access, blockedID, blo
 	if err := x.require(authz.Triage); err != nil {
 		return err
 	}
-	actor := x.Caller.UserID()
-	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		blocked, err := issueIn(ctx, tx, x, blockedID)
-		if err != nil {
-			return err
-		}
-		blocking, bx, err := related(ctx, tx, x, blockingID, false, false)
-		if err != nil {
-			return err
-		}
+	return a.relation(ctx, x, blockedID, blockingID, rel{}, func(tx store.Q, blocked, blocking *model.Issue, _ *Access) (string, string, error) {
 		removed, err := tx.RemoveDependency(ctx, blocked.ID, blocking.ID)
 		if err != nil {
-			return err
+			return "", "", err
 		}
 		if !removed {
-			return model.ErrNotFound
+			return "", "", model.ErrNotFound
 		}
-		if err := relationEvent(ctx, tx, x, blocked, actor, "blocked_by_removed", blocking); err != nil {
-			return err
-		}
-		return relationEvent(ctx, tx, bx, blocking, actor, "blocking_removed", blocked)
+		return "blocked_by_removed", "blocking_removed", nil
 	})
 }

@@ -471,15 +471,8 @@ func (a *Service) SetFieldValues(ctx context.Context, x *Access, id int64, value
 	if x.Org() == 0 {
 		return errUserFields
 	}
-	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		is, err := issueIn(ctx, tx, x, id)
-		if err != nil {
-			return err
-		}
-		if err := writeFieldValues(ctx, tx, x, is, x.Caller.UserID(), values, replace || len(values) == 0); err != nil {
-			return err
-		}
-		return tx.TouchIssue(ctx, is)
+	return a.onIssue(ctx, x, id, func(tx store.Q, is *model.Issue) (bool, error) {
+		return true, writeFieldValues(ctx, tx, x, is, x.Caller.UserID(), values, replace || len(values) == 0)
 	})
 }
 
@@ -491,24 +484,17 @@ func (a *Service) DeleteFieldValue(ctx context.Context, x *Access, id, fieldID i
 	if err := x.require(authz.Write); err != nil {
 		return err
 	}
-	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		is, err := issueIn(ctx, tx, x, id)
-		if err != nil {
-			return err
-		}
+	return a.onIssue(ctx, x, id, func(tx store.Q, is *model.Issue) (bool, error) {
 		ok, err := tx.DeleteIssueFieldValue(ctx, is.ID, fieldID)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !ok {
-			return model.ErrNotFound
+			return false, model.ErrNotFound
 		}
 		p := issuePayload(is, "field_value_deleted")
 		p["field_id"] = fieldID
-		if err := tx.AppendEvent(ctx, "issues.field_value_deleted", x.Caller.UserID(), x.Repo.ID, x.Org(), p); err != nil {
-			return err
-		}
-		return tx.TouchIssue(ctx, is)
+		return true, tx.AppendEvent(ctx, "issues.field_value_deleted", x.Caller.UserID(), x.Repo.ID, x.Org(), p)
 	})
 }
 
