@@ -15,7 +15,8 @@ import (
 )
 
 // Service closes the issues that changes landing on a default branch name
-// with closing keywords.
+// with closing keywords, and records a "referenced" event on the issues
+// that newly pushed commits of any branch mention.
 type Service struct {
 	Store *store.Store
 	Git   *gitrepo.Manager
@@ -34,6 +35,13 @@ type pushJob struct {
 	ActorID int64  `json:"actor_id"`
 	Old     string `json:"old"`
 	New     string `json:"new"`
+	// Ref is the branch updated; jobs queued before it was recorded only
+	// closed (they were all of the default branch).
+	Ref   string `json:"ref,omitempty"`
+	Close bool   `json:"close,omitempty"`
+	// Not are the other branches' tips when a new branch was pushed: its
+	// commits already on them reference nothing again.
+	Not []string `json:"not,omitempty"`
 }
 
 // New makes the service and registers its job with q.
@@ -45,16 +53,30 @@ func New(s *store.Store, git *gitrepo.Manager, q *jobs.Queue, web string) *Servi
 	return svc
 }
 
-// Pushed queues the closing of the issues named by the commits a ref
-// update brought to repo's default branch (a git push, a merge, a commit
-// made through the API). Walking the commits runs in the job queue, never
-// on the request path. Updates of other refs close nothing.
+// Pushed queues the work a ref update of a branch brings (a git push, a
+// merge, a commit made through the API): the referenced events of its new
+// commits, and on repo's default branch the closing of the issues they
+// name. Walking the commits runs in the job queue, never on the request
+// path; a new branch's job remembers the other branches' tips (one
+// for-each-ref), so commits pushed elsewhere meanwhile do not change it.
 func (s *Service) Pushed(ctx context.Context, repo *model.Repo, actorID int64, ref, old, new string) error {
-	if s.Jobs == nil || ref != "refs/heads/"+repo.DefaultBranch || new == gitrepo.ZeroOID {
+	branch, ok := strings.CutPrefix(ref, "refs/heads/")
+	if s.Jobs == nil || !ok || new == gitrepo.ZeroOID {
 		return nil
 	}
-	return s.Jobs.Enqueue(context.WithoutCancel(ctx), jobs.Job{Kind: jobPush,
-		Payload: pushJob{RepoID: repo.ID, ActorID: actorID, Old: old, New: new}})
+	j := pushJob{RepoID: repo.ID, ActorID: actorID, Ref: ref, Old: old, New: new, Close: branch == repo.DefaultBranch}
+	if old == gitrepo.ZeroOID || old == "" {
+		tips, err := s.Git.Open(repo.ID).Refs(ctx, "refs/heads/")
+		if err != nil {
+			return err
+		}
+		for _, t := range tips {
+			if t.Name != ref {
+				j.Not = append(j.Not, t.OID)
+			}
+		}
+	}
+	return s.Jobs.Enqueue(context.WithoutCancel(ctx), jobs.Job{Kind: jobPush, Payload: j})
 }
 
 // closing is one issue to close: by whom and with which commit.
@@ -78,6 +100,25 @@ func (s *Service) runPush(ctx context.Context, payload []byte) error {
 	}
 	repo := v.Repo
 	g := s.Git.Open(repo.ID)
+	if j.Ref == "" {
+		j.Close = true // queued before branches other than the default one were
+	}
+	if j.Close {
+		if err := s.closeNamed(ctx, g, repo, j); err != nil {
+			return err
+		}
+	}
+	if j.Ref == "" {
+		return nil // its push recorded its references itself
+	}
+	// Last, in one transaction: closing is idempotent, so a retry after
+	// a failure here records nothing twice.
+	return s.reference(ctx, g, repo, j)
+}
+
+// closeNamed closes the issues the update's commits, and the pull
+// requests they merged, name with closing keywords.
+func (s *Service) closeNamed(ctx context.Context, g *gitrepo.Repo, repo *model.Repo, j pushJob) error {
 	args := []string{"rev-list", "--max-count=" + strconv.Itoa(maxCommits), j.New}
 	if j.Old != gitrepo.ZeroOID && j.Old != "" {
 		args = append(args, "^"+j.Old)
@@ -108,11 +149,7 @@ func (s *Service) runPush(ctx context.Context, payload []byte) error {
 	}
 	// Then every commit's message, oldest first, by the pusher.
 	for i := len(shas) - 1; i >= 0; i-- {
-		_, data, err := g.Read(ctx, shas[i], 1<<20)
-		if err != nil {
-			continue
-		}
-		c, err := gitrepo.ParseCommit(shas[i], data)
+		c, err := readCommit(ctx, g, shas[i])
 		if err != nil {
 			continue
 		}
@@ -174,4 +211,68 @@ func orgOf(r *model.Repo) int64 {
 		return r.Owner.ID
 	}
 	return 0
+}
+
+// readCommit reads and parses one commit.
+func readCommit(ctx context.Context, g *gitrepo.Repo, sha string) (*gitrepo.Commit, error) {
+	_, data, err := g.Read(ctx, sha, 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	return gitrepo.ParseCommit(sha, data)
+}
+
+// reference records a "referenced" event, with the commit, on every issue
+// of repo that a commit the update brought mentions (#N, or owner/repo#N
+// naming repo), as GitHub does: old..new, or for a new branch the commits
+// on no other branch when it was pushed.
+func (s *Service) reference(ctx context.Context, g *gitrepo.Repo, repo *model.Repo, j pushJob) error {
+	args := []string{"rev-list", "--max-count=" + strconv.Itoa(maxCommits), j.New}
+	if j.Old != gitrepo.ZeroOID && j.Old != "" {
+		args = append(args, "^"+j.Old)
+	} else {
+		for _, t := range j.Not {
+			args = append(args, "^"+t)
+		}
+	}
+	out, err := g.Git(ctx, nil, args...)
+	if err != nil {
+		return err
+	}
+	type ref struct {
+		commit string
+		number int64
+	}
+	var refs []ref
+	for _, sha := range strings.Fields(string(out)) {
+		c, err := readCommit(ctx, g, sha)
+		if err != nil {
+			continue
+		}
+		for _, r := range Mentioned(c.Message) {
+			if r.Same(repo.Owner.Login, repo.Name) {
+				refs = append(refs, ref{sha, r.Number})
+			}
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	return s.Store.Tx(ctx, func(tx store.Q) error {
+		for _, r := range refs {
+			target, err := tx.IssueByNumber(ctx, repo.ID, r.number)
+			if errors.Is(err, model.ErrNotFound) {
+				continue // no such issue: nothing to reference
+			}
+			if err != nil {
+				return err
+			}
+			commit := r.commit
+			e := &model.IssueEvent{RepoID: repo.ID, IssueID: target.ID, ActorID: j.ActorID, Event: "referenced", CommitID: &commit}
+			if err := tx.AddIssueEvent(ctx, e, orgOf(repo), map[string]any{"number": target.Number, "commit_id": commit}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -3,6 +3,8 @@ package graphql
 import (
 	"context"
 
+	"github.com/hubd/hubd/internal/store"
+
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
 )
@@ -23,23 +25,33 @@ func (a *API) registerClosing() {
 }
 
 // closingSide resolves one side of the links for a batch: byPull gives the
-// issues of pull requests, otherwise the pull requests of issues.
+// issues of pull requests, otherwise the pull requests of issues. Pages
+// are cut in SQL; other sides the viewer may not see are left out of a
+// page (its totalCount still counts them), as for subIssues.
 func (a *API) closingSide(ctx context.Context, b *engine.Batch, byPull bool, conn string) ([]any, error) {
+	w, err := pageWindow(b.Args, conn, engine.SelectsItems(b.Field.SelectionSet))
+	if err != nil {
+		return nil, err
+	}
+	page := func(total int) (int, int) {
+		start, end := w.bounds(total)
+		return min(start, total), min(end, total)
+	}
 	ids := make([]int64, len(b.Parents))
 	for i, p := range b.Parents {
 		ids[i] = asIssue(p).is.ID
 	}
 	q := a.d.Store.R()
-	links, err := q.ClosingReferences(ctx, ids, byPull)
-	if err != nil {
-		return nil, err
-	}
-	if on, _ := b.Args["userLinkedOnly"].(bool); on {
-		links = nil
+	links := map[int64]*store.ClosingLinks{}
+	if on, _ := b.Args["userLinkedOnly"].(bool); !on {
+		withClosed, _ := b.Args["includeClosedPrs"].(bool)
+		if links, err = q.ClosingReferences(ctx, ids, byPull, !withClosed, page); err != nil {
+			return nil, err
+		}
 	}
 	var others []int64
-	for _, list := range links {
-		others = append(others, list...)
+	for _, l := range links {
+		others = append(others, l.IDs...)
 	}
 	objs := map[int64]any{}
 	if len(others) > 0 {
@@ -53,11 +65,8 @@ func (a *API) closingSide(ctx context.Context, b *engine.Batch, byPull bool, con
 			if pulls, err = q.PullsByIssueID(ctx, others); err != nil {
 				return nil, err
 			}
-			withClosed, _ := b.Args["includeClosedPrs"].(bool)
 			for _, p := range pulls {
-				if withClosed || p.Issue.State == "open" || p.Merged() {
-					issues = append(issues, p.Issue)
-				}
+				issues = append(issues, p.Issue)
 			}
 		}
 		repoIDs := make([]int64, 0, len(issues))
@@ -83,15 +92,15 @@ func (a *API) closingSide(ctx context.Context, b *engine.Batch, byPull bool, con
 	}
 	out := make([]any, len(b.Parents))
 	for i, id := range ids {
-		var list []any
-		for _, other := range links[id] {
-			if o := objs[other]; o != nil {
-				list = append(list, o)
+		c := &connection{}
+		if l := links[id]; l != nil {
+			c.total = l.Total
+			c.offset, _ = page(l.Total)
+			for _, other := range l.IDs {
+				if o := objs[other]; o != nil {
+					c.nodes = append(c.nodes, o)
+				}
 			}
-		}
-		c, err := slicePage(list, b, conn)
-		if err != nil {
-			return nil, err
 		}
 		out[i] = c
 	}

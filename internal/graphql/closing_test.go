@@ -31,8 +31,12 @@ func TestClosingReferences(t *testing.T) {
 	}
 	one := openPull(t, w, "one", "One")
 	two := openPull(t, w, "two", "Two")
-	for pr, body := range map[int]string{one.GetNumber(): "Fixes #1, fixes #2 and closes octo/core#1", two.GetNumber(): "resolves #1"} {
-		if _, _, err := gh.PullRequests.Edit(ctx, "mona", "app", pr, &github.PullRequest{Body: github.Ptr(body)}); err != nil {
+	// In order: links list oldest first.
+	for _, e := range []struct {
+		pr   int
+		body string
+	}{{one.GetNumber(), "Fixes #1, fixes #2 and closes octo/core#1"}, {two.GetNumber(), "resolves #1"}} {
+		if _, _, err := gh.PullRequests.Edit(ctx, "mona", "app", e.pr, &github.PullRequest{Body: github.Ptr(e.body)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -55,9 +59,14 @@ func TestClosingReferences(t *testing.T) {
 	}
 	after := dig(refs, "pageInfo", "endCursor").(string)
 	d2 := mustData(t, post(t, w.e, w.monaTok, `query($n: Int!, $after: String) { repository(owner: "mona", name: "app") {
-  pullRequest(number: $n) { closingIssuesReferences(first: 5, after: $after) { nodes { number } } } } }`, map[string]any{"n": one.GetNumber(), "after": after}))
+  pullRequest(number: $n) { closingIssuesReferences(first: 5, after: $after) { nodes { number } }
+    tail: closingIssuesReferences(last: 1) { totalCount nodes { number } } } } }`, map[string]any{"n": one.GetNumber(), "after": after}))
 	if got := numbersOf(dig(d2, "repository", "pullRequest", "closingIssuesReferences", "nodes")); fmt.Sprint(got) != "[2]" {
 		t.Fatalf("second page %v", got)
+	}
+	// Pages are cut in SQL: the last page too.
+	if tail := dig(d2, "repository", "pullRequest", "tail"); fmt.Sprint(numbersOf(dig(tail, "nodes"))) != "[2]" || fmt.Sprint(dig(tail, "totalCount")) != "2" {
+		t.Fatalf("last page %v", tail)
 	}
 	lists := map[string][]string{}
 	for _, n := range dig(d, "repository", "pullRequests", "nodes").([]any) {

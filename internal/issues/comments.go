@@ -12,27 +12,28 @@ import (
 
 // Changes to issue comments and to whether issues are locked.
 
-// MayModify answers whether the caller may edit or delete a comment: its
-// author, or anyone with write access.
-func MayModify(x *Access, c *model.IssueComment) error {
-	if x.Perm >= authz.Write || (c.UserID != 0 && c.UserID == x.Caller.UserID()) {
-		return nil
+// modifiable loads comment id of x's repository for an edit or a
+// deletion: its author, or anyone with write access, may.
+func modifiable(ctx context.Context, tx store.Q, x *Access, id int64) (*model.IssueComment, error) {
+	c, err := tx.CommentByID(ctx, x.Repo.ID, id)
+	if err != nil {
+		return nil, err
 	}
-	return deps.NeedPermission(authz.Write)
+	if x.Perm >= authz.Write || (c.UserID != 0 && c.UserID == x.Caller.UserID()) {
+		return c, nil
+	}
+	return nil, deps.NeedPermission(authz.Write)
 }
 
 // UpdateComment sets comment id's body (text as given, checked once the
 // caller may edit it), with its mentions, cross references and event.
 func (a *Service) UpdateComment(ctx context.Context, x *Access, id int64, text *string) error {
 	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		c, err := tx.CommentByID(ctx, x.Repo.ID, id)
+		c, err := modifiable(ctx, tx, x, id)
 		if err != nil {
 			return err
 		}
-		if err := MayModify(x, c); err != nil {
-			return err
-		}
-		body, err := CommentText(text)
+		body, err := commentText(text)
 		if err != nil {
 			return err
 		}
@@ -44,17 +45,17 @@ func (a *Service) UpdateComment(ctx context.Context, x *Access, id int64, text *
 		if err := tx.UpdateCommentBody(ctx, c); err != nil {
 			return err
 		}
-		if err := tx.AddIssueMentions(ctx, c.IssueID, Mentions(body)); err != nil {
+		if err := tx.AddIssueMentions(ctx, c.IssueID, mentions(body)); err != nil {
 			return err
 		}
 		is, err := tx.IssueByID(ctx, c.IssueID)
 		if err != nil {
 			return err
 		}
-		if err := CrossReference(ctx, tx, x, is, x.Caller.UserID(), body); err != nil {
+		if err := crossReference(ctx, tx, x, is, x.Caller.UserID(), body); err != nil {
 			return err
 		}
-		p := CommentPayload(c, "edited")
+		p := commentPayload(c, "edited")
 		p["changes"] = map[string]any{"body": map[string]any{"from": from}}
 		return tx.AppendEvent(ctx, "issue_comment.edited", x.Caller.UserID(), x.Repo.ID, x.Org(), p)
 	})
@@ -63,11 +64,8 @@ func (a *Service) UpdateComment(ctx context.Context, x *Access, id int64, text *
 // DeleteComment deletes comment id (its author or write access).
 func (a *Service) DeleteComment(ctx context.Context, x *Access, id int64) error {
 	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		c, err := tx.CommentByID(ctx, x.Repo.ID, id)
+		c, err := modifiable(ctx, tx, x, id)
 		if err != nil {
-			return err
-		}
-		if err := MayModify(x, c); err != nil {
 			return err
 		}
 		if err := tx.DeleteComment(ctx, c); err != nil {
@@ -77,7 +75,7 @@ func (a *Service) DeleteComment(ctx context.Context, x *Access, id int64) error 
 			return err
 		}
 		// The issue_comment webhook's "deleted" carries the comment as it was.
-		p := CommentPayload(c, "deleted")
+		p := commentPayload(c, "deleted")
 		p["webhook"] = map[string]any{"comment": a.d.URLs.NewIssueWriter(wire.BodyFormat{Raw: true}).ToComment(x.Repo, c)}
 		return tx.AppendEvent(ctx, "issue_comment.deleted", x.Caller.UserID(), x.Repo.ID, x.Org(), p)
 	})
@@ -106,7 +104,7 @@ func (a *Service) PinComment(ctx context.Context, x *Access, id int64, pin bool)
 				return err
 			}
 			if prev != 0 {
-				if err := Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "unpinned", SubjectID: prev},
+				if err := event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "unpinned", SubjectID: prev},
 					map[string]any{"comment_id": prev}); err != nil {
 					return err
 				}
@@ -120,7 +118,7 @@ func (a *Service) PinComment(ctx context.Context, x *Access, id int64, pin bool)
 			}
 			ev.Event = "unpinned"
 		}
-		return Event(ctx, tx, x, is, ev, map[string]any{"comment_id": c.ID})
+		return event(ctx, tx, x, is, ev, map[string]any{"comment_id": c.ID})
 	})
 }
 
@@ -129,7 +127,7 @@ func (a *Service) PinComment(ctx context.Context, x *Access, id int64, pin bool)
 func (a *Service) Lock(ctx context.Context, x *Access, number int64, reason *string) error {
 	actor := x.Caller.UserID()
 	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		before, err := IssueByNumber(ctx, tx, x, number)
+		before, err := issueByNumber(ctx, tx, x, number)
 		if err != nil {
 			return err
 		}
@@ -141,7 +139,7 @@ func (a *Service) Lock(ctx context.Context, x *Access, number int64, reason *str
 		if err := tx.UpdateIssue(ctx, before, &after); err != nil {
 			return err
 		}
-		return Event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "locked", LockReason: reason},
+		return event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "locked", LockReason: reason},
 			map[string]any{"lock_reason": reason})
 	})
 }
@@ -149,7 +147,7 @@ func (a *Service) Lock(ctx context.Context, x *Access, number int64, reason *str
 // Unlock unlocks issue number's conversation.
 func (a *Service) Unlock(ctx context.Context, x *Access, number int64) error {
 	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		before, err := IssueByNumber(ctx, tx, x, number)
+		before, err := issueByNumber(ctx, tx, x, number)
 		if err != nil {
 			return err
 		}
@@ -161,6 +159,6 @@ func (a *Service) Unlock(ctx context.Context, x *Access, number int64) error {
 		if err := tx.UpdateIssue(ctx, before, &after); err != nil {
 			return err
 		}
-		return Event(ctx, tx, x, &after, model.IssueEvent{ActorID: x.Caller.UserID(), Event: "unlocked"}, nil)
+		return event(ctx, tx, x, &after, model.IssueEvent{ActorID: x.Caller.UserID(), Event: "unlocked"}, nil)
 	})
 }

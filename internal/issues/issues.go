@@ -1,7 +1,7 @@
 // Package issues is the issue service: opening, editing, closing,
 // reopening and deleting issues, comments, labels and assignees on them,
-// field values, the issue events and cross references their writes record,
-// references from pushed commits, and GitHub's limits on what people write.
+// field values, relations (sub-issues, dependencies), the issue events and
+// cross references their writes record, and GitHub's limits on what people write.
 // Every transport runs these with the same checks, transaction and events
 // (REST's internal/api/issues and GraphQL's mutations); server wires it.
 package issues
@@ -18,11 +18,10 @@ type Service struct {
 	d *deps.Deps
 }
 
-// New makes the service; it records the issues pushed commits reference.
+// New makes the service. (The issues pushed commits reference are
+// recorded by internal/closing's push job.)
 func New(d *deps.Deps) *Service {
-	a := &Service{d: d}
-	d.PushHooks = append(d.PushHooks, a.referencePushed)
-	return a
+	return &Service{d: d}
 }
 
 var (

@@ -27,9 +27,9 @@ func CheckIssueText(title, body *string) error {
 	return nil
 }
 
-// CheckCommentBody refuses a comment body over GitHub's limit, with the
+// checkCommentBody refuses a comment body over GitHub's limit, with the
 // error GitHub gives for comments (its own resource, field and code).
-func CheckCommentBody(body string) error {
+func checkCommentBody(body string) error {
 	if utf8.RuneCountInString(body) > maxBody {
 		return &model.ValidationError{Errors: []model.FieldError{{
 			Resource: "IssueComment", Field: "data", Code: "unprocessable",

@@ -76,10 +76,10 @@ func (a *Service) CreateMilestone(ctx context.Context, x *Access, in MilestoneIn
 		if err := tx.CreateMilestone(ctx, m); err != nil {
 			return err
 		}
-		return tx.AppendEvent(ctx, "milestone.created", x.Caller.UserID(), x.Repo.ID, x.Org(), MilestonePayload(m, "created"))
+		return tx.AppendEvent(ctx, "milestone.created", x.Caller.UserID(), x.Repo.ID, x.Org(), milestonePayload(m, "created"))
 	})
 	if errors.Is(err, store.ErrDuplicate) {
-		return nil, ErrMilestoneExists
+		return nil, errMilestoneExists
 	}
 	if err != nil {
 		return nil, err
@@ -109,10 +109,10 @@ func (a *Service) UpdateMilestone(ctx context.Context, x *Access, n int64, in Mi
 				action = "opened"
 			}
 		}
-		return tx.AppendEvent(ctx, "milestone."+action, x.Caller.UserID(), x.Repo.ID, x.Org(), MilestonePayload(m, action))
+		return tx.AppendEvent(ctx, "milestone."+action, x.Caller.UserID(), x.Repo.ID, x.Org(), milestonePayload(m, action))
 	})
 	if errors.Is(err, store.ErrDuplicate) {
-		return ErrMilestoneExists
+		return errMilestoneExists
 	}
 	return err
 }
@@ -126,14 +126,14 @@ func (a *Service) DeleteMilestone(ctx context.Context, x *Access, n int64) error
 			return err
 		}
 		// The milestone webhook's "deleted" carries it as it was.
-		p := MilestonePayload(m, "deleted")
+		p := milestonePayload(m, "deleted")
 		p["webhook"] = map[string]any{"milestone": a.d.URLs.NewIssueWriter(wire.BodyFormat{Raw: true}).ToMilestone(x.Repo, m)}
 		list, _, err := tx.ListIssues(ctx, store.IssueQuery{RepoID: x.Repo.ID, State: "all", MilestoneID: m.ID, Limit: 1 << 30})
 		if err != nil {
 			return err
 		}
 		for _, is := range list {
-			if err := Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: m.Title}, nil); err != nil {
+			if err := event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: m.Title}, nil); err != nil {
 				return err
 			}
 		}
@@ -144,10 +144,10 @@ func (a *Service) DeleteMilestone(ctx context.Context, x *Access, n int64) error
 	})
 }
 
-// MilestonePayload is the domain payload of milestone events.
-func MilestonePayload(m *model.Milestone, action string) map[string]any {
+// milestonePayload is the domain payload of milestone events.
+func milestonePayload(m *model.Milestone, action string) map[string]any {
 	return map[string]any{"action": action, "milestone_id": m.ID, "number": m.Number, "title": m.Title}
 }
 
-// ErrMilestoneExists answers a title the repository's milestones already use.
-var ErrMilestoneExists = model.Invalid("Milestone", "title", "already_exists")
+// errMilestoneExists answers a title the repository's milestones already use.
+var errMilestoneExists = model.Invalid("Milestone", "title", "already_exists")

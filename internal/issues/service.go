@@ -55,28 +55,28 @@ func (a *Service) Open(ctx context.Context, x *Access, in NewIssue, fields []*mo
 		if err := tx.CreateIssue(ctx, is); err != nil {
 			return err
 		}
-		if err := tx.AppendEvent(ctx, "issues.opened", actor, x.Repo.ID, x.Org(), IssuePayload(is, "opened")); err != nil {
+		if err := tx.AppendEvent(ctx, "issues.opened", actor, x.Repo.ID, x.Org(), issuePayload(is, "opened")); err != nil {
 			return err
 		}
 		if in.Milestone != nil {
-			if err := Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: in.Milestone.Title}, nil); err != nil {
+			if err := event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: in.Milestone.Title}, nil); err != nil {
 				return err
 			}
 		}
-		labels, err := EnsureLabels(ctx, tx, x, actor, in.Labels)
+		labels, err := ensureLabels(ctx, tx, x, actor, in.Labels)
 		if err != nil {
 			return err
 		}
-		if _, err := SetLabels(ctx, tx, x, is, actor, labels); err != nil {
+		if _, err := setLabels(ctx, tx, x, is, actor, labels); err != nil {
 			return err
 		}
-		if _, err := SetAssignees(ctx, tx, x, is, actor, in.Assignees); err != nil {
+		if _, err := setAssignees(ctx, tx, x, is, actor, in.Assignees); err != nil {
 			return err
 		}
-		if err := WriteFieldValues(ctx, tx, x, is, actor, fields, false); err != nil {
+		if err := writeFieldValues(ctx, tx, x, is, actor, fields, false); err != nil {
 			return err
 		}
-		return a.NoteBody(ctx, tx, x, is, actor, is.Body)
+		return a.noteBody(ctx, tx, x, is, actor, is.Body)
 	})
 	if err != nil {
 		return nil, err
@@ -120,24 +120,24 @@ func (a *Service) Change(ctx context.Context, x *Access, id int64, ch IssueChang
 				after.MilestoneID = ch.Milestone.ID
 			}
 		}
-		textChanged := after.Title != before.Title || !SameStr(after.Body, before.Body)
+		textChanged := after.Title != before.Title || !sameStr(after.Body, before.Body)
 		if textChanged || after.State != before.State || after.MilestoneID != before.MilestoneID {
 			if err := tx.UpdateIssue(ctx, before, &after); err != nil {
 				return err
 			}
 		}
 		if after.Title != before.Title {
-			if err := Event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "renamed", RenameFrom: before.Title, RenameTo: after.Title}, nil); err != nil {
+			if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "renamed", RenameFrom: before.Title, RenameTo: after.Title}, nil); err != nil {
 				return err
 			}
 		}
-		if !SameStr(after.Body, before.Body) {
-			p := IssuePayload(&after, "edited")
+		if !sameStr(after.Body, before.Body) {
+			p := issuePayload(&after, "edited")
 			p["changes"] = map[string]any{"body": map[string]any{"from": before.Body}}
 			if err := tx.AppendEvent(ctx, "issues.edited", actor, x.Repo.ID, x.Org(), p); err != nil {
 				return err
 			}
-			if err := a.NoteBody(ctx, tx, x, &after, actor, after.Body); err != nil {
+			if err := a.noteBody(ctx, tx, x, &after, actor, after.Body); err != nil {
 				return err
 			}
 		}
@@ -146,7 +146,7 @@ func (a *Service) Change(ctx context.Context, x *Access, id int64, ch IssueChang
 			if after.State == "open" {
 				ev.Event = "reopened"
 			}
-			if err := Event(ctx, tx, x, &after, ev, map[string]any{"state_reason": after.StateReason}); err != nil {
+			if err := event(ctx, tx, x, &after, ev, map[string]any{"state_reason": after.StateReason}); err != nil {
 				return err
 			}
 		}
@@ -156,12 +156,12 @@ func (a *Service) Change(ctx context.Context, x *Access, id int64, ch IssueChang
 				if err != nil {
 					return err
 				}
-				if err := Event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: old.Title}, nil); err != nil {
+				if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "demilestoned", Milestone: old.Title}, nil); err != nil {
 					return err
 				}
 			}
 			if ch.Milestone != nil {
-				if err := Event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: ch.Milestone.Title}, nil); err != nil {
+				if err := event(ctx, tx, x, &after, model.IssueEvent{ActorID: actor, Event: "milestoned", Milestone: ch.Milestone.Title}, nil); err != nil {
 					return err
 				}
 			}
@@ -176,11 +176,11 @@ func (a *Service) Change(ctx context.Context, x *Access, id int64, ch IssueChang
 				}
 				names = mergeNames(current, ch.LabelNames, ch.LabelMode == "add")
 			}
-			labels, err := EnsureLabels(ctx, tx, x, actor, names)
+			labels, err := ensureLabels(ctx, tx, x, actor, names)
 			if err != nil {
 				return err
 			}
-			ok, err := SetLabels(ctx, tx, x, &after, actor, labels)
+			ok, err := setLabels(ctx, tx, x, &after, actor, labels)
 			if err != nil {
 				return err
 			}
@@ -199,14 +199,14 @@ func (a *Service) Change(ctx context.Context, x *Access, id int64, ch IssueChang
 						Message: "You can Assign up to 10 users to an issue."}}}
 				}
 			}
-			ok, err := SetAssignees(ctx, tx, x, &after, actor, list)
+			ok, err := setAssignees(ctx, tx, x, &after, actor, list)
 			if err != nil {
 				return err
 			}
 			touched = touched || ok
 		}
 		if ch.FieldsSet {
-			if err := WriteFieldValues(ctx, tx, x, &after, actor, ch.Fields, false); err != nil {
+			if err := writeFieldValues(ctx, tx, x, &after, actor, ch.Fields, false); err != nil {
 				return err
 			}
 			touched = true
@@ -393,7 +393,7 @@ func (a *Service) DeleteIssue(ctx context.Context, c *authz.Caller, repo *model.
 		if err := tx.DeleteIssue(ctx, cur, c.UserID()); err != nil {
 			return err
 		}
-		p := IssuePayload(cur, "deleted")
+		p := issuePayload(cur, "deleted")
 		p["title"] = cur.Title
 		p["webhook"] = map[string]any{"issue": snap}
 		return tx.AppendEvent(ctx, "issues.deleted", c.UserID(), repo.ID, x.Org(), p)

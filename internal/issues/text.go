@@ -21,8 +21,8 @@ var (
 // maxRefs bounds the mentions and references taken from one body.
 const maxRefs = 50
 
-// Mentions lists the logins a body mentions, each once.
-func Mentions(body string) []string {
+// mentions lists the logins a body mentions, each once.
+func mentions(body string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, m := range mentionRE.FindAllStringSubmatch(body, -1) {
@@ -35,22 +35,8 @@ func Mentions(body string) []string {
 	return out
 }
 
-type issueRef struct {
-	owner, repo string // empty: the same repository
-	number      int64
-}
-
-// references lists the issues a body references, each once.
-func references(body string) []issueRef {
-	var out []issueRef
-	for _, r := range closing.Mentioned(body) {
-		out = append(out, issueRef{r.Owner, r.Repo, r.Number})
-	}
-	return out
-}
-
-// CrossReference records a cross-referenced event on every issue body
+// crossReference records a cross-referenced event on every issue body
 // references (internal/closing).
-func CrossReference(ctx context.Context, tx store.Q, x *Access, source *model.Issue, actor int64, body string) error {
+func crossReference(ctx context.Context, tx store.Q, x *Access, source *model.Issue, actor int64, body string) error {
 	return closing.CrossReference(ctx, tx, x.Repo, source, actor, body)
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 
 	"github.com/hubd/hubd/internal/model"
 )
@@ -61,14 +62,20 @@ func (q Q) SetClosingReferences(ctx context.Context, pullID int64, issueIDs []in
 	return added, removed, nil
 }
 
-// maxClosingPulls bounds the pull requests listed as closing one issue.
-const maxClosingPulls = 250
+// ClosingLinks are one parent's closing references: how many it has, and
+// the other sides of the page asked for, oldest first.
+type ClosingLinks struct {
+	Total int
+	IDs   []int64
+}
 
-// ClosingReferences maps each of ids to the other side of its closing
-// references, oldest first: byPull gives the issues pull requests close,
-// otherwise the pull requests (at most 250) that close issues.
-func (q Q) ClosingReferences(ctx context.Context, ids []int64, byPull bool) (map[int64][]int64, error) {
-	out := map[int64][]int64{}
+// ClosingReferences pages the closing references of each of ids in SQL:
+// byPull gives the issues pull requests close, otherwise the pull requests
+// that close issues (only those open or merged with openOrMerged). page
+// turns a parent's total into the [start, end) offsets of its page. Two
+// queries whatever the number of parents: the counts, then the pages.
+func (q Q) ClosingReferences(ctx context.Context, ids []int64, byPull, openOrMerged bool, page func(total int) (int, int)) (map[int64]*ClosingLinks, error) {
+	out := map[int64]*ClosingLinks{}
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -77,7 +84,44 @@ func (q Q) ClosingReferences(ctx context.Context, ids []int64, byPull bool) (map
 		key, other = other, key
 	}
 	in, args := inList(ids)
-	rows, err := q.query(ctx, `SELECT `+key+`, `+other+` FROM closing_references WHERE `+key+` IN (`+in+`) ORDER BY created_at, `+other, args...)
+	from := ` FROM closing_references cr`
+	where := ` WHERE cr.` + key + ` IN (` + in + `)`
+	if openOrMerged && !byPull {
+		from += ` JOIN issues o ON o.id = cr.pull_id LEFT JOIN pulls p ON p.issue_id = cr.pull_id`
+		where += ` AND (o.state = 'open' OR p.merged_at IS NOT NULL)`
+	}
+	rows, err := q.query(ctx, `SELECT cr.`+key+`, COUNT(*)`+from+where+` GROUP BY cr.`+key, args...)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var k int64
+		var n int
+		if err := rows.Scan(&k, &n); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out[k] = &ClosingLinks{Total: n}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var ranges []string
+	var rargs []any
+	for k, l := range out {
+		start, end := page(l.Total)
+		if end > start {
+			ranges = append(ranges, `(k = ? AND rn > ? AND rn <= ?)`)
+			rargs = append(rargs, k, start, end)
+		}
+	}
+	if len(ranges) == 0 {
+		return out, nil
+	}
+	rows, err = q.query(ctx, `SELECT k, o FROM (SELECT cr.`+key+` AS k, cr.`+other+` AS o, ROW_NUMBER() OVER (PARTITION BY cr.`+key+
+		` ORDER BY cr.created_at, cr.`+other+`) AS rn`+from+where+`) t WHERE `+strings.Join(ranges, " OR ")+` ORDER BY k, rn`,
+		append(args, rargs...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -87,9 +131,7 @@ func (q Q) ClosingReferences(ctx context.Context, ids []int64, byPull bool) (map
 		if err := rows.Scan(&k, &v); err != nil {
 			return nil, err
 		}
-		if len(out[k]) < maxClosingPulls {
-			out[k] = append(out[k], v)
-		}
+		out[k].IDs = append(out[k].IDs, v)
 	}
 	return out, rows.Err()
 }

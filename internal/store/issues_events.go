@@ -93,6 +93,14 @@ func nullText(s string) any {
 // event ("issues.<event>") to the outbox; orgID is the repository's
 // organization (0 for a user's). details are added to the domain payload.
 func (q Q) AddIssueEvent(ctx context.Context, e *model.IssueEvent, orgID int64, details map[string]any) error {
+	return q.AddIssueEventAs(ctx, e, e.RepoID, orgID, details)
+}
+
+// AddIssueEventAs is AddIssueEvent with its domain event recorded for
+// repository eventRepoID (and its organization orgID): an issue
+// transferred shows the event in its new repository, while the
+// issues.transferred webhook goes to the one it left.
+func (q Q) AddIssueEventAs(ctx context.Context, e *model.IssueEvent, eventRepoID, orgID int64, details map[string]any) error {
 	e.CreatedAt, e.ViaAppID = q.Now(), viaAppOf(ctx)
 	id, err := q.insert(ctx, `INSERT INTO issue_events (repo_id, issue_id, actor_id, event, commit_id, label_name, label_color,
  assignee_id, assigner_id, milestone_title, rename_from, rename_to, lock_reason, state_reason, subject_id, created_at, via_app_id)
@@ -108,7 +116,7 @@ func (q Q) AddIssueEvent(ctx context.Context, e *model.IssueEvent, orgID int64, 
 	for k, v := range details {
 		payload[k] = v
 	}
-	return q.AppendEvent(ctx, "issues."+e.Event, e.ActorID, e.RepoID, orgID, payload)
+	return q.AppendEvent(ctx, "issues."+e.Event, e.ActorID, eventRepoID, orgID, payload)
 }
 
 // DeleteCommentedEvent removes the timeline entry of a deleted comment.

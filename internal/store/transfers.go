@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -255,4 +256,23 @@ func (q Q) countNewIssue(ctx context.Context, repoID int64, open, closed int) (i
  open_issues = issue_counters.open_issues + excluded.open_issues, closed_issues = issue_counters.closed_issues + excluded.closed_issues
  RETURNING last_number`, repoID, open, closed).Scan(&n)
 	return n, err
+}
+
+// MoveIssueThreads has the notification threads of issue number of repo
+// from follow it to its new number in repo to: each subscriber keeps the
+// thread, its subscription and read state, with the subject's and the
+// latest comment's URLs rewritten (fromPath and toPath are the
+// repositories' "/repos/{owner}/{name}/" parts of API URLs). A user who
+// already has a thread for the new issue keeps that one.
+func (q Q) MoveIssueThreads(ctx context.Context, fromRepo, number, toRepo, newNumber int64, fromPath, toPath string) error {
+	oldURL := fromPath + "issues/" + strconv.FormatInt(number, 10)
+	newURL := toPath + "issues/" + strconv.FormatInt(newNumber, 10)
+	_, err := q.exec(ctx, `UPDATE notification_threads SET repo_id = ?, subject_key = ?,
+ latest_comment_url = CASE WHEN latest_comment_url = subject_url THEN REPLACE(subject_url, ?, ?) ELSE REPLACE(latest_comment_url, ?, ?) END,
+ subject_url = REPLACE(subject_url, ?, ?)
+ WHERE repo_id = ? AND subject_type = 'Issue' AND subject_key = ?
+ AND NOT EXISTS (SELECT 1 FROM notification_threads n WHERE n.user_id = notification_threads.user_id
+ AND n.repo_id = ? AND n.subject_type = 'Issue' AND n.subject_key = ?)`,
+		toRepo, newNumber, oldURL, newURL, fromPath, toPath, oldURL, newURL, fromRepo, number, toRepo, newNumber)
+	return err
 }

@@ -293,7 +293,8 @@ type IssueInput struct {
 // stay; labels stay when the destination has one of the same name (or one
 // is made, with createLabelsIfMissing), the milestone when it has one of
 // the same title. The issue gets the next number there; its old number
-// redirects. The source records issues.transferred, the destination
+// redirects; its timeline gets a transferred event and its notification
+// threads follow it. The source records issues.transferred, the destination
 // issues.opened.
 func (s *Service) TransferIssue(ctx context.Context, c *authz.Caller, in IssueInput) (*model.Issue, error) {
 	if c == nil || c.User == nil {
@@ -366,9 +367,16 @@ func (s *Service) TransferIssue(ctx context.Context, c *authz.Caller, in IssueIn
 			return err
 		}
 		is = cur
-		if err := tx.AppendEvent(ctx, "issues.transferred", c.User.ID, from.ID, orgID(from.Owner), map[string]any{
-			"action": "transferred", "issue_id": is.ID, "number": oldNumber,
-			"new_repository_id": to.ID, "new_number": is.Number}); err != nil {
+		// The transferred event shows on the issue's timeline where it is
+		// now; its domain event (issues.transferred, the webhook) goes to
+		// the repository it left.
+		e := &model.IssueEvent{RepoID: to.ID, IssueID: is.ID, ActorID: c.User.ID, Event: "transferred"}
+		if err := tx.AddIssueEventAs(ctx, e, from.ID, orgID(from.Owner), map[string]any{
+			"action": "transferred", "number": oldNumber, "new_repository_id": to.ID, "new_number": is.Number}); err != nil {
+			return err
+		}
+		// Notification threads follow the issue: subscribers keep theirs.
+		if err := tx.MoveIssueThreads(ctx, from.ID, oldNumber, to.ID, is.Number, apiPath(from), apiPath(to)); err != nil {
 			return err
 		}
 		return tx.AppendEvent(ctx, "issues.opened", c.User.ID, to.ID, orgID(to.Owner), map[string]any{
@@ -379,6 +387,9 @@ func (s *Service) TransferIssue(ctx context.Context, c *authz.Caller, in IssueIn
 	}
 	return is, nil
 }
+
+// apiPath is the "/repos/{owner}/{name}/" part of repo's API URLs.
+func apiPath(r *model.Repo) string { return "/repos/" + r.FullName() + "/" }
 
 // labels are the labels of the destination an issue keeps: those of the
 // same name, and with create the missing ones made there.

@@ -5,10 +5,8 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
-	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
-	"github.com/hubd/hubd/internal/store"
 )
 
 // GET /repos/{owner}/{repo}/assignees: the owner, collaborators and the
@@ -101,69 +99,17 @@ func (a *API) changeAssignees(w http.ResponseWriter, r *http.Request, add bool) 
 	if in.Assignees != nil {
 		list = logins(*in.Assignees)
 	}
-	ctx := r.Context()
-	actor := x.Caller.UserID()
-	var id int64
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		is, err := a.issue(r, tx, x)
-		if err != nil {
-			return err
-		}
-		id = is.ID
-		if !x.Triage() || len(list) == 0 {
-			return nil
-		}
-		cur, err := tx.IssueAssignees(ctx, is.ID)
-		if err != nil {
-			return err
-		}
-		changed := false
-		if add {
-			found, err := tx.AssignableByLogin(ctx, x.Repo.ID, list)
-			if err != nil {
-				return err
-			}
-			n := len(cur)
-			for _, l := range list {
-				u := found[strings.ToLower(l)]
-				if u == nil || n >= issuesvc.MaxAssignees {
-					continue
-				}
-				ok, err := issuesvc.Assign(ctx, tx, x, is, actor, u)
-				if err != nil {
-					return err
-				}
-				if ok {
-					n++
-					changed = true
-				}
-			}
-		} else {
-			drop := map[string]bool{}
-			for _, l := range list {
-				drop[strings.ToLower(l)] = true
-			}
-			for _, u := range cur {
-				if !drop[strings.ToLower(u.Login)] {
-					continue
-				}
-				if _, err := issuesvc.Unassign(ctx, tx, x, is, actor, u); err != nil {
-					return err
-				}
-				changed = true
-			}
-		}
-		if changed {
-			return tx.TouchIssue(ctx, is)
-		}
-		return nil
-	})
+	is, err := a.issue(r, a.d.Store.R(), x)
 	if err != nil {
 		return err
 	}
+	change := a.svc.RemoveAssignees
 	status := http.StatusOK
 	if add {
-		status = http.StatusCreated
+		change, status = a.svc.AddAssignees, http.StatusCreated
 	}
-	return a.respond(w, r, x, id, status)
+	if err := change(r.Context(), x, is.ID, list); err != nil {
+		return err
+	}
+	return a.respond(w, r, x, is.ID, status)
 }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/authz"
-	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
@@ -92,8 +91,6 @@ type commentBody struct {
 	Body *string `json:"body"`
 }
 
-func (in commentBody) text() (string, error) { return issuesvc.CommentText(in.Body) }
-
 // POST /repos/{owner}/{repo}/issues/{issue_number}/comments: anyone who
 // can read the repository; on a locked issue only those with write access.
 func (a *API) createComment(w http.ResponseWriter, r *http.Request) error {
@@ -104,22 +101,19 @@ func (a *API) createComment(w http.ResponseWriter, r *http.Request) error {
 	if err := participate(x, r); err != nil {
 		return err
 	}
-	if err := a.d.MayParticipate(r.Context(), x.Repo, x.Caller.UserID(), "comment"); err != nil {
-		return err
-	}
 	var in commentBody
 	if err := rest.Decode(r, &in); err != nil {
-		return err
-	}
-	body, err := in.text()
-	if err != nil {
 		return err
 	}
 	n, err := pathInt(r, "issue_number")
 	if err != nil {
 		return err
 	}
-	c, err := a.svc.Comment(r.Context(), x, n, body)
+	body := ""
+	if in.Body != nil {
+		body = *in.Body
+	}
+	c, err := a.svc.AddComment(r.Context(), x.Caller, x.Repo, x.Perm, n, body)
 	if err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func (a *API) issue(r *http.Request, q store.Q, x *access) (*model.Issue, error)
 	if err != nil {
 		return nil, err
 	}
-	is, err := issuesvc.IssueByNumber(r.Context(), q, x, n)
+	is, err := a.svc.IssueByNumber(r.Context(), q, x, n)
 	if errors.Is(err, model.ErrNotFound) {
 		// A transferred issue's old number redirects to where it went.
 		return nil, a.d.IssueRedirect(r, x.Repo.ID, n)

@@ -6,11 +6,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
-	"github.com/hubd/hubd/internal/store"
 )
-
-// maxDependencies is GitHub's limit of issues an issue may be blocked by.
-const maxDependencies = 50
 
 // GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by
 func (a *API) listBlockedBy(w http.ResponseWriter, r *http.Request) error {
@@ -61,50 +57,14 @@ func (a *API) addBlockedBy(w http.ResponseWriter, r *http.Request) error {
 	if in.IssueID == nil {
 		return model.Invalid("Issue", "issue_id", "missing_field")
 	}
-	ctx := r.Context()
-	actor := x.Caller.UserID()
-	var id int64
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		blocked, err := a.issue(r, tx, x)
-		if err != nil {
-			return err
-		}
-		id = blocked.ID
-		blocking, bx, err := a.otherIssue(r, tx, x, *in.IssueID, false, false)
-		if err == model.ErrNotFound {
-			return &model.ValidationError{Errors: []model.FieldError{{Resource: "Issue", Field: "issue_id", Code: "invalid", Value: *in.IssueID}}}
-		}
-		if err != nil {
-			return err
-		}
-		if blocking.ID == blocked.ID {
-			return model.Custom("Issue", "issue_id", "An issue cannot be blocked by itself.")
-		}
-		if circular, err := tx.IsBlockedBy(ctx, blocking.ID, blocked.ID); err != nil {
-			return err
-		} else if circular {
-			return model.Custom("Issue", "issue_id", "Circular dependencies are not allowed.")
-		}
-		n, err := tx.CountDependencies(ctx, blocked.ID, false)
-		if err != nil {
-			return err
-		}
-		if n >= maxDependencies {
-			return model.Custom("Issue", "issue_id", "An issue cannot be blocked by more than 50 issues.")
-		}
-		added, err := tx.AddDependency(ctx, blocked.ID, blocking.ID)
-		if err != nil || !added {
-			return err
-		}
-		if err := subEvent(ctx, tx, x, blocked, actor, "blocked_by_added", blocking); err != nil {
-			return err
-		}
-		return subEvent(ctx, tx, bx, blocking, actor, "blocking_added", blocked)
-	})
+	blocked, err := a.issue(r, a.d.Store.R(), x)
 	if err != nil {
 		return err
 	}
-	return a.respond(w, r, x, id, http.StatusCreated)
+	if err := a.svc.AddBlockedBy(r.Context(), x, blocked.ID, *in.IssueID); err != nil {
+		return err
+	}
+	return a.respond(w, r, x, blocked.ID, http.StatusCreated)
 }
 
 // DELETE /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by/{issue_id}:
@@ -118,33 +78,12 @@ func (a *API) removeBlockedBy(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	actor := x.Caller.UserID()
-	var id int64
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		blocked, err := a.issue(r, tx, x)
-		if err != nil {
-			return err
-		}
-		id = blocked.ID
-		blocking, bx, err := a.otherIssue(r, tx, x, otherID, false, false)
-		if err != nil {
-			return err
-		}
-		removed, err := tx.RemoveDependency(ctx, blocked.ID, blocking.ID)
-		if err != nil {
-			return err
-		}
-		if !removed {
-			return model.ErrNotFound
-		}
-		if err := subEvent(ctx, tx, x, blocked, actor, "blocked_by_removed", blocking); err != nil {
-			return err
-		}
-		return subEvent(ctx, tx, bx, blocking, actor, "blocking_removed", blocked)
-	})
+	blocked, err := a.issue(r, a.d.Store.R(), x)
 	if err != nil {
 		return err
 	}
-	return a.respond(w, r, x, id, http.StatusOK)
+	if err := a.svc.RemoveBlockedBy(r.Context(), x, blocked.ID, otherID); err != nil {
+		return err
+	}
+	return a.respond(w, r, x, blocked.ID, http.StatusOK)
 }

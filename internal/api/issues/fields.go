@@ -1,6 +1,8 @@
 package issues
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 
 	"github.com/hubd/hubd/internal/authz"
@@ -73,13 +75,34 @@ func (a *API) setFieldValues(w http.ResponseWriter, r *http.Request) error {
 	return a.writeValues(w, r, true)
 }
 
+// fieldValueIn is an item of issue_field_values.
+type fieldValueIn struct {
+	FieldID *int64          `json:"field_id"`
+	Value   json.RawMessage `json:"value"`
+}
+
+// fieldInputs decodes the items' values for the service (numbers keep
+// their text as json.Number).
+func fieldInputs(in []fieldValueIn) []issuesvc.FieldValueInput {
+	out := make([]issuesvc.FieldValueInput, len(in))
+	for i, v := range in {
+		out[i].FieldID = v.FieldID
+		if len(v.Value) > 0 {
+			d := json.NewDecoder(bytes.NewReader(v.Value))
+			d.UseNumber()
+			_ = d.Decode(&out[i].Value) // the body decoded, so its values are JSON
+		}
+	}
+	return out
+}
+
 func (a *API) writeValues(w http.ResponseWriter, r *http.Request, replace bool) error {
 	x, err := a.openWritable(r, authz.Write)
 	if err != nil {
 		return err
 	}
 	var in struct {
-		Values *[]issuesvc.FieldValueIn `json:"issue_field_values"`
+		Values *[]fieldValueIn `json:"issue_field_values"`
 	}
 	if err := rest.Decode(r, &in); err != nil {
 		return err
@@ -87,26 +110,16 @@ func (a *API) writeValues(w http.ResponseWriter, r *http.Request, replace bool) 
 	if in.Values == nil {
 		return model.Invalid("IssueFieldValue", "issue_field_values", "missing_field")
 	}
-	if x.Org() == 0 {
-		return model.Custom("IssueFieldValue", "issue_field_values", "Issue fields are only available for repositories owned by organizations.")
-	}
 	ctx := r.Context()
-	values, err := a.svc.ResolveFieldValues(ctx, x, *in.Values)
+	values, err := a.svc.ResolveFieldValues(ctx, x, fieldInputs(*in.Values))
 	if err != nil {
 		return err
 	}
-	var is *model.Issue
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		var err error
-		if is, err = a.issue(r, tx, x); err != nil {
-			return err
-		}
-		if err := issuesvc.WriteFieldValues(ctx, tx, x, is, x.Caller.UserID(), values, replace || len(values) == 0); err != nil {
-			return err
-		}
-		return tx.TouchIssue(ctx, is)
-	})
+	is, err := a.issue(r, a.d.Store.R(), x)
 	if err != nil {
+		return err
+	}
+	if err := a.svc.SetFieldValues(ctx, x, is.ID, values, replace); err != nil {
 		return err
 	}
 	out, err := a.fieldValues(r, x, is)
@@ -127,27 +140,11 @@ func (a *API) deleteFieldValue(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		is, err := a.issue(r, tx, x)
-		if err != nil {
-			return err
-		}
-		ok, err := tx.DeleteIssueFieldValue(ctx, is.ID, fieldID)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return model.ErrNotFound
-		}
-		p := issuesvc.IssuePayload(is, "field_value_deleted")
-		p["field_id"] = fieldID
-		if err := tx.AppendEvent(ctx, "issues.field_value_deleted", x.Caller.UserID(), x.Repo.ID, x.Org(), p); err != nil {
-			return err
-		}
-		return tx.TouchIssue(ctx, is)
-	})
+	is, err := a.issue(r, a.d.Store.R(), x)
 	if err != nil {
+		return err
+	}
+	if err := a.svc.DeleteFieldValue(r.Context(), x, is.ID, fieldID); err != nil {
 		return err
 	}
 	return rest.NoContent(w)

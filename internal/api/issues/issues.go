@@ -206,14 +206,14 @@ func resolveMilestone(ctx context.Context, q store.Q, repoID int64, m milestoneI
 }
 
 type createBody struct {
-	Title            titleIn                 `json:"title"`
-	Body             *string                 `json:"body"`
-	Assignee         rest.Opt[string]        `json:"assignee"`
-	Milestone        milestoneIn             `json:"milestone"`
-	Labels           []nameIn                `json:"labels"`
-	Assignees        []loginIn               `json:"assignees"`
-	IssueFieldValues []issuesvc.FieldValueIn `json:"issue_field_values"`
-	Type             rest.Opt[string]        `json:"type"`
+	Title            titleIn          `json:"title"`
+	Body             *string          `json:"body"`
+	Assignee         rest.Opt[string] `json:"assignee"`
+	Milestone        milestoneIn      `json:"milestone"`
+	Labels           []nameIn         `json:"labels"`
+	Assignees        []loginIn        `json:"assignees"`
+	IssueFieldValues []fieldValueIn   `json:"issue_field_values"`
+	Type             rest.Opt[string] `json:"type"`
 }
 
 // errNoTypes answers an issue type: hubd's organizations define none.
@@ -266,7 +266,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 		if t, ok := in.Type.Get(); ok && t != "" {
 			return errNoType(t)
 		}
-		if fields, err = a.svc.ResolveFieldValues(ctx, x, in.IssueFieldValues); err != nil {
+		if fields, err = a.svc.ResolveFieldValues(ctx, x, fieldInputs(in.IssueFieldValues)); err != nil {
 			return err
 		}
 	}
@@ -296,17 +296,17 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) error {
 }
 
 type updateBody struct {
-	Title            titleIn                           `json:"title"`
-	Body             rest.Opt[string]                  `json:"body"`
-	Assignee         rest.Opt[string]                  `json:"assignee"`
-	State            rest.Opt[string]                  `json:"state"`
-	StateReason      rest.Opt[string]                  `json:"state_reason"`
-	DuplicateIssueID rest.Opt[int64]                   `json:"duplicate_issue_id"`
-	Milestone        milestoneIn                       `json:"milestone"`
-	Labels           rest.Opt[[]nameIn]                `json:"labels"`
-	Assignees        rest.Opt[[]loginIn]               `json:"assignees"`
-	IssueFieldValues rest.Opt[[]issuesvc.FieldValueIn] `json:"issue_field_values"`
-	Type             rest.Opt[json.RawMessage]         `json:"type"`
+	Title            titleIn                   `json:"title"`
+	Body             rest.Opt[string]          `json:"body"`
+	Assignee         rest.Opt[string]          `json:"assignee"`
+	State            rest.Opt[string]          `json:"state"`
+	StateReason      rest.Opt[string]          `json:"state_reason"`
+	DuplicateIssueID rest.Opt[int64]           `json:"duplicate_issue_id"`
+	Milestone        milestoneIn               `json:"milestone"`
+	Labels           rest.Opt[[]nameIn]        `json:"labels"`
+	Assignees        rest.Opt[[]loginIn]       `json:"assignees"`
+	IssueFieldValues rest.Opt[[]fieldValueIn]  `json:"issue_field_values"`
+	Type             rest.Opt[json.RawMessage] `json:"type"`
 }
 
 // PATCH /repos/{owner}/{repo}/issues/{issue_number}: authors edit the
@@ -401,7 +401,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		if list, ok := in.IssueFieldValues.Get(); ok {
-			if fields, err = a.svc.ResolveFieldValues(ctx, x, list); err != nil {
+			if fields, err = a.svc.ResolveFieldValues(ctx, x, fieldInputs(list)); err != nil {
 				return err
 			}
 		}

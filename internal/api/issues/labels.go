@@ -11,7 +11,6 @@ import (
 	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
-	"github.com/hubd/hubd/internal/store"
 )
 
 // label loads the {name} label of the repository.
@@ -182,41 +181,23 @@ func (a *API) changeLabels(w http.ResponseWriter, r *http.Request, replace bool)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	actor := x.Caller.UserID()
-	var is *model.Issue
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		var err error
-		if is, err = a.issue(r, tx, x); err != nil {
-			return err
-		}
-		labels, err := issuesvc.EnsureLabels(ctx, tx, x, actor, list)
-		if err != nil {
-			return err
-		}
-		changed := false
-		if replace {
-			if changed, err = issuesvc.SetLabels(ctx, tx, x, is, actor, labels); err != nil {
-				return err
-			}
-		} else {
-			for _, l := range labels {
-				ok, err := issuesvc.Label(ctx, tx, x, is, actor, l)
-				if err != nil {
-					return err
-				}
-				changed = changed || ok
-			}
-		}
-		if changed {
-			return tx.TouchIssue(ctx, is)
-		}
-		return nil
-	})
+	is, err := a.issue(r, a.d.Store.R(), x)
 	if err != nil {
 		return err
 	}
-	all, err := a.d.Store.R().IssueLabels(ctx, is.ID)
+	change := a.svc.AddLabels
+	if replace {
+		change = a.svc.ReplaceLabels
+	}
+	if err := change(r.Context(), x, is.ID, list); err != nil {
+		return err
+	}
+	return a.issueLabels(w, r, x, is.ID)
+}
+
+// issueLabels answers with all the labels of issue id.
+func (a *API) issueLabels(w http.ResponseWriter, r *http.Request, x *access, id int64) error {
+	all, err := a.d.Store.R().IssueLabels(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -240,25 +221,15 @@ func (a *API) removeAllLabels(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		is, err := a.issue(r, tx, x)
-		if err != nil {
-			return err
-		}
-		changed, err := issuesvc.SetLabels(ctx, tx, x, is, x.Caller.UserID(), nil)
-		if err != nil || !changed {
-			return err
-		}
-		return tx.TouchIssue(ctx, is)
-	})
+	is, err := a.issue(r, a.d.Store.R(), x)
 	if err != nil {
+		return err
+	}
+	if err := a.svc.ReplaceLabels(r.Context(), x, is.ID, nil); err != nil {
 		return err
 	}
 	return rest.NoContent(w)
 }
-
-var errNoLabel = &model.HTTPError{Status: http.StatusNotFound, Message: "Label does not exist"}
 
 // DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}: triage
 // access; answers with the labels left.
@@ -267,37 +238,14 @@ func (a *API) removeLabel(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	var is *model.Issue
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		var err error
-		if is, err = a.issue(r, tx, x); err != nil {
-			return err
-		}
-		l, err := tx.LabelByName(ctx, x.Repo.ID, r.PathValue("name"))
-		if err == model.ErrNotFound {
-			return errNoLabel
-		}
-		if err != nil {
-			return err
-		}
-		ok, err := issuesvc.Unlabel(ctx, tx, x, is, x.Caller.UserID(), l)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return errNoLabel
-		}
-		return tx.TouchIssue(ctx, is)
-	})
+	is, err := a.issue(r, a.d.Store.R(), x)
 	if err != nil {
 		return err
 	}
-	all, err := a.d.Store.R().IssueLabels(ctx, is.ID)
-	if err != nil {
+	if err := a.svc.RemoveLabel(r.Context(), x, is.ID, r.PathValue("name")); err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToLabels(x.Repo, all))
+	return a.issueLabels(w, r, x, is.ID)
 }
 
 // GET /repos/{owner}/{repo}/milestones/{milestone_number}/labels: the

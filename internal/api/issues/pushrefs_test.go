@@ -38,8 +38,12 @@ func TestPushedCommitsReferenceIssues(t *testing.T) {
 	git("add", ".")
 	git("commit", "-q", "-m", "Fixes #2 and mona/hello#1, not #99")
 	git("push", "-q", u.String(), "HEAD:refs/heads/main")
-	// The same commits on a second branch reference nothing again.
+	// The same commits on a second branch reference nothing again, even
+	// when it is pushed before the first push's job ran.
 	git("push", "-q", u.String(), "HEAD:refs/heads/copy")
+	// The commits are walked in the job queue (closing.push), not while
+	// pushing.
+	w.e.RunJobs()
 
 	count := func(number int) (n int, commit string) {
 		var events []map[string]any

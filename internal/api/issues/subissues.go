@@ -1,21 +1,12 @@
 package issues
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/hubd/hubd/internal/authz"
-	issuesvc "github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
-	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
-)
-
-// GitHub's limits on sub-issues.
-const (
-	maxSubIssues = 100 // per parent
-	maxDepth     = 8   // levels of nesting
 )
 
 // renderAcross converts issues that may live in other repositories of the
@@ -51,37 +42,6 @@ func (a *API) renderAcross(r *http.Request, x *access, list []*model.Issue) (*is
 	return out, nil
 }
 
-// otherIssue loads an issue by id for a relation with an issue of x: it
-// must exist, be visible to the caller, — sameOwner — belong to the same
-// owner, and — changes, when the relation changes the issue itself (its
-// parent) — lie inside the caller's grant (authz.Authorize: an
-// installation or fine-grained token does not reach into another
-// repository through a relation). It returns the issue with its
-// repository's access.
-func (a *API) otherIssue(r *http.Request, tx store.Q, x *access, id int64, sameOwner, changes bool) (*model.Issue, *access, error) {
-	ctx := r.Context()
-	is, err := tx.IssueByID(ctx, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	if is.RepoID == x.Repo.ID {
-		return is, x, nil
-	}
-	c := rest.Caller(r)
-	v, err := tx.RepoByID(ctx, is.RepoID, c.UserID())
-	if err != nil {
-		return nil, nil, err
-	}
-	perm, err := authz.Authorize(c, v.Repo, v.Facts, changes, authz.None)
-	if err != nil {
-		return nil, nil, err
-	}
-	if sameOwner && v.Repo.OwnerID != x.Repo.OwnerID {
-		return nil, nil, model.Unprocessable("The sub-issue must belong to the same repository owner as the parent issue.")
-	}
-	return is, &access{Repo: v.Repo, Perm: perm, Caller: c}, nil
-}
-
 // GET /repos/{owner}/{repo}/issues/{issue_number}/parent
 func (a *API) getParent(w http.ResponseWriter, r *http.Request) error {
 	x, err := a.open(r, authz.Read)
@@ -92,10 +52,7 @@ func (a *API) getParent(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if is.ParentID == 0 {
-		return model.ErrNotFound
-	}
-	parent, px, err := a.otherIssue(r, a.d.Store.R(), x, is.ParentID, false, false)
+	parent, px, err := a.svc.Parent(r.Context(), x, is)
 	if err != nil {
 		return err
 	}
@@ -144,10 +101,6 @@ func (in subIssueBody) id() (int64, error) {
 	return *in.SubIssueID, nil
 }
 
-func subEvent(ctx context.Context, tx store.Q, x *access, is *model.Issue, actor int64, name string, other *model.Issue) error {
-	return issuesvc.Event(ctx, tx, x, is, model.IssueEvent{ActorID: actor, Event: name, SubjectID: other.ID}, map[string]any{"other_issue_id": other.ID})
-}
-
 // POST /repos/{owner}/{repo}/issues/{issue_number}/sub_issues: triage
 // access; the sub-issue (by id) belongs to the same owner, has no other
 // parent unless replace_parent, and the tree stays within GitHub's limits
@@ -165,71 +118,14 @@ func (a *API) addSubIssue(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	actor := x.Caller.UserID()
-	var parentID int64
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		parent, err := a.issue(r, tx, x)
-		if err != nil {
-			return err
-		}
-		parentID = parent.ID
-		child, cx, err := a.otherIssue(r, tx, x, childID, true, true)
-		if err != nil {
-			return err
-		}
-		if child.ID == parent.ID {
-			return model.Unprocessable("An issue cannot be a sub-issue of itself.")
-		}
-		if child.ParentID == parent.ID {
-			return model.Unprocessable("Issue may not contain duplicate sub-issues.")
-		}
-		if child.ParentID != 0 && !in.ReplaceParent {
-			return model.Unprocessable("Sub issue may only have one parent.")
-		}
-		if parent.SubIssues >= maxSubIssues {
-			return model.Unprocessable("Parent cannot have more than 100 sub-issues.")
-		}
-		ancestors, err := tx.AncestorIDs(ctx, parent.ID, maxDepth+1)
-		if err != nil {
-			return err
-		}
-		for _, id := range ancestors {
-			if id == child.ID {
-				return model.Unprocessable("An issue cannot be a sub-issue of its own sub-issue.")
-			}
-		}
-		below, err := tx.SubIssueDepth(ctx, child.ID, maxDepth)
-		if err != nil {
-			return err
-		}
-		if len(ancestors)+1+below > maxDepth-1 {
-			return model.Unprocessable("Sub-issues cannot be nested more than 8 levels deep.")
-		}
-		if child.ParentID != 0 {
-			old, ox, err := a.otherIssue(r, tx, x, child.ParentID, false, false)
-			if err != nil {
-				return err
-			}
-			if err := subEvent(ctx, tx, ox, old, actor, "sub_issue_removed", child); err != nil {
-				return err
-			}
-			if err := subEvent(ctx, tx, cx, child, actor, "parent_issue_removed", old); err != nil {
-				return err
-			}
-		}
-		if err := tx.AddSubIssue(ctx, parent, child); err != nil {
-			return err
-		}
-		if err := subEvent(ctx, tx, x, parent, actor, "sub_issue_added", child); err != nil {
-			return err
-		}
-		return subEvent(ctx, tx, cx, child, actor, "parent_issue_added", parent)
-	})
+	parent, err := a.issue(r, a.d.Store.R(), x)
 	if err != nil {
 		return err
 	}
-	return a.respond(w, r, x, parentID, http.StatusCreated)
+	if err := a.svc.AddSubIssue(r.Context(), x, parent.ID, childID, in.ReplaceParent); err != nil {
+		return err
+	}
+	return a.respond(w, r, x, parent.ID, http.StatusCreated)
 }
 
 // DELETE /repos/{owner}/{repo}/issues/{issue_number}/sub_issue: triage
@@ -247,34 +143,14 @@ func (a *API) removeSubIssue(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	actor := x.Caller.UserID()
-	var parentID int64
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		parent, err := a.issue(r, tx, x)
-		if err != nil {
-			return err
-		}
-		parentID = parent.ID
-		child, cx, err := a.otherIssue(r, tx, x, childID, false, true)
-		if err != nil {
-			return err
-		}
-		if child.ParentID != parent.ID {
-			return model.ErrNotFound
-		}
-		if err := tx.RemoveSubIssue(ctx, parent, child); err != nil {
-			return err
-		}
-		if err := subEvent(ctx, tx, x, parent, actor, "sub_issue_removed", child); err != nil {
-			return err
-		}
-		return subEvent(ctx, tx, cx, child, actor, "parent_issue_removed", parent)
-	})
+	parent, err := a.issue(r, a.d.Store.R(), x)
 	if err != nil {
 		return err
 	}
-	return a.respond(w, r, x, parentID, http.StatusOK)
+	if err := a.svc.RemoveSubIssue(r.Context(), x, parent.ID, childID); err != nil {
+		return err
+	}
+	return a.respond(w, r, x, parent.ID, http.StatusOK)
 }
 
 // PATCH /repos/{owner}/{repo}/issues/{issue_number}/sub_issues/priority:
@@ -296,55 +172,12 @@ func (a *API) reprioritizeSubIssue(w http.ResponseWriter, r *http.Request) error
 	if (in.AfterID == nil) == (in.BeforeID == nil) {
 		return model.Unprocessable("Exactly one of after_id or before_id must be given.")
 	}
-	ctx := r.Context()
-	var parentID int64
-	err = a.d.Store.Tx(ctx, func(tx store.Q) error {
-		parent, err := a.issue(r, tx, x)
-		if err != nil {
-			return err
-		}
-		parentID = parent.ID
-		ids, err := tx.SubIssueIDs(ctx, parent.ID)
-		if err != nil {
-			return err
-		}
-		anchor := in.AfterID
-		if anchor == nil {
-			anchor = in.BeforeID
-		}
-		rest := make([]int64, 0, len(ids))
-		found := false
-		for _, id := range ids {
-			if id == childID {
-				found = true
-				continue
-			}
-			rest = append(rest, id)
-		}
-		if !found {
-			return model.ErrNotFound
-		}
-		pos := -1
-		for i, id := range rest {
-			if id == *anchor {
-				pos = i
-			}
-		}
-		if pos < 0 {
-			return model.Unprocessable("The after_id or before_id must be another sub-issue of this issue.")
-		}
-		if in.AfterID != nil {
-			pos++
-		}
-		order := append(append(append([]int64{}, rest[:pos]...), childID), rest[pos:]...)
-		if err := tx.SetSubIssueOrder(ctx, parent.ID, order); err != nil {
-			return err
-		}
-		return tx.AppendEvent(ctx, "sub_issues.reprioritized", x.Caller.UserID(), x.Repo.ID, x.Org(),
-			map[string]any{"issue_id": parent.ID, "number": parent.Number, "sub_issue_id": childID})
-	})
+	parent, err := a.issue(r, a.d.Store.R(), x)
 	if err != nil {
 		return err
 	}
-	return a.respond(w, r, x, parentID, http.StatusOK)
+	if err := a.svc.ReprioritizeSubIssue(r.Context(), x, parent.ID, childID, in.AfterID, in.BeforeID); err != nil {
+		return err
+	}
+	return a.respond(w, r, x, parent.ID, http.StatusOK)
 }

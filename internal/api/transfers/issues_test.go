@@ -151,3 +151,75 @@ func TestTransferIssue(t *testing.T) {
 		t.Fatalf("events %v", kinds)
 	}
 }
+
+// A transferred issue shows a transferred event on its timeline, and the
+// notification threads of the old issue follow it: a subscriber keeps the
+// thread, its subscription, and hears of what happens on the new issue.
+func TestTransferIssueTimelineAndThreads(t *testing.T) {
+	e := apitest.New(t)
+	_, tok := e.NewUser("mona", false)
+	_, ritaTok := e.NewUser("rita", false)
+	e.Must(201, "POST", "/user/repos", tok, map[string]any{"name": "src"})
+	dst := e.Must(201, "POST", "/user/repos", tok, map[string]any{"name": "dst"}).Map(t)
+	e.Must(201, "POST", "/repos/mona/dst/issues", tok, map[string]any{"title": "already there"})
+	is := e.Must(201, "POST", "/repos/mona/src/issues", tok, map[string]any{"title": "Move me", "body": "cc @rita"}).Map(t)
+	if err := e.Deps.Outbox.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var threads []map[string]any
+	e.Must(200, "GET", "/notifications", ritaTok, nil).JSON(t, &threads)
+	if len(threads) != 1 {
+		t.Fatalf("rita's threads before: %v", threads)
+	}
+	id := threads[0]["id"].(string)
+	e.Must(200, "PUT", "/notifications/threads/"+id+"/subscription", ritaTok, map[string]any{"subscribed": true})
+	e.Must(205, "PATCH", "/notifications/threads/"+id, ritaTok, nil) // read
+
+	if _, errs := gql(t, e, tok, transferIssue, map[string]any{"issue": is["node_id"], "repo": dst["node_id"]}); len(errs) > 0 {
+		t.Fatalf("transferIssue: %v", errs)
+	}
+	// The timeline (and the events) of the issue where it is now.
+	for _, path := range []string{"/repos/mona/dst/issues/2/timeline", "/repos/mona/dst/issues/2/events"} {
+		var events []map[string]any
+		e.Must(200, "GET", path, tok, nil).JSON(t, &events)
+		found := false
+		for _, ev := range events {
+			if ev["event"] == "transferred" {
+				found = true
+				if ev["actor"].(map[string]any)["login"] != "mona" || ev["commit_id"] != nil {
+					t.Errorf("%s: %v", path, ev)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("%s lacks the transferred event: %v", path, events)
+		}
+	}
+
+	// The thread moved with its subscription.
+	if err := e.Deps.Outbox.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	th := e.Must(200, "GET", "/notifications/threads/"+id, ritaTok, nil).Map(t)
+	subject := th["subject"].(map[string]any)
+	if th["repository"].(map[string]any)["full_name"] != "mona/dst" || !strings.HasSuffix(subject["url"].(string), "/repos/mona/dst/issues/2") {
+		t.Fatalf("thread after the transfer: %v", th)
+	}
+	sub := e.Must(200, "GET", "/notifications/threads/"+id+"/subscription", ritaTok, nil).Map(t)
+	if sub["subscribed"] != true || sub["ignored"] != false {
+		t.Fatalf("subscription after the transfer: %v", sub)
+	}
+	// A comment on the new issue comes to the same thread.
+	e.Must(201, "POST", "/repos/mona/dst/issues/2/comments", tok, map[string]any{"body": "moved here"})
+	if err := e.Deps.Outbox.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	threads = nil
+	e.Must(200, "GET", "/notifications", ritaTok, nil).JSON(t, &threads)
+	if len(threads) != 1 || threads[0]["id"] != id || threads[0]["unread"] != true {
+		t.Fatalf("rita's threads after a comment on the moved issue: %v", threads)
+	}
+	if u := threads[0]["subject"].(map[string]any)["latest_comment_url"].(string); !strings.Contains(u, "/repos/mona/dst/issues/comments/") {
+		t.Fatalf("latest comment %q", u)
+	}
+}
