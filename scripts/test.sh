@@ -11,6 +11,11 @@ HUBD_COVERAGE_DIR=$(mktemp -d)
 db="hubd_test_$$_$(date +%s)"
 pgurl="postgres://postgres@127.0.0.1:5432/$db?sslmode=disable"
 cleanup() {
+  # The tests' databases (internal/store/storetest) are named after $db:
+  # its migrated template and any a killed test left behind.
+  for d in $(psql -tA -h 127.0.0.1 -U postgres -d postgres -c "SELECT datname FROM pg_database WHERE datname LIKE '${db}\_%'" 2>/dev/null); do
+    psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS \"$d\" WITH (FORCE)" >/dev/null 2>&1 || true
+  done
   psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
   rm -rf "$HUBD_COVERAGE_DIR"
 }
