@@ -21,9 +21,31 @@ import (
 // Specs are GitHub's descriptions, loaded once per test binary: ghec first,
 // then ghes-3.19 for the operations only Enterprise Server has (the admin
 // API). A missing package is a failure, never a skip: `make test` installs it.
+//
+// Parsing a description costs seconds of CPU in every test binary, so ghec
+// is loaded up front and ghes-3.19 only when an operation is not in ghec
+// (the answer is the same as loading both first: ghec is always asked first).
 type Specs struct {
-	Docs  []*openapi3.T
-	Names []string
+	flavours []*flavour
+}
+
+// flavour is one description, parsed on first use.
+type flavour struct {
+	name string
+	once sync.Once
+	doc  *openapi3.T
+	err  error
+}
+
+func (f *flavour) load() (*openapi3.T, error) {
+	f.once.Do(func() {
+		path := filepath.Join(Root(), "node_modules", "@octokit", "openapi", "generated", f.name+".json")
+		f.doc, f.err = openapi3.NewLoader().LoadFromFile(path)
+		if f.err != nil {
+			f.err = fmt.Errorf("load %s.json (run `make deps`): %w", f.name, f.err)
+		}
+	})
+	return f.doc, f.err
 }
 
 var (
@@ -45,20 +67,13 @@ func Root() string {
 	}
 }
 
-// LoadSpecs loads the descriptions (once).
+// LoadSpecs loads the descriptions (once; the second on first use).
 func LoadSpecs() (*Specs, error) {
 	specsOnce.Do(func() {
-		dir := filepath.Join(Root(), "node_modules", "@octokit", "openapi", "generated")
-		s := &Specs{}
-		for _, name := range []string{"ghec", "ghes-3.19"} {
-			loader := openapi3.NewLoader()
-			doc, err := loader.LoadFromFile(filepath.Join(dir, name+".json"))
-			if err != nil {
-				specsErr = fmt.Errorf("load %s.json (run `make deps`): %w", name, err)
-				return
-			}
-			s.Docs = append(s.Docs, doc)
-			s.Names = append(s.Names, name)
+		s := &Specs{flavours: []*flavour{{name: "ghec"}, {name: "ghes-3.19"}}}
+		if _, err := s.flavours[0].load(); err != nil {
+			specsErr = err
+			return
 		}
 		specs = s
 	})
@@ -66,9 +81,15 @@ func LoadSpecs() (*Specs, error) {
 }
 
 // Operation finds the operation of a method and spec path in the first
-// flavour that has it.
+// flavour that has it. A description that fails to load (only a later one
+// can, the first loaded in LoadSpecs) fails the test binary loudly: an
+// operation must not look undescribed because its description is missing.
 func (s *Specs) Operation(method, path string) (*openapi3.T, *openapi3.PathItem, *openapi3.Operation) {
-	for _, doc := range s.Docs {
+	for _, f := range s.flavours {
+		doc, err := f.load()
+		if err != nil {
+			panic("apitest: " + err.Error())
+		}
 		if item := doc.Paths.Find(path); item != nil {
 			if op := item.GetOperation(method); op != nil {
 				return doc, item, op

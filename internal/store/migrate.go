@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 )
@@ -2098,6 +2100,17 @@ CREATE INDEX closing_references_issue ON closing_references (issue_id, pull_id);
 CREATE INDEX code_files_extension ON code_files (extension);
 CREATE INDEX code_files_lower_name ON code_files (LOWER(name));
 `,
+}
+
+// MigrationsDigest identifies the schema the migrations build: a hash of
+// their text in order. Test harnesses key a migrated template database on
+// it, so a changed or added migration gets a fresh template.
+func MigrationsDigest() string {
+	h := sha256.New()
+	for _, m := range migrations {
+		fmt.Fprintf(h, "%d\n%s\n", len(m), m)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 func (s *Store) migrate(ctx context.Context) error {
