@@ -2090,6 +2090,15 @@ CREATE TABLE closing_references (
 );
 CREATE INDEX closing_references_issue ON closing_references (issue_id, pull_id);
 `,
+	// 61: actions: a workflow job is a check run with the same id. New jobs
+	// take the id of their check run (internal/checks CreateJobRun), so the
+	// check runs' id sequence moves past every job id there is; older jobs
+	// keep the check run check_run_id names.
+	`
+-- sqlite: INSERT INTO sqlite_sequence (name, seq) SELECT 'check_runs', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'check_runs');
+-- sqlite: UPDATE sqlite_sequence SET seq = MAX(seq, (SELECT COALESCE(MAX(id), 0) FROM actions_jobs)) WHERE name = 'check_runs';
+-- postgres: SELECT setval(pg_get_serial_sequence('check_runs', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM check_runs), (SELECT COALESCE(MAX(id), 0) FROM actions_jobs), 1))
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
