@@ -262,9 +262,15 @@ func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion 
 	// The job's check run completes with it (jobEvent): whoever sees the
 	// run completed sees its check runs completed.
 	moved := false
+	notes := JobAnnotations(log, steps)
 	err := s.Store.Tx(ctx, func(tx store.Q) error {
 		if err := tx.SetJobLog(ctx, j.ID, log); err != nil {
 			return err
+		}
+		if s.Checks != nil && j.CheckRunID > 0 {
+			if err := tx.AddCheckAnnotations(ctx, j.CheckRunID, notes); err != nil {
+				return err
+			}
 		}
 		j.Conclusion, j.Outputs, j.Steps = &conclusion, outputs, steps
 		var err error
