@@ -41,9 +41,12 @@ type Service struct {
 	// (--actions-workers) and a lease as long as the longest job.
 	Queue, Runner *jobs.Queue
 	Exec          Executor
-	// Checks, when set, shows each job as a check run (and the run as
-	// the check suite of its commit), as GitHub does.
-	Checks *checks.Service
+	// Checks, when set, shows each job as a check run with the job's id
+	// (and the run as the GitHub Actions app's check suite of its
+	// commit), as GitHub does; Provision, when set, makes that app before
+	// a run's jobs need it (jobchecks.go).
+	Checks    *checks.Service
+	Provision func(ctx context.Context) error
 	// ApprovalPolicy, when set, is a repository's fork-pr-contributor-
 	// approval setting (default: first_time_contributors).
 	ApprovalPolicy func(ctx context.Context, repo *model.Repo) string
@@ -272,6 +275,11 @@ func (s *Service) createRun(ctx context.Context, repo *model.Repo, wpath string,
 	if title == "" {
 		title = name
 	}
+	if s.Checks != nil && s.Provision != nil {
+		if err := s.Provision(ctx); err != nil {
+			return nil, err
+		}
+	}
 	var run *model.WorkflowRun
 	err := s.Store.Tx(ctx, func(tx store.Q) error {
 		wf, err := tx.EnsureWorkflow(ctx, repo.ID, wpath, name)
@@ -316,6 +324,7 @@ func (s *Service) createRun(ctx context.Context, repo *model.Repo, wpath string,
 // the jobs that need nothing.
 func (s *Service) createJobs(ctx context.Context, tx store.Q, run *model.WorkflowRun, planned []plannedJob, keep map[string][]*model.WorkflowJob) error {
 	copied := map[string]bool{}
+	var jc *jobChecks
 	for _, pj := range planned {
 		if old, ok := keep[pj.Key]; ok {
 			if copied[pj.Key] {
@@ -325,7 +334,7 @@ func (s *Service) createJobs(ctx context.Context, tx store.Q, run *model.Workflo
 			for _, o := range old {
 				j := &model.WorkflowJob{RunID: run.ID, RepoID: run.RepoID, RunAttempt: run.RunAttempt, Key: o.Key, Name: o.Name,
 					Matrix: o.Matrix, Needs: o.Needs, Status: model.ActionsQueued}
-				if err := tx.CreateJob(ctx, j); err != nil {
+				if err := s.createJob(ctx, tx, &jc, run, j, o.Conclusion); err != nil {
 					return err
 				}
 				j.Conclusion, j.Outputs, j.Steps = o.Conclusion, o.Outputs, o.Steps
@@ -337,7 +346,7 @@ func (s *Service) createJobs(ctx context.Context, tx store.Q, run *model.Workflo
 		}
 		j := &model.WorkflowJob{RunID: run.ID, RepoID: run.RepoID, RunAttempt: run.RunAttempt, Key: pj.Key, Name: pj.Name,
 			Matrix: pj.Matrix, Needs: pj.Needs, Status: model.ActionsQueued}
-		if err := tx.CreateJob(ctx, j); err != nil {
+		if err := s.createJob(ctx, tx, &jc, run, j, nil); err != nil {
 			return err
 		}
 		if err := s.jobEvent(ctx, tx, run, j, "queued"); err != nil { // workflow_job queued, once per job
@@ -470,6 +479,11 @@ func (s *Service) runEvent(ctx context.Context, tx store.Q, repo *model.Repo, ru
 func (s *Service) jobEvent(ctx context.Context, tx store.Q, run *model.WorkflowRun, j *model.WorkflowJob, action string) error {
 	if action == "completed" {
 		if err := s.releaseJob(ctx, tx, j); err != nil {
+			return err
+		}
+	}
+	if action != "queued" { // a queued job's check run was made queued with it
+		if err := s.syncCheck(ctx, tx, run, j); err != nil {
 			return err
 		}
 	}

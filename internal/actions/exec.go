@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"net/url"
 	"os"
@@ -15,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hubd/hubd/internal/authz"
-	"github.com/hubd/hubd/internal/checks"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
@@ -197,7 +194,6 @@ func (e *Executor) handle(ctx context.Context, payload []byte) error {
 		revoke()
 		return err
 	}
-	e.startCheck(ctx, repo, run, j)
 	given = true
 	log, res := e.execute(ctx, repo, run, j, w, token, w0, runnerName)
 	revoke()
@@ -263,17 +259,18 @@ func (e *Executor) stamp(s string) string {
 func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion string, outputs map[string]string, steps []model.WorkflowStep, log string) error {
 	s := e.svc
 	ctx = context.WithoutCancel(ctx)
-	// The job's check run completes first: whoever sees the run completed
-	// sees its check runs completed.
-	checked := false
-	if cur, err := s.Store.R().Job(ctx, j.RepoID, j.ID); err == nil && cur.Status != model.ActionsCompleted {
-		e.finishCheck(ctx, j, conclusion)
-		checked = true
-	}
+	// The job's check run completes with it (jobEvent): whoever sees the
+	// run completed sees its check runs completed.
 	moved := false
+	notes := JobAnnotations(log, steps)
 	err := s.Store.Tx(ctx, func(tx store.Q) error {
 		if err := tx.SetJobLog(ctx, j.ID, log); err != nil {
 			return err
+		}
+		if s.Checks != nil && j.CheckRunID > 0 {
+			if err := tx.AddCheckAnnotations(ctx, j.CheckRunID, notes); err != nil {
+				return err
+			}
 		}
 		j.Conclusion, j.Outputs, j.Steps = &conclusion, outputs, steps
 		var err error
@@ -299,58 +296,7 @@ func (e *Executor) finish(ctx context.Context, j *model.WorkflowJob, conclusion 
 			s.Runner.Notify() // the jobs that needed this one start now, not at the next poll
 		}
 	}
-	if err == nil && !moved {
-		// Cancelled meanwhile: the check run takes the job's conclusion.
-		if cur, cerr := s.Store.R().Job(ctx, j.RepoID, j.ID); cerr == nil {
-			conclusion, checked = deref(cur.Conclusion), false
-		}
-	}
-	if err == nil {
-		if !checked {
-			e.finishCheck(ctx, j, conclusion)
-		}
-		e.skippedChecks(ctx, j.RepoID, j.RunID, j.RunAttempt)
-	}
 	return err
-}
-
-// startCheck shows a started job as an in-progress check run of the
-// run's commit (its suite is the run's); failures only cost the check.
-func (e *Executor) startCheck(ctx context.Context, repo *model.Repo, run *model.WorkflowRun, j *model.WorkflowJob) {
-	if e.svc.Checks == nil {
-		return
-	}
-	name, status := j.Name, model.CheckInProgress
-	details := fmt.Sprintf("%s/%s/%s/actions/runs/%d/job/%d", e.Web, repo.Owner.Login, repo.Name, run.ID, j.ID)
-	ext := strconv.FormatInt(j.ID, 10)
-	v, err := e.svc.Checks.CreateRun(ctx, repo, authz.Admin, run.TriggeringActorID, checks.RunInput{Name: &name, HeadSHA: run.HeadSHA,
-		Status: &status, DetailsURL: &details, ExternalID: &ext})
-	if err != nil {
-		slog.Warn("actions: check run", "job", j.ID, "err", err)
-		return
-	}
-	j.CheckRunID = v.Run.ID
-	_ = e.svc.Store.Tx(ctx, func(tx store.Q) error {
-		if err := tx.SetJobCheckRun(ctx, j.ID, v.Run.ID); err != nil {
-			return err
-		}
-		return tx.SetRunCheckSuite(ctx, run.ID, v.Run.SuiteID)
-	})
-}
-
-// finishCheck completes a job's check run with its conclusion.
-func (e *Executor) finishCheck(ctx context.Context, j *model.WorkflowJob, conclusion string) {
-	if e.svc.Checks == nil || j.CheckRunID == 0 {
-		return
-	}
-	v, err := e.svc.Store.R().RepoByID(ctx, j.RepoID, 0)
-	if err != nil {
-		return
-	}
-	status := model.CheckCompleted
-	if _, err := e.svc.Checks.UpdateRun(ctx, v.Repo, authz.Admin, 0, j.CheckRunID, checks.RunInput{Status: &status, Conclusion: &conclusion}); err != nil {
-		slog.Warn("actions: check run", "job", j.ID, "err", err)
-	}
 }
 
 // execute hands the job to its runner (w0) and follows it to its end:

@@ -250,6 +250,9 @@ func (lw *logWriter) Format(e *logrus.Entry) ([]byte, error) {
 	if e.Level > logrus.InfoLevel {
 		return nil, nil
 	}
+	if line, ok := annotationLine(e.Data); ok {
+		return []byte(line + "\n"), nil
+	}
 	msg := strings.TrimSpace(e.Message)
 	if name, ok := strings.CutPrefix(msg, "\u2B50 Run "); ok {
 		name = strings.TrimPrefix(name, "Main ")
@@ -271,6 +274,9 @@ func (lw *logWriter) Format(e *logrus.Entry) ([]byte, error) {
 		return []byte("##[endgroup]\n"), nil
 	}
 	if e.Level <= logrus.ErrorLevel {
+		if m := exitCode.FindStringSubmatch(msg); m != nil {
+			msg = "Process completed with exit code " + m[1] + m[2] + "."
+		}
 		return []byte("##[error]" + msg + "\n"), nil
 	}
 	return []byte(msg + "\n"), nil

@@ -3,8 +3,8 @@
 // commit and app, annotations on the runs' files, and the repositories'
 // preference for suites created on push. It holds the rules — who may
 // write, what a run must hold, how a suite's status follows its runs —
-// for every transport. hubd has no GitHub Apps yet: every run and suite
-// belongs to app 0 and shows no app.
+// for every transport. Runs and suites posted by users belong to app 0
+// and show no app; workflow jobs' runs belong to GitHub Actions (jobs.go).
 package checks
 
 import (
@@ -95,10 +95,33 @@ type RunInput struct {
 	Actions     *[]model.CheckAction
 }
 
-// RunView is a run with the open pull requests of its head commit.
+// RunView is a run with the open pull requests of its head commit and its
+// app (nil: none).
 type RunView struct {
 	Run   *model.CheckRun
 	Pulls []*model.PullRef
+	App   *model.App
+}
+
+// apps reads the apps of runs or suites (a page holds one or two), with
+// their owners; app 0 is none.
+func apps(ctx context.Context, q store.Q, ids ...int64) (map[int64]*model.App, error) {
+	out := map[int64]*model.App{}
+	for _, id := range ids {
+		if _, ok := out[id]; ok || id == 0 {
+			continue
+		}
+		a, err := q.AppByID(ctx, id)
+		if errors.Is(err, model.ErrNotFound) {
+			out[id] = nil
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[id] = a
+	}
+	return out, nil
 }
 
 func validStatus(st string, create bool) bool {
@@ -421,7 +444,11 @@ func (s *Service) Run(ctx context.Context, repo *model.Repo, id int64) (*RunView
 	if err != nil {
 		return nil, err
 	}
-	return &RunView{Run: run, Pulls: pulls[run.HeadSHA]}, nil
+	as, err := apps(ctx, q, run.AppID)
+	if err != nil {
+		return nil, err
+	}
+	return &RunView{Run: run, Pulls: pulls[run.HeadSHA], App: as[run.AppID]}, nil
 }
 
 // Annotations is a page of a run's annotations and how many it has.
@@ -468,6 +495,7 @@ type RunPage struct {
 	Runs  []*model.CheckRun
 	Total int
 	Pulls map[string][]*model.PullRef
+	Apps  map[int64]*model.App
 }
 
 func (s *Service) runPage(ctx context.Context, f store.CheckRunQuery) (*RunPage, error) {
@@ -477,14 +505,19 @@ func (s *Service) runPage(ctx context.Context, f store.CheckRunQuery) (*RunPage,
 		return nil, err
 	}
 	shas := make([]string, 0, len(list))
+	ids := make([]int64, 0, len(list))
 	for _, r := range list {
-		shas = append(shas, r.HeadSHA)
+		shas, ids = append(shas, r.HeadSHA), append(ids, r.AppID)
 	}
 	pulls, err := q.OpenPullsByHeadSHA(ctx, f.RepoID, shas)
 	if err != nil {
 		return nil, err
 	}
-	return &RunPage{Runs: list, Total: total, Pulls: pulls}, nil
+	as, err := apps(ctx, q, ids...)
+	if err != nil {
+		return nil, err
+	}
+	return &RunPage{Runs: list, Total: total, Pulls: pulls, Apps: as}, nil
 }
 
 // RunsForRef is a page of the runs of the commit ref names.
@@ -512,12 +545,15 @@ type SuitePage struct {
 	Total   int
 	Commits map[string]*model.SimpleCommit
 	Pulls   map[string][]*model.PullRef
+	Apps    map[int64]*model.App
 }
 
 func (s *Service) suitePage(ctx context.Context, repo *model.Repo, list []*model.CheckSuite, total int) (*SuitePage, error) {
 	shas := make([]string, 0, len(list))
+	ids := make([]int64, 0, len(list))
 	seen := map[string]bool{}
 	for _, su := range list {
+		ids = append(ids, su.AppID)
 		if !seen[su.HeadSHA] {
 			seen[su.HeadSHA] = true
 			shas = append(shas, su.HeadSHA)
@@ -527,7 +563,11 @@ func (s *Service) suitePage(ctx context.Context, repo *model.Repo, list []*model
 	if err != nil {
 		return nil, err
 	}
-	return &SuitePage{Suites: list, Total: total, Commits: s.Git.Commits(ctx, repo, shas), Pulls: pulls}, nil
+	as, err := apps(ctx, s.Store.R(), ids...)
+	if err != nil {
+		return nil, err
+	}
+	return &SuitePage{Suites: list, Total: total, Commits: s.Git.Commits(ctx, repo, shas), Pulls: pulls, Apps: as}, nil
 }
 
 // Suite is one suite of repo.

@@ -151,7 +151,7 @@ func (b *builder) checkSuiteObject(ctx context.Context, repo *model.Repo, id int
 	if err != nil {
 		return nil, err
 	}
-	obj, err := toMap(b.s.URLs.ToCheckSuite(repo, su, b.simpleCommit(ctx, repo, su.HeadSHA), pulls[su.HeadSHA]))
+	obj, err := toMap(b.s.URLs.ToCheckSuite(repo, su, b.simpleCommit(ctx, repo, su.HeadSHA), pulls[su.HeadSHA], nil))
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +180,7 @@ func (b *builder) checkRunEvent(ctx context.Context, repo *model.Repo, d domain,
 	if err != nil {
 		return err
 	}
-	obj, err := toMap(b.s.URLs.ToCheckRun(repo, run, pulls[run.HeadSHA]))
+	obj, err := toMap(b.s.URLs.ToCheckRun(repo, run, pulls[run.HeadSHA], nil))
 	if err != nil {
 		return err
 	}

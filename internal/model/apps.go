@@ -2,6 +2,10 @@ package model
 
 import "time"
 
+// ActionsAppSlug is the slug of hubd's GitHub Actions app, whose check
+// runs are workflow jobs.
+const ActionsAppSlug = "github-actions"
+
 // TypeBot is the account type of a GitHub App's bot user ("slug[bot]"),
 // the author of what the app does with an installation token.
 const TypeBot AccountType = "Bot"

@@ -366,6 +366,13 @@ func (q Q) CreateJob(ctx context.Context, j *model.WorkflowJob) error {
 	needs, _ := json.Marshal(append([]string{}, j.Needs...))
 	now := q.Now()
 	j.CreatedAt = fromUnix(unix(now))
+	if j.ID != 0 {
+		// The id of the job's check run (one id space for both).
+		_, err := q.exec(ctx, `INSERT INTO actions_jobs (id, run_id, repo_id, run_attempt, job_key, name, matrix, needs, status, conclusion, created_at, completed_at,
+ concurrency_group, check_run_id) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`, j.ID, j.RunID, j.RepoID, j.RunAttempt, j.Key, j.Name, matrix, string(needs), j.Status,
+			strOrNil(j.Conclusion), unix(now), nullUnix(j.CompletedAt), j.ConcurrencyGroup, j.CheckRunID)
+		return err
+	}
 	var err error
 	j.ID, err = q.insert(ctx, `INSERT INTO actions_jobs (run_id, repo_id, run_attempt, job_key, name, matrix, needs, status, conclusion, created_at, completed_at,
  concurrency_group) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`, j.RunID, j.RepoID, j.RunAttempt, j.Key, j.Name, matrix, string(needs), j.Status, strOrNil(j.Conclusion),
@@ -457,12 +464,6 @@ func (q Q) FinishJob(ctx context.Context, j *model.WorkflowJob) (bool, error) {
 	}
 	n, err := res.RowsAffected()
 	return n > 0, err
-}
-
-// SetJobCheckRun records the check run of a job.
-func (q Q) SetJobCheckRun(ctx context.Context, id, checkRunID int64) error {
-	_, err := q.exec(ctx, `UPDATE actions_jobs SET check_run_id = ? WHERE id = ?`, checkRunID, id)
-	return err
 }
 
 // SetRunningJobSteps stores the steps of a job in progress (its runner

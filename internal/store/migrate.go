@@ -2100,6 +2100,15 @@ CREATE INDEX closing_references_issue ON closing_references (issue_id, pull_id);
 CREATE INDEX code_files_extension ON code_files (extension);
 CREATE INDEX code_files_lower_name ON code_files (LOWER(name));
 `,
+	// 62: actions: a workflow job is a check run with the same id. New jobs
+	// take the id of their check run (internal/checks CreateJobRun), so the
+	// check runs' id sequence moves past every job id there is; older jobs
+	// keep the check run check_run_id names.
+	`
+-- sqlite: INSERT INTO sqlite_sequence (name, seq) SELECT 'check_runs', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'check_runs');
+-- sqlite: UPDATE sqlite_sequence SET seq = MAX(seq, (SELECT COALESCE(MAX(id), 0) FROM actions_jobs)) WHERE name = 'check_runs';
+-- postgres: SELECT setval(pg_get_serial_sequence('check_runs', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM check_runs), (SELECT COALESCE(MAX(id), 0) FROM actions_jobs), 1))
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

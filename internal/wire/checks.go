@@ -8,8 +8,8 @@ import (
 )
 
 // Checks: check runs, check suites, annotations and suite preferences.
-// hubd has no GitHub Apps yet, so app is null everywhere (the schema allows
-// it: nullable-integration).
+// app is the run's or suite's GitHub App (GitHub Actions' for workflow
+// jobs), null for runs posted without one (nullable-integration).
 
 // PullRequestMinimal is components/schemas/pull-request-minimal.
 type PullRequestMinimal struct {
@@ -64,7 +64,7 @@ type CheckRun struct {
 	Output       CheckRunOutput       `json:"output"`
 	Name         string               `json:"name"`
 	CheckSuite   *CheckSuiteRef       `json:"check_suite"`
-	App          *struct{}            `json:"app"` // no GitHub Apps yet: null
+	App          *Integration         `json:"app"`
 	PullRequests []PullRequestMinimal `json:"pull_requests"`
 }
 
@@ -110,7 +110,7 @@ type CheckSuite struct {
 	Before               *string              `json:"before"`
 	After                *string              `json:"after"`
 	PullRequests         []PullRequestMinimal `json:"pull_requests"`
-	App                  *struct{}            `json:"app"` // no GitHub Apps yet: null
+	App                  *Integration         `json:"app"`
 	Repository           MinimalRepository    `json:"repository"`
 	CreatedAt            *string              `json:"created_at"`
 	UpdatedAt            *string              `json:"updated_at"`
@@ -172,23 +172,36 @@ func (u URLs) ToPullRequestMinimals(list []*model.PullRef) []PullRequestMinimal 
 	return out
 }
 
-// ToCheckRun converts a run with the open pull requests of its commit.
-func (u URLs) ToCheckRun(r *model.Repo, c *model.CheckRun, pulls []*model.PullRef) CheckRun {
+// ToCheckRun converts a run with the open pull requests of its commit and
+// its app (nil: none). A workflow job's run (GitHub Actions' app) has the
+// job's page as html_url, as on GitHub.
+func (u URLs) ToCheckRun(r *model.Repo, c *model.CheckRun, pulls []*model.PullRef, app *model.App) CheckRun {
 	url := u.CheckRunURL(r, c.ID)
 	html := u.RepoHTMLURL(r) + "/runs/" + strconv.FormatInt(c.ID, 10)
+	if app != nil && app.Slug == model.ActionsAppSlug && c.DetailsURL != nil {
+		html = *c.DetailsURL
+	}
 	return CheckRun{ID: c.ID, HeadSHA: c.HeadSHA, NodeID: NodeID("CR", c.ID), ExternalID: c.ExternalID, URL: url,
 		HTMLURL: &html, DetailsURL: c.DetailsURL, Status: c.Status, Conclusion: c.Conclusion,
 		StartedAt: TimePtr(c.StartedAt), CompletedAt: TimePtr(c.CompletedAt),
 		Output: CheckRunOutput{Title: c.OutputTitle, Summary: c.OutputSummary, Text: c.OutputText,
 			AnnotationsCount: c.AnnotationsCount, AnnotationsURL: url + "/annotations"},
-		Name: c.Name, CheckSuite: &CheckSuiteRef{ID: c.SuiteID}, PullRequests: u.ToPullRequestMinimals(pulls)}
+		Name: c.Name, CheckSuite: &CheckSuiteRef{ID: c.SuiteID}, App: u.toApp(app), PullRequests: u.ToPullRequestMinimals(pulls)}
 }
 
-// ToCheckRunList converts a page of runs; pulls are by head sha.
-func (u URLs) ToCheckRunList(r *model.Repo, list []*model.CheckRun, total int, pulls map[string][]*model.PullRef) CheckRunList {
+func (u URLs) toApp(a *model.App) *Integration {
+	if a == nil {
+		return nil
+	}
+	v := u.ToIntegration(a, nil)
+	return &v
+}
+
+// ToCheckRunList converts a page of runs; pulls are by head sha, apps by id.
+func (u URLs) ToCheckRunList(r *model.Repo, list []*model.CheckRun, total int, pulls map[string][]*model.PullRef, apps map[int64]*model.App) CheckRunList {
 	out := CheckRunList{TotalCount: total, CheckRuns: make([]CheckRun, 0, len(list))}
 	for _, c := range list {
-		out.CheckRuns = append(out.CheckRuns, u.ToCheckRun(r, c, pulls[c.HeadSHA]))
+		out.CheckRuns = append(out.CheckRuns, u.ToCheckRun(r, c, pulls[c.HeadSHA], apps[c.AppID]))
 	}
 	return out
 }
@@ -217,21 +230,22 @@ func (u URLs) toSimpleCommit(sha string, c *model.SimpleCommit) SimpleCommit {
 }
 
 // ToCheckSuite converts a suite with its head commit and open pull requests.
-func (u URLs) ToCheckSuite(r *model.Repo, s *model.CheckSuite, commit *model.SimpleCommit, pulls []*model.PullRef) CheckSuite {
+func (u URLs) ToCheckSuite(r *model.Repo, s *model.CheckSuite, commit *model.SimpleCommit, pulls []*model.PullRef, app *model.App) CheckSuite {
 	url := u.CheckSuiteURL(r, s.ID)
 	status := s.Status
 	return CheckSuite{ID: s.ID, NodeID: NodeID("CS", s.ID), HeadBranch: s.HeadBranch, HeadSHA: s.HeadSHA,
 		Status: &status, Conclusion: s.Conclusion, URL: &url, Before: s.Before, After: s.After,
-		PullRequests: u.ToPullRequestMinimals(pulls), Repository: u.ToBareRepository(r),
+		PullRequests: u.ToPullRequestMinimals(pulls), App: u.toApp(app), Repository: u.ToBareRepository(r),
 		CreatedAt: TimePtr(&s.CreatedAt), UpdatedAt: TimePtr(&s.UpdatedAt), HeadCommit: u.toSimpleCommit(s.HeadSHA, commit),
 		LatestCheckRunsCount: s.LatestRuns, CheckRunsURL: url + "/check-runs", Rerequestable: true, RunsRerequestable: true}
 }
 
 // ToCheckSuiteList converts a page of suites.
-func (u URLs) ToCheckSuiteList(r *model.Repo, list []*model.CheckSuite, total int, commits map[string]*model.SimpleCommit, pulls map[string][]*model.PullRef) CheckSuiteList {
+func (u URLs) ToCheckSuiteList(r *model.Repo, list []*model.CheckSuite, total int, commits map[string]*model.SimpleCommit, pulls map[string][]*model.PullRef,
+	apps map[int64]*model.App) CheckSuiteList {
 	out := CheckSuiteList{TotalCount: total, CheckSuites: make([]CheckSuite, 0, len(list))}
 	for _, s := range list {
-		out.CheckSuites = append(out.CheckSuites, u.ToCheckSuite(r, s, commits[s.HeadSHA], pulls[s.HeadSHA]))
+		out.CheckSuites = append(out.CheckSuites, u.ToCheckSuite(r, s, commits[s.HeadSHA], pulls[s.HeadSHA], apps[s.AppID]))
 	}
 	return out
 }

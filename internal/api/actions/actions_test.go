@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -212,16 +213,19 @@ func TestPushRunsWorkflow(t *testing.T) {
 	if len(steps) == 0 {
 		t.Errorf("build has no steps")
 	}
-	// Each job is a check run of the commit, in the run's suite (the
-	// skipped one too, as on GitHub).
+	// Each job is a check run of the commit with the job's id, in the
+	// run's suite of the GitHub Actions app (the skipped one too, as on
+	// GitHub); the run's and the job's urls point at each other.
 	checks, _, err := f.gh.Checks.ListCheckRunsForRef(ctx, "mona", "app", head, nil)
 	if err != nil || checks.GetTotal() != 5 || run.GetCheckSuiteID() == 0 {
 		t.Fatalf("check runs %+v %v (suite %d)", checks, err, run.GetCheckSuiteID())
 	}
 	for _, c := range checks.CheckRuns {
 		if j := jobs[c.GetName()]; j == nil || c.GetConclusion() != j.GetConclusion() || c.GetStatus() != "completed" ||
-			c.GetCheckSuite().GetID() != run.GetCheckSuiteID() || j.GetCheckRunURL() != c.GetURL() {
-			t.Errorf("check run %s: %s %s", c.GetName(), c.GetStatus(), c.GetConclusion())
+			c.GetCheckSuite().GetID() != run.GetCheckSuiteID() || j.GetCheckRunURL() != c.GetURL() || c.GetID() != j.GetID() ||
+			c.GetApp().GetSlug() != "github-actions" || c.GetHTMLURL() != j.GetHTMLURL() || c.GetDetailsURL() != j.GetHTMLURL() {
+			t.Errorf("check run %s: %s %s (id %d, job %d, app %q, html %s)", c.GetName(), c.GetStatus(), c.GetConclusion(),
+				c.GetID(), j.GetID(), c.GetApp().GetSlug(), c.GetHTMLURL())
 		}
 	}
 	// Its timing: the jobs that ran.
@@ -235,12 +239,43 @@ func TestPushRunsWorkflow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if logs := zipFiles(t, u.String()); len(logs) != 4 { // the skipped job has no log
-		names := []string{}
-		for name := range logs {
-			names = append(names, name)
+	// GitHub's layout: "<n>_<job>.txt" per job that ran (the skipped one
+	// has no log) and a "<job>/" folder with "<number>_<title>.txt" per
+	// step holding that step's lines.
+	logs := zipFiles(t, u.String())
+	names := []string{}
+	top := 0
+	for name := range logs {
+		names = append(names, name)
+		if !strings.Contains(name, "/") {
+			top++
 		}
+	}
+	sort.Strings(names)
+	if top != 4 {
 		t.Errorf("zip files %v", names)
+	}
+	byNumber := map[int]string{}
+	for _, st := range steps {
+		byNumber[int(st.GetNumber())] = st.GetName()
+	}
+	if l := logs["build/1_Set up job.txt"]; !strings.Contains(l, "##[group]Set up job") {
+		t.Errorf("set up job step log %q (files %v, steps %v)", l, names, byNumber)
+	}
+	if l := logs["build/2_Run actions_checkout@v4.txt"]; !strings.Contains(l, "##[group]Run actions/checkout@v4") || strings.Contains(l, "foo is bar") {
+		t.Errorf("checkout step log %q (files %v, steps %v)", l, names, byNumber)
+	}
+	found := false
+	for name, l := range logs {
+		if strings.HasPrefix(name, "build/") && strings.Contains(l, "foo is bar at") {
+			found = true
+			if strings.Contains(l, "actions/checkout") || strings.Contains(l, "greeting=") {
+				t.Errorf("step %s holds another step's lines:\n%s", name, l)
+			}
+		}
+	}
+	if !found || logs["fail/"+fmt.Sprint(len(jobs["fail"].Steps))+"_Complete job.txt"] == "" {
+		t.Errorf("step files %v", names)
 	}
 
 	// The run list's filters.

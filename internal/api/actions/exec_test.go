@@ -206,7 +206,7 @@ func TestSkippedJobsChecks(t *testing.T) {
 	for _, c := range checks.CheckRuns {
 		j := jobs[c.GetName()]
 		if j == nil || c.GetStatus() != "completed" || c.GetConclusion() != want[c.GetName()] || j.GetConclusion() != want[c.GetName()] ||
-			j.GetCheckRunURL() != c.GetURL() || c.GetCheckSuite().GetID() != run.GetCheckSuiteID() {
+			j.GetCheckRunURL() != c.GetURL() || c.GetCheckSuite().GetID() != run.GetCheckSuiteID() || c.GetID() != j.GetID() {
 			t.Errorf("check run %s: %s %s (job %+v)", c.GetName(), c.GetStatus(), c.GetConclusion(), j)
 		}
 	}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
@@ -149,7 +149,7 @@ func (a *API) serveJobLog(w http.ResponseWriter, r *http.Request) error {
 
 // GET /_actions/{owner}/{repo}/runs/{run_id}/logs: a zip holding a text
 // file per job of the run's latest attempt, named "<n>_<job name>.txt" as
-// GitHub names them.
+// GitHub names them, and a folder per job with a file per step.
 func (a *API) serveRunLogs(w http.ResponseWriter, r *http.Request) error {
 	rid, err := id(r, "run_id")
 	if err != nil {
@@ -180,14 +180,24 @@ func (a *API) writeLogsZip(w http.ResponseWriter, r *http.Request, run *model.Wo
 		if err != nil {
 			continue // not run, or its log was deleted
 		}
-		name := strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(j.Name)
-		f, err := zw.Create(fmt.Sprintf("%d_%s.txt", i, name))
-		if err != nil {
+		name := actions.LogName(j.Name)
+		if err := zipFile(zw, fmt.Sprintf("%d_%s.txt", i, name), text); err != nil {
 			return err
 		}
-		if _, err := f.Write([]byte(text)); err != nil {
-			return err
+		for _, st := range actions.SplitStepLogs(text, j.Steps) {
+			if err := zipFile(zw, name+"/"+actions.StepLogFile(st), st.Text); err != nil {
+				return err
+			}
 		}
 	}
 	return zw.Close()
+}
+
+func zipFile(zw *zip.Writer, name, text string) error {
+	f, err := zw.Create(name)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write([]byte(text))
+	return err
 }

@@ -55,7 +55,7 @@ func New(d *api.Deps, checks *checks.Service, gitRoot string) *API {
 			d.Tokens.Flush()
 		}
 	}}}
-	a.svc.Exec.Token, a.svc.Exec.Revoke = tokens.Mint, tokens.Revoke
+	a.svc.Exec.Token, a.svc.Exec.Revoke, a.svc.Provision = tokens.Mint, tokens.Revoke, tokens.Provision
 	a.svc.Exec.SpecHooks = append(a.svc.Exec.SpecHooks, a.svc.EventPayloadHook)
 	a.svc.UseOutbox(d.Outbox, d.Git != nil)
 	a.wirePolicy()
@@ -73,7 +73,7 @@ func New(d *api.Deps, checks *checks.Service, gitRoot string) *API {
 func (a *API) Service() *actions.Service { return a.svc }
 
 const (
-	noteLogs  = "A running job's log is streamed to disk and these operations return what it has written so far (from the hubd process whose worker runs it), each line timestamped as GitHub's; a log is cut at 16 MiB; the run's zip holds one text file per job, without GitHub's per-step folders."
+	noteLogs  = "A running job's log is streamed to disk and these operations return what it has written so far (from the hubd process whose worker runs it), each line timestamped as GitHub's; a log is cut at 16 MiB; the run's zip holds GitHub's layout: a text file per job and a folder per job with one file per step."
 	noteRuns  = "referenced_workflows is absent (reusable workflows come later). Jobs run on runners that connect to hubd (hubd runner; nektos/act's host executor in a verified bubblewrap sandbox with per-job limits, as an unprivileged user) without containers: Docker container actions, docker:// steps, container: and services: fail the job before its steps run; uses: owner/repo@ref resolves from hubd's own repositories (public ones and the job repository owner's), never from github.com."
 	noteRerun = "Starts a new attempt with every job (or the failed ones and their dependants), run again by hubd's workers; enable_debug_logging is ignored."
 )

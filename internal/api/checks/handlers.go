@@ -130,7 +130,7 @@ func (a *API) createRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusCreated, a.d.URLs.ToCheckRun(repo, v.Run, v.Pulls))
+	return rest.JSON(w, http.StatusCreated, a.d.URLs.ToCheckRun(repo, v.Run, v.Pulls, v.App))
 }
 
 // GET /repos/{owner}/{repo}/check-runs/{check_run_id}
@@ -147,7 +147,7 @@ func (a *API) getRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCheckRun(repo, v.Run, v.Pulls))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCheckRun(repo, v.Run, v.Pulls, v.App))
 }
 
 // PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}
@@ -172,7 +172,7 @@ func (a *API) updateRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCheckRun(repo, v.Run, v.Pulls))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCheckRun(repo, v.Run, v.Pulls, v.App))
 }
 
 // GET /repos/{owner}/{repo}/check-runs/{check_run_id}/annotations
@@ -268,7 +268,7 @@ func (a *API) listForSuite(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rest.SetLink(w, r, a.d.URLs.API, p, page.Total)
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCheckRunList(repo, page.Runs, page.Total, page.Pulls))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCheckRunList(repo, page.Runs, page.Total, page.Pulls, page.Apps))
 }
 
 // GET /repos/{owner}/{repo}/commits/{ref}/check-runs
@@ -287,7 +287,7 @@ func (a *API) listForRef(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rest.SetLink(w, r, a.d.URLs.API, p, page.Total)
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCheckRunList(repo, page.Runs, page.Total, page.Pulls))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCheckRunList(repo, page.Runs, page.Total, page.Pulls, page.Apps))
 }
 
 type suiteBody struct {
@@ -313,7 +313,7 @@ func (a *API) createSuite(w http.ResponseWriter, r *http.Request) error {
 		status = http.StatusCreated
 	}
 	s := page.Suites[0]
-	return rest.JSON(w, status, a.d.URLs.ToCheckSuite(repo, s, page.Commits[s.HeadSHA], page.Pulls[s.HeadSHA]))
+	return rest.JSON(w, status, a.d.URLs.ToCheckSuite(repo, s, page.Commits[s.HeadSHA], page.Pulls[s.HeadSHA], page.Apps[s.AppID]))
 }
 
 type preferencesBody struct {
@@ -363,7 +363,7 @@ func (a *API) getSuite(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s := page.Suites[0]
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCheckSuite(repo, s, page.Commits[s.HeadSHA], page.Pulls[s.HeadSHA]))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCheckSuite(repo, s, page.Commits[s.HeadSHA], page.Pulls[s.HeadSHA], page.Apps[s.AppID]))
 }
 
 // POST /repos/{owner}/{repo}/check-suites/{check_suite_id}/rerequest
@@ -403,5 +403,5 @@ func (a *API) listSuitesForRef(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	rest.SetLink(w, r, a.d.URLs.API, p, page.Total)
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCheckSuiteList(repo, page.Suites, page.Total, page.Commits, page.Pulls))
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToCheckSuiteList(repo, page.Suites, page.Total, page.Commits, page.Pulls, page.Apps))
 }

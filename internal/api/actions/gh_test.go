@@ -1,0 +1,84 @@
+package actions_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hubd/hubd/internal/clients/ghcli"
+)
+
+const ghWorkflow = `name: Steps
+on: push
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - name: greet
+        run: echo hello-from-greet
+      - name: break
+        run: echo broke-here; exit 2
+      - name: never
+        run: echo never-runs
+`
+
+// gh run view --log labels each line with its job and step (from the
+// run's log zip), --log-failed shows only the failed step's lines, and
+// gh run view --json answers every field gh offers.
+func TestGhRunViewLogs(t *testing.T) {
+	f := newFixture(t)
+	head := f.push(t, "steps", map[string]string{".github/workflows/steps.yml": ghWorkflow})
+	run := f.waitRun(t, head, true)
+	g := ghcli.Start(t, f.e)
+	g.LoginAs("mona", f.token)
+	id := fmt.Sprint(run.GetID())
+
+	r := g.Run("run", "view", id, "--log", "-R", "mona/app")
+	if r.Err != nil || strings.Contains(r.Stdout, "UNKNOWN STEP") || !hasLine(r.Stdout, "build\tgreet\t", "hello-from-greet") ||
+		!hasLine(r.Stdout, "build\tbreak\t", "broke-here") || !hasLine(r.Stdout, "build\tSet up job\t", "") {
+		t.Fatalf("gh run view --log:\n%s", r)
+	}
+	r = g.Run("run", "view", id, "--log-failed", "-R", "mona/app")
+	if r.Err != nil || !hasLine(r.Stdout, "build\tbreak\t", "broke-here") || strings.Contains(r.Stdout, "hello-from-greet") ||
+		strings.Contains(r.Stdout, "UNKNOWN STEP") {
+		t.Fatalf("gh run view --log-failed:\n%s", r)
+	}
+
+	// Every --json field gh offers (it lists them when asked for none).
+	r = g.Run("run", "view", id, "-R", "mona/app", "--json")
+	_, list, ok := strings.Cut(r.Stderr, "fields for `--json`:")
+	fields := strings.Fields(list)
+	if !ok || len(fields) < 15 {
+		t.Fatalf("gh run view --json fields:\n%s", r)
+	}
+	r = g.Run("run", "view", id, "--json", strings.Join(fields, ","), "-R", "mona/app")
+	var got map[string]any
+	if r.Err != nil || json.Unmarshal([]byte(r.Stdout), &got) != nil {
+		t.Fatalf("gh run view --json:\n%s", r)
+	}
+	for _, k := range fields {
+		if v, ok := got[k]; !ok || v == nil || v == "" {
+			t.Errorf("gh run view --json %s: %v (%s)", k, v, r.Stdout)
+		}
+	}
+	jobs, _ := got["jobs"].([]any)
+	if len(jobs) != 1 {
+		t.Fatalf("jobs %v", got["jobs"])
+	}
+	job, _ := jobs[0].(map[string]any)
+	if steps, _ := job["steps"].([]any); len(steps) < 4 || job["databaseId"] == nil || job["url"] == "" {
+		t.Errorf("job %v", job)
+	}
+}
+
+// hasLine reports whether out has a line starting with prefix that holds
+// want.
+func hasLine(out, prefix, want string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, prefix) && strings.Contains(l, want) {
+			return true
+		}
+	}
+	return false
+}
