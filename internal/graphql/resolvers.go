@@ -26,6 +26,8 @@ type repoObj struct {
 	v    *store.RepoView
 	perm authz.Permission
 	url  string // its HTML URL, once repoURL made it
+	// files is what its default branch holds, once filesOf read it.
+	files *repoFiles
 }
 
 // repoURL is the repository's HTML URL (made once per object: every issue
@@ -161,6 +163,8 @@ func (a *API) register() {
 	a.registerSearch()
 	a.registerReleases()
 	a.registerPeople()
+	a.registerRepoFiles()
+	a.registerRepoProjects()
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
