@@ -269,7 +269,9 @@ func (a *API) registerRepoFiles() {
 		}
 		return out, err
 	})
-	a.field("FundingLink", "platform", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*fundingLinkObj).Platform, nil })
+	a.field("FundingLink", "platform", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		return p.(*fundingLinkObj).Platform, nil
+	})
 	a.field("FundingLink", "url", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*fundingLinkObj).URL, nil })
 
 	withFiles("codeOfConduct", func(ctx context.Context, o *repoObj, rf *repoFiles) (any, error) {
@@ -287,7 +289,9 @@ func (a *API) registerRepoFiles() {
 	cc := func(name string, f func(c *codeOfConductObj) any) {
 		a.field("CodeOfConduct", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*codeOfConductObj)), nil })
 	}
-	cc("id", func(c *codeOfConductObj) any { return base64.StdEncoding.EncodeToString([]byte("013:CodeOfConduct" + c.key)) })
+	cc("id", func(c *codeOfConductObj) any {
+		return base64.StdEncoding.EncodeToString([]byte("013:CodeOfConduct" + c.key))
+	})
 	cc("key", func(c *codeOfConductObj) any { return c.key })
 	cc("name", func(c *codeOfConductObj) any { return c.name })
 	cc("url", func(c *codeOfConductObj) any { return c.url })
