@@ -292,6 +292,7 @@ func (a *API) registerGitObjects() {
 	})
 
 	a.registerCommitData()
+	a.registerCommitSignature()
 	a.registerRefs()
 }
 

@@ -123,6 +123,8 @@ func typeOf(v any) string {
 		return "Tree"
 	case *tagObj:
 		return "Tag"
+	case *sigObj:
+		return t.typ
 	}
 	return ""
 }
