@@ -65,6 +65,24 @@ func TestGitObjects(t *testing.T) {
 	if v, ok := repo.(map[string]any)["missing"]; !ok || v != nil {
 		t.Fatalf("missing: %v", repo)
 	}
+	// A fine-grained token reads objects with contents: read only, as
+	// REST's git database reads.
+	for _, c := range []struct {
+		perms  map[string]string
+		denied bool
+	}{{map[string]string{"issues": "read"}, true}, {map[string]string{"contents": "read"}, false}} {
+		var pat struct {
+			Token string `json:"token"`
+		}
+		e.Must(201, "POST", "/admin/users/mona/personal-access-tokens", tok, map[string]any{"name": "objects " + fmt.Sprint(c.perms),
+			"repositories": []string{"app"}, "permissions": c.perms}).JSON(t, &pat)
+		r := post(t, e, pat.Token, `{ repository(owner: "mona", name: "app") { name object(expression: "main:docs/guide.md") { oid } } }`, nil)
+		if c.denied {
+			forbiddenAt(t, r, "Resource not accessible by personal access token", "repository", "object")
+		} else if dig(mustData(t, r), "repository", "object", "oid") == nil {
+			t.Fatalf("contents: read: %s", r.Raw)
+		}
+	}
 	// A private repository's objects are the viewer's only.
 	r := post(t, e, w.strTok, `{ repository(owner: "mona", name: "secret") { object(expression: "HEAD") { oid } } }`, nil)
 	if len(r.Errors) == 0 || r.Errors[0].Type != "NOT_FOUND" {
