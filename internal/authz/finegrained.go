@@ -302,7 +302,15 @@ var graphqlRules = map[string]string{
 	"Repository.releases":           "contents:read",        // releases
 	"Repository.release":            "contents:read",
 	"Repository.latestRelease":      "contents:read",
-	"Repository.rulesets":           "metadata:read",      // repos/get-repo-rulesets
+	"Repository.rulesets":           "metadata:read", // repos/get-repo-rulesets
+	"Repository.object":             "contents:read", // git/get-blob, git/get-tree, git/get-commit
+	"Repository.refs":               "contents:read", // git/list-matching-refs
+	"Repository.ref":                "contents:read", // git/get-ref
+	"Ref.target":                    "contents:read",
+	"Blob.*":                        "contents:read",
+	"Tree.*":                        "contents:read",
+	"TreeEntry.*":                   "contents:read",
+	"Tag.*":                         "contents:read",      // git/get-tag
 	"Issue.*":                       "issues:read",        // issues/get
 	"PullRequest.*":                 "pull_requests:read", // pulls/get
 	"Release.*":                     "contents:read",      // repos/get-release

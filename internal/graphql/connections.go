@@ -15,6 +15,7 @@ type connection struct {
 	nodes  []any
 	offset int
 	total  int
+	extra  any // a connection type's own field (LanguageConnection.totalSize)
 }
 
 // edge is a node with its cursor.

@@ -44,32 +44,36 @@ func (a *API) registerPeople() {
 		}
 		return c, nil
 	}))
-	a.schema.Resolve("Repository", "assignableUsers", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
-		o := p.(*repoObj)
-		w, err := pageWindow(b.Args, "assignableUsers", engine.SelectsItems(b.Field.SelectionSet))
-		if err != nil {
-			return nil, err
-		}
-		q := a.d.Store.R()
-		total := -1
-		if w.needTotal {
-			if _, total, err = q.ListAssignable(ctx, o.v.Repo.ID, 1, 0); err != nil {
+	// Mentionable users are the assignable ones: hubd's mention
+	// autocompletion offers the users with push access, as assignees.
+	for _, conn := range []string{"assignableUsers", "mentionableUsers"} {
+		a.schema.Resolve("Repository", conn, engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
+			o := p.(*repoObj)
+			w, err := pageWindow(b.Args, conn, engine.SelectsItems(b.Field.SelectionSet))
+			if err != nil {
 				return nil, err
 			}
-		}
-		start, end := w.bounds(total)
-		list, n, err := q.ListAssignable(ctx, o.v.Repo.ID, max(end-start, 1), start)
-		if err != nil {
-			return nil, err
-		}
-		c := &connection{offset: start, total: n}
-		if end > start {
-			for _, u := range list {
-				c.nodes = append(c.nodes, u)
+			q := a.d.Store.R()
+			total := -1
+			if w.needTotal {
+				if _, total, err = q.ListAssignable(ctx, o.v.Repo.ID, 1, 0); err != nil {
+					return nil, err
+				}
 			}
-		}
-		return c, nil
-	}))
+			start, end := w.bounds(total)
+			list, n, err := q.ListAssignable(ctx, o.v.Repo.ID, max(end-start, 1), start)
+			if err != nil {
+				return nil, err
+			}
+			c := &connection{offset: start, total: n}
+			if end > start {
+				for _, u := range list {
+					c.nodes = append(c.nodes, u)
+				}
+			}
+			return c, nil
+		}))
+	}
 	a.schema.Resolve("Repository", "milestones", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
 		o := p.(*repoObj)
 		w, err := pageWindow(b.Args, "milestones", engine.SelectsItems(b.Field.SelectionSet))

@@ -98,6 +98,9 @@ func (a *API) registerPullReviewing(svc *pulls.Service, reviews *pullreviews.Ser
 		out := make([]any, len(b.Parents))
 		for i, p := range b.Parents {
 			o := p.(*refObj)
+			if o.prefixOrHeads() != "refs/heads/" {
+				continue // a tag is no branch: no branch protection
+			}
 			k := key{o.repo.v.Repo.ID, o.name}
 			bp, done := found[k]
 			if !done {

@@ -26,6 +26,8 @@ type repoObj struct {
 	v    *store.RepoView
 	perm authz.Permission
 	url  string // its HTML URL, once repoURL made it
+	// files is what its default branch holds, once filesOf read it.
+	files *repoFiles
 }
 
 // repoURL is the repository's HTML URL (made once per object: every issue
@@ -37,10 +39,23 @@ func (a *API) repoURL(o *repoObj) string {
 	return o.url
 }
 
-// refObj is a branch of a repository.
+// refObj is a ref of a repository: a branch unless prefix says otherwise.
 type refObj struct {
 	repo *repoObj
 	name string
+	// prefix is the ref's namespace ("" for refs/heads/); oid, when set,
+	// is the object it points to (refs listed by Repository.refs).
+	prefix, oid string
+}
+
+// fullName is the ref's full name (refs/heads/main).
+func (o *refObj) fullName() string { return o.prefixOrHeads() + o.name }
+
+func (o *refObj) prefixOrHeads() string {
+	if o.prefix == "" {
+		return "refs/heads/"
+	}
+	return o.prefix
 }
 
 // rateObj is the rateLimit object.
@@ -102,6 +117,14 @@ func typeOf(v any) string {
 		return "App"
 	case *model.Gist:
 		return "Gist"
+	case *blobObj:
+		return "Blob"
+	case *treeObj:
+		return "Tree"
+	case *tagObj:
+		return "Tag"
+	case *sigObj:
+		return t.typ
 	}
 	return ""
 }
@@ -161,6 +184,9 @@ func (a *API) register() {
 	a.registerSearch()
 	a.registerReleases()
 	a.registerPeople()
+	a.registerRepoFiles()
+	a.registerRepoProjects()
+	a.registerGitObjects()
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -588,10 +614,10 @@ func (a *API) registerRepository() {
 
 	a.field("Ref", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
 		o := p.(*refObj)
-		return wire.GitNodeID("REF", o.repo.v.Repo.ID, "refs/heads/"+o.name), nil
+		return wire.GitNodeID("REF", o.repo.v.Repo.ID, o.fullName()), nil
 	})
 	a.field("Ref", "name", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*refObj).name, nil })
-	a.field("Ref", "prefix", func(_ context.Context, p any, _ map[string]any) (any, error) { return "refs/heads/", nil })
+	a.field("Ref", "prefix", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*refObj).prefixOrHeads(), nil })
 	a.field("Ref", "repository", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*refObj).repo, nil })
 }
 

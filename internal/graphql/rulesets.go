@@ -55,6 +55,8 @@ func (a *API) registerRulesets(svc *rulesets.Service) {
 		}
 		return slicePage(objs, b, "rulesets")
 	}))
+	// An organization's parent is its enterprise, whose rulesets hubd does
+	// not hold: includeParents (gh ruleset list --org sends it) adds none.
 	a.schema.Resolve("Organization", "rulesets", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
 		org := p.(*model.Account)
 		c := from(ctx).caller

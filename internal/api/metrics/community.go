@@ -1,14 +1,13 @@
 package metrics
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/community"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/licenses"
 	"github.com/hubd/hubd/internal/model"
@@ -62,19 +61,6 @@ type licenseSimple struct {
 // them present.
 const healthItems = 8
 
-// foundFile is a community file of the default branch: its path and whether
-// it is a directory (issue template folders).
-type foundFile struct {
-	path string
-	dir  bool
-	oid  string
-}
-
-// communityScan is what the default branch's tree holds.
-type communityScan struct {
-	readme, conduct, contributing, license, security, issueTemplate, prTemplate *foundFile
-}
-
 // GET /repos/{owner}/{repo}/community/profile
 func (a *API) communityProfile(w http.ResponseWriter, r *http.Request) error {
 	repo, _, err := a.d.Repo(r, authz.Read)
@@ -87,7 +73,7 @@ func (a *API) communityProfile(w http.ResponseWriter, r *http.Request) error {
 		off := false // hubd has no content reports
 		out.ContentReportsEnabled = &off
 	}
-	var scan communityScan
+	var scan community.Files
 	g := a.d.Git.Open(repo.ID)
 	if g.Exists() {
 		info, data, err := g.Read(ctx, "refs/heads/"+repo.DefaultBranch, 0)
@@ -100,29 +86,29 @@ func (a *API) communityProfile(w http.ResponseWriter, r *http.Request) error {
 			if err != nil {
 				return err
 			}
-			if scan, err = scanCommunity(ctx, g, c.Tree); err != nil {
+			if scan, err = community.Scan(ctx, g, c.Tree); err != nil {
 				return err
 			}
 			out.UpdatedAt = wire.TimePtr(&c.Committer.When)
 		}
 	}
 	f := &out.Files
-	f.Readme = a.healthFile(repo, scan.readme)
-	f.Contributing = a.healthFile(repo, scan.contributing)
-	f.IssueTemplate = a.healthFile(repo, scan.issueTemplate)
-	f.PullRequestTemplate = a.healthFile(repo, scan.prTemplate)
-	if c := scan.conduct; c != nil {
+	f.Readme = a.healthFile(repo, scan.Readme)
+	f.Contributing = a.healthFile(repo, scan.Contributing)
+	f.IssueTemplate = a.healthFile(repo, scan.IssueTemplate)
+	f.PullRequestTemplate = a.healthFile(repo, scan.PRTemplate)
+	if c := scan.Conduct; c != nil {
 		f.CodeOfConductFile = a.healthFile(repo, c)
-		key, name := conductKind(ctx, g, c.oid)
+		key, name := community.ConductKind(ctx, g, c.OID)
 		html := f.CodeOfConductFile.HTMLURL
 		f.CodeOfConduct = &codeOfConduct{URL: a.d.URLs.API + "/codes_of_conduct/" + key, Key: key, Name: name, HTMLURL: &html}
 	}
-	if l := scan.license; l != nil {
+	if l := scan.License; l != nil {
 		// The file's license, detected like GET /repos/{owner}/{repo}/license
 		// does; GitHub's "other" answer when it names none of the catalogue.
 		spdx := "NOASSERTION"
 		f.License = &licenseSimple{Key: "other", Name: "Other", SpdxID: &spdx, NodeID: "MDc6TGljZW5zZTA=", HTMLURL: a.healthFile(repo, l).HTMLURL}
-		if _, text, err := g.Read(ctx, l.oid, 1<<20); err == nil {
+		if _, text, err := g.Read(ctx, l.OID, 1<<20); err == nil {
 			if lic, err := licenses.Detect(text); err == nil && lic != nil {
 				s := lic.Simple(a.d.URLs)
 				f.License = &licenseSimple{Key: s.Key, Name: s.Name, URL: s.URL, SpdxID: s.SpdxID, NodeID: s.NodeID, HTMLURL: f.License.HTMLURL}
@@ -130,8 +116,8 @@ func (a *API) communityProfile(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	n := 0
-	for _, present := range []bool{out.Description != nil, scan.readme != nil, scan.conduct != nil, scan.contributing != nil,
-		scan.license != nil, scan.security != nil, scan.issueTemplate != nil, scan.prTemplate != nil} {
+	for _, present := range []bool{out.Description != nil, scan.Readme != nil, scan.Conduct != nil, scan.Contributing != nil,
+		scan.License != nil, scan.Security != nil, scan.IssueTemplate != nil, scan.PRTemplate != nil} {
 		if present {
 			n++
 		}
@@ -147,13 +133,13 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
-func (a *API) healthFile(repo *model.Repo, f *foundFile) *healthFile {
+func (a *API) healthFile(repo *model.Repo, f *community.File) *healthFile {
 	if f == nil {
 		return nil
 	}
-	p := escapePath(f.path)
+	p := escapePath(f.Path)
 	view := "/blob/"
-	if f.dir {
+	if f.Dir {
 		view = "/tree/"
 	}
 	return &healthFile{
@@ -168,99 +154,4 @@ func escapePath(p string) string {
 		parts[i] = url.PathEscape(s)
 	}
 	return strings.Join(parts, "/")
-}
-
-// scanCommunity looks for the community files where GitHub does: the root,
-// .github/ and docs/ (the license only at the root), reading the three
-// trees through the repository's cat-file process.
-func scanCommunity(ctx context.Context, g *gitrepo.Repo, root string) (communityScan, error) {
-	var s communityScan
-	dirs := []struct{ prefix, rev string }{{".github/", root + ":.github"}, {"", root}, {"docs/", root + ":docs"}}
-	for _, d := range dirs {
-		info, data, err := g.Read(ctx, d.rev, 0)
-		if errors.Is(err, gitrepo.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return s, err
-		}
-		if info.Type != "tree" {
-			continue
-		}
-		entries, err := gitrepo.ParseTree(data)
-		if err != nil {
-			return s, err
-		}
-		for _, e := range entries {
-			isDir := e.Type() == "tree"
-			if e.Type() == "commit" {
-				continue
-			}
-			f := &foundFile{path: d.prefix + e.Name, dir: isDir, oid: e.OID}
-			base := strings.ToLower(e.Name)
-			stem := base
-			if i := strings.IndexByte(base, '.'); i > 0 {
-				stem = base[:i]
-			}
-			pick := func(dst **foundFile) {
-				if *dst == nil {
-					*dst = f
-				}
-			}
-			switch {
-			case isDir:
-				switch base {
-				case "issue_template":
-					pick(&s.issueTemplate)
-				case "pull_request_template":
-					pick(&s.prTemplate)
-				}
-			case stem == "readme":
-				pick(&s.readme)
-			case stem == "code_of_conduct" || stem == "code-of-conduct":
-				pick(&s.conduct)
-			case stem == "contributing":
-				pick(&s.contributing)
-			case stem == "security":
-				pick(&s.security)
-			case stem == "issue_template":
-				pick(&s.issueTemplate)
-			case stem == "pull_request_template":
-				pick(&s.prTemplate)
-			case d.prefix == "" && isLicenseName(base):
-				pick(&s.license)
-			}
-		}
-	}
-	return s, nil
-}
-
-// isLicenseName recognises the names GitHub looks for a license under.
-func isLicenseName(base string) bool {
-	for _, stem := range []string{"license", "licence", "copying", "unlicense"} {
-		if base == stem {
-			return true
-		}
-		if rest, ok := strings.CutPrefix(base, stem); ok {
-			switch rest {
-			case ".md", ".markdown", ".txt", ".rst", ".html", "-mit", "-apache", "-mit.md", "-apache.md", ".mit", ".apache2":
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// conductKind tells the well-known codes of conduct apart by their text.
-func conductKind(ctx context.Context, g *gitrepo.Repo, oid string) (key, name string) {
-	_, data, err := g.Read(ctx, oid, 256<<10)
-	if err == nil {
-		switch {
-		case bytes.Contains(data, []byte("Contributor Covenant")):
-			return "contributor_covenant", "Contributor Covenant"
-		case bytes.Contains(data, []byte("Citizen Code of Conduct")):
-			return "citizen_code_of_conduct", "Citizen Code of Conduct"
-		}
-	}
-	return "other", "Other"
 }

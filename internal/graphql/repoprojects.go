@@ -1,0 +1,34 @@
+package graphql
+
+import (
+	"context"
+	"errors"
+
+	"github.com/hubd/hubd/internal/graphql/engine"
+)
+
+// registerRepoProjects: hubd has neither classic projects nor Projects
+// (v2), so a repository's projects and projectsV2 are empty (gh repo view
+// asks for both); the node types exist for the queries to validate and are
+// never returned.
+func (a *API) registerRepoProjects() {
+	a.connectionTypes("ProjectConnection", "ProjectEdge")
+	a.connectionTypes("ProjectV2Connection", "ProjectV2Edge")
+	for _, f := range []string{"projects", "projectsV2"} {
+		a.schema.Resolve("Repository", f, engine.EachBatch(func(_ context.Context, _ any, b *engine.Batch) (any, error) {
+			if _, err := pageWindow(b.Args, f, engine.SelectsItems(b.Field.SelectionSet)); err != nil {
+				return nil, err
+			}
+			return &connection{}, nil
+		}))
+	}
+	never := func(typ string, fields ...string) {
+		for _, f := range fields {
+			a.field(typ, f, func(context.Context, any, map[string]any) (any, error) {
+				return nil, errors.New("graphql: hubd has no projects")
+			})
+		}
+	}
+	never("Project", "id", "name", "number", "body", "resourcePath", "closed", "state", "url")
+	never("ProjectV2", "number", "resourcePath", "closed", "url")
+}
