@@ -18,6 +18,7 @@ import (
 type commitObj struct {
 	repo *repoObj
 	sha  string
+	git  *gitrepo.Commit // read once for the whole batch (loadCommits)
 }
 
 // prCommit is a PullRequestCommit: a commit in a pull request.

@@ -156,6 +156,7 @@ func (a *API) register() {
 	a.registerReactions()
 	a.registerOwnerRepositories()
 	a.registerPullView()
+	a.registerPullFiles()
 	a.registerClosing()
 	a.registerProjectItems()
 	a.registerSearch()
