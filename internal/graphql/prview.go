@@ -226,15 +226,6 @@ func (a *API) registerPullView() {
 		})
 	}
 
-	a.schema.Resolve("PullRequest", "autoMergeRequest", func(_ context.Context, b *engine.Batch) ([]any, error) {
-		return make([]any, len(b.Parents)), nil // hubd has no auto-merge: never enabled
-	})
-	for _, f := range []string{"authorEmail", "commitBody", "commitHeadline", "mergeMethod", "enabledAt", "enabledBy"} {
-		a.field("AutoMergeRequest", f, func(_ context.Context, p any, _ map[string]any) (any, error) {
-			return nil, errors.New("graphql: hubd has no auto-merge")
-		})
-	}
-
 	a.schema.Resolve("PullRequest", "reviewRequests", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
 		o := p.(*pullObj)
 		viewer := from(ctx).caller.UserID()

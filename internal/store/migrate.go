@@ -2090,6 +2090,22 @@ CREATE TABLE closing_references (
 );
 CREATE INDEX closing_references_issue ON closing_references (issue_id, pull_id);
 `,
+	// 61: auto-merge requests (GraphQL enablePullRequestAutoMerge, REST's
+	// auto_merge): how to merge a pull request, and as whom, once its
+	// requirements pass (internal/pulls/automerge.go).
+	`
+CREATE TABLE pull_auto_merges (
+  pull_id BIGINT PRIMARY KEY REFERENCES issues(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  enabled_by_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  merge_method TEXT NOT NULL,
+  commit_title TEXT,
+  commit_message TEXT,
+  author_email TEXT,
+  expected_head_sha TEXT NOT NULL DEFAULT '',
+  enabled_at BIGINT NOT NULL
+);
+`,
 }
 
 func (s *Store) migrate(ctx context.Context) error {
