@@ -126,7 +126,7 @@ func TestGhPRViewEveryField(t *testing.T) {
 	e.Must(200, "PUT", "/repos/mona/hello/branches/main/protection", w.tok, map[string]any{
 		"required_status_checks": map[string]any{"strict": false, "contexts": []string{"build"}}, "enforce_admins": true,
 		"required_pull_request_reviews": map[string]any{"required_approving_review_count": 1, "require_code_owner_reviews": true},
-		"restrictions": nil})
+		"restrictions":                  nil})
 	e.Must(200, "PATCH", "/repos/mona/hello", w.tok, map[string]any{"allow_auto_merge": true})
 	// Pull request 4: a second commit with a co-author, every kind of data.
 	put("feature", "more.txt", "more\n", "Add more\n\nA body line.\n\nCo-authored-by: Rita <rita@example.com>")
