@@ -16,6 +16,12 @@
 #                    counts added to the fragment, as
 #                    `gh issue list --json ...,assignees` asks with
 #                    comments{totalCount}
+#   pr-view          `gh pr view --json` with every field gh offers
+#                    (bench/graphql-prview.graphql, gh's PullRequestByNumber
+#                    as TestGhPRViewEveryField records it) on a pull request
+#                    with 50 commits, 100 files, 20 reviews and 30 commit
+#                    status contexts; its latency is also measured with one
+#                    connection (goal: < 50 ms)
 #
 # Then bench/graphqlbench serves the same requests in-process on the seeded
 # data (hubd stopped) and prints the SQL queries one request runs
@@ -28,7 +34,7 @@
 #   PROFILE=1 bash bench/graphql.sh        # also CPU profiles + pprof -top
 #
 # Goals: repo-view at 15% or more of the bare handler's requests/second,
-# issue-list at 10% or more.
+# issue-list at 10% or more, pr-view under 50 ms a request.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10s}
@@ -69,6 +75,34 @@ done
 echo "seeding: $ISSUES issues into acme/big"
 "$work/issueseed" -data "$work/data" -repo acme/big -n "$ISSUES"
 
+# The pull request of pr-view: acme/prview, branch big with 50 commits
+# changing 100 files (two each) off main, 20 reviews, 30 status contexts.
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_TERMINAL_PROMPT=0
+api -X POST "http://$HUBD/api/v3/orgs/acme/repos" -d '{"name":"prview"}' >/dev/null
+git init -q --bare "$work/prview.git"
+{
+  printf 'commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 7\nREADME\nM 100644 inline README.md\ndata 7\nreadme\n\n'
+  for c in $(seq 1 50); do
+    msg="Change $c"$'\n\n'"Files $((2 * c - 1)) and $((2 * c))."
+    printf 'commit refs/heads/big\ncommitter Bench <bench@example.com> %d +0000\ndata %d\n%s\n' $((1700000000 + c)) "${#msg}" "$msg"
+    [ "$c" = 1 ] && printf 'from refs/heads/main\n'
+    for f in $((2 * c - 1)) $((2 * c)); do
+      content="file $f"$'\n'
+      printf 'M 100644 inline src/file-%03d.txt\ndata %d\n%s\n' "$f" "${#content}" "$content"
+    done
+    printf '\n'
+  done
+} | git -C "$work/prview.git" fast-import --quiet
+git -C "$work/prview.git" push -q "http://x-access-token:$TOKEN@$HUBD/acme/prview.git" main big
+pr_head=$(git -C "$work/prview.git" rev-parse big)
+api -X POST "http://$HUBD/api/v3/repos/acme/prview/pulls" -d '{"title":"Big","head":"big","base":"main","body":"Fifty commits."}' >/dev/null
+for i in $(seq 1 20); do
+  api -X POST "http://$HUBD/api/v3/repos/acme/prview/pulls/1/reviews" -d "{\"event\":\"COMMENT\",\"body\":\"review $i\"}" >/dev/null
+done
+for i in $(seq 1 30); do
+  api -X POST "http://$HUBD/api/v3/repos/acme/prview/statuses/$pr_head" -d "{\"state\":\"success\",\"context\":\"check-$i\"}" >/dev/null
+done
+
 # The request bodies: gh's documents with variables naming the seeded
 # repositories.
 gq=internal/graphql/testdata/gh-queries
@@ -93,7 +127,9 @@ full=$(sed 's/,stateReason}/,stateReason,assignees(first:100){nodes{id,login,nam
 grep -q 'comments{totalCount}' <<<"$full" || { echo "issue-list.graphql changed: cannot add assignees and comments" >&2; exit 1; }
 jq -n --arg q "$full" '{query: $q, variables: {limit: 30, owner: "acme", repo: "big", states: ["OPEN"]}}' >"$work/issue-list-full.req"
 
-names=(repo-view repo-network issue-list issue-list-full)
+jq -n --rawfile q bench/graphql-prview.graphql '{query: $q, variables: {owner: "acme", repo: "prview", pr_number: 1}}' >"$work/pr-view.req"
+
+names=(repo-view repo-network issue-list issue-list-full pr-view)
 bare_args=()
 for n in "${names[@]}"; do
   api -X POST "http://$HUBD/api/graphql" --data-binary "@$work/$n.req" >"$work/$n.json"
@@ -113,6 +149,8 @@ done
 n_issues=$(jq '.data.repository.issues.nodes | length' "$work/issue-list.json")
 total=$(jq '.data.repository.issues.totalCount' "$work/issue-list.json")
 [ "$n_issues" = 30 ] || { echo "issue-list answered $n_issues issues, want 30" >&2; exit 1; }
+pv=$(jq -c '.data.repository.pullRequest | [(.commits.nodes|length), (.files.nodes|length), (.reviews.totalCount), (.statusCheckRollup.nodes[0].commit.statusCheckRollup.contexts.nodes|length)]' "$work/pr-view.json")
+[ "$pv" = "[50,100,20,30]" ] || { echo "pr-view answered [commits,files,reviews,contexts] $pv, want [50,100,20,30]" >&2; exit 1; }
 "$work/bare" -addr "$BARE" "${bare_args[@]}" &
 pids+=($!)
 sleep 0.5
@@ -144,6 +182,13 @@ for n in "${names[@]}"; do
   fi
   printf '%-22s %12s %9sms %12s %9sms %8s %s\n' "$n" "$hrps" "$(to_ms "$hp99")" "$brps" "$(to_ms "$bp99")" "$ratio" "$g"
 done
+# pr-view's latency one request at a time (the goal is per request).
+out=$(wrk -t1 -c1 -d"$DURATION" --timeout "$WRK_TIMEOUT" --latency -s "$work/pr-view.lua" -H "Authorization: token $TOKEN" "http://$HUBD/api/graphql")
+avg=$(awk '$1=="Latency" {print $2; exit}' <<<"$out")
+p50=$(awk '$1=="50%" {print $2}' <<<"$out")
+p99=$(awk '$1=="99%" {print $2}' <<<"$out")
+printf 'pr-view, one connection: mean %sms, p50 %sms, p99 %sms; goal < 50 ms: %s\n' "$(to_ms "$avg")" "$(to_ms "$p50")" "$(to_ms "$p99")" \
+  "$(awk -v v="$(to_ms "$p50")" 'BEGIN{ if (v < 50) print "met"; else print "missed" }')"
 # The answers after the load are still clean (no RATE_LIMITED, no errors).
 for n in "${names[@]}"; do
   out=$(api -X POST "http://$HUBD/api/graphql" --data-binary "@$work/$n.req")

@@ -335,6 +335,8 @@ var graphqlRules = map[string]string{
 	"Mutation.addPullRequestReview":          "pull_requests",
 	"Mutation.requestReviews":                "pull_requests",
 	"Mutation.mergePullRequest":              "contents:write", // pulls/merge
+	"Mutation.enablePullRequestAutoMerge":    "contents:write", // merges later, as pulls/merge
+	"Mutation.disablePullRequestAutoMerge":   "contents:write",
 	"Mutation.createRepository":              "administration:write",
 	"Mutation.archiveRepository":             "administration:write", // repos/update
 	"Mutation.unarchiveRepository":           "administration:write",

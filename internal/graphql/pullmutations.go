@@ -242,4 +242,5 @@ func (a *API) registerPullMutations(svc *pulls.Service) {
 	for _, typ := range []string{"UpdatePullRequestPayload", "MergePullRequestPayload"} {
 		a.field(typ, "actor", func(ctx context.Context, _ any, _ map[string]any) (any, error) { return from(ctx).caller.User, nil })
 	}
+	a.registerAutoMerge(svc)
 }

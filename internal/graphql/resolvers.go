@@ -179,6 +179,7 @@ func (a *API) register() {
 	a.registerReactions()
 	a.registerOwnerRepositories()
 	a.registerPullView()
+	a.registerPullFiles()
 	a.registerClosing()
 	a.registerProjectItems()
 	a.registerSearch()

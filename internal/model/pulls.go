@@ -42,6 +42,7 @@ type Pull struct {
 	RequestedReviewers []*Account
 	RequestedTeams     []*Team       // those the viewer may see
 	Stack              *PullStackRef // nil when in no stack
+	AutoMerge          *AutoMerge    // nil when auto-merge is off
 }
 
 // Merged reports whether the pull request was merged.

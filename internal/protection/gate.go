@@ -391,7 +391,9 @@ func (s *Service) HeadMoved(ctx context.Context, repo *model.Repo, pull *model.P
 // the author): CHANGES_REQUESTED when one requests changes; else, when the
 // base branch requires approving reviews, APPROVED once there are enough
 // and REVIEW_REQUIRED before; without that requirement APPROVED after an
-// approval and "" (null) otherwise. One query for the verdicts of all the
+// approval and "" (null) otherwise. A base branch that requires code
+// owner reviews keeps REVIEW_REQUIRED while a changed file's owners have
+// not approved. One query for the verdicts of all the
 // pull requests, one per base branch, one per reviewer.
 func (s *Service) ReviewDecisions(ctx context.Context, repo *model.Repo, pulls []*model.Pull) (map[int64]string, error) {
 	q := s.Store.R()
@@ -404,6 +406,7 @@ func (s *Service) ReviewDecisions(ctx context.Context, repo *model.Repo, pulls [
 		return nil, err
 	}
 	need := map[string]int{}
+	owners := map[string]bool{} // the base branch requires code owner reviews
 	perms := map[int64]authz.Permission{}
 	out := make(map[int64]string, len(pulls))
 	for _, p := range pulls {
@@ -415,6 +418,7 @@ func (s *Service) ReviewDecisions(ctx context.Context, repo *model.Repo, pulls [
 			}
 			if bp != nil && bp.Reviews {
 				n = bp.RequiredApprovals
+				owners[p.BaseRef] = bp.RequireCodeOwnerReviews
 			}
 			need[p.BaseRef] = n
 		}
@@ -439,9 +443,24 @@ func (s *Service) ReviewDecisions(ctx context.Context, repo *model.Repo, pulls [
 				approvals++
 			}
 		}
+		// A file with code owners none of whom approved still needs a
+		// review, whatever the count of approvals.
+		ownersMissing := false
+		if owners[p.BaseRef] && !changes {
+			err := s.codeOwnerRefusal(ctx, repo, p)
+			var he *model.HTTPError
+			switch {
+			case errors.As(err, &he):
+				ownersMissing = true
+			case err != nil:
+				return nil, err
+			}
+		}
 		switch {
 		case changes:
 			out[p.IssueID] = "CHANGES_REQUESTED"
+		case ownersMissing:
+			out[p.IssueID] = "REVIEW_REQUIRED"
 		case n > 0 && approvals >= n:
 			out[p.IssueID] = "APPROVED"
 		case n > 0:

@@ -48,17 +48,9 @@ func (s *Service) Merge(ctx context.Context, repo *model.Repo, c Caller, number 
 		in.Method = model.MergeMerge
 	}
 	switch in.Method {
-	case model.MergeMerge:
-		if !repo.AllowMergeCommit {
-			return nil, notAllowed("Merge commits are not allowed on this repository.")
-		}
-	case model.MergeSquash:
-		if !repo.AllowSquashMerge {
-			return nil, notAllowed("Squash merges are not allowed on this repository.")
-		}
-	case model.MergeRebase:
-		if !repo.AllowRebaseMerge {
-			return nil, notAllowed("Rebase merges are not allowed on this repository.")
+	case model.MergeMerge, model.MergeSquash, model.MergeRebase:
+		if err := methodAllowed(repo, in.Method); err != nil {
+			return nil, err
 		}
 	default:
 		return nil, model.Invalid("PullRequest", "merge_method", "invalid")
@@ -154,6 +146,9 @@ func (s *Service) Merge(ctx context.Context, repo *model.Repo, c Caller, number 
 	ctx = context.WithoutCancel(ctx)
 	err = s.Store.Tx(ctx, func(tx store.Q) error {
 		if err := tx.MarkPullMerged(ctx, p.IssueID, c.UserID, newSHA, headSHA, baseSHA, now); err != nil {
+			return err
+		}
+		if _, err := tx.DeleteAutoMerge(ctx, p.IssueID); err != nil {
 			return err
 		}
 		before := *p.Issue

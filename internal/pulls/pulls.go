@@ -80,6 +80,7 @@ func New(s *Service) *Service {
 		s.Jobs.Handle(jobUpdateBranch, s.runUpdateBranch)
 		s.Jobs.Handle(jobMergeAsync, s.runMergeAsync)
 		s.Jobs.Handle(jobOpened, s.runOpened)
+		s.Jobs.Handle(jobAutoMerge, s.runAutoMerge)
 	}
 	return s
 }

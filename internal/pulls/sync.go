@@ -91,7 +91,7 @@ func (s *Service) runCommitState(ctx context.Context, payload []byte) error {
 			}
 		}
 	}
-	return nil
+	return s.autoMergeChanged(ctx, list)
 }
 
 func ignoreGone(err error) error {
@@ -201,10 +201,14 @@ func (s *Service) Sync(ctx context.Context, issueID, actorID int64) error {
 	if err != nil {
 		return err
 	}
-	return s.Store.Tx(ctx, func(tx store.Q) error {
+	err = s.Store.Tx(ctx, func(tx store.Q) error {
 		_, err := tx.SetMergeability(ctx, p.IssueID, *m)
 		return err
 	})
+	if err != nil {
+		return err
+	}
+	return s.autoMergeChanged(ctx, []*model.Pull{p})
 }
 
 // refreshHead writes refs/pull/N/head from the head branch (fetching it

@@ -263,8 +263,13 @@ func (s *Service) Details(ctx context.Context, list []*model.Pull, viewerID int6
 	if err != nil {
 		return err
 	}
+	autos, err := q.AutoMerges(ctx, ids)
+	if err != nil {
+		return err
+	}
 	for _, p := range list {
 		p.Stack = stacks[p.IssueID]
+		p.AutoMerge = autos[p.IssueID]
 	}
 	if s.ReviewersOf != nil {
 		byPull, err := s.ReviewersOf(ctx, ids)

@@ -2109,6 +2109,22 @@ CREATE INDEX code_files_lower_name ON code_files (LOWER(name));
 -- sqlite: UPDATE sqlite_sequence SET seq = MAX(seq, (SELECT COALESCE(MAX(id), 0) FROM actions_jobs)) WHERE name = 'check_runs';
 -- postgres: SELECT setval(pg_get_serial_sequence('check_runs', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM check_runs), (SELECT COALESCE(MAX(id), 0) FROM actions_jobs), 1))
 `,
+	// 63: auto-merge requests (GraphQL enablePullRequestAutoMerge, REST's
+	// auto_merge): how to merge a pull request, and as whom, once its
+	// requirements pass (internal/pulls/automerge.go).
+	`
+CREATE TABLE pull_auto_merges (
+  pull_id BIGINT PRIMARY KEY REFERENCES issues(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  enabled_by_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  merge_method TEXT NOT NULL,
+  commit_title TEXT,
+  commit_message TEXT,
+  author_email TEXT,
+  expected_head_sha TEXT NOT NULL DEFAULT '',
+  enabled_at BIGINT NOT NULL
+);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

@@ -73,9 +73,18 @@ type PullSimple struct {
 	Base               PullBranch       `json:"base"`
 	Links              PullLinks        `json:"_links"`
 	AuthorAssociation  string           `json:"author_association"`
-	AutoMerge          *struct{}        `json:"auto_merge"`
+	AutoMerge          *AutoMerge       `json:"auto_merge"`
 	Draft              bool             `json:"draft"`
 	Stack              *PullStackRef    `json:"stack"`
+}
+
+// AutoMerge is components/schemas/auto-merge: the pull request's
+// auto-merge request.
+type AutoMerge struct {
+	EnabledBy     *SimpleUser `json:"enabled_by"`
+	MergeMethod   string      `json:"merge_method"`
+	CommitTitle   string      `json:"commit_title"`
+	CommitMessage string      `json:"commit_message"`
 }
 
 // Pull is components/schemas/pull-request (one pull request).
@@ -166,6 +175,10 @@ func (w *IssueWriter) ToPullSimple(rs *PullRepos, p *model.Pull) PullSimple {
 	if !is.Locked {
 		out.ActiveLockReason = nil
 	}
+	if a := p.AutoMerge; a != nil && a.EnabledBy != nil {
+		out.AutoMerge = &AutoMerge{EnabledBy: w.User(a.EnabledBy), MergeMethod: a.Method,
+			CommitTitle: orEmpty(a.CommitTitle), CommitMessage: orEmpty(a.CommitMessage)}
+	}
 	if len(out.Assignees) > 0 {
 		out.Assignee = &out.Assignees[0]
 	}
@@ -250,4 +263,12 @@ type TimelineCommitted struct {
 // ToTimelineCommitted converts a commit of a pull request's timeline.
 func (u URLs) ToTimelineCommitted(r *model.Repo, c *gitrepo.Commit) TimelineCommitted {
 	return TimelineCommitted{Event: "committed", GitCommit: u.ToGitCommit(r, c)}
+}
+
+// orEmpty is *s, or "" for nil.
+func orEmpty(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
