@@ -1,10 +1,8 @@
 package gitrepo
 
 import (
-	"bytes"
 	"context"
 	"strconv"
-	"strings"
 )
 
 // DatedRef is a reference with the committer date (Unix seconds) of the
@@ -19,24 +17,13 @@ type DatedRef struct {
 // `git for-each-ref` (ordering tags by their commit's date reads no
 // object per tag).
 func (r *Repo) RefsWithDates(ctx context.Context, prefix string) ([]DatedRef, error) {
-	args := []string{"for-each-ref",
-		"--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(committerdate:unix)%00%(*objecttype)%00%(*committerdate:unix)"}
-	if prefix != "" {
-		if err := Operand(prefix); err != nil {
-			return nil, err
-		}
-		args = append(args, prefix)
-	}
-	out, err := r.Git(ctx, nil, args...)
+	rows, err := r.forEachRef(ctx, prefix,
+		"%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)%00%(committerdate:unix)%00%(*objecttype)%00%(*committerdate:unix)")
 	if err != nil {
 		return nil, err
 	}
-	var refs []DatedRef
-	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
-		f := strings.Split(string(line), "\x00")
-		if len(f) != 7 {
-			continue
-		}
+	refs := make([]DatedRef, 0, len(rows))
+	for _, f := range rows {
 		d := DatedRef{Ref: Ref{Name: f[0], OID: f[1], Type: f[2], Peeled: f[3]}}
 		switch {
 		case f[2] == "commit":

@@ -18,7 +18,22 @@ type Ref struct {
 // Refs lists references whose names start with prefix (e.g. "refs/heads/"),
 // sorted by name.
 func (r *Repo) Refs(ctx context.Context, prefix string) ([]Ref, error) {
-	args := []string{"for-each-ref", "--format=%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)"}
+	rows, err := r.forEachRef(ctx, prefix, "%(refname)%00%(objectname)%00%(objecttype)%00%(*objectname)")
+	if err != nil {
+		return nil, err
+	}
+	var refs []Ref
+	for _, f := range rows {
+		refs = append(refs, Ref{Name: f[0], OID: f[1], Type: f[2], Peeled: f[3]})
+	}
+	return refs, nil
+}
+
+// forEachRef runs `git for-each-ref` over the refs under prefix with
+// format, whose fields are NUL-separated, and returns each ref's fields
+// (lines with another number of fields are skipped).
+func (r *Repo) forEachRef(ctx context.Context, prefix, format string) ([][]string, error) {
+	args := []string{"for-each-ref", "--format=" + format}
 	if prefix != "" {
 		if err := Operand(prefix); err != nil {
 			return nil, err
@@ -29,15 +44,14 @@ func (r *Repo) Refs(ctx context.Context, prefix string) ([]Ref, error) {
 	if err != nil {
 		return nil, err
 	}
-	var refs []Ref
+	n := strings.Count(format, "%00") + 1
+	var rows [][]string
 	for _, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
-		f := strings.Split(string(line), "\x00")
-		if len(f) != 4 {
-			continue
+		if f := strings.Split(string(line), "\x00"); len(f) == n {
+			rows = append(rows, f)
 		}
-		refs = append(refs, Ref{Name: f[0], OID: f[1], Type: f[2], Peeled: f[3]})
 	}
-	return refs, nil
+	return rows, nil
 }
 
 // ResolveRef returns the object a full ref name points to.
