@@ -321,9 +321,7 @@ func (a *API) registerCommitData() {
 			return f(c, o), nil
 		})
 	}
-	cd("committedDate", func(c *gitrepo.Commit, _ *commitObj) any { return c.Committer.When })
-	cd("authoredDate", func(c *gitrepo.Commit, _ *commitObj) any { return c.Author.When })
-	cd("message", func(c *gitrepo.Commit, _ *commitObj) any { return c.Message })
+	// message, dates and people: prfiles.go (one batch per repository).
 	cd("tree", func(c *gitrepo.Commit, o *commitObj) any { return &treeObj{repo: o.repo, oid: c.Tree} })
 }
 
