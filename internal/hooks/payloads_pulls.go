@@ -84,6 +84,8 @@ func (b *builder) pullEvent(ctx context.Context, repo *model.Repo, e model.Event
 	switch action {
 	case "synchronize":
 		out["before"], out["after"] = d.str("before"), d.str("after")
+	case "auto_merge_disabled": // the schema requires a reason
+		out["reason"] = d.str("reason")
 	case "edited":
 		out["changes"] = map[string]any{}
 	case "labeled", "unlabeled":

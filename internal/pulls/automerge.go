@@ -116,7 +116,11 @@ func (s *Service) autoMergeEvent(ctx context.Context, tx store.Q, repo *model.Re
 	if err := tx.AddIssueEvent(ctx, e, orgID(repo), map[string]any{"number": p.Number}); err != nil {
 		return err
 	}
-	return tx.AppendEvent(ctx, "pull_request."+event, actorID, repo.ID, orgID(repo), s.payload(p, event))
+	pl := s.payload(p, event)
+	if event == "auto_merge_disabled" {
+		pl["reason"] = "Disabled by a user"
+	}
+	return tx.AppendEvent(ctx, "pull_request."+event, actorID, repo.ID, orgID(repo), pl)
 }
 
 func methodAllowed(repo *model.Repo, method string) error {

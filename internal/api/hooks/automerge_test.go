@@ -1,0 +1,59 @@
+package hooks_test
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+)
+
+// TestAutoMergeDeliveries: enabling and disabling auto-merge over GraphQL
+// deliver pull_request auto_merge_enabled and auto_merge_disabled, valid
+// against GitHub's webhook schemas; the enabled one's pull request carries
+// its auto_merge.
+func TestAutoMergeDeliveries(t *testing.T) {
+	f := newFixture(t)
+	f.hook("", "json", "pull_request")
+	e, tok := f.e, f.token
+	var main struct {
+		Commit struct {
+			SHA string `json:"sha"`
+		} `json:"commit"`
+	}
+	e.Must(200, "GET", "/repos/mona/app/branches/main", tok, nil).JSON(t, &main)
+	e.Must(201, "POST", "/repos/mona/app/git/refs", tok, map[string]any{"ref": "refs/heads/topic", "sha": main.Commit.SHA})
+	e.Must(201, "PUT", "/repos/mona/app/contents/topic.txt", tok, map[string]any{"message": "Topic", "branch": "topic",
+		"content": base64.StdEncoding.EncodeToString([]byte("topic\n"))})
+	pr := e.Must(201, "POST", "/repos/mona/app/pulls", tok, map[string]any{"title": "Topic", "head": "topic", "base": "main"}).Map(t)
+	e.Must(200, "PUT", "/repos/mona/app/branches/main/protection", tok, map[string]any{
+		"required_status_checks": map[string]any{"strict": false, "contexts": []string{"build"}}, "enforce_admins": true,
+		"required_pull_request_reviews": nil, "restrictions": nil})
+	e.Must(200, "PATCH", "/repos/mona/app", tok, map[string]any{"allow_auto_merge": true})
+	e.RunJobs()
+
+	mutate := func(name string) {
+		t.Helper()
+		in := map[string]any{"pullRequestId": pr["node_id"]}
+		if name == "enablePullRequestAutoMerge" {
+			in["mergeMethod"], in["commitHeadline"] = "SQUASH", "Topic (#1)"
+		}
+		r := e.Do("POST", e.URL+"/api/graphql", tok, map[string]any{
+			"query":     "mutation($in: " + strings.ToUpper(name[:1]) + name[1:] + "Input!) { " + name + "(input: $in) { pullRequest { number } } }",
+			"variables": map[string]any{"in": in}})
+		if r.StatusCode != 200 || strings.Contains(string(r.Body), `"errors"`) {
+			t.Fatalf("%s: %d %s", name, r.StatusCode, r.Body)
+		}
+	}
+	mutate("enablePullRequestAutoMerge")
+	d := f.recv.WaitFor(t, "pull_request", "auto_merge_enabled")
+	f.check(d, "")
+	am, _ := d.Map(t)["pull_request"].(map[string]any)["auto_merge"].(map[string]any)
+	if am["merge_method"] != "squash" || am["commit_title"] != "Topic (#1)" {
+		t.Errorf("auto_merge_enabled: pull_request.auto_merge %v", am)
+	}
+	mutate("disablePullRequestAutoMerge")
+	d = f.recv.WaitFor(t, "pull_request", "auto_merge_disabled")
+	f.check(d, "")
+	if d.Map(t)["pull_request"].(map[string]any)["auto_merge"] != nil {
+		t.Errorf("auto_merge_disabled: pull_request.auto_merge is still set")
+	}
+}
