@@ -314,6 +314,14 @@ var graphqlRules = map[string]string{
 	"Mutation.deleteIssue":                   "issues",
 	"Mutation.transferIssue":                 "issues",
 	"Mutation.addComment":                    "issues|pull_requests", // issues/comments
+	"Mutation.updateIssueComment":            "issues|pull_requests", // issues/update-comment
+	"Mutation.lockLockable":                  "issues|pull_requests", // issues/lock
+	"Mutation.unlockLockable":                "issues|pull_requests", // issues/unlock
+	"Mutation.addSubIssue":                   "issues",               // issues/add-sub-issue
+	"Mutation.removeSubIssue":                "issues",
+	"Mutation.reprioritizeSubIssue":          "issues",
+	"Mutation.addBlockedBy":                  "issues", // issues/add-blocked-by-dependency
+	"Mutation.removeBlockedBy":               "issues",
 	"Mutation.addLabelsToLabelable":          "issues|pull_requests", // issues/labels
 	"Mutation.removeLabelsFromLabelable":     "issues|pull_requests",
 	"Mutation.addAssigneesToAssignable":      "issues|pull_requests", // issues/assignees

@@ -597,7 +597,7 @@ func (a *API) registerIssueLike(typ string) {
 		if o.is.LockReason == nil || !o.is.Locked {
 			return nil
 		}
-		return strings.ToUpper(strings.ReplaceAll(*o.is.LockReason, "-", "_"))
+		return strings.ToUpper(strings.NewReplacer("-", "_", " ", "_").Replace(*o.is.LockReason)) // "too heated": TOO_HEATED
 	})
 	a.schema.Resolve(typ, "authorAssociation", func(ctx context.Context, b *engine.Batch) ([]any, error) {
 		if err := a.details(ctx, b.Parents); err != nil {
