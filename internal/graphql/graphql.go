@@ -71,6 +71,7 @@ func New(d *deps.Deps, svc Services) *API {
 	a.register()
 	a.registerMutations(svc.Issues)
 	a.registerIssueRelations(svc.Issues)
+	a.registerIssueTypes(svc.Issues)
 	a.registerPullMutations(svc.Pulls)
 	a.registerPullReviewing(svc.Pulls, svc.Reviews)
 	a.registerRepoMutations(svc.Repos)

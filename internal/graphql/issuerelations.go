@@ -234,9 +234,13 @@ func (a *API) registerIssueRelations(svc *issues.Service) {
 	}
 	for typ, other := range map[string]string{"AddSubIssuePayload": "subIssue", "RemoveSubIssuePayload": "subIssue",
 		"ReprioritizeSubIssuePayload": "", "AddBlockedByPayload": "blockingIssue", "RemoveBlockedByPayload": "blockingIssue"} {
-		a.field(typ, "issue", func(_ context.Context, p any, _ map[string]any) (any, error) { return orNil(p.(*relPayload).issue), nil })
+		a.field(typ, "issue", func(_ context.Context, p any, _ map[string]any) (any, error) {
+			return orNil(p.(*relPayload).issue), nil
+		})
 		if other != "" {
-			a.field(typ, other, func(_ context.Context, p any, _ map[string]any) (any, error) { return orNil(p.(*relPayload).other), nil })
+			a.field(typ, other, func(_ context.Context, p any, _ map[string]any) (any, error) {
+				return orNil(p.(*relPayload).other), nil
+			})
 		}
 	}
 

@@ -102,6 +102,8 @@ func typeOf(v any) string {
 		return "App"
 	case *model.Gist:
 		return "Gist"
+	case *model.IssueType:
+		return "IssueType"
 	}
 	return ""
 }
