@@ -326,6 +326,8 @@ var graphqlRules = map[string]string{
 	"Mutation.removeSubIssue":                "issues",
 	"Mutation.reprioritizeSubIssue":          "issues",
 	"Mutation.addBlockedBy":                  "issues", // issues/add-blocked-by-dependency
+	"Mutation.pinIssue":                      "issues",
+	"Mutation.unpinIssue":                    "issues",
 	"Mutation.updateIssueIssueType":          "issues",
 	"Mutation.removeBlockedBy":               "issues",
 	"Mutation.addLabelsToLabelable":          "issues|pull_requests", // issues/labels

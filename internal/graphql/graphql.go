@@ -72,6 +72,7 @@ func New(d *deps.Deps, svc Services) *API {
 	a.registerMutations(svc.Issues)
 	a.registerIssueRelations(svc.Issues)
 	a.registerIssueTypes(svc.Issues)
+	a.registerPins(svc.Issues)
 	a.registerPullMutations(svc.Pulls)
 	a.registerPullReviewing(svc.Pulls, svc.Reviews)
 	a.registerRepoMutations(svc.Repos)

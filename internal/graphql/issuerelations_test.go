@@ -66,6 +66,32 @@ func TestIssueRelationMutations(t *testing.T) {
 		t.Fatalf("unlockLockable: %s", r.Raw)
 	}
 
+	// pinIssue / unpinIssue: write access, at most three per repository.
+	pin := `mutation($in: PinIssueInput!) { pinIssue(input: $in) { issue { number isPinned } } }`
+	for _, is := range []string{i1, i2, i3} {
+		r = post(t, w.e, w.monaTok, pin, map[string]any{"in": map[string]any{"issueId": is}})
+		if dig(mustData(t, r), "pinIssue", "issue", "isPinned") != true {
+			t.Fatalf("pinIssue: %s", r.Raw)
+		}
+	}
+	r = post(t, w.e, w.monaTok, pin, map[string]any{"in": map[string]any{"issueId": i4}})
+	if errType(r) != "UNPROCESSABLE" || !strings.Contains(string(r.Raw), "already has 3 pinned issues") {
+		t.Fatalf("a fourth pin: %s", r.Raw)
+	}
+	r = post(t, w.e, w.melTok, `mutation($in: UnpinIssueInput!) { unpinIssue(input: $in) { issue { isPinned } } }`, map[string]any{"in": map[string]any{"issueId": i1}})
+	if errType(r) != "FORBIDDEN" {
+		t.Fatalf("reader unpins: %s", r.Raw)
+	}
+	r = post(t, w.e, w.monaTok, `mutation($in: UnpinIssueInput!) { unpinIssue(input: $in) { id issue { isPinned } } }`, map[string]any{"in": map[string]any{"issueId": i2}})
+	if dig(mustData(t, r), "unpinIssue", "issue", "isPinned") != false {
+		t.Fatalf("unpinIssue: %s", r.Raw)
+	}
+	r = post(t, w.e, w.melTok, `{ repository(owner: "mona", name: "app") { pinnedIssues(first: 3) { totalCount nodes { pinnedBy { login } issue { number } } } } }`, nil)
+	pins := dig(mustData(t, r), "repository", "pinnedIssues", "nodes").([]any)
+	if len(pins) != 2 || fmt.Sprint(dig(pins[0], "issue", "number")) != "1" || dig(pins[1], "pinnedBy", "login") != "mona" {
+		t.Fatalf("pinnedIssues: %s", r.Raw)
+	}
+
 	// Sub-issues: 2 and 3 under 1, reordered; a cycle is refused.
 	add := `mutation($in: AddSubIssueInput!) { addSubIssue(input: $in) { issue { number subIssues(first: 10) { totalCount nodes { number } } subIssuesSummary { total } } subIssue { number parent { number } } } }`
 	for _, sub := range []string{i2, i3} {
@@ -133,7 +159,7 @@ func TestIssueRelationMutations(t *testing.T) {
 	for _, e := range events {
 		kinds = append(kinds, e.GetEvent())
 	}
-	if got := strings.Join(kinds, ","); !strings.Contains(got, "blocked_by_added,blocked_by_added,blocked_by_removed") {
+	if got := strings.Join(kinds, ","); !strings.Contains(got, "pinned,unpinned") || !strings.Contains(got, "blocked_by_added,blocked_by_added,blocked_by_removed") {
 		t.Fatalf("events of #2: %s", got)
 	}
 }

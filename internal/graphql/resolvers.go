@@ -104,6 +104,8 @@ func typeOf(v any) string {
 		return "Gist"
 	case *model.IssueType:
 		return "IssueType"
+	case *pinnedObj:
+		return "PinnedIssue"
 	}
 	return ""
 }

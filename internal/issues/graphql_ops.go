@@ -279,3 +279,44 @@ func (a *Service) Unblock(ctx context.Context, x *Access, blockedID, blockingID 
 		return relationEvent(ctx, tx, bx, blocking, "blocking_removed", blocked)
 	})
 }
+
+// MaxPinnedIssues is how many issues a repository pins at most.
+const MaxPinnedIssues = 3
+
+// Pin pins issue is to its repository, or unpins it (write access), with
+// its pinned/unpinned event; pinning a fourth is refused.
+func (a *Service) Pin(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, is *model.Issue, pin bool) error {
+	x, err := a.AccessTo(c, repo, perm, authz.Write)
+	if err != nil {
+		return err
+	}
+	if is.IsPull {
+		return model.Unprocessable("Pull requests cannot be pinned.")
+	}
+	return a.d.Store.Tx(ctx, func(tx store.Q) error {
+		pinned, err := tx.PinnedIssues(ctx, repo.ID)
+		if err != nil {
+			return err
+		}
+		was := false
+		for _, p := range pinned {
+			was = was || p.IssueID == is.ID
+		}
+		ev := "pinned"
+		switch {
+		case pin == was:
+			return nil
+		case pin && len(pinned) >= MaxPinnedIssues:
+			return model.Unprocessable("Repository already has 3 pinned issues.")
+		case pin:
+			err = tx.PinIssue(ctx, is, c.UserID())
+		default:
+			ev = "unpinned"
+			_, err = tx.UnpinIssue(ctx, is.ID)
+		}
+		if err != nil {
+			return err
+		}
+		return Event(ctx, tx, x, is, model.IssueEvent{ActorID: c.UserID(), Event: ev}, nil)
+	})
+}
