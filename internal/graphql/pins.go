@@ -102,7 +102,9 @@ func (a *API) registerPins(svc *issues.Service) {
 	a.field("Mutation", "pinIssue", pin(true))
 	a.field("Mutation", "unpinIssue", pin(false))
 	for _, typ := range []string{"PinIssuePayload", "UnpinIssuePayload"} {
-		a.field(typ, "clientMutationId", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*payload).clientMutationID, nil })
+		a.field(typ, "clientMutationId", func(_ context.Context, p any, _ map[string]any) (any, error) {
+			return p.(*payload).clientMutationID, nil
+		})
 		a.field(typ, "issue", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*payload).issue, nil })
 	}
 	a.field("UnpinIssuePayload", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
