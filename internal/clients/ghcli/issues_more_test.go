@@ -89,6 +89,10 @@ func TestGhIssueCommands(t *testing.T) {
 	if out := g.Must(append([]string{"issue", "view", "1", "--json", "issueType"}, T...)...); !strings.Contains(out, `"name":"Task"`) {
 		t.Fatalf("issueType after edit --type: %s", out)
 	}
+	g.Must(append([]string{"issue", "create", "--title", "Chore", "--body", "later", "--type", "Bug"}, T...)...)
+	if out := g.Must(append([]string{"issue", "list", "--type", "Bug"}, T...)...); !strings.Contains(out, "Chore") || strings.Contains(out, "It crashes") {
+		t.Fatalf("gh issue list --type Bug: %q", out)
+	}
 	if res := g.Run(append([]string{"issue", "create", "--title", "x", "--body", "y", "--type", "Nope"}, T...)...); res.Err == nil ||
 		!strings.Contains(res.Stderr, `type "Nope" not found`) {
 		t.Fatalf("create with an unknown type: %s", res)
