@@ -53,6 +53,19 @@ func otherAccess(ctx context.Context, tx store.Q, x *Access, is *model.Issue, ch
 	return &Access{Repo: v.Repo, Perm: perm, Caller: x.Caller}, nil
 }
 
+// pair loads the issues a relation joins and the caller's access to the
+// second one's repository (changes: the relation changes that issue).
+func pair(ctx context.Context, tx store.Q, x *Access, firstID, secondID int64, changes bool) (first, second *model.Issue, sx *Access, err error) {
+	if first, err = tx.IssueByID(ctx, firstID); err != nil {
+		return nil, nil, nil, err
+	}
+	if second, err = tx.IssueByID(ctx, secondID); err != nil {
+		return nil, nil, nil, err
+	}
+	sx, err = otherAccess(ctx, tx, x, second, changes)
+	return first, second, sx, err
+}
+
 func relationEvent(ctx context.Context, tx store.Q, x *Access, is *model.Issue, name string, other *model.Issue) error {
 	return Event(ctx, tx, x, is, model.IssueEvent{ActorID: x.Caller.UserID(), Event: name, SubjectID: other.ID},
 		map[string]any{"other_issue_id": other.ID})
@@ -63,15 +76,7 @@ func relationEvent(ctx context.Context, tx store.Q, x *Access, is *model.Issue, 
 // 100 sub-issues, 8 levels and no cycles.
 func (a *Service) AttachSubIssue(ctx context.Context, x *Access, parentID, childID int64, replace bool) error {
 	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		parent, err := tx.IssueByID(ctx, parentID)
-		if err != nil {
-			return err
-		}
-		child, err := tx.IssueByID(ctx, childID)
-		if err != nil {
-			return err
-		}
-		cx, err := otherAccess(ctx, tx, x, child, true)
+		parent, child, cx, err := pair(ctx, tx, x, parentID, childID, true)
 		if err != nil {
 			return err
 		}
@@ -133,20 +138,12 @@ func (a *Service) AttachSubIssue(ctx context.Context, x *Access, parentID, child
 // access to the parent's repository); not a sub-issue of it is not found.
 func (a *Service) DetachSubIssue(ctx context.Context, x *Access, parentID, childID int64) error {
 	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		parent, err := tx.IssueByID(ctx, parentID)
-		if err != nil {
-			return err
-		}
-		child, err := tx.IssueByID(ctx, childID)
+		parent, child, cx, err := pair(ctx, tx, x, parentID, childID, true)
 		if err != nil {
 			return err
 		}
 		if child.ParentID != parent.ID {
 			return model.ErrNotFound
-		}
-		cx, err := otherAccess(ctx, tx, x, child, true)
-		if err != nil {
-			return err
 		}
 		if err := tx.RemoveSubIssue(ctx, parent, child); err != nil {
 			return err
@@ -212,15 +209,7 @@ func (a *Service) MoveSubIssue(ctx context.Context, x *Access, parentID, childID
 // most 50 blocking issues. An existing dependency stays as it is.
 func (a *Service) BlockBy(ctx context.Context, x *Access, blockedID, blockingID int64) error {
 	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		blocked, err := tx.IssueByID(ctx, blockedID)
-		if err != nil {
-			return err
-		}
-		blocking, err := tx.IssueByID(ctx, blockingID)
-		if err != nil {
-			return err
-		}
-		bx, err := otherAccess(ctx, tx, x, blocking, false)
+		blocked, blocking, bx, err := pair(ctx, tx, x, blockedID, blockingID, false)
 		if err != nil {
 			return err
 		}
@@ -254,15 +243,7 @@ func (a *Service) BlockBy(ctx context.Context, x *Access, blockedID, blockingID 
 // found.
 func (a *Service) Unblock(ctx context.Context, x *Access, blockedID, blockingID int64) error {
 	return a.d.Store.Tx(ctx, func(tx store.Q) error {
-		blocked, err := tx.IssueByID(ctx, blockedID)
-		if err != nil {
-			return err
-		}
-		blocking, err := tx.IssueByID(ctx, blockingID)
-		if err != nil {
-			return err
-		}
-		bx, err := otherAccess(ctx, tx, x, blocking, false)
+		blocked, blocking, bx, err := pair(ctx, tx, x, blockedID, blockingID, false)
 		if err != nil {
 			return err
 		}

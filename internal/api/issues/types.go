@@ -89,28 +89,25 @@ func (b typeBody) input() issues.TypeInput {
 
 // POST /orgs/{org}/issue-types: the organization's owners.
 func (a *API) createType(w http.ResponseWriter, r *http.Request) error {
-	c, org, err := a.typeOrg(r)
-	if err != nil {
-		return err
-	}
-	var b typeBody
-	if err := rest.Decode(r, &b); err != nil {
-		return err
-	}
-	t, err := a.svc.CreateIssueType(r.Context(), c, org, b.input())
-	if err != nil {
-		return err
-	}
-	return rest.JSON(w, http.StatusOK, wire.ToIssueType(t))
+	return a.writeType(w, r, func(c *authz.Caller, org *model.Account, in issues.TypeInput) (*model.IssueType, error) {
+		return a.svc.CreateIssueType(r.Context(), c, org, in)
+	})
 }
 
 // PUT /orgs/{org}/issue-types/{issue_type_id}: the organization's owners.
 func (a *API) updateType(w http.ResponseWriter, r *http.Request) error {
-	c, org, err := a.typeOrg(r)
+	id, err := pathInt(r, "issue_type_id")
 	if err != nil {
 		return err
 	}
-	id, err := pathInt(r, "issue_type_id")
+	return a.writeType(w, r, func(c *authz.Caller, org *model.Account, in issues.TypeInput) (*model.IssueType, error) {
+		return a.svc.UpdateIssueType(r.Context(), c, org, id, in)
+	})
+}
+
+// writeType reads a type body and answers with the type write stores.
+func (a *API) writeType(w http.ResponseWriter, r *http.Request, write func(*authz.Caller, *model.Account, issues.TypeInput) (*model.IssueType, error)) error {
+	c, org, err := a.typeOrg(r)
 	if err != nil {
 		return err
 	}
@@ -118,7 +115,7 @@ func (a *API) updateType(w http.ResponseWriter, r *http.Request) error {
 	if err := rest.Decode(r, &b); err != nil {
 		return err
 	}
-	t, err := a.svc.UpdateIssueType(r.Context(), c, org, id, b.input())
+	t, err := write(c, org, b.input())
 	if err != nil {
 		return err
 	}
