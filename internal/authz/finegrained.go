@@ -190,7 +190,12 @@ var permissionRules = map[string]string{
 	"reactions/list-for-pull-request-review-comment":                         "pull_requests:read",
 	"reactions/create-for-pull-request-review-comment":                       "pull_requests:write",
 	"reactions/delete-for-pull-request-comment":                              "pull_requests:write",
-	"orgs/update": "organization_administration:write",
+	"orgs/update":                                     "organization_administration:write",
+	"orgs/list-issue-types":                           "organization_administration:read", // issue types: org owners' settings
+	"orgs/create-issue-type":                          "organization_administration:write",
+	"orgs/update-issue-type":                          "organization_administration:write",
+	"orgs/delete-issue-type":                          "organization_administration:write",
+	"repos/list-issue-types":                          "metadata:read",
 	"orgs/get-membership-for-authenticated-user":      "members:read",
 	"orgs/list-memberships-for-authenticated-user":    "members:read",
 	"orgs/update-membership-for-authenticated-user":   "members:write",
@@ -322,6 +327,17 @@ var graphqlRules = map[string]string{
 	"Mutation.deleteIssue":                   "issues",
 	"Mutation.transferIssue":                 "issues",
 	"Mutation.addComment":                    "issues|pull_requests", // issues/comments
+	"Mutation.updateIssueComment":            "issues|pull_requests", // issues/update-comment
+	"Mutation.lockLockable":                  "issues|pull_requests", // issues/lock
+	"Mutation.unlockLockable":                "issues|pull_requests", // issues/unlock
+	"Mutation.addSubIssue":                   "issues",               // issues/add-sub-issue
+	"Mutation.removeSubIssue":                "issues",
+	"Mutation.reprioritizeSubIssue":          "issues",
+	"Mutation.addBlockedBy":                  "issues", // issues/add-blocked-by-dependency
+	"Mutation.pinIssue":                      "issues",
+	"Mutation.unpinIssue":                    "issues",
+	"Mutation.updateIssueIssueType":          "issues",
+	"Mutation.removeBlockedBy":               "issues",
 	"Mutation.addLabelsToLabelable":          "issues|pull_requests", // issues/labels
 	"Mutation.removeLabelsFromLabelable":     "issues|pull_requests",
 	"Mutation.addAssigneesToAssignable":      "issues|pull_requests", // issues/assignees

@@ -70,6 +70,9 @@ func New(d *deps.Deps, svc Services) *API {
 	s.RequestID = func(ctx context.Context) string { return from(ctx).requestID }
 	a.register()
 	a.registerMutations(svc.Issues)
+	a.registerIssueRelations(svc.Issues)
+	a.registerIssueTypes(svc.Issues)
+	a.registerPins(svc.Issues)
 	a.registerPullMutations(svc.Pulls)
 	a.registerPullReviewing(svc.Pulls, svc.Reviews)
 	a.registerRepoMutations(svc.Repos)

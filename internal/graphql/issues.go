@@ -356,14 +356,6 @@ func (a *API) registerIssues() {
 	a.field("IssueComment", "includesCreatedEdit", func(_ context.Context, p any, _ map[string]any) (any, error) {
 		return false, nil // hubd keeps no edit history of comments
 	})
-	a.field("Issue", "issueType", func(_ context.Context, p any, _ map[string]any) (any, error) {
-		return nil, nil // hubd has no issue types
-	})
-	for _, f := range []string{"id", "name", "description", "color"} {
-		a.field("IssueType", f, func(_ context.Context, p any, _ map[string]any) (any, error) {
-			return nil, errors.New("graphql: hubd has no issue types")
-		})
-	}
 
 	la := func(name string, f func(o *labelObj) any) {
 		a.field("Label", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*labelObj)), nil })
@@ -597,7 +589,7 @@ func (a *API) registerIssueLike(typ string) {
 		if o.is.LockReason == nil || !o.is.Locked {
 			return nil
 		}
-		return strings.ToUpper(strings.ReplaceAll(*o.is.LockReason, "-", "_"))
+		return strings.ToUpper(strings.NewReplacer("-", "_", " ", "_").Replace(*o.is.LockReason)) // "too heated": TOO_HEATED
 	})
 	a.schema.Resolve(typ, "authorAssociation", func(ctx context.Context, b *engine.Batch) ([]any, error) {
 		if err := a.details(ctx, b.Parents); err != nil {

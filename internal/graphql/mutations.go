@@ -231,6 +231,11 @@ func (a *API) registerMutations(svc *issues.Service) {
 				return nil, err
 			}
 		}
+		if t, ok := str(in, "issueTypeId"); ok && t != "" {
+			if ii.Type, err = a.issueTypeByNodeID(ctx, repo, t); err != nil {
+				return nil, err
+			}
+		}
 		is, err := svc.OpenIssue(ctx, caller(ctx), repo.v.Repo, repo.perm, ii)
 		if err != nil {
 			return nil, gqlError(err)

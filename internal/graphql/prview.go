@@ -369,13 +369,16 @@ func (a *API) registerPullView() {
 // request is in one; the item types only make gh's queries valid.
 func (a *API) registerProjectItems() {
 	a.connectionTypes("ProjectV2ItemConnection", "ProjectV2ItemEdge")
+	a.connectionTypes("ProjectCardConnection", "ProjectCardEdge")
 	for _, typ := range []string{"Issue", "PullRequest"} {
-		a.schema.Resolve(typ, "projectItems", engine.EachBatch(func(_ context.Context, _ any, b *engine.Batch) (any, error) {
-			if _, err := pageWindow(b.Args, "projectItems", engine.SelectsItems(b.Field.SelectionSet)); err != nil {
-				return nil, err
-			}
-			return &connection{}, nil
-		}))
+		for _, field := range []string{"projectItems", "projectCards"} {
+			a.schema.Resolve(typ, field, engine.EachBatch(func(_ context.Context, _ any, b *engine.Batch) (any, error) {
+				if _, err := pageWindow(b.Args, field, engine.SelectsItems(b.Field.SelectionSet)); err != nil {
+					return nil, err
+				}
+				return &connection{}, nil
+			}))
+		}
 	}
 	never := func(typ string, fields ...string) {
 		for _, f := range fields {
@@ -387,4 +390,7 @@ func (a *API) registerProjectItems() {
 	never("ProjectV2Item", "id", "project", "fieldValueByName")
 	never("ProjectV2", "id", "title")
 	never("ProjectV2ItemFieldSingleSelectValue", "id", "name", "optionId")
+	never("ProjectCard", "id", "project", "column")
+	never("Project", "id", "name")
+	never("ProjectColumn", "id", "name")
 }

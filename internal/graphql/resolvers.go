@@ -125,6 +125,10 @@ func typeOf(v any) string {
 		return "Tag"
 	case *sigObj:
 		return t.typ
+	case *model.IssueType:
+		return "IssueType"
+	case *pinnedObj:
+		return "PinnedIssue"
 	}
 	return ""
 }

@@ -86,4 +86,6 @@ type IssueInput struct {
 	// LabelMode and AssigneeMode "add" or "remove" change the current
 	// lists instead of replacing them (GraphQL's addLabelsToLabelable...).
 	LabelMode, AssigneeMode string
+	// Type is the issue type an issue opens with (triagers only).
+	Type *model.IssueType
 }

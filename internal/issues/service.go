@@ -22,6 +22,7 @@ type NewIssue struct {
 	Milestone *model.Milestone
 	Assignees []*model.Account
 	Labels    []string // created if missing, as REST does for triagers
+	Type      *model.IssueType
 }
 
 // IssueChange is an edit of an issue; unset parts stay as they are.
@@ -75,6 +76,11 @@ func (a *Service) Open(ctx context.Context, x *Access, in NewIssue, fields []*mo
 		}
 		if err := writeFieldValues(ctx, tx, x, is, actor, fields, false); err != nil {
 			return err
+		}
+		if in.Type != nil {
+			if err := setType(ctx, tx, x, is, in.Type); err != nil {
+				return err
+			}
 		}
 		return a.noteBody(ctx, tx, x, is, actor, is.Body)
 	})
@@ -318,7 +324,7 @@ func (a *Service) OpenIssue(ctx context.Context, c *authz.Caller, repo *model.Re
 	}
 	n := NewIssue{Title: title, Body: in.Body}
 	if x.Triage() {
-		n.Milestone, n.Assignees, n.Labels = in.Milestone, in.Assignees, in.Labels
+		n.Milestone, n.Assignees, n.Labels, n.Type = in.Milestone, in.Assignees, in.Labels, in.Type
 	}
 	return a.Open(ctx, x, n, nil)
 }

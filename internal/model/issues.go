@@ -198,3 +198,22 @@ type IssueFieldValue struct {
 	Number  *float64 // number fields
 	Option  *IssueFieldOption
 }
+
+// IssueType is an organization's issue type (Bug, Feature, Task, ...).
+type IssueType struct {
+	ID          int64
+	OrgID       int64
+	Name        string
+	Description *string
+	Color       *string // gray, blue, green, yellow, orange, red, pink, purple
+	Enabled     bool
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// PinnedIssue is an issue pinned to its repository.
+type PinnedIssue struct {
+	IssueID, RepoID int64
+	PinnedBy        int64
+	CreatedAt       time.Time
+}

@@ -56,7 +56,7 @@ func init() {
 			if f, ok := entity[strings.ToLower(unquote(v))]; ok {
 				return f(c), nil
 			}
-			return store.Bool(false), nil // an issue type: hubd's issues have none
+			return textLeaf("issue_type", unquote(v)), nil // an issue type, by name
 		},
 		"state": oneOf(map[string]func(c *compiler) store.SearchCond{
 			"open": always(textLeaf("state", "open")), "closed": always(textLeaf("state", "closed")),

@@ -2125,6 +2125,35 @@ CREATE TABLE pull_auto_merges (
   enabled_at BIGINT NOT NULL
 );
 `,
+	// 64: issuetypes: an organization's issue types (internal/issuetypes)
+	// and the type of each issue; issues pinned to their repository (at
+	// most three, GraphQL's pinIssue).
+	`
+CREATE TABLE issue_types (
+  id {{id}},
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  lower_name TEXT NOT NULL,
+  description TEXT,
+  color TEXT,
+  is_enabled BOOLEAN NOT NULL DEFAULT TRUE,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX issue_types_name ON issue_types (org_id, lower_name);
+CREATE TABLE issue_type_of (
+  issue_id BIGINT PRIMARY KEY REFERENCES issues(id) ON DELETE CASCADE,
+  type_id BIGINT NOT NULL REFERENCES issue_types(id) ON DELETE CASCADE
+);
+CREATE INDEX issue_type_of_type ON issue_type_of (type_id, issue_id);
+CREATE TABLE pinned_issues (
+  issue_id BIGINT PRIMARY KEY REFERENCES issues(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  pinned_by BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX pinned_issues_repo ON pinned_issues (repo_id, created_at, issue_id);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

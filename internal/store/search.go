@@ -427,6 +427,9 @@ func issueLeaf(s *sqlb, c SearchCond) error {
 		s.arg(strings.ToLower(c.Text))
 	case "milestoned":
 		s.w("i.milestone_id IS NOT NULL")
+	case "issue_type":
+		s.w("EXISTS (SELECT 1 FROM issue_type_of ito JOIN issue_types it ON it.id = ito.type_id WHERE ito.issue_id = i.id AND it.lower_name = ?)")
+		s.arg(strings.ToLower(c.Text))
 	case "head":
 		s.w("i.is_pull = ? AND p.head_ref = ?")
 		s.arg(true, c.Text)

@@ -114,7 +114,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "POST", Pattern: "/repos/{owner}/{repo}/issues/{issue_number}/issue-field-values", OperationID: "issues/add-issue-field-values", Handler: a.addFieldValues, Scopes: write},
 		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/issues/{issue_number}/issue-field-values", OperationID: "issues/set-issue-field-values", Handler: a.setFieldValues, Scopes: write},
 		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}/issues/{issue_number}/issue-field-values/{issue_field_id}", OperationID: "issues/delete-issue-field-value", Handler: a.deleteFieldValue, Scopes: write},
-	}, a.literalFirst()...)
+	}, append(a.literalFirst(), a.typeRoutes()...)...)
 }
 
 // literalFirst are the operations whose paths overlap others of Routes
