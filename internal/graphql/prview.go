@@ -380,17 +380,10 @@ func (a *API) registerProjectItems() {
 			}))
 		}
 	}
-	never := func(typ string, fields ...string) {
-		for _, f := range fields {
-			a.field(typ, f, func(_ context.Context, _ any, _ map[string]any) (any, error) {
-				return nil, errors.New("graphql: hubd has no projects")
-			})
-		}
-	}
-	never("ProjectV2Item", "id", "project", "fieldValueByName")
-	never("ProjectV2", "id", "title")
-	never("ProjectV2ItemFieldSingleSelectValue", "id", "name", "optionId")
-	never("ProjectCard", "id", "project", "column")
-	never("Project", "id", "name")
-	never("ProjectColumn", "id", "name")
+	a.noProjects("ProjectV2Item", "id", "project", "fieldValueByName")
+	a.noProjects("ProjectV2", "id", "title")
+	a.noProjects("ProjectV2ItemFieldSingleSelectValue", "id", "name", "optionId")
+	a.noProjects("ProjectCard", "id", "project", "column")
+	a.noProjects("Project", "id", "name")
+	a.noProjects("ProjectColumn", "id", "name")
 }

@@ -22,13 +22,16 @@ func (a *API) registerRepoProjects() {
 			return &connection{}, nil
 		}))
 	}
-	never := func(typ string, fields ...string) {
-		for _, f := range fields {
-			a.field(typ, f, func(context.Context, any, map[string]any) (any, error) {
-				return nil, errors.New("graphql: hubd has no projects")
-			})
-		}
+	a.noProjects("Project", "number", "body", "resourcePath", "closed", "state", "url")
+	a.noProjects("ProjectV2", "number", "resourcePath", "closed", "url")
+}
+
+// noProjects resolves fields of a project type hubd never returns (it has
+// no projects): asked of a value, they are an error.
+func (a *API) noProjects(typ string, fields ...string) {
+	for _, f := range fields {
+		a.field(typ, f, func(context.Context, any, map[string]any) (any, error) {
+			return nil, errors.New("graphql: hubd has no projects")
+		})
 	}
-	never("Project", "id", "name", "number", "body", "resourcePath", "closed", "state", "url")
-	never("ProjectV2", "number", "resourcePath", "closed", "url")
 }
