@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Code search benchmark (bench/codesearchbench): GET /search/code over
 # REPOS repositories of FILES files each (default 2,000 x 500 = 1,000,000
-# files), the index seeded straight through the store (no git objects for
-# the search half), median and p95 latency of three queries; then the
-# index job after pushes that each change one file of a 500-file
-# repository, as pushes indexed per second.
+# files), indexed by the index job (repositories sharing one template's
+# git objects, each with a commit of its own), median and p95 latency of
+# eleven query shapes; then the index job after pushes that each change
+# one file of a 500-file repository, as pushes indexed per second.
 #
 #   bash bench/codesearch.sh
 #   REPOS=200 bash bench/codesearch.sh                 # a smaller index

@@ -3,9 +3,11 @@
 //
 //   - BenchmarkSearchCode: GET /search/code (in-process, middleware
 //     included) over REPOS repositories of FILES files each (default 2,000
-//     x 500), the index seeded straight through the store; it reports the
-//     median and p95 latency of a selective query (one file in the whole
-//     index) and of a query matching one file per repository.
+//     x 500, owned by 100 accounts), indexed by the index job itself
+//     (repositories share a template commit's objects; see seedIndex); it
+//     reports the median and p95 latency of each query shape users send:
+//     a plain word, one file in the whole index, no hit, repo:, user:,
+//     path:, language:, extension:, filename:, and several combined.
 //   - BenchmarkIndexPush: the index job after a push that changes one file
 //     of a 500-file repository (real git objects, a real diff), reported
 //     as pushes indexed per second.

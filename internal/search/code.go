@@ -136,28 +136,22 @@ func hexPrefix(field string) qualFunc {
 // indexed ("" for best match); GitHub requires words (or filename:).
 func (s *Service) Code(ctx context.Context, c *authz.Caller, q, sort, order string, limit, offset int) (*CodeResults, error) {
 	st := s.Store.R()
-	comp := newCompiler(ctx, st, c, codeKind)
-	cond, err := comp.run(q)
+	pq, err := compileQuery(ctx, st, c, codeKind, q, sort, order)
 	if err != nil {
 		return nil, err
 	}
-	if len(comp.words) == 0 && !comp.filename {
+	if len(pq.comp.words) == 0 && !pq.comp.filename {
 		return nil, invalidQuery(msgNoTerm)
 	}
-	by, desc := comp.order(sort, order)
-	hits, total, err := st.SearchCode(ctx, store.CodeSearch{Viewer: deps.ViewerOf(c), Cond: cond, Sort: by, Desc: desc, Limit: limit, Offset: offset})
+	hits, total, err := st.SearchCode(ctx, store.CodeSearch{Viewer: deps.ViewerOf(c), Cond: pq.cond, Sort: pq.by, Desc: pq.desc, Limit: limit, Offset: offset})
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]int64, 0, len(hits))
-	for _, h := range hits {
-		ids = append(ids, h.File.RepoID)
-	}
-	repos, err := st.ReposByID(ctx, ids, c.UserID())
+	repos, err := reposOf(ctx, st, c, hits, func(h *store.CodeHit) int64 { return h.File.RepoID })
 	if err != nil {
 		return nil, err
 	}
-	return &CodeResults{Total: total, Hits: hits, Repos: repos, Words: comp.words}, nil
+	return &CodeResults{Total: total, Hits: hits, Repos: repos, Words: pq.comp.words}, nil
 }
 
 // Commits searches the indexed commits of the default branches of the
@@ -165,26 +159,23 @@ func (s *Service) Code(ctx context.Context, c *authz.Caller, q, sort, order stri
 // the query's sort: or best match: the newest commits first).
 func (s *Service) Commits(ctx context.Context, c *authz.Caller, q, sort, order string, limit, offset int) (*CommitResults, error) {
 	st := s.Store.R()
-	comp := newCompiler(ctx, st, c, commitKind)
-	cond, err := comp.run(q)
+	pq, err := compileQuery(ctx, st, c, commitKind, q, sort, order)
 	if err != nil {
 		return nil, err
 	}
-	by, desc := comp.order(sort, order)
-	list, total, err := st.SearchCommits(ctx, store.CommitSearch{Viewer: deps.ViewerOf(c), Cond: cond, Sort: by, Desc: desc, Limit: limit, Offset: offset})
+	list, total, err := st.SearchCommits(ctx, store.CommitSearch{Viewer: deps.ViewerOf(c), Cond: pq.cond, Sort: pq.by, Desc: pq.desc, Limit: limit, Offset: offset})
 	if err != nil {
 		return nil, err
 	}
-	var repoIDs, people []int64
+	var people []int64
 	for _, cm := range list {
-		repoIDs = append(repoIDs, cm.RepoID)
 		for _, id := range []int64{cm.AuthorID, cm.CommitterID} {
 			if id != 0 {
 				people = append(people, id)
 			}
 		}
 	}
-	repos, err := st.ReposByID(ctx, repoIDs, c.UserID())
+	repos, err := reposOf(ctx, st, c, list, func(cm *store.CodeCommit) int64 { return cm.RepoID })
 	if err != nil {
 		return nil, err
 	}
@@ -192,5 +183,5 @@ func (s *Service) Commits(ctx context.Context, c *authz.Caller, q, sort, order s
 	if err != nil {
 		return nil, err
 	}
-	return &CommitResults{Total: total, Commits: list, Repos: repos, Accounts: accounts, Words: comp.words}, nil
+	return &CommitResults{Total: total, Commits: list, Repos: repos, Accounts: accounts, Words: pq.comp.words}, nil
 }

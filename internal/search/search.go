@@ -94,17 +94,15 @@ var errIssuesOrPulls = model.Unprocessable("Query must include 'is:issue' or 'is
 // updated ("" for the query's sort: or best match); order is asc or desc.
 func (s *Service) Issues(ctx context.Context, c *authz.Caller, q, sort, order string, limit, offset int) (*IssueResults, error) {
 	st := s.Store.R()
-	comp := newCompiler(ctx, st, c, issueKind)
-	cond, err := comp.run(q)
+	pq, err := compileQuery(ctx, st, c, issueKind, q, sort, order)
 	if err != nil {
 		return nil, err
 	}
-	if c.Authenticated() && c.Kind == authz.UserToServer && !comp.typed {
+	if c.Authenticated() && c.Kind == authz.UserToServer && !pq.comp.typed {
 		return nil, errIssuesOrPulls
 	}
-	by, desc := comp.order(sort, order)
-	list, total, err := st.SearchIssues(ctx, store.IssueSearch{Viewer: deps.ViewerOf(c), Cond: cond, Rank: comp.words,
-		Sort: by, Desc: desc, Limit: limit, Offset: offset})
+	list, total, err := st.SearchIssues(ctx, store.IssueSearch{Viewer: deps.ViewerOf(c), Cond: pq.cond, Rank: pq.comp.words,
+		Sort: pq.by, Desc: pq.desc, Limit: limit, Offset: offset})
 	if err != nil {
 		return nil, err
 	}
@@ -126,21 +124,19 @@ func (s *Service) Issues(ctx context.Context, c *authz.Caller, q, sort, order st
 	if err != nil {
 		return nil, err
 	}
-	return &IssueResults{Total: total, Issues: list, Repos: repos, Drafts: drafts, Words: comp.words}, nil
+	return &IssueResults{Total: total, Issues: list, Repos: repos, Drafts: drafts, Words: pq.comp.words}, nil
 }
 
 // Repositories searches the repositories c may see. sort is stars, forks,
 // help-wanted-issues or updated ("" for the query's sort: or best match).
 func (s *Service) Repositories(ctx context.Context, c *authz.Caller, q, sort, order string, limit, offset int) (*RepoResults, error) {
 	st := s.Store.R()
-	comp := newCompiler(ctx, st, c, repoKind)
-	cond, err := comp.run(q)
+	pq, err := compileQuery(ctx, st, c, repoKind, q, sort, order)
 	if err != nil {
 		return nil, err
 	}
-	by, desc := comp.order(sort, order)
-	list, total, err := st.SearchRepos(ctx, store.RepoSearch{Viewer: deps.ViewerOf(c), Cond: cond, Rank: comp.words,
-		Sort: by, Desc: desc, Limit: limit, Offset: offset})
+	list, total, err := st.SearchRepos(ctx, store.RepoSearch{Viewer: deps.ViewerOf(c), Cond: pq.cond, Rank: pq.comp.words,
+		Sort: pq.by, Desc: pq.desc, Limit: limit, Offset: offset})
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +148,7 @@ func (s *Service) Repositories(ctx context.Context, c *authz.Caller, q, sort, or
 	if err != nil {
 		return nil, err
 	}
-	return &RepoResults{Total: total, Repos: list, Facts: facts, Words: comp.words}, nil
+	return &RepoResults{Total: total, Repos: list, Facts: facts, Words: pq.comp.words}, nil
 }
 
 // Users searches users and organizations (every account is public). sort
@@ -160,17 +156,15 @@ func (s *Service) Repositories(ctx context.Context, c *authz.Caller, q, sort, or
 // match).
 func (s *Service) Users(ctx context.Context, c *authz.Caller, q, sort, order string, limit, offset int) (*UserResults, error) {
 	st := s.Store.R()
-	comp := newCompiler(ctx, st, c, userKind)
-	cond, err := comp.run(q)
+	pq, err := compileQuery(ctx, st, c, userKind, q, sort, order)
 	if err != nil {
 		return nil, err
 	}
-	by, desc := comp.order(sort, order)
-	list, total, err := st.SearchAccounts(ctx, store.AccountSearch{Cond: cond, Rank: comp.words, Sort: by, Desc: desc, Limit: limit, Offset: offset})
+	list, total, err := st.SearchAccounts(ctx, store.AccountSearch{Cond: pq.cond, Rank: pq.comp.words, Sort: pq.by, Desc: pq.desc, Limit: limit, Offset: offset})
 	if err != nil {
 		return nil, err
 	}
-	return &UserResults{Total: total, Users: list, Words: comp.words}, nil
+	return &UserResults{Total: total, Users: list, Words: pq.comp.words}, nil
 }
 
 // Labels searches the labels of repository repoID (which c must see) for
@@ -210,4 +204,34 @@ func (s *Service) Labels(ctx context.Context, c *authz.Caller, repoID int64, q, 
 		return nil, err
 	}
 	return &LabelResults{Total: total, Repo: v.Repo, Labels: list, Words: words}, nil
+}
+
+// parsedQuery is a query compiled for a kind, with the sort it asks for.
+type parsedQuery struct {
+	comp *compiler
+	cond store.SearchCond
+	by   string
+	desc bool
+}
+
+// compileQuery compiles query q of kind k for c; sort and order are the request's
+// (the query's sort: qualifier otherwise).
+func compileQuery(ctx context.Context, st store.Q, c *authz.Caller, k *kind, q, sort, order string) (parsedQuery, error) {
+	comp := newCompiler(ctx, st, c, k)
+	cond, err := comp.run(q)
+	if err != nil {
+		return parsedQuery{}, err
+	}
+	by, desc := comp.order(sort, order)
+	return parsedQuery{comp: comp, cond: cond, by: by, desc: desc}, nil
+}
+
+// reposOf loads the repositories of a page's items (repoOf gives an
+// item's) with c's facts, in one batch.
+func reposOf[T any](ctx context.Context, st store.Q, c *authz.Caller, items []T, repoOf func(T) int64) (map[int64]*store.RepoView, error) {
+	ids := make([]int64, 0, len(items))
+	for _, it := range items {
+		ids = append(ids, repoOf(it))
+	}
+	return st.ReposByID(ctx, ids, c.UserID())
 }

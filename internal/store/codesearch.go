@@ -295,15 +295,8 @@ func (q Q) codeLeaf(s *sqlb, c SearchCond, m codeSearchMode) error {
 			return nil
 		}
 		q.trigramText(s, "f.id", "code_fts", columns, exprs, c.Text, m.scan)
-	case "repo":
-		s.ids("f.repo_id", c.IDs)
-	case "owner":
-		s.ids("r.owner_id", c.IDs)
-	case "visibility":
-		s.w("r.visibility = ?")
-		s.arg(c.Text)
-	case "fork":
-		s.w("r.parent_id IS NOT NULL")
+	case "repo", "owner", "visibility", "fork":
+		repoScopeLeaf(s, c, "f.repo_id")
 	case "language":
 		s.w("LOWER(f.language) = ?")
 		s.arg(strings.ToLower(c.Text))
@@ -329,6 +322,23 @@ func (q Q) codeLeaf(s *sqlb, c SearchCond, m codeSearchMode) error {
 		return fmt.Errorf("store: search: unknown code field %q", c.Field)
 	}
 	return nil
+}
+
+// repoScopeLeaf writes the repository fields the indexed kinds share
+// (repo, owner, visibility, fork) for rows whose repository id is repoID
+// and whose repository is r.
+func repoScopeLeaf(s *sqlb, c SearchCond, repoID string) {
+	switch c.Field {
+	case "repo":
+		s.ids(repoID, c.IDs)
+	case "owner":
+		s.ids("r.owner_id", c.IDs)
+	case "visibility":
+		s.w("r.visibility = ?")
+		s.arg(c.Text)
+	case "fork":
+		s.w("r.parent_id IS NOT NULL")
+	}
 }
 
 // CommitSearch is a search of the indexed commits of the repositories
@@ -381,13 +391,8 @@ func (q Q) commitLeaf(s *sqlb, c SearchCond) error {
 	switch c.Field {
 	case "text":
 		q.trigramText(s, "cc.id", "code_commits_fts", []string{"message"}, []string{"cc.message"}, c.Text, false)
-	case "repo":
-		s.ids("cc.repo_id", c.IDs)
-	case "owner":
-		s.ids("r.owner_id", c.IDs)
-	case "visibility":
-		s.w("r.visibility = ?")
-		s.arg(c.Text)
+	case "repo", "owner", "visibility":
+		repoScopeLeaf(s, c, "cc.repo_id")
 	case "author":
 		s.ids("COALESCE(cc.author_id, 0)", c.IDs)
 	case "committer":

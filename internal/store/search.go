@@ -362,10 +362,8 @@ func issueLeaf(s *sqlb, c SearchCond) error {
 			s.w(" OR (i.is_pull = ? AND (COALESCE(p.head_sha, '') LIKE ? OR COALESCE(p.merge_commit_sha, '') LIKE ?))")
 			s.arg(true, c.Text+"%", c.Text+"%")
 		}
-	case "repo":
-		s.ids("i.repo_id", c.IDs)
-	case "owner":
-		s.ids("r.owner_id", c.IDs)
+	case "repo", "owner", "visibility":
+		repoScopeLeaf(s, c, "i.repo_id")
 	case "pull":
 		s.w("i.is_pull = ?")
 		s.arg(boolText(c))
@@ -384,9 +382,6 @@ func issueLeaf(s *sqlb, c SearchCond) error {
 	case "locked":
 		s.w("i.locked = ?")
 		s.arg(boolText(c))
-	case "visibility":
-		s.w("r.visibility = ?")
-		s.arg(c.Text)
 	case "archived":
 		s.w("r.archived = ?")
 		s.arg(boolText(c))
@@ -628,15 +623,8 @@ func repoLeaf(s *sqlb, c SearchCond) error {
 	switch c.Field {
 	case "text":
 		return s.words(c, repoText, nil)
-	case "repo":
-		s.ids("r.id", c.IDs)
-	case "owner":
-		s.ids("r.owner_id", c.IDs)
-	case "visibility":
-		s.w("r.visibility = ?")
-		s.arg(c.Text)
-	case "fork":
-		s.w("r.parent_id IS NOT NULL")
+	case "repo", "owner", "visibility", "fork":
+		repoScopeLeaf(s, c, "r.id")
 	case "archived":
 		s.w("r.archived = ?")
 		s.arg(boolText(c))

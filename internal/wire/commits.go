@@ -30,13 +30,20 @@ type Commit struct {
 
 // CommitDetail is the "commit" object inside a commit: the git data.
 type CommitDetail struct {
+	CommitGitData
+	Verification GitVerification `json:"verification"`
+}
+
+// CommitGitData is the git data of a commit, as commits and commit search
+// results show it (the latter without verification: the index keeps no
+// signature, and the schema allows it left out).
+type CommitGitData struct {
 	URL          string          `json:"url"`
 	Author       *CommitIdentity `json:"author"`
 	Committer    *CommitIdentity `json:"committer"`
 	Message      string          `json:"message"`
 	CommentCount int             `json:"comment_count"`
 	Tree         SHAURL          `json:"tree"`
-	Verification GitVerification `json:"verification"`
 }
 
 // CommitIdentity is components/schemas/nullable-git-user.
@@ -165,27 +172,37 @@ func (u URLs) ToCommit(r *model.Repo, c *gitrepo.Commit, users UserLookup) Commi
 		URL: u.CommitAPIURL(r, c.OID), SHA: c.OID, NodeID: GitNodeID("C", r.ID, c.OID),
 		HTMLURL: u.CommitHTMLURL(r, c.OID), CommentsURL: u.CommitAPIURL(r, c.OID) + "/comments",
 		Commit: CommitDetail{
-			URL:          base + "/git/commits/" + c.OID,
-			Author:       identity(c.Author),
-			Committer:    identity(c.Committer),
-			Message:      strings.TrimRight(c.Message, "\n"),
-			Tree:         SHAURL{SHA: c.Tree, URL: base + "/git/trees/" + c.Tree},
+			CommitGitData: CommitGitData{
+				URL:       base + "/git/commits/" + c.OID,
+				Author:    identity(c.Author),
+				Committer: identity(c.Committer),
+				Message:   strings.TrimRight(c.Message, "\n"),
+				Tree:      SHAURL{SHA: c.Tree, URL: base + "/git/trees/" + c.Tree},
+			},
 			Verification: ToGitVerification(c.Signature, string(c.Payload)),
 		},
-		Parents: make([]CommitParent, 0, len(c.Parents)),
 	}
-	if a := users(c.Author.Email); a != nil {
-		su := u.ToSimpleUser(a)
-		out.Author = &su
-	}
-	if a := users(c.Committer.Email); a != nil {
-		su := u.ToSimpleUser(a)
-		out.Committer = &su
-	}
-	for _, p := range c.Parents {
-		out.Parents = append(out.Parents, CommitParent{SHA: p, URL: u.CommitAPIURL(r, p), HTMLURL: u.CommitHTMLURL(r, p)})
-	}
+	out.Author, out.Committer, out.Parents = u.commitLinks(r, users(c.Author.Email), users(c.Committer.Email), c.Parents)
 	return out
+}
+
+// commitLinks are a commit's author and committer as GitHub users (nil
+// for none) and its parents.
+func (u URLs) commitLinks(r *model.Repo, author, committer *model.Account, parents []string) (*SimpleUser, *SimpleUser, []CommitParent) {
+	var a, c *SimpleUser
+	if author != nil {
+		su := u.ToSimpleUser(author)
+		a = &su
+	}
+	if committer != nil {
+		su := u.ToSimpleUser(committer)
+		c = &su
+	}
+	list := make([]CommitParent, 0, len(parents))
+	for _, p := range parents {
+		list = append(list, CommitParent{SHA: p, URL: u.CommitAPIURL(r, p), HTMLURL: u.CommitHTMLURL(r, p)})
+	}
+	return a, c, list
 }
 
 func identity(s gitrepo.Signature) *CommitIdentity {

@@ -42,29 +42,18 @@ func (u URLs) ToCodeSearchItem(r *model.Repo, repo MinimalRepository, h *model.C
 
 // CommitSearchItem is components/schemas/commit-search-result-item.
 type CommitSearchItem struct {
-	URL         string             `json:"url"`
-	SHA         string             `json:"sha"`
-	NodeID      string             `json:"node_id"`
-	HTMLURL     string             `json:"html_url"`
-	CommentsURL string             `json:"comments_url"`
-	Commit      CommitSearchDetail `json:"commit"`
-	Author      *SimpleUser        `json:"author"`
-	Committer   *SimpleUser        `json:"committer"`
-	Parents     []CommitParent     `json:"parents"`
-	Repository  MinimalRepository  `json:"repository"`
-	Score       float64            `json:"score"`
-	TextMatches *[]TextMatch       `json:"text_matches,omitempty"`
-}
-
-// CommitSearchDetail is the git data of a commit found (the index keeps
-// no signature: verification is left out, as the schema allows).
-type CommitSearchDetail struct {
-	URL          string          `json:"url"`
-	Author       *CommitIdentity `json:"author"`
-	Committer    *CommitIdentity `json:"committer"`
-	Message      string          `json:"message"`
-	CommentCount int             `json:"comment_count"`
-	Tree         SHAURL          `json:"tree"`
+	URL         string            `json:"url"`
+	SHA         string            `json:"sha"`
+	NodeID      string            `json:"node_id"`
+	HTMLURL     string            `json:"html_url"`
+	CommentsURL string            `json:"comments_url"`
+	Commit      CommitGitData     `json:"commit"`
+	Author      *SimpleUser       `json:"author"`
+	Committer   *SimpleUser       `json:"committer"`
+	Parents     []CommitParent    `json:"parents"`
+	Repository  MinimalRepository `json:"repository"`
+	Score       float64           `json:"score"`
+	TextMatches *[]TextMatch      `json:"text_matches,omitempty"`
 }
 
 // searchDate is a commit date with its author's zone, as commit searches
@@ -80,7 +69,7 @@ func (u URLs) ToCommitSearchItem(r *model.Repo, repo MinimalRepository, c *model
 	out := CommitSearchItem{
 		URL: u.CommitAPIURL(r, c.SHA), SHA: c.SHA, NodeID: GitNodeID("C", r.ID, c.SHA),
 		HTMLURL: u.CommitHTMLURL(r, c.SHA), CommentsURL: u.CommitAPIURL(r, c.SHA) + "/comments",
-		Commit: CommitSearchDetail{
+		Commit: CommitGitData{
 			URL:          base + "/git/commits/" + c.SHA,
 			Author:       &CommitIdentity{Name: c.AuthorName, Email: c.AuthorEmail, Date: searchDate(c.AuthorDate, c.AuthorTZ)},
 			Committer:    &CommitIdentity{Name: c.CommitterName, Email: c.CommitterEmail, Date: searchDate(c.CommitterDate, c.CommitterTZ)},
@@ -88,20 +77,9 @@ func (u URLs) ToCommitSearchItem(r *model.Repo, repo MinimalRepository, c *model
 			CommentCount: c.CommentCount,
 			Tree:         SHAURL{SHA: c.Tree, URL: base + "/git/trees/" + c.Tree},
 		},
-		Parents:    make([]CommitParent, 0, len(c.Parents)),
 		Repository: repo, Score: 1,
 	}
-	if a := people[c.AuthorID]; a != nil {
-		su := u.ToSimpleUser(a)
-		out.Author = &su
-	}
-	if a := people[c.CommitterID]; a != nil {
-		su := u.ToSimpleUser(a)
-		out.Committer = &su
-	}
-	for _, p := range c.Parents {
-		out.Parents = append(out.Parents, CommitParent{SHA: p, URL: u.CommitAPIURL(r, p), HTMLURL: u.CommitHTMLURL(r, p)})
-	}
+	out.Author, out.Committer, out.Parents = u.commitLinks(r, people[c.AuthorID], people[c.CommitterID], c.Parents)
 	out.TextMatches = m.textMatches(out.URL, "Commit", [2]string{"message", out.Commit.Message})
 	return out
 }
