@@ -8,6 +8,7 @@ import (
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/protection"
+	"github.com/hubd/hubd/internal/wire"
 )
 
 // registerIsRequired resolves CheckRun.isRequired and
@@ -74,3 +75,48 @@ func (a *API) requiredFor(ctx context.Context, repo *repoObj, args map[string]an
 	svc := &protection.Service{Store: a.d.Store, Git: a.d.Git}
 	return svc.RequiredChecks(ctx, repo.v.Repo, pr.BaseRef)
 }
+
+// registerWorkflowRuns resolves CheckSuite.workflowRun: the workflow run of
+// the job whose check run the suite was reached from (null for a suite of
+// runs no workflow made), with its event and workflow. One query per
+// repository of the batch.
+func (a *API) registerWorkflowRuns() {
+	a.schema.Resolve("CheckSuite", "workflowRun", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		out := b.Values(len(b.Parents))
+		byRepo := map[int64][]int64{}
+		for _, p := range b.Parents {
+			o := p.(*checkSuiteObj)
+			byRepo[o.repo.v.Repo.ID] = append(byRepo[o.repo.v.Repo.ID], o.runID)
+		}
+		runs := map[int64]map[int64]*model.WorkflowRun{}
+		for repoID, ids := range byRepo {
+			m, err := a.d.Store.R().RunsOfJobs(ctx, repoID, ids)
+			if err != nil {
+				return nil, err
+			}
+			runs[repoID] = m
+		}
+		for i, p := range b.Parents {
+			o := p.(*checkSuiteObj)
+			if r := runs[o.repo.v.Repo.ID][o.runID]; r != nil {
+				out[i] = r
+			}
+		}
+		return out, nil
+	})
+	run := func(name string, f func(r *model.WorkflowRun) any) {
+		a.field("WorkflowRun", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*model.WorkflowRun)), nil })
+	}
+	run("id", func(r *model.WorkflowRun) any { return wire.NodeID("WFR_", r.ID) })
+	run("databaseId", func(r *model.WorkflowRun) any { return r.ID })
+	run("runNumber", func(r *model.WorkflowRun) any { return r.RunNumber })
+	run("event", func(r *model.WorkflowRun) any { return r.Event })
+	run("workflow", func(r *model.WorkflowRun) any { return &workflowOf{r} })
+	a.field("Workflow", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		return wire.NodeID("W_", p.(*workflowOf).r.WorkflowID), nil
+	})
+	a.field("Workflow", "name", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*workflowOf).r.Name, nil })
+}
+
+// workflowOf is the workflow of a run, as the run names it.
+type workflowOf struct{ r *model.WorkflowRun }

@@ -123,7 +123,7 @@ func TestGhPrChecks(t *testing.T) {
 		t.Fatalf("gh pr checks --required:\n%s", r)
 	}
 	r = g.Run("pr", "checks", "1", "-R", "mona/app", "--json", "name,state,bucket,link,workflow")
-	if r.Err != nil || !strings.Contains(r.Stdout, `"bucket":"pass","link":"`+f.e.URL+`/mona/app/actions/runs/`) || !strings.Contains(r.Stdout, `"name":"build"`) {
+	if r.Err != nil || !strings.Contains(r.Stdout, `"bucket":"pass","link":"`+f.e.URL+`/mona/app/actions/runs/`) || !strings.Contains(r.Stdout, `"name":"build","state":"SUCCESS","workflow":"PR"`) {
 		t.Fatalf("gh pr checks --json:\n%s", r)
 	}
 }
