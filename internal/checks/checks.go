@@ -348,23 +348,29 @@ func (s *Service) UpdateRun(ctx context.Context, repo *model.Repo, perm authz.Pe
 				return err
 			}
 		}
-		action := "updated"
-		if run.Status == model.CheckCompleted && was != model.CheckCompleted {
-			action = "completed"
-		}
-		if err := runEvent(ctx, tx, actorID, repo, action, run); err != nil {
-			return err
-		}
-		suite, err := tx.CheckSuiteByID(ctx, repo.ID, run.SuiteID)
-		if err != nil {
-			return err
-		}
-		return s.refreshSuite(ctx, tx, repo, actorID, suite)
+		return s.runChanged(ctx, tx, repo, actorID, run, was)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return s.Run(ctx, repo, id)
+}
+
+// runChanged appends a changed run's event ("completed" when it completed
+// now, was its status before) and moves its suite's status.
+func (s *Service) runChanged(ctx context.Context, tx store.Q, repo *model.Repo, actorID int64, run *model.CheckRun, was string) error {
+	action := "updated"
+	if run.Status == model.CheckCompleted && was != model.CheckCompleted {
+		action = "completed"
+	}
+	if err := runEvent(ctx, tx, actorID, repo, action, run); err != nil {
+		return err
+	}
+	suite, err := tx.CheckSuiteByID(ctx, repo.ID, run.SuiteID)
+	if err != nil {
+		return err
+	}
+	return s.refreshSuite(ctx, tx, repo, actorID, suite)
 }
 
 // conclusionRank is GitHub's precedence: a suite shows the highest ranked

@@ -85,16 +85,5 @@ func (s *Service) SetJobRunState(ctx context.Context, tx store.Q, repo *model.Re
 	if err := tx.UpdateCheckRun(ctx, run); err != nil {
 		return err
 	}
-	action := "updated"
-	if status == model.CheckCompleted && was != model.CheckCompleted {
-		action = "completed"
-	}
-	if err := runEvent(ctx, tx, actorID, repo, action, run); err != nil {
-		return err
-	}
-	suite, err := tx.CheckSuiteByID(ctx, repo.ID, run.SuiteID)
-	if err != nil {
-		return err
-	}
-	return s.refreshSuite(ctx, tx, repo, actorID, suite)
+	return s.runChanged(ctx, tx, repo, actorID, run, was)
 }

@@ -46,8 +46,9 @@ type checkRunObj struct {
 }
 
 type checkSuiteObj struct {
-	id   int64
-	repo *repoObj
+	id    int64
+	repo  *repoObj
+	runID int64 // the check run it was reached from (a workflow job's has the job's id)
 }
 
 // reviewRequest is one requested reviewer: a user or a team.
@@ -211,23 +212,11 @@ func (a *API) registerPullView() {
 	cr("startedAt", func(o *checkRunObj) any { return o.r.StartedAt })
 	cr("completedAt", func(o *checkRunObj) any { return o.r.CompletedAt })
 	cr("detailsUrl", func(o *checkRunObj) any { return o.r.DetailsURL })
-	cr("checkSuite", func(o *checkRunObj) any { return &checkSuiteObj{id: o.r.SuiteID, repo: o.repo} })
+	cr("checkSuite", func(o *checkRunObj) any { return &checkSuiteObj{id: o.r.SuiteID, repo: o.repo, runID: o.r.ID} })
 	a.field("CheckSuite", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
 		return wire.NodeID("CS", p.(*checkSuiteObj).id), nil
 	})
-	a.field("CheckSuite", "workflowRun", func(_ context.Context, p any, _ map[string]any) (any, error) {
-		return nil, nil // hubd runs no workflows yet (Actions): no suite has a run
-	})
-	for _, f := range []string{"id", "workflow"} {
-		a.field("WorkflowRun", f, func(_ context.Context, p any, _ map[string]any) (any, error) {
-			return nil, errors.New("graphql: hubd has no workflow runs")
-		})
-	}
-	for _, f := range []string{"id", "name"} {
-		a.field("Workflow", f, func(_ context.Context, p any, _ map[string]any) (any, error) {
-			return nil, errors.New("graphql: hubd has no workflows")
-		})
-	}
+	a.registerWorkflowRuns()
 
 	a.schema.Resolve("PullRequest", "reviewRequests", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
 		o := p.(*pullObj)

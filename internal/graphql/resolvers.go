@@ -184,6 +184,7 @@ func (a *API) register() {
 	a.registerOwnerRepositories()
 	a.registerPullView()
 	a.registerPullFiles()
+	a.registerIsRequired()
 	a.registerClosing()
 	a.registerProjectItems()
 	a.registerSearch()
@@ -403,7 +404,7 @@ func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 			}
 		case "R":
 			repoIDs = append(repoIDs, id)
-		case "I":
+		case "I", "PR":
 			issueIDs = append(issueIDs, id)
 		case "G":
 			gistIDs = append(gistIDs, id)
@@ -422,15 +423,23 @@ func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 		}
 	}
 	issueAt := map[int64]*model.Issue{}
+	pullAt := map[int64]*model.Pull{}
 	if len(issueIDs) > 0 {
 		list, err := a.d.Store.R().IssuesByID(ctx, issueIDs)
 		if err != nil {
 			return nil, err
 		}
+		var pullIDs []int64
 		for _, is := range list {
-			if !is.IsPull {
-				issueAt[is.ID] = is
-				repoIDs = append(repoIDs, is.RepoID)
+			issueAt[is.ID] = is
+			repoIDs = append(repoIDs, is.RepoID)
+			if is.IsPull {
+				pullIDs = append(pullIDs, is.ID)
+			}
+		}
+		if len(pullIDs) > 0 {
+			if pullAt, err = a.d.Store.R().PullsByIssueID(ctx, pullIDs); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -444,8 +453,14 @@ func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 			switch {
 			case ok && prefix == "R" && repos[id] != nil:
 				out[i] = repos[id]
-			case ok && prefix == "I" && issueAt[id] != nil && repos[issueAt[id].RepoID] != nil:
+			case ok && prefix == "I" && issueAt[id] != nil && !issueAt[id].IsPull && repos[issueAt[id].RepoID] != nil:
 				out[i] = &issueObj{is: issueAt[id], repo: repos[issueAt[id].RepoID]}
+			case ok && prefix == "PR" && issueAt[id] != nil && pullAt[id] != nil && repos[issueAt[id].RepoID] != nil:
+				pr := pullAt[id]
+				if pr.Issue == nil {
+					pr.Issue = issueAt[id]
+				}
+				out[i] = a.pullOf(pr, repos[issueAt[id].RepoID])
 			}
 		}
 	}

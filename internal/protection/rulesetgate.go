@@ -106,3 +106,35 @@ func (s *Service) rulesetsDismissStale(ctx context.Context, repo *model.Repo, br
 	everyone, _, err := rulesets.New(s.Store, s.Git).MergeRules(ctx, repo, branch, rulesets.Actor{})
 	return everyone.DismissStale, err
 }
+
+// RequiredChecks are the status contexts and check names a merge into
+// branch waits for: its protection's required status checks (or the
+// contexts a direct SetRequiredContexts wrote when it has none) and the
+// required_status_checks rules of the active rulesets on it (GraphQL's
+// isRequired).
+func (s *Service) RequiredChecks(ctx context.Context, repo *model.Repo, branch string) ([]string, error) {
+	q := s.Store.R()
+	p, err := q.BranchProtection(ctx, repo.ID, branch)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	switch {
+	case p == nil:
+		if out, err = q.RequiredContexts(ctx, repo.ID, branch); err != nil {
+			return nil, err
+		}
+	case p.StatusChecks:
+		out = append(out, p.RequiredContexts...)
+	}
+	everyone, _, err := rulesets.New(s.Store, s.Git).MergeRules(ctx, repo, branch, rulesets.Actor{})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range everyone.Contexts {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

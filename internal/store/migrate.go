@@ -2107,7 +2107,7 @@ CREATE INDEX code_files_lower_name ON code_files (LOWER(name));
 	`
 -- sqlite: INSERT INTO sqlite_sequence (name, seq) SELECT 'check_runs', 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'check_runs');
 -- sqlite: UPDATE sqlite_sequence SET seq = MAX(seq, (SELECT COALESCE(MAX(id), 0) FROM actions_jobs)) WHERE name = 'check_runs';
--- postgres: SELECT setval(pg_get_serial_sequence('check_runs', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM check_runs), (SELECT COALESCE(MAX(id), 0) FROM actions_jobs), 1))
+-- postgres: SELECT setval(pg_get_serial_sequence('check_runs', 'id'), GREATEST(m, 1), m > 0) FROM (SELECT GREATEST((SELECT COALESCE(MAX(id), 0) FROM check_runs), (SELECT COALESCE(MAX(id), 0) FROM actions_jobs)) AS m) t
 `,
 	// 63: auto-merge requests (GraphQL enablePullRequestAutoMerge, REST's
 	// auto_merge): how to merge a pull request, and as whom, once its

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-github/v92/github"
 	"github.com/hubd/hubd/internal/clients/ghcli"
 )
 
@@ -81,4 +82,48 @@ func hasLine(out, prefix, want string) bool {
 		}
 	}
 	return false
+}
+
+const checksWorkflow = `name: PR
+on: push
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo built
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo linted; exit 1
+`
+
+// gh pr checks lists a pull request's jobs (check runs) with whether the
+// base branch requires them (CheckRun.isRequired against branch
+// protection), and --required keeps the required ones.
+func TestGhPrChecks(t *testing.T) {
+	f := newFixture(t)
+	if _, _, err := f.gh.Repositories.UpdateBranchProtection(ctx, "mona", "app", "main", &github.ProtectionRequest{
+		RequiredStatusChecks: &github.RequiredStatusChecks{Contexts: &[]string{"build"}}}); err != nil {
+		t.Fatal(err)
+	}
+	head := f.pushTo(t, "feature", "checks", map[string]string{".github/workflows/pr.yml": checksWorkflow})
+	f.waitRun(t, head, true)
+	if _, _, err := f.gh.PullRequests.Create(ctx, "mona", "app", github.CreatePullRequest{Title: github.Ptr("checks"),
+		Head: "feature", Base: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	g := ghcli.Start(t, f.e)
+	g.LoginAs("mona", f.token)
+	r := g.Run("pr", "checks", "1", "-R", "mona/app")
+	if r.Code != 1 || !hasLine(r.Stdout, "build\tpass\t", "/actions/runs/") || !hasLine(r.Stdout, "lint\tfail\t", "/actions/runs/") {
+		t.Fatalf("gh pr checks:\n%s", r)
+	}
+	r = g.Run("pr", "checks", "1", "-R", "mona/app", "--required")
+	if r.Err != nil || !hasLine(r.Stdout, "build\tpass\t", "") || strings.Contains(r.Stdout, "lint") {
+		t.Fatalf("gh pr checks --required:\n%s", r)
+	}
+	r = g.Run("pr", "checks", "1", "-R", "mona/app", "--json", "name,state,bucket,link,workflow")
+	if r.Err != nil || !strings.Contains(r.Stdout, `"bucket":"pass","link":"`+f.e.URL+`/mona/app/actions/runs/`) || !strings.Contains(r.Stdout, `"name":"build","state":"SUCCESS","workflow":"PR"`) {
+		t.Fatalf("gh pr checks --json:\n%s", r)
+	}
 }

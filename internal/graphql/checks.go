@@ -1,0 +1,122 @@
+package graphql
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/hubd/hubd/internal/graphql/engine"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/protection"
+	"github.com/hubd/hubd/internal/wire"
+)
+
+// registerIsRequired resolves CheckRun.isRequired and
+// StatusContext.isRequired(pullRequestId:, pullRequestNumber:): whether
+// the base branch of that pull request (of the context's repository)
+// requires the check by name, through its protection or a ruleset. One
+// batch reads the pull request and the required checks once.
+func (a *API) registerIsRequired() {
+	resolve := func(name func(p any) (string, *repoObj)) engine.Resolver {
+		return func(ctx context.Context, b *engine.Batch) ([]any, error) {
+			out := b.Values(len(b.Parents))
+			required := map[int64][]string{} // by repository
+			for i, p := range b.Parents {
+				n, repo := name(p)
+				list, ok := required[repo.v.Repo.ID]
+				if !ok {
+					var err error
+					if list, err = a.requiredFor(ctx, repo, b.Args); err != nil {
+						return nil, err
+					}
+					required[repo.v.Repo.ID] = list
+				}
+				out[i] = slices.Contains(list, n)
+			}
+			return out, nil
+		}
+	}
+	a.schema.Resolve("CheckRun", "isRequired", resolve(func(p any) (string, *repoObj) {
+		o := p.(*checkRunObj)
+		return o.r.Name, o.repo
+	}))
+	a.schema.Resolve("StatusContext", "isRequired", resolve(func(p any) (string, *repoObj) {
+		o := p.(*statusObj)
+		return o.s.Context, o.commit.repo
+	}))
+}
+
+// requiredFor are the checks the base branch of the pull request args name
+// requires; none when it is not a pull request of repo.
+func (a *API) requiredFor(ctx context.Context, repo *repoObj, args map[string]any) ([]string, error) {
+	q := a.d.Store.R()
+	var pr *model.Pull
+	var err error
+	switch {
+	case args["pullRequestId"] != nil:
+		id, _ := args["pullRequestId"].(string)
+		prefix, n, ok := decodeNodeID(id)
+		if !ok || prefix != "PR" {
+			return nil, nil
+		}
+		pr, err = q.PullByIssueID(ctx, n)
+	case args["pullRequestNumber"] != nil:
+		n, _ := intArg(args, "pullRequestNumber")
+		pr, err = q.PullByNumber(ctx, repo.v.Repo.ID, int64(n))
+	default:
+		return nil, nil // GitHub: required by nothing without a pull request
+	}
+	if errors.Is(err, model.ErrNotFound) || (err == nil && pr.RepoID != repo.v.Repo.ID) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	svc := &protection.Service{Store: a.d.Store, Git: a.d.Git}
+	return svc.RequiredChecks(ctx, repo.v.Repo, pr.BaseRef)
+}
+
+// registerWorkflowRuns resolves CheckSuite.workflowRun: the workflow run of
+// the job whose check run the suite was reached from (null for a suite of
+// runs no workflow made), with its event and workflow. One query per
+// repository of the batch.
+func (a *API) registerWorkflowRuns() {
+	a.schema.Resolve("CheckSuite", "workflowRun", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		out := b.Values(len(b.Parents))
+		byRepo := map[int64][]int64{}
+		for _, p := range b.Parents {
+			o := p.(*checkSuiteObj)
+			byRepo[o.repo.v.Repo.ID] = append(byRepo[o.repo.v.Repo.ID], o.runID)
+		}
+		runs := map[int64]map[int64]*model.WorkflowRun{}
+		for repoID, ids := range byRepo {
+			m, err := a.d.Store.R().RunsOfJobs(ctx, repoID, ids)
+			if err != nil {
+				return nil, err
+			}
+			runs[repoID] = m
+		}
+		for i, p := range b.Parents {
+			o := p.(*checkSuiteObj)
+			if r := runs[o.repo.v.Repo.ID][o.runID]; r != nil {
+				out[i] = r
+			}
+		}
+		return out, nil
+	})
+	run := func(name string, f func(r *model.WorkflowRun) any) {
+		a.field("WorkflowRun", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*model.WorkflowRun)), nil })
+	}
+	run("id", func(r *model.WorkflowRun) any { return wire.NodeID("WFR_", r.ID) })
+	run("databaseId", func(r *model.WorkflowRun) any { return r.ID })
+	run("runNumber", func(r *model.WorkflowRun) any { return r.RunNumber })
+	run("event", func(r *model.WorkflowRun) any { return r.Event })
+	run("workflow", func(r *model.WorkflowRun) any { return &workflowOf{r} })
+	a.field("Workflow", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		return wire.NodeID("W_", p.(*workflowOf).r.WorkflowID), nil
+	})
+	a.field("Workflow", "name", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*workflowOf).r.Name, nil })
+}
+
+// workflowOf is the workflow of a run, as the run names it.
+type workflowOf struct{ r *model.WorkflowRun }
