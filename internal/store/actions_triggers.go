@@ -249,19 +249,7 @@ func (q Q) ReposWithWorkflows(ctx context.Context, ids []int64) (map[int64]bool,
 		return out, nil
 	}
 	in, args := inList(ids)
-	rows, err := q.query(ctx, `SELECT DISTINCT repo_id FROM actions_workflows WHERE repo_id IN (`+in+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return q.idSet(ctx, `SELECT DISTINCT repo_id FROM actions_workflows WHERE repo_id IN (`+in+`)`, args...)
 }
 
 // LockConcurrencyGroup serializes, until tx ends, the transactions that

@@ -275,19 +275,7 @@ func (q Q) GistsStarredBy(ctx context.Context, userID int64, ids []int64) (map[i
 		return out, nil
 	}
 	in, args := inList(ids)
-	rows, err := q.query(ctx, `SELECT gist_id FROM gist_stars WHERE user_id = ? AND gist_id IN (`+in+`)`, append([]any{userID}, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return q.idSet(ctx, `SELECT gist_id FROM gist_stars WHERE user_id = ? AND gist_id IN (`+in+`)`, append([]any{userID}, args...)...)
 }
 
 const gistCommentCols = `c.id, c.gist_id, c.user_id, c.body, c.created_at, c.updated_at`

@@ -185,17 +185,5 @@ func (q Q) PinnedAmong(ctx context.Context, issueIDs []int64) (map[int64]bool, e
 		return out, nil
 	}
 	in, args := inList(issueIDs)
-	rows, err := q.query(ctx, `SELECT issue_id FROM pinned_issues WHERE issue_id IN (`+in+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return q.idSet(ctx, `SELECT issue_id FROM pinned_issues WHERE issue_id IN (`+in+`)`, args...)
 }

@@ -154,6 +154,25 @@ func (q Q) IssuesByID(ctx context.Context, ids []int64) ([]*model.Issue, error) 
 // inList is the placeholders and arguments of an IN list. The list is
 // padded (repeating its last id) to one of a few lengths, so that the
 // statement cache holds few variants of each query.
+// idSet runs a query of one id column and answers the ids it returns as
+// a set (which of a page's items are starred, pinned, queued ...).
+func (q Q) idSet(ctx context.Context, query string, args ...any) (map[int64]bool, error) {
+	rows, err := q.query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
 func inList[T any](ids []T) (string, []any) {
 	n := len(ids)
 	size := n

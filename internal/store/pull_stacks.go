@@ -212,19 +212,7 @@ func (q Q) PullsQueuedForMerge(ctx context.Context, issueIDs []int64) (map[int64
 		return out, nil
 	}
 	in, args := inList(issueIDs)
-	rows, err := q.query(ctx, `SELECT DISTINCT pull_id FROM pull_merge_requests WHERE status = 'pending' AND pull_id IN (`+in+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return q.idSet(ctx, `SELECT DISTINCT pull_id FROM pull_merge_requests WHERE status = 'pending' AND pull_id IN (`+in+`)`, args...)
 }
 
 // StacksOfPulls is the stack membership of the pull requests issueIDs (the

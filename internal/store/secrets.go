@@ -168,19 +168,7 @@ func (q Q) OrgRepoIDs(ctx context.Context, orgID int64, ids []int64) (map[int64]
 		return out, nil
 	}
 	in, args := inList(ids)
-	rows, err := q.query(ctx, `SELECT id FROM repos WHERE owner_id = ? AND id IN (`+in+`)`, append([]any{orgID}, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return q.idSet(ctx, `SELECT id FROM repos WHERE owner_id = ? AND id IN (`+in+`)`, append([]any{orgID}, args...)...)
 }
 
 // orgSecretsFor is the condition on an organization's secrets of app that
