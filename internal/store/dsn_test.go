@@ -106,6 +106,31 @@ func TestSynchronous(t *testing.T) {
 	}
 }
 
+// TestPathWithURICharacters: a database path holding '#', '?' or '%' (a
+// t.TempDir of a subtest named "x#01") opens that very file, so two such
+// paths never share a database.
+func TestPathWithURICharacters(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for i, name := range []string{"x#01/hubd.db", "x#02/hubd.db", "a?b.db", "c%41d.db"} {
+		path := filepath.Join(dir, name)
+		s, err := store.Open(ctx, path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		err = s.Tx(ctx, func(tx store.Q) error {
+			return tx.CreateAccount(ctx, &model.Account{Login: fmt.Sprintf("u%d", i), Type: model.TypeUser})
+		})
+		s.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("%s: the database is not at its path: %v", name, err)
+		}
+	}
+}
+
 // BenchmarkWriteTx is the cost of durability: one small write transaction
 // (an account and its event) per iteration, committed with synchronous FULL
 // (the default) and NORMAL.

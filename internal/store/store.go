@@ -72,13 +72,16 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 			}
 		}
 		pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(" + d.Synchronous + ")"
-		w, err := sql.Open("sqlite", "file:"+d.Path+"?"+pragmas+"&_txlock=immediate")
+		// A file: URI: the path's own '%', '?' and '#' are escaped, or a
+		// directory like "x#01" would cut the path short.
+		uri := "file:" + strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(d.Path)
+		w, err := sql.Open("sqlite", uri+"?"+pragmas+"&_txlock=immediate")
 		if err != nil {
 			return nil, fmt.Errorf("store: SQLite database %s: %w", d.Path, err)
 		}
 		w.SetMaxOpenConns(1)
 		w.SetConnMaxIdleTime(0)
-		r, err := sql.Open("sqlite", "file:"+d.Path+"?"+pragmas+"&_pragma=query_only(1)")
+		r, err := sql.Open("sqlite", uri+"?"+pragmas+"&_pragma=query_only(1)")
 		if err != nil {
 			return nil, fmt.Errorf("store: SQLite database %s: %w", d.Path, err)
 		}
