@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -56,6 +57,9 @@ func (a *Service) OrgIssueTypes(ctx context.Context, c *authz.Caller, org *model
 	if role == "" && !c.SiteAdmin() {
 		return nil, model.ErrNotFound
 	}
+	if err := deps.RequireScope(c, "read:org"); err != nil {
+		return nil, err
+	}
 	return q.IssueTypes(ctx, org.ID, false)
 }
 
@@ -91,7 +95,9 @@ func (a *Service) admin(ctx context.Context, q store.Q, c *authz.Caller, org *mo
 	}
 	switch role {
 	case model.RoleAdmin:
-		return nil
+		// A classic token needs admin:org (other tokens have their
+		// organization_administration permission checked by route).
+		return deps.RequireScope(c, "admin:org")
 	case "":
 		return model.ErrNotFound
 	}
