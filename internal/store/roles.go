@@ -464,20 +464,7 @@ func (q Q) OrgRoleTeams(ctx context.Context, orgID, roleID int64, limit, offset 
 
 // OrgRoleAssignedTeams is the set of teams a role is assigned to.
 func (q Q) OrgRoleAssignedTeams(ctx context.Context, orgID, roleID int64) (map[int64]bool, error) {
-	rows, err := q.query(ctx, `SELECT team_id FROM org_role_assignments WHERE org_id = ? AND role_id = ? AND team_id IS NOT NULL`, orgID, roleID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out[id] = true
-	}
-	return out, rows.Err()
+	return q.idSet(ctx, `SELECT team_id FROM org_role_assignments WHERE org_id = ? AND role_id = ? AND team_id IS NOT NULL`, orgID, roleID)
 }
 
 // AdministersAnyRepo reports whether a user has admin access to at least
