@@ -41,6 +41,7 @@ type Manager struct {
 	stop    chan struct{}
 	objects *objCache
 	inited  sync.Map // repository ids known to exist on disk
+	langs   langCache
 }
 
 // New makes a manager and starts its idle sweeper; Close stops it.

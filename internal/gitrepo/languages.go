@@ -7,6 +7,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Languages sums the sizes of a commit's files by language, as GitHub's
@@ -14,11 +15,54 @@ import (
 // names, and vendored, generated and documentation paths are left out, as
 // are data and prose formats (JSON, YAML, Markdown...), which GitHub does
 // not count either. Sizes come from one `git ls-tree -r -l`, which reads
-// object headers only: no blob is read.
+// object headers only: no blob is read. A commit's tree never changes, so
+// the answer is remembered per commit (REST's /languages and GraphQL's
+// languages share it); callers must not change the map.
 func (r *Repo) Languages(ctx context.Context, commit string) (map[string]int64, error) {
 	if !ValidOID(commit) {
 		return nil, ErrNotFound
 	}
+	key := langKey{repo: r.ID, commit: commit}
+	if stats, ok := r.m.langs.get(key); ok {
+		return stats, nil
+	}
+	stats, err := r.languages(ctx, commit)
+	if err == nil {
+		r.m.langs.put(key, stats)
+	}
+	return stats, err
+}
+
+// langCache remembers language statistics by commit, bounded.
+type langCache struct {
+	mu sync.Mutex
+	m  map[langKey]map[string]int64
+}
+
+type langKey struct {
+	repo   int64
+	commit string
+}
+
+const langCacheMax = 4096
+
+func (c *langCache) get(k langKey) (map[string]int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *langCache) put(k langKey, v map[string]int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= langCacheMax {
+		c.m = map[langKey]map[string]int64{}
+	}
+	c.m[k] = v
+}
+
+func (r *Repo) languages(ctx context.Context, commit string) (map[string]int64, error) {
 	args := []string{"ls-tree", "-r", "-l", "-z", "--full-tree", commit}
 	cmd := r.Cmd(ctx, nil, args...)
 	var stderr bytes.Buffer

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/gitrepo"
@@ -23,8 +22,7 @@ import (
 
 // API is the commits package.
 type API struct {
-	d     *api.Deps
-	langs langCache
+	d *api.Deps
 }
 
 // New makes the package.
@@ -150,34 +148,4 @@ func writeText(w http.ResponseWriter, mediaType, body string) error {
 	w.WriteHeader(http.StatusOK)
 	_, err := w.Write([]byte(body))
 	return err
-}
-
-// langCache remembers language statistics by commit: a commit's tree never
-// changes, so entries never go stale; the cache is only bounded.
-type langCache struct {
-	mu sync.Mutex
-	m  map[langKey]map[string]int64
-}
-
-type langKey struct {
-	repo   int64
-	commit string
-}
-
-const langCacheMax = 4096
-
-func (c *langCache) get(k langKey) (map[string]int64, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v, ok := c.m[k]
-	return v, ok
-}
-
-func (c *langCache) put(k langKey, v map[string]int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= langCacheMax {
-		c.m = map[langKey]map[string]int64{}
-	}
-	c.m[k] = v
 }

@@ -43,7 +43,7 @@ func (a *API) listTags(w http.ResponseWriter, r *http.Request) error {
 }
 
 // GET /repos/{owner}/{repo}/languages: bytes per language in the default
-// branch's tree, remembered per commit.
+// branch's tree (gitrepo remembers it per commit).
 func (a *API) listLanguages(w http.ResponseWriter, r *http.Request) error {
 	repo, _, err := a.d.Repo(r, authz.Read)
 	if err != nil {
@@ -57,13 +57,9 @@ func (a *API) listLanguages(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	key := langKey{repo: repo.ID, commit: head}
-	stats, ok := a.langs.get(key)
-	if !ok {
-		if stats, err = g.Languages(ctx, head); err != nil {
-			return err
-		}
-		a.langs.put(key, stats)
+	stats, err := g.Languages(ctx, head)
+	if err != nil {
+		return err
 	}
 	return rest.JSON(w, http.StatusOK, wire.Languages(stats))
 }
