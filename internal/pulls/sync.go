@@ -51,6 +51,25 @@ func (s *Service) Pushed(ctx context.Context, repo *model.Repo, actorID int64, u
 	s.Jobs.Notify()
 }
 
+// RulesChanged queues, inside the transaction of a change to the rules
+// of branch (its protection), a sync of every open pull request into it.
+// Syncs of one pull request never run at once, so a sync that read the
+// old rules is followed by one that reads the new.
+func RulesChanged(ctx context.Context, tx store.Q, repoID int64, branch string) error {
+	list, err := tx.OpenPullsTouching(ctx, repoID, branch)
+	if err != nil {
+		return err
+	}
+	for _, p := range list {
+		if p.RepoID == repoID && p.BaseRef == branch {
+			if err := jobs.Enqueue(ctx, tx, syncJob(p.IssueID)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // CommitStateChanged queues, inside a status's or check's transaction, a
 // new look at the state of the pull requests whose head is sha.
 func CommitStateChanged(ctx context.Context, tx store.Q, repoID int64, sha string) error {
@@ -79,7 +98,14 @@ func (s *Service) runCommitState(ctx context.Context, payload []byte) error {
 	}
 	for _, p := range list {
 		if p.Mergeable == nil {
-			continue // the pending sync computes the state too
+			// A sync computes the state too; one may be running with what
+			// it read before this change, so queue another (joining a
+			// pending one, waiting for a running one).
+			if err := s.Store.Tx(ctx, func(tx store.Q) error { return jobs.Enqueue(ctx, tx, syncJob(p.IssueID)) }); err != nil {
+				return err
+			}
+			s.Jobs.Notify()
+			continue
 		}
 		st, err := s.mergeState(ctx, repo, p, *p.Mergeable)
 		if err != nil {

@@ -140,20 +140,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	reviewsAPI.RenderPull = pullsAPI.RenderSimple
 	// A protection change re-evaluates the pull requests into the branch.
 	protAPI := protectionapi.New(d)
-	protAPI.Service().Changed = func(ctx context.Context, tx store.Q, repoID int64, branch string) error {
-		list, err := tx.OpenPullsTouching(ctx, repoID, branch)
-		if err != nil {
-			return err
-		}
-		for _, p := range list {
-			if p.RepoID == repoID && p.BaseRef == branch {
-				if err := pulls.CommitStateChanged(ctx, tx, repoID, p.HeadSHA); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	}
+	protAPI.Service().Changed = pulls.RulesChanged
 	// GraphQL's issue mutations run the issues service of the REST routes.
 	issuesAPI, reposAPI, activityAPI := issues.New(d), repos.New(d), activityapi.New(d)
 	rulesetsAPI, gistsAPI, oauthAPI := rulesetsapi.New(d), gistsapi.New(d), oauthapi.New(d)
