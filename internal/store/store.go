@@ -46,6 +46,8 @@ type Store struct {
 	// events commits (the outbox consumers of this process wake on it).
 	committedMu sync.Mutex
 	committed   []func()
+
+	fp fingerprints // Fingerprint's change tracking (tests)
 }
 
 // Open connects to dsn and applies the migrations before it returns. It is
