@@ -126,7 +126,7 @@ func (s *Server) Serve(ln net.Listener, hostKey gossh.Signer) error {
 			return err == nil
 		},
 	}
-	err := s.srv.Serve(ln)
+	err := s.srv.Serve(quickAckListener{ln})
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
 	}
