@@ -9,6 +9,7 @@ import (
 	activityapi "github.com/hubd/hubd/internal/api/activity"
 	"github.com/hubd/hubd/internal/api/admin"
 	appsapi "github.com/hubd/hubd/internal/api/apps"
+	advisoriesapi "github.com/hubd/hubd/internal/api/advisories"
 	autolinksapi "github.com/hubd/hubd/internal/api/autolinks"
 	blocksapi "github.com/hubd/hubd/internal/api/blocks"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
@@ -185,6 +186,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		pullsAPI.Routes(),
 		reviewsAPI.Routes(),
 		forksAPI.Routes(),
+		advisoriesapi.New(d, forksAPI.Service()).Routes(),
 		checksAPI.Routes(),
 		pullstacksapi.New(d).Routes(),
 		protAPI.Routes(),
