@@ -254,11 +254,11 @@ func (q Q) AdvisoryPeopleOf(ctx context.Context, ids []int64) (map[int64]*model.
 		query string
 		add   func(p *model.AdvisoryPeople, id int64, typ, state string)
 	}{
-		{`SELECT advisory_id, user_id, '', '' FROM advisory_collaborators WHERE advisory_id IN ` + in + ` ORDER BY advisory_id, user_id`,
+		{`SELECT advisory_id, user_id, '', '' FROM advisory_collaborators WHERE advisory_id IN (` + in + `) ORDER BY advisory_id, user_id`,
 			func(p *model.AdvisoryPeople, id int64, _, _ string) { p.Users = append(p.Users, id) }},
-		{`SELECT advisory_id, team_id, '', '' FROM advisory_collaborating_teams WHERE advisory_id IN ` + in + ` ORDER BY advisory_id, team_id`,
+		{`SELECT advisory_id, team_id, '', '' FROM advisory_collaborating_teams WHERE advisory_id IN (` + in + `) ORDER BY advisory_id, team_id`,
 			func(p *model.AdvisoryPeople, id int64, _, _ string) { p.Teams = append(p.Teams, id) }},
-		{`SELECT advisory_id, user_id, type, state FROM advisory_credits WHERE advisory_id IN ` + in + ` ORDER BY advisory_id, user_id`,
+		{`SELECT advisory_id, user_id, type, state FROM advisory_credits WHERE advisory_id IN (` + in + `) ORDER BY advisory_id, user_id`,
 			func(p *model.AdvisoryPeople, id int64, typ, state string) {
 				p.Credits = append(p.Credits, model.AdvisoryCredit{UserID: id, Type: typ, State: state})
 			}},
