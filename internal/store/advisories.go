@@ -109,6 +109,12 @@ func (q Q) AdvisoryByGHSA(ctx context.Context, repoID int64, ghsa string) (*mode
 	return a, notFound(err)
 }
 
+// AdvisoryByID finds an advisory by its row id.
+func (q Q) AdvisoryByID(ctx context.Context, id int64) (*model.Advisory, error) {
+	a, err := scanAdvisory(q.row(ctx, `SELECT `+advisoryCols+` FROM repository_advisories a WHERE a.id = ?`, id))
+	return a, notFound(err)
+}
+
 // AdvisoryCursor is a position in an advisory list: the sort key's value
 // and the id.
 type AdvisoryCursor struct{ Key, ID int64 }

@@ -20,7 +20,6 @@ import (
 	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
-	"github.com/hubd/hubd/internal/wire"
 )
 
 // API is the advisories package.
@@ -141,13 +140,9 @@ func (a *API) setLink(w http.ResponseWriter, r *http.Request, f store.AdvisoryQu
 
 // writeList answers a page of advisories.
 func (a *API) writeList(w http.ResponseWriter, r *http.Request, f store.AdvisoryQuery, list []*svc.Advisory, more bool, repoOf func(*model.Advisory) *model.Repo) error {
-	refs, err := a.refs(r, list)
+	out, err := svc.Render(r.Context(), a.d.Store.R(), a.d.URLs, list, rest.Caller(r).UserID(), repoOf)
 	if err != nil {
 		return err
-	}
-	out := make([]wire.RepositoryAdvisory, len(list))
-	for i, adv := range list {
-		out[i] = a.convert(repoOf(adv.Advisory), adv, refs)
 	}
 	a.setLink(w, r, f, list, more)
 	return rest.JSON(w, http.StatusOK, out)
@@ -210,55 +205,13 @@ func (a *API) listOrg(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// refs loads what the advisories' conversion needs in three queries.
-func (a *API) refs(r *http.Request, list []*svc.Advisory) (wire.AdvisoryRefs, error) {
-	ctx := r.Context()
-	var users, teams, forkIDs []int64
-	for _, adv := range list {
-		users = append(users, adv.AuthorID, adv.PublisherID)
-		if adv.PrivateForkID != 0 {
-			forkIDs = append(forkIDs, adv.PrivateForkID)
-		}
-		if p := adv.People; p != nil {
-			users = append(users, p.Users...)
-			teams = append(teams, p.Teams...)
-			for _, c := range p.Credits {
-				users = append(users, c.UserID)
-			}
-		}
-	}
-	refs := wire.AdvisoryRefs{Score: svc.CVSS3Score, CWEName: svc.CWEName, Forks: map[int64]*model.Repo{}}
-	q := a.d.Store.R()
-	var err error
-	if refs.Accounts, err = q.AccountsByID(ctx, users); err != nil {
-		return refs, err
-	}
-	if refs.Teams, err = q.TeamsByID(ctx, teams); err != nil {
-		return refs, err
-	}
-	if len(forkIDs) > 0 {
-		views, err := q.ReposByID(ctx, forkIDs, rest.Caller(r).UserID())
-		if err != nil {
-			return refs, err
-		}
-		for id, v := range views {
-			refs.Forks[id] = v.Repo
-		}
-	}
-	return refs, nil
-}
-
-func (a *API) convert(repo *model.Repo, adv *svc.Advisory, refs wire.AdvisoryRefs) wire.RepositoryAdvisory {
-	return a.d.URLs.ToRepositoryAdvisory(repo, adv.Advisory, adv.People, refs)
-}
-
 // writeOne answers one advisory.
 func (a *API) writeOne(w http.ResponseWriter, r *http.Request, status int, repo *model.Repo, adv *svc.Advisory) error {
-	refs, err := a.refs(r, []*svc.Advisory{adv})
+	out, err := svc.Render(r.Context(), a.d.Store.R(), a.d.URLs, []*svc.Advisory{adv}, rest.Caller(r).UserID(), func(*model.Advisory) *model.Repo { return repo })
 	if err != nil {
 		return err
 	}
-	return rest.JSON(w, status, a.convert(repo, adv, refs))
+	return rest.JSON(w, status, out[0])
 }
 
 type vulnBody struct {
