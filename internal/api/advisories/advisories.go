@@ -276,19 +276,34 @@ func (b body) input() svc.Input {
 
 // POST /repos/{owner}/{repo}/security-advisories
 func (a *API) create(w http.ResponseWriter, r *http.Request) error {
-	return a.make(w, r, a.svc.Create)
+	return a.edit(w, r, http.StatusCreated, a.svc.Create)
 }
 
 // POST /repos/{owner}/{repo}/security-advisories/reports
 func (a *API) report(w http.ResponseWriter, r *http.Request) error {
-	return a.make(w, r, a.svc.Report)
+	return a.edit(w, r, http.StatusCreated, a.svc.Report)
 }
 
-func (a *API) make(w http.ResponseWriter, r *http.Request, fn func(ctx context.Context, v svc.Viewer, in svc.Input) (*svc.Advisory, error)) error {
+// PATCH /repos/{owner}/{repo}/security-advisories/{ghsa_id}
+func (a *API) update(w http.ResponseWriter, r *http.Request) error {
+	return a.edit(w, r, http.StatusOK, func(ctx context.Context, v svc.Viewer, in svc.Input) (*svc.Advisory, error) {
+		return a.svc.Update(ctx, v, r.PathValue("ghsa_id"), in)
+	})
+}
+
+// signedIn is viewer for operations that need a signed-in user (401
+// before anything else).
+func (a *API) signedIn(r *http.Request) (svc.Viewer, error) {
 	if _, err := api.RequireUser(r); err != nil {
-		return err
+		return svc.Viewer{}, err
 	}
-	v, err := a.viewer(r)
+	return a.viewer(r)
+}
+
+// edit decodes the body, hands it to fn and answers the advisory fn made
+// or changed with status.
+func (a *API) edit(w http.ResponseWriter, r *http.Request, status int, fn func(ctx context.Context, v svc.Viewer, in svc.Input) (*svc.Advisory, error)) error {
+	v, err := a.signedIn(r)
 	if err != nil {
 		return err
 	}
@@ -300,7 +315,7 @@ func (a *API) make(w http.ResponseWriter, r *http.Request, fn func(ctx context.C
 	if err != nil {
 		return err
 	}
-	return a.writeOne(w, r, http.StatusCreated, v.Repo, adv)
+	return a.writeOne(w, r, status, v.Repo, adv)
 }
 
 // GET /repos/{owner}/{repo}/security-advisories/{ghsa_id}
@@ -316,33 +331,10 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) error {
 	return a.writeOne(w, r, http.StatusOK, v.Repo, adv)
 }
 
-// PATCH /repos/{owner}/{repo}/security-advisories/{ghsa_id}
-func (a *API) update(w http.ResponseWriter, r *http.Request) error {
-	if _, err := api.RequireUser(r); err != nil {
-		return err
-	}
-	v, err := a.viewer(r)
-	if err != nil {
-		return err
-	}
-	var b body
-	if err := rest.Decode(r, &b); err != nil {
-		return err
-	}
-	adv, err := a.svc.Update(r.Context(), v, r.PathValue("ghsa_id"), b.input())
-	if err != nil {
-		return err
-	}
-	return a.writeOne(w, r, http.StatusOK, v.Repo, adv)
-}
-
 // POST /repos/{owner}/{repo}/security-advisories/{ghsa_id}/cve: 202 with
 // an empty object, as GitHub answers; the request is only recorded.
 func (a *API) requestCVE(w http.ResponseWriter, r *http.Request) error {
-	if _, err := api.RequireUser(r); err != nil {
-		return err
-	}
-	v, err := a.viewer(r)
+	v, err := a.signedIn(r)
 	if err != nil {
 		return err
 	}
@@ -355,14 +347,11 @@ func (a *API) requestCVE(w http.ResponseWriter, r *http.Request) error {
 // POST /repos/{owner}/{repo}/security-advisories/{ghsa_id}/forks: 202 with
 // the temporary private fork; its git follows in a job.
 func (a *API) fork(w http.ResponseWriter, r *http.Request) error {
-	c, err := api.RequireUser(r)
+	v, err := a.signedIn(r)
 	if err != nil {
 		return err
 	}
-	v, err := a.viewer(r)
-	if err != nil {
-		return err
-	}
+	c := rest.Caller(r)
 	fork, err := a.svc.CreateFork(r.Context(), v, r.PathValue("ghsa_id"))
 	if err != nil {
 		return err
