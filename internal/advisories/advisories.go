@@ -97,11 +97,27 @@ type Advisory struct {
 	People *model.AdvisoryPeople
 }
 
+// maxItems bounds each list of an advisory, so that a write stays small.
+const maxItems = 100
+
+func lenOf[T any](p *[]T) int {
+	if p == nil {
+		return 0
+	}
+	return len(*p)
+}
+
 func invalid(field, msg string) error { return model.Custom(resource, field, msg) }
 
 // apply validates in and writes it onto a (people too); it checks
 // logins and teams with q.
 func (s *Service) apply(ctx context.Context, q store.Q, v Viewer, a *model.Advisory, p *model.AdvisoryPeople, in Input) error {
+	for field, n := range map[string]int{"vulnerabilities": lenOf(in.Vulnerabilities), "cwe_ids": lenOf(in.CWEIDs),
+		"credits": lenOf(in.Credits), "collaborating_users": lenOf(in.CollabUsers), "collaborating_teams": lenOf(in.CollabTeams)} {
+		if n > maxItems {
+			return invalid(field, field+" may list at most 100 items")
+		}
+	}
 	if in.Summary != nil {
 		if strings.TrimSpace(*in.Summary) == "" {
 			return model.Invalid(resource, "summary", "missing_field")

@@ -36,6 +36,8 @@ const (
 	v4Note  = "CVSS v3.0/v3.1 vectors are validated and scored with the specification's formulas; a CVSS v4.0 vector is validated and stored but hubd computes no v4 score (score is null) and takes no severity from it. CWE names come from a built-in list of common weaknesses (others are named by their id). GitHub withdraws advisories and reviews them into the global database; hubd has neither."
 )
 
+const forkNote = "The temporary private fork is a private repository of the owner in the repository's fork network (so GET .../forks lists it to those who may see it, which GitHub does not); it is not deleted or merged when the advisory is published."
+
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
 	scopes := []string{"repo", "repository_advisories:write"}
@@ -49,7 +51,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: base + "/{ghsa_id}", OperationID: "security-advisories/get-repository-advisory", Handler: a.get, Scopes: read},
 		{Method: "PATCH", Pattern: base + "/{ghsa_id}", OperationID: "security-advisories/update-repository-advisory", Handler: a.update, Scopes: scopes, Note: v4Note},
 		{Method: "POST", Pattern: base + "/{ghsa_id}/cve", OperationID: "security-advisories/create-repository-advisory-cve-request", Handler: a.requestCVE, Scopes: scopes, Note: cnaNote},
-		{Method: "POST", Pattern: base + "/{ghsa_id}/forks", OperationID: "security-advisories/create-fork", Handler: a.fork, Scopes: scopes},
+		{Method: "POST", Pattern: base + "/{ghsa_id}/forks", OperationID: "security-advisories/create-fork", Handler: a.fork, Scopes: scopes, Note: forkNote},
 		{Method: "GET", Pattern: "/repos/{owner}/{repo}/private-vulnerability-reporting", OperationID: "repos/check-private-vulnerability-reporting", Handler: a.checkReporting, Scopes: []string{"repo"}},
 		{Method: "PUT", Pattern: "/repos/{owner}/{repo}/private-vulnerability-reporting", OperationID: "repos/enable-private-vulnerability-reporting", Handler: a.enableReporting, Scopes: []string{"repo"}},
 		{Method: "DELETE", Pattern: "/repos/{owner}/{repo}/private-vulnerability-reporting", OperationID: "repos/disable-private-vulnerability-reporting", Handler: a.disableReporting, Scopes: []string{"repo"}},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -63,6 +64,15 @@ type advisory struct {
 		Private  bool
 	} `json:"private_fork"`
 }
+
+// manyCWEs is one more CWE id than an advisory may list.
+var manyCWEs = func() []string {
+	out := make([]string, 101)
+	for i := range out {
+		out[i] = "CWE-" + strconv.Itoa(i+1)
+	}
+	return out
+}()
 
 func vuln(name string) []map[string]any {
 	return []map[string]any{{"package": map[string]any{"ecosystem": "npm", "name": name}, "vulnerable_version_range": "< 1.2.3", "patched_versions": "1.2.3"}}
@@ -133,6 +143,7 @@ func TestAdvisoryLifecycle(t *testing.T) {
 		{map[string]any{"collaborating_users": []string{"nobody-here"}}, "collaborating_users"},
 		{map[string]any{"collaborating_teams": []string{"devs"}}, "collaborating_teams"},
 		{map[string]any{"summary": "  "}, "summary"},
+		{map[string]any{"cwe_ids": manyCWEs}, "cwe_ids"},
 	} {
 		var er struct {
 			Message string
