@@ -45,6 +45,8 @@ var PermissionLevels = map[string][]string{
 	"actions_variables": {"read", "write"}, "organization_actions_variables": {"read", "write"},
 	// SSH signing keys (a fine-grained user permission; not in the app-permissions schema).
 	"ssh_signing_keys": {"read", "write"},
+	// Repository security advisories (a fine-grained repository permission).
+	"repository_advisories": {"read", "write"},
 }
 
 // repositoryPermissions are the permissions that act on repositories (the
@@ -57,7 +59,7 @@ var repositoryPermissions = map[string]bool{
 	"packages": true, "pages": true, "pull_requests": true, "repository_custom_properties": true,
 	"repository_hooks": true, "repository_projects": true, "secret_scanning_alerts": true, "secrets": true,
 	"security_events": true, "single_file": true, "statuses": true, "vulnerability_alerts": true, "workflows": true,
-	"actions_variables": true,
+	"actions_variables": true, "repository_advisories": true,
 }
 
 // levelRank orders permission levels; an unknown level ranks below read.

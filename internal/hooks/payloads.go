@@ -180,6 +180,8 @@ func (b *builder) resolve(ctx context.Context, e model.Event) ([]pair, error) {
 		return ciPairs(typ, sub, d), nil
 	case "installation", "installation_repositories":
 		return appPairs(typ, sub), nil
+	case "repository_advisory":
+		return advisoryPairs(sub), nil
 	}
 	if Events[typ] {
 		// A webhook event hubd has no payload for yet: build logs and
@@ -297,6 +299,8 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 	case "branch_protection_rule":
 		err = b.protectionEvent(ctx, repo, d, action, out)
 	case "public":
+	case "repository_advisory":
+		err = b.advisoryEvent(ctx, repo, d, out)
 	case "installation", "installation_repositories":
 		installationID, err = b.installationEvent(ctx, e, d, event, action, out)
 	default:

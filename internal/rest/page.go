@@ -65,3 +65,25 @@ func link(r *http.Request, base, key, val, rel string) string {
 	u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
 	return "<" + base + u.String() + `>; rel="` + rel + `"`
 }
+
+// SetCursorLink writes the Link header of cursor-paginated lists (before
+// and after): next reads after the cursor next, prev before prev; either
+// may be empty. Other query parameters are kept.
+func SetCursorLink(w http.ResponseWriter, r *http.Request, base, next, prev string) {
+	var links []string
+	for _, l := range []struct{ key, cur, rel string }{{"after", next, "next"}, {"before", prev, "prev"}} {
+		if l.cur == "" {
+			continue
+		}
+		q := r.URL.Query()
+		q.Del("before")
+		q.Del("after")
+		q.Del("page")
+		q.Set(l.key, l.cur)
+		u := url.URL{Path: r.URL.Path, RawQuery: q.Encode()}
+		links = append(links, "<"+base+u.String()+`>; rel="`+l.rel+`"`)
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	actionsapi "github.com/hubd/hubd/internal/api/actions"
 	activityapi "github.com/hubd/hubd/internal/api/activity"
 	"github.com/hubd/hubd/internal/api/admin"
+	advisoriesapi "github.com/hubd/hubd/internal/api/advisories"
 	appsapi "github.com/hubd/hubd/internal/api/apps"
 	autolinksapi "github.com/hubd/hubd/internal/api/autolinks"
 	blocksapi "github.com/hubd/hubd/internal/api/blocks"
@@ -185,6 +186,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		pullsAPI.Routes(),
 		reviewsAPI.Routes(),
 		forksAPI.Routes(),
+		advisoriesapi.New(d, forksAPI.Service()).Routes(),
 		checksAPI.Routes(),
 		pullstacksapi.New(d).Routes(),
 		protAPI.Routes(),

@@ -2154,6 +2154,60 @@ CREATE TABLE pinned_issues (
 );
 CREATE INDEX pinned_issues_repo ON pinned_issues (repo_id, created_at, issue_id);
 `,
+	// 65: advisories: repository security advisories and private
+	// vulnerability reports (internal/advisories), their collaborators and
+	// credits, and the repositories that accept private reports.
+	`
+CREATE TABLE repository_advisories (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  ghsa_id TEXT NOT NULL UNIQUE,
+  state TEXT NOT NULL,
+  summary TEXT NOT NULL,
+  description TEXT,
+  severity TEXT,
+  cvss_v3 TEXT,
+  cvss_v4 TEXT,
+  cve_id TEXT,
+  cwe_ids TEXT NOT NULL DEFAULT '[]',
+  vulnerabilities TEXT NOT NULL DEFAULT '[]',
+  author_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  publisher_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  reported BOOLEAN NOT NULL DEFAULT FALSE,
+  accepted BOOLEAN NOT NULL DEFAULT FALSE,
+  private_fork_id BIGINT REFERENCES repos(id) ON DELETE SET NULL,
+  cve_requested_at BIGINT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  published_at BIGINT,
+  closed_at BIGINT,
+  withdrawn_at BIGINT
+);
+CREATE INDEX repository_advisories_repo ON repository_advisories (repo_id, created_at, id);
+CREATE TABLE advisory_collaborators (
+  advisory_id BIGINT NOT NULL REFERENCES repository_advisories(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  PRIMARY KEY (advisory_id, user_id)
+);
+CREATE INDEX advisory_collaborators_user ON advisory_collaborators (user_id);
+CREATE TABLE advisory_collaborating_teams (
+  advisory_id BIGINT NOT NULL REFERENCES repository_advisories(id) ON DELETE CASCADE,
+  team_id BIGINT NOT NULL REFERENCES teams(id) ON DELETE CASCADE,
+  PRIMARY KEY (advisory_id, team_id)
+);
+CREATE TABLE advisory_credits (
+  advisory_id BIGINT NOT NULL REFERENCES repository_advisories(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  type TEXT NOT NULL,
+  state TEXT NOT NULL,
+  PRIMARY KEY (advisory_id, user_id)
+);
+CREATE TABLE private_vulnerability_reporting (
+  repo_id BIGINT PRIMARY KEY REFERENCES repos(id) ON DELETE CASCADE,
+  enabled_by BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  enabled_at BIGINT NOT NULL
+);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

@@ -31,41 +31,71 @@ type Schemas struct {
 }
 
 var (
-	once    sync.Once
-	schemas *Schemas
-	loadErr error
+	mu     sync.Mutex
+	loaded = map[string]*Schemas{}
 )
 
 // Load reads the description once per test binary. A missing package is a
 // failure: `make deps` installs it.
-func Load() (*Schemas, error) {
-	once.Do(func() {
-		path := filepath.Join(apitest.Root(), "node_modules", "@octokit", "openapi-webhooks", "generated", "ghes-3.19.json")
-		loader := openapi3.NewLoader()
-		doc, err := loader.LoadFromFile(path)
-		if err != nil {
-			loadErr = fmt.Errorf("load %s (run `make deps`): %w", path, err)
-			return
+func Load() (*Schemas, error) { return LoadFlavour("ghes-3.19") }
+
+// LoadFlavour reads one flavour of the description ("ghes-3.19",
+// "api.github.com"), for events GHES does not send (repository_advisory).
+func LoadFlavour(flavour string) (*Schemas, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if s := loaded[flavour]; s != nil {
+		return s, nil
+	}
+	path := filepath.Join(apitest.Root(), "node_modules", "@octokit", "openapi-webhooks", "generated", flavour+".json")
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %s (run `make deps`): %w", path, err)
+	}
+	s := &Schemas{byOp: map[string]*openapi3.Schema{}}
+	for _, item := range doc.Webhooks {
+		op := item.Post
+		if op == nil || op.RequestBody == nil || op.RequestBody.Value == nil {
+			continue
 		}
-		s := &Schemas{byOp: map[string]*openapi3.Schema{}}
-		for _, item := range doc.Webhooks {
-			op := item.Post
-			if op == nil || op.RequestBody == nil || op.RequestBody.Value == nil {
-				continue
-			}
-			mt := op.RequestBody.Value.Content.Get("application/json")
-			if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
-				continue
-			}
-			s.byOp[op.OperationID] = mt.Schema.Value
+		mt := op.RequestBody.Value.Content.Get("application/json")
+		if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+			continue
 		}
-		if len(s.byOp) == 0 {
-			loadErr = fmt.Errorf("%s holds no webhook schemas", path)
-			return
+		s.byOp[op.OperationID] = mt.Schema.Value
+		nullableAllOf(mt.Schema.Value, map[*openapi3.Schema]bool{})
+	}
+	if len(s.byOp) == 0 {
+		return nil, fmt.Errorf("%s holds no webhook schemas", path)
+	}
+	loaded[flavour] = s
+	return s, nil
+}
+
+// nullableAllOf repairs what the description's conversion to OpenAPI 3.1
+// made of a nullable reference ({"allOf": [ref], "nullable": true}): type
+// ["null"] beside the allOf, which only null could satisfy. It is read as
+// meant: the reference, or null.
+func nullableAllOf(sc *openapi3.Schema, seen map[*openapi3.Schema]bool) {
+	if sc == nil || seen[sc] {
+		return
+	}
+	seen[sc] = true
+	if sc.Type != nil && len(*sc.Type) == 1 && sc.Type.Is("null") && len(sc.AllOf) > 0 {
+		sc.Type, sc.Nullable = nil, true
+	}
+	for _, list := range []openapi3.SchemaRefs{sc.AllOf, sc.AnyOf, sc.OneOf} {
+		for _, r := range list {
+			nullableAllOf(r.Value, seen)
 		}
-		schemas = s
-	})
-	return schemas, loadErr
+	}
+	for _, r := range sc.Properties {
+		nullableAllOf(r.Value, seen)
+	}
+	if sc.Items != nil {
+		nullableAllOf(sc.Items.Value, seen)
+	}
 }
 
 // opID is the description's operation id of an event and action:
