@@ -30,6 +30,7 @@ type linkedPayload struct {
 }
 
 func (a *API) registerLinkedBranches(svc *refs.Service) {
+	a.registerCreateRef(svc)
 	a.connectionTypes("LinkedBranchConnection", "LinkedBranchEdge")
 	a.schema.Resolve("Issue", "linkedBranches", a.linkedBranches)
 	a.field("LinkedBranch", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
@@ -56,16 +57,11 @@ func (a *API) registerLinkedBranches(svc *refs.Service) {
 		name, _ := in["name"].(string)
 		oid, _ := in["oid"].(string)
 		lb, err := svc.Link(ctx, from(ctx).caller, o.is, target.v.Repo, target.perm, name, oid)
-		switch {
-		case errors.Is(err, refs.ErrExists):
+		if err != nil {
 			if name == "" {
 				name = refs.BranchName(o.is)
 			}
-			return nil, engine.Errorf("UNPROCESSABLE", "A ref named \"refs/heads/%s\" already exists in the repository.", name)
-		case errors.Is(err, refs.ErrNoObject):
-			return nil, engine.Errorf("UNPROCESSABLE", "Could not resolve to a commit with the oid '%s'.", oid)
-		case err != nil:
-			return nil, gqlError(err)
+			return nil, refError(err, "refs/heads/"+name, oid)
 		}
 		return &linkedPayload{clientMutationID: in["clientMutationId"], issue: o, linked: &linkedObj{lb: lb, repo: target}}, nil
 	})
@@ -101,6 +97,48 @@ func (a *API) registerLinkedBranches(svc *refs.Service) {
 	a.field("CreateLinkedBranchPayload", "linkedBranch", func(_ context.Context, p any, _ map[string]any) (any, error) {
 		return p.(*linkedPayload).linked, nil
 	})
+}
+
+// refError is the GraphQL error of a refused ref creation: GitHub's words
+// for a name taken and an object missing.
+func refError(err error, name, oid string) error {
+	switch {
+	case errors.Is(err, refs.ErrExists):
+		return engine.Errorf("UNPROCESSABLE", "A ref named \"%s\" already exists in the repository.", name)
+	case errors.Is(err, refs.ErrNoObject):
+		return engine.Errorf("UNPROCESSABLE", "Could not resolve to a commit with the oid '%s'.", oid)
+	}
+	return gqlError(err)
+}
+
+// registerCreateRef registers createRef (the REST git refs' twin).
+func (a *API) registerCreateRef(svc *refs.Service) {
+	a.field("Mutation", "createRef", func(ctx context.Context, _ any, args map[string]any) (any, error) {
+		in, _ := args["input"].(map[string]any)
+		id, _ := in["repositoryId"].(string)
+		repo, err := a.repoByNodeID(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		name, _ := in["name"].(string)
+		oid, _ := in["oid"].(string)
+		info, err := svc.CreateFor(ctx, from(ctx).caller, repo.v.Repo, repo.perm, "CreateRef", name, oid)
+		if err != nil {
+			return nil, refError(err, name, oid)
+		}
+		ns, short, _ := strings.Cut(strings.TrimPrefix(name, "refs/"), "/")
+		return &refPayload{clientMutationID: in["clientMutationId"], ref: &refObj{repo: repo, name: short, prefix: "refs/" + ns + "/", oid: info.OID}}, nil
+	})
+	a.field("CreateRefPayload", "clientMutationId", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		return p.(*refPayload).clientMutationID, nil
+	})
+	a.field("CreateRefPayload", "ref", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*refPayload).ref, nil })
+}
+
+// refPayload is createRef's payload.
+type refPayload struct {
+	clientMutationID any
+	ref              *refObj
 }
 
 // linkedBranches resolves Issue.linkedBranches for a batch of issues: the

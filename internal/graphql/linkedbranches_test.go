@@ -168,3 +168,39 @@ func TestLinkedBranches(t *testing.T) {
 		t.Fatalf("deleting a deleted link: %s", r.Raw)
 	}
 }
+
+// TestCreateRef: createRef runs the ref service REST's git refs run: REST
+// sees the ref it creates; a taken name, a missing object, a name outside
+// refs/ and a reader are refused.
+func TestCreateRef(t *testing.T) {
+	w := newWorld(t)
+	gh := w.e.GitHub(w.monaTok)
+	b, _, err := gh.Repositories.GetBranch(ctx, "mona", "app", "main", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := b.GetCommit().GetSHA()
+	repo := nodeID(t, w, "/repos/mona/app")
+	create := `mutation($in: CreateRefInput!) { createRef(input: $in) { clientMutationId ref { id name prefix target { oid } } } }`
+	r := post(t, w.e, w.monaTok, create, map[string]any{"in": map[string]any{"repositoryId": repo, "name": "refs/heads/topic", "oid": main, "clientMutationId": "r1"}})
+	if d := mustData(t, r); dig(d, "createRef", "clientMutationId") != "r1" || dig(d, "createRef", "ref", "name") != "topic" ||
+		dig(d, "createRef", "ref", "prefix") != "refs/heads/" || dig(d, "createRef", "ref", "target", "oid") != main {
+		t.Fatalf("createRef: %s", r.Raw)
+	}
+	if ref := w.e.Must(200, "GET", "/repos/mona/app/git/ref/heads/topic", w.monaTok, nil).Map(t); ref["object"].(map[string]any)["sha"] != main {
+		t.Fatalf("REST ref: %v", ref)
+	}
+	for _, c := range []struct {
+		name, token, ref, oid, typ, msg string
+	}{
+		{"taken", w.monaTok, "refs/heads/topic", main, "UNPROCESSABLE", `A ref named "refs/heads/topic" already exists in the repository.`},
+		{"no object", w.monaTok, "refs/heads/x", strings.Repeat("0a", 20), "UNPROCESSABLE", "Could not resolve to a commit with the oid"},
+		{"short name", w.monaTok, "x", main, "UNPROCESSABLE", "Reference name must start with 'refs/'"},
+		{"reader", w.melTok, "refs/heads/mels", main, "FORBIDDEN", "mel does not have the correct permissions to execute `CreateRef`"},
+	} {
+		r = post(t, w.e, c.token, create, map[string]any{"in": map[string]any{"repositoryId": repo, "name": c.ref, "oid": c.oid}})
+		if errType(r) != c.typ || !strings.Contains(r.Errors[0].Message, c.msg) {
+			t.Errorf("%s: %s", c.name, r.Raw)
+		}
+	}
+}

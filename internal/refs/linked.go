@@ -47,12 +47,6 @@ func BranchName(is *model.Issue) string {
 // issue. The branch exists before the link is written; a link that fails
 // to be written leaves the branch, as a push would.
 func (s *Service) Link(ctx context.Context, c *authz.Caller, is *model.Issue, repo *model.Repo, perm authz.Permission, name, oid string) (*model.LinkedBranch, error) {
-	if perm < authz.Write {
-		return nil, noPermission(c, "CreateLinkedBranch")
-	}
-	if repo.Archived {
-		return nil, deps.ErrArchived
-	}
 	if is.IsPull {
 		return nil, model.ErrNotFound
 	}
@@ -60,10 +54,7 @@ func (s *Service) Link(ctx context.Context, c *authz.Caller, is *model.Issue, re
 		name = BranchName(is)
 	}
 	full := "refs/heads/" + strings.TrimPrefix(name, "refs/heads/")
-	if !gitrepo.ValidOID(oid) {
-		return nil, ErrNoObject
-	}
-	if _, err := s.Create(ctx, c, repo, full, oid); err != nil {
+	if _, err := s.CreateFor(ctx, c, repo, perm, "CreateLinkedBranch", full, oid); err != nil {
 		return nil, err
 	}
 	var lb *model.LinkedBranch

@@ -85,6 +85,22 @@ func (s *Service) Create(ctx context.Context, c *authz.Caller, repo *model.Repo,
 	return target, nil
 }
 
+// CreateFor is Create for a GraphQL mutation (named for its FORBIDDEN):
+// the caller needs write access (perm) to a repository not archived, and
+// oid is a full object id.
+func (s *Service) CreateFor(ctx context.Context, c *authz.Caller, repo *model.Repo, perm authz.Permission, mutation, name, oid string) (gitrepo.ObjectInfo, error) {
+	if perm < authz.Write {
+		return gitrepo.ObjectInfo{}, noPermission(c, mutation)
+	}
+	if repo.Archived {
+		return gitrepo.ObjectInfo{}, deps.ErrArchived
+	}
+	if !gitrepo.ValidOID(oid) {
+		return gitrepo.ObjectInfo{}, ErrNoObject
+	}
+	return s.Create(ctx, c, repo, name, oid)
+}
+
 // Update moves the full ref name to sha: a fast-forward unless force. The
 // ref moves only if it still holds the value the check was made against,
 // so of two concurrent updates one wins and the other is re-checked
