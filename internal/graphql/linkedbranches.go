@@ -147,18 +147,11 @@ type refPayload struct {
 // viewer may not see, or that no longer exists (its link outlived it), is
 // left out of its page.
 func (a *API) linkedBranches(ctx context.Context, b *engine.Batch) ([]any, error) {
-	w, err := pageWindow(b.Args, "linkedBranches", engine.SelectsItems(b.Field.SelectionSet))
+	page, err := sqlPage(b, "linkedBranches")
 	if err != nil {
 		return nil, err
 	}
-	page := func(total int) (int, int) {
-		start, end := w.bounds(total)
-		return min(start, total), min(end, total)
-	}
-	ids := make([]int64, len(b.Parents))
-	for i, p := range b.Parents {
-		ids[i] = asIssue(p).is.ID
-	}
+	ids := issueIDsOf(b.Parents)
 	pages, err := a.d.Store.R().LinkedBranches(ctx, ids, page)
 	if err != nil {
 		return nil, err
