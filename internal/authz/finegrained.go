@@ -364,6 +364,9 @@ var graphqlRules = map[string]string{
 	"Mutation.archiveRepository":             "administration:write", // repos/update
 	"Mutation.unarchiveRepository":           "administration:write",
 	"Mutation.addStar":                       "starring:write",
+	"Mutation.createRef":                     "contents:write", // git/create-ref
+	"Mutation.createLinkedBranch":            "contents:write", // creates a branch, as git/create-ref
+	"Mutation.deleteLinkedBranch":            "issues",         // removes the link only
 	"Mutation.removeStar":                    "starring:write",
 }
 

@@ -29,18 +29,11 @@ func (a *API) registerClosing() {
 // are cut in SQL; other sides the viewer may not see are left out of a
 // page (its totalCount still counts them), as for subIssues.
 func (a *API) closingSide(ctx context.Context, b *engine.Batch, byPull bool, conn string) ([]any, error) {
-	w, err := pageWindow(b.Args, conn, engine.SelectsItems(b.Field.SelectionSet))
+	page, err := sqlPage(b, conn)
 	if err != nil {
 		return nil, err
 	}
-	page := func(total int) (int, int) {
-		start, end := w.bounds(total)
-		return min(start, total), min(end, total)
-	}
-	ids := make([]int64, len(b.Parents))
-	for i, p := range b.Parents {
-		ids[i] = asIssue(p).is.ID
-	}
+	ids := issueIDsOf(b.Parents)
 	q := a.d.Store.R()
 	links := map[int64]*store.ClosingLinks{}
 	if on, _ := b.Args["userLinkedOnly"].(bool); !on {

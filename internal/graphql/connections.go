@@ -110,6 +110,20 @@ func (w window) bounds(total int) (int, int) {
 	return start, end
 }
 
+// sqlPage reads a batched connection's pagination arguments as the page
+// function the store's per-parent SQL paging takes: a parent's total in,
+// the [start, end) offsets of its page out.
+func sqlPage(b *engine.Batch, conn string) (func(total int) (int, int), error) {
+	w, err := pageWindow(b.Args, conn, engine.SelectsItems(b.Field.SelectionSet))
+	if err != nil {
+		return nil, err
+	}
+	return func(total int) (int, int) {
+		start, end := w.bounds(total)
+		return min(start, total), min(end, total)
+	}, nil
+}
+
 // slicePage pages a list already in memory.
 func slicePage[T any](list []T, b *engine.Batch, conn string) (*connection, error) {
 	w, err := pageWindow(b.Args, conn, engine.SelectsItems(b.Field.SelectionSet))

@@ -25,6 +25,7 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/pullreviews"
 	"github.com/hubd/hubd/internal/pulls"
+	"github.com/hubd/hubd/internal/refs"
 	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/rulesets"
@@ -56,6 +57,8 @@ type Services struct {
 	Forks    *forks.Service // cloneTemplateRepository
 	// Transfers runs transferIssue.
 	Transfers *transfers.Service
+	// Refs runs createLinkedBranch and deleteLinkedBranch.
+	Refs *refs.Service
 }
 
 // New loads the schema and registers the resolvers.
@@ -81,6 +84,7 @@ func New(d *deps.Deps, svc Services) *API {
 	a.registerGists(svc.Gists)
 	a.registerTemplates(svc.Forks)
 	a.registerTransfers(svc.Transfers)
+	a.registerLinkedBranches(svc.Refs)
 	return a
 }
 

@@ -63,6 +63,15 @@ func asIssue(p any) *issueObj {
 	return p.(*issueObj)
 }
 
+// issueIDsOf is the ids of a batch of issues and pull requests.
+func issueIDsOf(parents []any) []int64 {
+	ids := make([]int64, len(parents))
+	for i, p := range parents {
+		ids[i] = asIssue(p).is.ID
+	}
+	return ids
+}
+
 // details loads labels, assignees, milestones and authors of every issue
 // in the batch that does not have them yet, in one query per kind.
 func (a *API) details(ctx context.Context, parents []any) error {

@@ -129,6 +129,8 @@ func typeOf(v any) string {
 		return "IssueType"
 	case *pinnedObj:
 		return "PinnedIssue"
+	case *linkedObj:
+		return "LinkedBranch"
 	}
 	return ""
 }
@@ -385,6 +387,7 @@ func decodeNodeID(s string) (prefix string, id int64, ok bool) {
 func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 	out := make([]any, len(ids))
 	var repoIDs, issueIDs, gistIDs []int64
+	linked := false // LinkedBranch ids among them
 	for i, s := range ids {
 		prefix, id, ok := decodeNodeID(s)
 		if !ok {
@@ -408,6 +411,19 @@ func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 			issueIDs = append(issueIDs, id)
 		case "G":
 			gistIDs = append(gistIDs, id)
+		case "LB":
+			linked = true
+		}
+	}
+	if linked {
+		lbs, err := a.linkedByID(ctx, ids)
+		if err != nil {
+			return nil, err
+		}
+		for i, lb := range lbs {
+			if lb != nil {
+				out[i] = lb
+			}
 		}
 	}
 	if len(gistIDs) > 0 {

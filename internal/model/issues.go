@@ -217,3 +217,13 @@ type PinnedIssue struct {
 	PinnedBy        int64
 	CreatedAt       time.Time
 }
+
+// LinkedBranch is a branch linked to an issue (GitHub's "Development"
+// section, gh issue develop): the branch Ref (a full ref name) of RepoID,
+// which may be another repository than the issue's.
+type LinkedBranch struct {
+	ID, IssueID, RepoID int64
+	Ref                 string
+	CreatedBy           int64
+	CreatedAt           time.Time
+}

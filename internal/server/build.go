@@ -61,6 +61,7 @@ import (
 	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/ratelimit"
+	"github.com/hubd/hubd/internal/refs"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/signatures"
 	"github.com/hubd/hubd/internal/store"
@@ -165,6 +166,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	exec.MaxTimeout = cfg.MaxJobTimeout
 	sshKeysAPI := sshkeysapi.New(d)
+	refsSvc := refs.New(d) // REST's git refs and GraphQL's linked branches
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -177,7 +179,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		orgs.New(d).Routes(),
 		patokensapi.New(d).Routes(),
 		issuesAPI.Routes(),
-		gitdb.New(d).Routes(),
+		gitdb.New(d, refsSvc).Routes(),
 		contents.New(d).Routes(),
 		commits.New(d).Routes(),
 		commitcomments.New(d).Routes(),
@@ -198,7 +200,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		rolesapi.New(d).Routes(),
 		graphqlapi.New(d, graphqlapi.Services{Issues: issuesAPI.Service(), Pulls: pullsAPI.Service(),
 			Reviews: reviewsAPI.Service(), Repos: reposAPI.Service(), Stars: activityAPI.Service(),
-			Rulesets: rulesetsAPI.Service(), Gists: gistsAPI.Service(), Forks: forksAPI.Service(), Transfers: transfersAPI.Service()}).Routes(),
+			Rulesets: rulesetsAPI.Service(), Gists: gistsAPI.Service(), Forks: forksAPI.Service(), Transfers: transfersAPI.Service(),
+			Refs: refsSvc}).Routes(),
 		transfersAPI.Routes(),
 		releasesapi.New(d, cfg.MaxAsset).Routes(),
 		searchapi.New(d).Routes(),

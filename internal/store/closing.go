@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-	"strings"
+	"database/sql"
 
 	"github.com/hubd/hubd/internal/model"
 )
@@ -90,48 +90,16 @@ func (q Q) ClosingReferences(ctx context.Context, ids []int64, byPull, openOrMer
 		from += ` JOIN issues o ON o.id = cr.pull_id LEFT JOIN pulls p ON p.issue_id = cr.pull_id`
 		where += ` AND (o.state = 'open' OR p.merged_at IS NOT NULL)`
 	}
-	rows, err := q.query(ctx, `SELECT cr.`+key+`, COUNT(*)`+from+where+` GROUP BY cr.`+key, args...)
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var k int64
-		var n int
-		if err := rows.Scan(&k, &n); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		out[k] = &ClosingLinks{Total: n}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	var ranges []string
-	var rargs []any
-	for k, l := range out {
-		start, end := page(l.Total)
-		if end > start {
-			ranges = append(ranges, `(k = ? AND rn > ? AND rn <= ?)`)
-			rargs = append(rargs, k, start, end)
-		}
-	}
-	if len(ranges) == 0 {
-		return out, nil
-	}
-	rows, err = q.query(ctx, `SELECT k, o FROM (SELECT cr.`+key+` AS k, cr.`+other+` AS o, ROW_NUMBER() OVER (PARTITION BY cr.`+key+
-		` ORDER BY cr.created_at, cr.`+other+`) AS rn`+from+where+`) t WHERE `+strings.Join(ranges, " OR ")+` ORDER BY k, rn`,
-		append(args, rargs...)...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k, v int64
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		out[k].IDs = append(out[k].IDs, v)
-	}
-	return out, rows.Err()
+	err := q.pagedByKey(ctx, `SELECT cr.`+key+`, COUNT(*)`+from+where+` GROUP BY cr.`+key,
+		`SELECT cr.`+key+` AS k, cr.`+other+` AS o, ROW_NUMBER() OVER (PARTITION BY cr.`+key+
+			` ORDER BY cr.created_at, cr.`+other+`) AS rn`+from+where, "k, o", args, page,
+		func(rows *sql.Rows) error {
+			var k, v int64
+			if err := rows.Scan(&k, &v); err != nil {
+				return err
+			}
+			out[k].IDs = append(out[k].IDs, v)
+			return nil
+		}, func(k int64, n int) { out[k] = &ClosingLinks{Total: n} })
+	return out, err
 }

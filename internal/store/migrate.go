@@ -2208,6 +2208,21 @@ CREATE TABLE private_vulnerability_reporting (
   enabled_at BIGINT NOT NULL
 );
 `,
+	// 66: refs: branches linked to issues (GraphQL's createLinkedBranch,
+	// gh issue develop); a link goes when its branch is deleted
+	// (internal/refs).
+	`
+CREATE TABLE linked_branches (
+  id {{id}},
+  issue_id BIGINT NOT NULL REFERENCES issues(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  ref TEXT NOT NULL,
+  created_by BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX linked_branches_issue ON linked_branches (issue_id, repo_id, ref);
+CREATE INDEX linked_branches_ref ON linked_branches (repo_id, ref);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

@@ -16,17 +16,21 @@ import (
 	"github.com/hubd/hubd/internal/bytecache"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/refs"
 	"github.com/hubd/hubd/internal/rest"
 )
 
 // API is the gitdb package.
 type API struct {
 	d     *api.Deps
+	refs  *refs.Service             // creates, moves and deletes refs
 	trees *bytecache.Cache[treeKey] // rendered tree listings by tree id
 }
 
-// New makes the package.
-func New(d *api.Deps) *API { return &API{d: d, trees: bytecache.New[treeKey](64<<20, 8<<20)} }
+// New makes the package; its ref changes run the ref service.
+func New(d *api.Deps, refs *refs.Service) *API {
+	return &API{d: d, refs: refs, trees: bytecache.New[treeKey](64<<20, 8<<20)}
+}
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {

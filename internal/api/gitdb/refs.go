@@ -1,35 +1,15 @@
 package gitdb
 
 import (
-	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"strings"
 
-	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/refs"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/wire"
 )
-
-// refAttempts bounds the compare-and-swap retries of a ref change that lost
-// a race (each retry re-reads the ref and re-checks the update).
-const refAttempts = 16
-
-// refTarget is the object a full ref name points to (not peeled):
-// model.ErrNotFound when there is no such ref.
-func refTarget(ctx context.Context, g *gitrepo.Repo, name string) (gitrepo.ObjectInfo, error) {
-	if !gitrepo.ValidRefName(name) {
-		return gitrepo.ObjectInfo{}, model.ErrNotFound
-	}
-	info, err := g.Info(ctx, name)
-	if errors.Is(err, gitrepo.ErrNotFound) {
-		return info, model.ErrNotFound
-	}
-	return info, err
-}
 
 // GET /repos/{owner}/{repo}/git/matching-refs/{ref}: every ref whose name
 // starts with refs/{ref} (heads/feat matches heads/feature-a), all refs for
@@ -75,7 +55,7 @@ func (a *API) listRefs(w http.ResponseWriter, r *http.Request) error {
 	}
 	prefix := "refs/" + sub
 	if sub != "" {
-		info, err := refTarget(ctx, g, prefix)
+		info, err := refs.Target(ctx, g, prefix)
 		if err == nil {
 			return rest.JSON(w, http.StatusOK, a.d.URLs.ToGitRef(repo, prefix, info.Type, info.OID))
 		}
@@ -113,7 +93,7 @@ func (a *API) getRef(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	name := "refs/" + r.PathValue("ref")
-	info, err := refTarget(r.Context(), g, name)
+	info, err := refs.Target(r.Context(), g, name)
 	if err != nil {
 		return err
 	}
@@ -127,7 +107,7 @@ type createRefBody struct {
 
 // POST /repos/{owner}/{repo}/git/refs
 func (a *API) createRef(w http.ResponseWriter, r *http.Request) error {
-	repo, g, err := a.repoFor(r, true)
+	repo, _, err := a.repoFor(r, true)
 	if err != nil {
 		return err
 	}
@@ -143,47 +123,13 @@ func (a *API) createRef(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if !strings.HasPrefix(name, "refs/") || strings.Count(name, "/") < 2 {
-		return model.Unprocessable("Reference name must start with 'refs/' and contain at least three slash-separated components.")
-	}
-	if !gitrepo.ValidRefName(name) {
-		return model.Unprocessable(name + " is not a valid ref name.")
-	}
-	ctx := r.Context()
-	target, err := refObject(ctx, g, name, sha)
+	target, err := a.refs.Create(r.Context(), rest.Caller(r), repo, name, sha)
 	if err != nil {
 		return err
 	}
-	if err := a.ruled(r, repo, name, gitrepo.ZeroOID, target.OID); err != nil {
-		return err
-	}
-	err = g.UpdateRef(ctx, name, target.OID, gitrepo.ZeroOID)
-	if errors.Is(err, gitrepo.ErrRefConflict) {
-		return model.Unprocessable("Reference already exists")
-	}
-	if err != nil {
-		return err
-	}
-	a.recordRef(r, repo, name, gitrepo.ZeroOID, target.OID)
 	out := a.d.URLs.ToGitRef(repo, name, target.Type, target.OID)
 	w.Header().Set("Location", out.URL)
 	return rest.JSON(w, http.StatusCreated, out)
-}
-
-// refObject finds the object a ref is to point to: 422 "Object does not
-// exist" when it is not there; a branch must point to a commit.
-func refObject(ctx context.Context, g *gitrepo.Repo, name, sha string) (gitrepo.ObjectInfo, error) {
-	info, err := object(ctx, g, sha, "")
-	if errors.Is(err, model.ErrNotFound) {
-		return info, model.Unprocessable("Object does not exist")
-	}
-	if err != nil {
-		return info, err
-	}
-	if strings.HasPrefix(name, "refs/heads/") && info.Type != "commit" {
-		return info, model.Unprocessable("Object is not a commit: a branch must point to a commit")
-	}
-	return info, nil
 }
 
 type updateRefBody struct {
@@ -196,7 +142,7 @@ type updateRefBody struct {
 // against, so of two concurrent updates one wins and the other is
 // re-checked against the winner.
 func (a *API) updateRef(w http.ResponseWriter, r *http.Request) error {
-	repo, g, err := a.repoFor(r, true)
+	repo, _, err := a.repoFor(r, true)
 	if err != nil {
 		return err
 	}
@@ -211,115 +157,22 @@ func (a *API) updateRef(w http.ResponseWriter, r *http.Request) error {
 	if in.Force.Null {
 		return model.Unprocessable("Invalid request.\n\nFor 'properties/force', nil is not a boolean.")
 	}
-	force := in.Force.Value
-	ctx := r.Context()
-	name := "refs/" + r.PathValue("ref")
-	if _, err := refTarget(ctx, g, name); errors.Is(err, model.ErrNotFound) {
-		return model.Unprocessable("Reference does not exist")
-	} else if err != nil {
-		return err
-	}
-	target, err := refObject(ctx, g, name, sha)
+	target, err := a.refs.Update(r.Context(), rest.Caller(r), repo, "refs/"+r.PathValue("ref"), sha, in.Force.Value)
 	if err != nil {
 		return err
 	}
-	for attempt := 1; ; attempt++ {
-		cur, err := refTarget(ctx, g, name)
-		if errors.Is(err, model.ErrNotFound) {
-			return model.Unprocessable("Reference does not exist")
-		}
-		if err != nil {
-			return err
-		}
-		if cur.OID == target.OID {
-			break // already there
-		}
-		if !force {
-			ff, err := fastForward(ctx, g, cur.OID, target.OID)
-			if err != nil {
-				return err
-			}
-			if !ff {
-				return model.Unprocessable("Update is not a fast forward")
-			}
-		}
-		if err := a.ruled(r, repo, name, cur.OID, target.OID); err != nil {
-			return err
-		}
-		err = g.UpdateRef(ctx, name, target.OID, cur.OID)
-		if errors.Is(err, gitrepo.ErrRefConflict) && attempt < refAttempts {
-			continue
-		}
-		if errors.Is(err, gitrepo.ErrRefConflict) {
-			return model.Unprocessable("Reference cannot be updated")
-		}
-		if err != nil {
-			return err
-		}
-		a.recordRef(r, repo, name, cur.OID, target.OID)
-		break
-	}
-	return rest.JSON(w, http.StatusOK, a.d.URLs.ToGitRef(repo, name, target.Type, target.OID))
-}
-
-// fastForward reports whether moving a ref from old to new keeps old's
-// history: both lead to commits and old's commit is an ancestor of new's.
-func fastForward(ctx context.Context, g *gitrepo.Repo, old, new string) (bool, error) {
-	infos, err := g.InfoMany(ctx, []string{old + "^{commit}", new + "^{commit}"})
-	if err != nil {
-		return false, err
-	}
-	if infos[0].Type != "commit" || infos[1].Type != "commit" {
-		return false, nil
-	}
-	return g.IsAncestor(ctx, infos[0].OID, infos[1].OID)
+	return rest.JSON(w, http.StatusOK, a.d.URLs.ToGitRef(repo, "refs/"+r.PathValue("ref"), target.Type, target.OID))
 }
 
 // DELETE /repos/{owner}/{repo}/git/refs/{ref}: never the default branch.
 func (a *API) deleteRef(w http.ResponseWriter, r *http.Request) error {
-	repo, g, err := a.repoFor(r, true)
+	repo, _, err := a.repoFor(r, true)
 	if err != nil {
 		return err
 	}
-	ctx := r.Context()
-	name := "refs/" + r.PathValue("ref")
-	for attempt := 1; ; attempt++ {
-		cur, err := refTarget(ctx, g, name)
-		if errors.Is(err, model.ErrNotFound) {
-			return model.Unprocessable("Reference does not exist")
-		}
-		if err != nil {
-			return err
-		}
-		if name == "refs/heads/"+repo.DefaultBranch {
-			return model.Unprocessable("Cannot delete the default branch")
-		}
-		if err := a.ruled(r, repo, name, cur.OID, gitrepo.ZeroOID); err != nil {
-			return err
-		}
-		err = g.DeleteRef(ctx, name, cur.OID)
-		if errors.Is(err, gitrepo.ErrRefConflict) && attempt < refAttempts {
-			continue
-		}
-		if errors.Is(err, gitrepo.ErrRefConflict) {
-			return model.Unprocessable("Reference cannot be deleted")
-		}
-		if err != nil {
-			return err
-		}
-		a.recordRef(r, repo, name, cur.OID, gitrepo.ZeroOID)
-		break
+	if err := a.refs.Delete(r.Context(), rest.Caller(r), repo, "refs/"+r.PathValue("ref")); err != nil {
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
-}
-
-// recordRef records a ref change made through the API as a push. The ref
-// has moved already, so a failure here is logged rather than reported: the
-// client must not retry a change that happened.
-func (a *API) recordRef(r *http.Request, repo *model.Repo, name, old, new string) {
-	err := a.d.RecordPush(r.Context(), repo, rest.Caller(r).UserID(), []api.RefUpdate{{Ref: name, Old: old, New: new}}, false)
-	if err != nil {
-		slog.Error("record ref update", "request_id", rest.From(r).RequestID, "repo", repo.ID, "ref", name, "err", err)
-	}
 }
