@@ -50,14 +50,8 @@ func New(st *store.Store, git *gitrepo.Manager, q *jobs.Queue, urls wire.URLs, d
 
 // Input is the body of POST /orgs/{org}/migrations and POST /user/migrations.
 type Input struct {
-	Repositories         []string
-	LockRepositories     bool
-	ExcludeMetadata      bool
-	ExcludeGitData       bool
-	ExcludeAttachments   bool
-	ExcludeReleases      bool
-	ExcludeOwnerProjects bool
-	OrgMetadataOnly      bool
+	Repositories []string
+	model.MigrationOptions
 }
 
 // ArchivePath is where a migration's archive is written.
@@ -114,9 +108,7 @@ func (s *Service) Start(ctx context.Context, userID int64, owner *model.Account,
 		return nil, invalid("At least one repository is required")
 	}
 	m := &model.Migration{OwnerID: owner.ID, Owner: owner, UserID: userID, GUID: newGUID(), State: model.MigrationPending,
-		LockRepositories: in.LockRepositories, ExcludeMetadata: in.ExcludeMetadata, ExcludeGitData: in.ExcludeGitData,
-		ExcludeAttachments: in.ExcludeAttachments, ExcludeReleases: in.ExcludeReleases,
-		ExcludeOwnerProjects: in.ExcludeOwnerProjects, OrgMetadataOnly: in.OrgMetadataOnly}
+		MigrationOptions: in.MigrationOptions}
 	if in.OrgMetadataOnly {
 		m.LockRepositories = false
 	}

@@ -12,14 +12,7 @@ type Migration struct {
 	UserID  int64 // who started it
 	GUID    string
 	State   string // pending, exporting, exported, failed
-
-	LockRepositories     bool
-	ExcludeMetadata      bool
-	ExcludeGitData       bool
-	ExcludeAttachments   bool
-	ExcludeReleases      bool
-	ExcludeOwnerProjects bool
-	OrgMetadataOnly      bool
+	MigrationOptions
 
 	// ArchiveSize is the archive's size once exported; ArchiveDeleted says
 	// it was deleted (GET .../archive is then gone).
@@ -27,6 +20,17 @@ type Migration struct {
 	ArchiveDeleted bool
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+}
+
+// MigrationOptions are what a migration was asked to lock and leave out.
+type MigrationOptions struct {
+	LockRepositories     bool
+	ExcludeMetadata      bool
+	ExcludeGitData       bool
+	ExcludeAttachments   bool
+	ExcludeReleases      bool
+	ExcludeOwnerProjects bool
+	OrgMetadataOnly      bool
 }
 
 // Migration states.

@@ -111,21 +111,9 @@ func (q Q) ListMigrationRepoIDs(ctx context.Context, migrationID int64, limit, o
 	if err := q.row(ctx, `SELECT COUNT(*) FROM export_migration_repos WHERE migration_id = ?`, migrationID).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.query(ctx, `SELECT repo_id FROM export_migration_repos WHERE migration_id = ? ORDER BY repo_id LIMIT ? OFFSET ?`,
+	ids, err := q.int64s(ctx, `SELECT repo_id FROM export_migration_repos WHERE migration_id = ? ORDER BY repo_id LIMIT ? OFFSET ?`,
 		migrationID, limit, offset)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, 0, err
-		}
-		out = append(out, id)
-	}
-	return out, total, rows.Err()
+	return ids, total, err
 }
 
 // SetMigrationState moves a migration to state (with its archive's size

@@ -8,24 +8,31 @@ import (
 
 // Migration is components/schemas/migration.
 type Migration struct {
-	ID                   int64        `json:"id"`
-	NodeID               string       `json:"node_id"`
-	Owner                *SimpleUser  `json:"owner"`
-	GUID                 string       `json:"guid"`
-	State                string       `json:"state"`
-	LockRepositories     bool         `json:"lock_repositories"`
-	ExcludeMetadata      bool         `json:"exclude_metadata"`
-	ExcludeGitData       bool         `json:"exclude_git_data"`
-	ExcludeAttachments   bool         `json:"exclude_attachments"`
-	ExcludeReleases      bool         `json:"exclude_releases"`
-	ExcludeOwnerProjects bool         `json:"exclude_owner_projects"`
-	OrgMetadataOnly      bool         `json:"org_metadata_only"`
-	Repositories         []Repository `json:"repositories"`
-	URL                  string       `json:"url"`
-	CreatedAt            string       `json:"created_at"`
-	UpdatedAt            string       `json:"updated_at"`
-	ArchiveURL           string       `json:"archive_url,omitempty"`
-	Exclude              []string     `json:"exclude,omitempty"`
+	ID     int64       `json:"id"`
+	NodeID string      `json:"node_id"`
+	Owner  *SimpleUser `json:"owner"`
+	GUID   string      `json:"guid"`
+	State  string      `json:"state"`
+	MigrationOptions
+	Repositories []Repository `json:"repositories"`
+	URL          string       `json:"url"`
+	CreatedAt    string       `json:"created_at"`
+	UpdatedAt    string       `json:"updated_at"`
+	ArchiveURL   string       `json:"archive_url,omitempty"`
+	Exclude      []string     `json:"exclude,omitempty"`
+}
+
+// MigrationOptions are a migration's flags, in its object and in the body
+// that starts one (the fields of model.MigrationOptions, which converts to
+// it).
+type MigrationOptions struct {
+	LockRepositories     bool `json:"lock_repositories"`
+	ExcludeMetadata      bool `json:"exclude_metadata"`
+	ExcludeGitData       bool `json:"exclude_git_data"`
+	ExcludeAttachments   bool `json:"exclude_attachments"`
+	ExcludeReleases      bool `json:"exclude_releases"`
+	ExcludeOwnerProjects bool `json:"exclude_owner_projects"`
+	OrgMetadataOnly      bool `json:"org_metadata_only"`
 }
 
 // ToMigration converts a migration with its rendered repositories; base
@@ -42,9 +49,7 @@ func (u URLs) ToMigration(m *model.Migration, base string, repos []Repository) M
 	}
 	url := u.API + base + "/" + strconv.FormatInt(m.ID, 10)
 	out := Migration{ID: m.ID, NodeID: NodeID("MI", m.ID), Owner: owner, GUID: m.GUID, State: m.State,
-		LockRepositories: m.LockRepositories, ExcludeMetadata: m.ExcludeMetadata, ExcludeGitData: m.ExcludeGitData,
-		ExcludeAttachments: m.ExcludeAttachments, ExcludeReleases: m.ExcludeReleases, ExcludeOwnerProjects: m.ExcludeOwnerProjects,
-		OrgMetadataOnly: m.OrgMetadataOnly, Repositories: repos, URL: url, CreatedAt: Time(m.CreatedAt), UpdatedAt: Time(m.UpdatedAt)}
+		MigrationOptions: MigrationOptions(m.MigrationOptions), Repositories: repos, URL: url, CreatedAt: Time(m.CreatedAt), UpdatedAt: Time(m.UpdatedAt)}
 	if m.State == model.MigrationExported && !m.ArchiveDeleted {
 		out.ArchiveURL = url + "/archive"
 	}

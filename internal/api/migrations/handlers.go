@@ -124,15 +124,9 @@ func (a *API) repositories(r *http.Request, c *authz.Caller, ids []int64) (map[i
 }
 
 type migrationBody struct {
-	Repositories         []string `json:"repositories"`
-	LockRepositories     bool     `json:"lock_repositories"`
-	ExcludeMetadata      bool     `json:"exclude_metadata"`
-	ExcludeGitData       bool     `json:"exclude_git_data"`
-	ExcludeAttachments   bool     `json:"exclude_attachments"`
-	ExcludeReleases      bool     `json:"exclude_releases"`
-	ExcludeOwnerProjects bool     `json:"exclude_owner_projects"`
-	OrgMetadataOnly      bool     `json:"org_metadata_only"`
-	Exclude              []string `json:"exclude"`
+	Repositories []string `json:"repositories"`
+	wire.MigrationOptions
+	Exclude []string `json:"exclude"`
 }
 
 // POST /orgs/{org}/migrations, POST /user/migrations
@@ -146,9 +140,8 @@ func (a *API) start(k kind) rest.Handler {
 		if err := rest.Decode(r, &b); err != nil {
 			return err
 		}
-		m, err := a.svc.Start(r.Context(), c.User.ID, o, svc.Input{Repositories: b.Repositories, LockRepositories: b.LockRepositories,
-			ExcludeMetadata: b.ExcludeMetadata, ExcludeGitData: b.ExcludeGitData, ExcludeAttachments: b.ExcludeAttachments,
-			ExcludeReleases: b.ExcludeReleases, ExcludeOwnerProjects: b.ExcludeOwnerProjects, OrgMetadataOnly: b.OrgMetadataOnly})
+		m, err := a.svc.Start(r.Context(), c.User.ID, o, svc.Input{Repositories: b.Repositories,
+			MigrationOptions: model.MigrationOptions(b.MigrationOptions)})
 		if err != nil {
 			return err
 		}
