@@ -210,13 +210,6 @@ func (s *Service) write(ctx context.Context, a *archive, m *model.Migration, wor
 	if err != nil {
 		return err
 	}
-	if owner.IsOrg() {
-		if err := s.writeOrg(ctx, a, owner); err != nil {
-			return err
-		}
-	} else {
-		a.account(owner)
-	}
 	byMigration, err := q.MigrationRepoIDs(ctx, []int64{m.ID})
 	if err != nil {
 		return err
@@ -225,6 +218,20 @@ func (s *Service) write(ctx context.Context, a *archive, m *model.Migration, wor
 	views, err := q.ReposByIDs(ctx, ids, 0)
 	if err != nil {
 		return err
+	}
+	if owner.IsOrg() {
+		urls := make(map[int64]string, len(views))
+		for id, v := range views {
+			urls[id] = a.web + "/" + v.Repo.Owner.Login + "/" + v.Repo.Name
+		}
+		if err := s.writeOrg(ctx, a, owner); err != nil {
+			return err
+		}
+		if err := s.writeTeams(ctx, a, owner, urls); err != nil {
+			return err
+		}
+	} else {
+		a.account(owner)
 	}
 	for _, id := range ids {
 		v := views[id]

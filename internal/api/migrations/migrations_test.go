@@ -110,6 +110,8 @@ func TestOrgMigration(t *testing.T) {
 	e.Must(201, "POST", "/admin/organizations", e.AdminToken, map[string]any{"login": "acme", "admin": "mona"})
 	e.Must(201, "POST", "/orgs/acme/repos", tok, map[string]any{"name": "widgets", "auto_init": true})
 	e.Must(201, "POST", "/orgs/acme/repos", tok, map[string]any{"name": "other"})
+	e.Must(201, "POST", "/orgs/acme/teams", tok, map[string]any{"name": "Core"})
+	e.Must(204, "PUT", "/orgs/acme/teams/core/repos/acme/widgets", tok, map[string]any{"permission": "push"})
 	e.Must(201, "POST", "/repos/acme/widgets/milestones", tok, map[string]any{"title": "v1"})
 	e.Must(201, "POST", "/repos/acme/widgets/issues", tok, map[string]any{"title": "First bug", "body": "It breaks", "labels": []string{"bug"}, "milestone": 1})
 	e.Must(201, "POST", "/repos/acme/widgets/issues/1/comments", tok, map[string]any{"body": "Confirmed here"})
@@ -180,6 +182,12 @@ func TestOrgMigration(t *testing.T) {
 	orgs := records(t, dir, "organizations")
 	if len(orgs) != 1 || orgs[0]["login"] != "acme" || orgs[0]["type"] != "organization" {
 		t.Fatalf("organizations: %v", orgs)
+	}
+	teams := records(t, dir, "teams")
+	if len(teams) != 1 || teams[0]["url"] != e.URL+"/orgs/acme/teams/core" || fmt.Sprint(teams[0]["permissions"]) !=
+		fmt.Sprintf("[map[access:push repository:%s/acme/widgets]]", e.URL) || fmt.Sprint(teams[0]["members"]) !=
+		fmt.Sprintf("[map[role:maintainer user:%s/mona]]", e.URL) {
+		t.Fatalf("teams: %v", teams)
 	}
 	repos := records(t, dir, "repositories")
 	if len(repos) != 1 || repos[0]["url"] != e.URL+"/acme/widgets" || repos[0]["git_url"] != "tarball://root/repositories/acme/widgets.git" {

@@ -48,7 +48,7 @@ var (
 )
 
 const (
-	noteStart = "The archive holds schema.json, users, organizations, repositories (with labels), milestones, issues, pull_requests, issue_comments, issue_events, pull_request_review_comments, commit_comments, releases and each repository's bare git data; teams, protected branches, pull request reviews, webhooks, collaborators, attachments and release assets are not exported yet (exclude_attachments and exclude_owner_projects change nothing). Import is not supported."
+	noteStart = "The archive holds schema.json, users, organizations, teams, repositories (with labels), milestones, issues, pull_requests, issue_comments, issue_events, pull_request_review_comments, commit_comments, releases and each repository's bare git data; protected branches, pull request reviews, webhooks, collaborators, attachments and release assets are not exported yet (exclude_attachments and exclude_owner_projects change nothing). Import is not supported."
 	noteFine  = "Fine-grained personal access tokens are refused."
 )
 
