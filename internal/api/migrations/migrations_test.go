@@ -294,6 +294,11 @@ func TestUserMigration(t *testing.T) {
 	e.Must(201, "POST", "/user/repos", ritaTok, map[string]any{"name": "hers"})
 	e.Must(201, "POST", "/repos/mona/hello/issues", tok, map[string]any{"title": "Mine"})
 	e.Must(201, "POST", "/repos/mona/hello/releases", tok, map[string]any{"tag_name": "v1.0.0", "name": "One"})
+	sha := e.Must(200, "GET", "/repos/mona/hello/branches/main", tok, nil).Map(t)["commit"].(map[string]any)["sha"].(string)
+	e.Must(201, "POST", "/repos/mona/hello/git/refs", tok, map[string]any{"ref": "refs/heads/feature", "sha": sha})
+	e.Must(201, "PUT", "/repos/mona/hello/contents/f.txt", tok, map[string]any{"message": "add f", "content": "Zgo=", "branch": "feature"})
+	e.Must(201, "POST", "/repos/mona/hello/pulls", tok, map[string]any{"title": "Feature", "head": "feature", "base": "main"})
+	e.Must(201, "POST", "/repos/mona/hello/commits/"+sha+"/comments", tok, map[string]any{"body": "Nice commit"})
 
 	ctx := context.Background()
 	gh := e.GitHub(tok)
@@ -326,6 +331,13 @@ func TestUserMigration(t *testing.T) {
 	}
 	if is := records(t, dir, "issues"); len(is) != 1 || is[0]["title"] != "Mine" {
 		t.Fatalf("issues: %v", is)
+	}
+	if ps := records(t, dir, "pull_requests"); len(ps) != 1 || ps[0]["url"] != e.URL+"/mona/hello/pull/2" || ps[0]["title"] != "Feature" ||
+		ps[0]["base"].(map[string]any)["ref"] != "main" || ps[0]["head"].(map[string]any)["ref"] != "feature" {
+		t.Fatalf("pull_requests: %v", ps)
+	}
+	if cs := records(t, dir, "commit_comments"); len(cs) != 1 || cs[0]["body"] != "Nice commit" || cs[0]["commit_id"] != sha {
+		t.Fatalf("commit_comments: %v", cs)
 	}
 	if len(records(t, dir, "organizations")) != 0 {
 		t.Fatal("a user's archive has an organization")
