@@ -3,30 +3,18 @@ package migrations
 import (
 	"context"
 
-	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/teams"
 )
-
-// legacyAccess is the access name of a team's repository permission in
-// the archive (GitHub's pull, push and admin, with the roles between).
-func legacyAccess(p authz.Permission) string {
-	switch p {
-	case authz.Read:
-		return "pull"
-	case authz.Write:
-		return "push"
-	}
-	return p.String()
-}
 
 // writeTeams adds the organization's teams, each with its members and its
 // permissions on the repositories of the archive (repoURLs by id).
 func (s *Service) writeTeams(ctx context.Context, a *archive, org *model.Account, repoURLs map[int64]string) error {
 	q := s.Store.R()
 	return pages(func(off int) (int, int, error) {
-		teams, total, err := q.Teams(ctx, store.TeamQuery{OrgID: org.ID, All: true, Limit: perFile, Offset: off})
-		for _, t := range teams {
+		list, total, err := q.Teams(ctx, store.TeamQuery{OrgID: org.ID, All: true, Limit: perFile, Offset: off})
+		for _, t := range list {
 			members := []any{}
 			for _, role := range []string{"maintainer", "member"} {
 				if err := pages(func(off int) (int, int, error) {
@@ -44,7 +32,7 @@ func (s *Service) writeTeams(ctx context.Context, a *archive, org *model.Account
 				grants, total, err := q.TeamRepos(ctx, t.ID, perFile, off)
 				for _, g := range grants {
 					if url, ok := repoURLs[g.RepoID]; ok {
-						perms = append(perms, map[string]any{"repository": url, "access": legacyAccess(g.Perm)})
+						perms = append(perms, map[string]any{"repository": url, "access": teams.GrantName(g.Perm)})
 					}
 				}
 				return len(grants), total, err
@@ -59,6 +47,6 @@ func (s *Service) writeTeams(ctx context.Context, a *archive, org *model.Account
 				return 0, 0, err
 			}
 		}
-		return len(teams), total, err
+		return len(list), total, err
 	})
 }
