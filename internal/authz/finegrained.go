@@ -58,6 +58,7 @@ var permissionRules = map[string]string{
 	"collaborators/invitations":   "administration",
 	"interactions/repos":          "administration",
 	"interactions/orgs":           "organization_administration",
+	"migrations/orgs":             "organization_administration",
 	"metrics/community":           "metadata:read",
 	"metrics/statistics":          "metadata:read",
 	"metrics/traffic":             "administration:read",

@@ -68,8 +68,8 @@ func (s *Service) Create(ctx context.Context, repo *model.Repo, actorID int64, i
 	if err := validate(in); err != nil {
 		return nil, err
 	}
-	if repo.Archived {
-		return nil, model.ErrArchived
+	if err := repo.WriteRefusal(); err != nil {
+		return nil, err
 	}
 	a := &model.Autolink{RepoID: repo.ID, KeyPrefix: in.KeyPrefix, URLTemplate: in.URLTemplate, Alphanumeric: in.Alphanumeric}
 	err := s.Store.Tx(ctx, func(tx store.Q) error {
@@ -93,8 +93,8 @@ func (s *Service) Create(ctx context.Context, repo *model.Repo, actorID int64, i
 
 // Delete removes one of repo's autolink references.
 func (s *Service) Delete(ctx context.Context, repo *model.Repo, actorID, id int64) error {
-	if repo.Archived {
-		return model.ErrArchived
+	if err := repo.WriteRefusal(); err != nil {
+		return err
 	}
 	return s.Store.Tx(ctx, func(tx store.Q) error {
 		a, err := tx.AutolinkByID(ctx, repo.ID, id)

@@ -179,7 +179,7 @@ func (s *Service) close(ctx context.Context, repo *model.Repo, c closing) error 
 		if err != nil {
 			return err
 		}
-		if authz.RepoPermission(&authz.Caller{User: &model.Account{ID: c.actorID}}, v.Repo, v.Facts) < authz.Write || v.Repo.Archived {
+		if authz.RepoPermission(&authz.Caller{User: &model.Account{ID: c.actorID}}, v.Repo, v.Facts) < authz.Write || v.Repo.WriteRefusal() != nil {
 			return nil
 		}
 		target = v.Repo

@@ -130,16 +130,16 @@ func (d *Deps) movedTo(r *http.Request, path string) error {
 var ErrArchived = model.ErrArchived
 
 // WritableRepo is Repo for operations that change what a repository holds
-// (content, refs, issues, labels, topics): an archived repository is
-// read-only for them. Settings (admin) go through Repo, since unarchiving is
+// (content, refs, issues, labels, topics): an archived repository, or one
+// a migration locked, is read-only for them. Settings (admin) go through Repo, since unarchiving is
 // one of them.
 func (d *Deps) WritableRepo(r *http.Request, need authz.Permission) (*model.Repo, authz.Permission, error) {
 	repo, perm, err := d.Repo(r, need)
 	if err != nil {
 		return nil, perm, err
 	}
-	if repo.Archived {
-		return nil, perm, ErrArchived
+	if err := repo.WriteRefusal(); err != nil {
+		return nil, perm, err
 	}
 	return repo, perm, nil
 }

@@ -16,15 +16,12 @@ func (a *API) pullCaller(ctx context.Context, perm authz.Permission) pulls.Calle
 }
 
 // mayWritePulls is REST's participate: a token that may write and a
-// repository that is not archived.
+// repository that is not archived or locked for a migration.
 func mayWritePulls(c *authz.Caller, repo *model.Repo) error {
 	if err := deps.RequireScope(c, "public_repo"); err != nil {
 		return err
 	}
-	if repo.Archived {
-		return deps.ErrArchived
-	}
-	return nil
+	return repo.WriteRefusal()
 }
 
 // pullByNodeID resolves a PullRequest id the viewer may see.

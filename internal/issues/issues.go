@@ -39,8 +39,8 @@ type Access struct {
 
 // Writable refuses writes to archived repositories.
 func (x *Access) Writable() error {
-	if x.Repo.Archived {
-		return deps.ErrArchived
+	if err := x.Repo.WriteRefusal(); err != nil {
+		return err
 	}
 	return nil
 }

@@ -105,6 +105,7 @@ type Repo struct {
 
 	HasIssues, HasProjects, HasWiki, HasDiscussions, HasDownloads bool
 	IsTemplate, Archived, Disabled                                bool
+	LockedForMigration                                            bool // a migration locked it (internal/migrations)
 
 	AllowSquashMerge, AllowMergeCommit, AllowRebaseMerge bool
 	AllowAutoMerge, DeleteBranchOnMerge                  bool

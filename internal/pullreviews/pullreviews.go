@@ -51,8 +51,8 @@ func (a Access) org() int64 {
 
 // writable refuses changes to archived repositories.
 func (a Access) writable() error {
-	if a.Repo.Archived {
-		return model.ErrArchived
+	if err := a.Repo.WriteRefusal(); err != nil {
+		return err
 	}
 	return nil
 }

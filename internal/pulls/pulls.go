@@ -288,8 +288,8 @@ func (s *Service) figures(ctx context.Context, g *gitrepo.Repo, baseSHA, headSHA
 
 // Create opens a pull request on base repository repo.
 func (s *Service) Create(ctx context.Context, repo *model.Repo, c Caller, in CreateInput) (*model.Pull, error) {
-	if repo.Archived {
-		return nil, model.ErrArchived
+	if err := repo.WriteRefusal(); err != nil {
+		return nil, err
 	}
 	if s.Guard != nil {
 		kind := "pull"

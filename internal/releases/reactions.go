@@ -32,16 +32,16 @@ func (s *Service) Reactions(ctx context.Context, a Access, id int64, content str
 // React adds the caller's reaction to a release: anyone who can read the
 // repository. created is false when the caller had already reacted so.
 func (s *Service) React(ctx context.Context, a Access, id int64, content *string) (*model.Reaction, bool, error) {
-	if a.Repo.Archived {
-		return nil, false, model.ErrArchived
+	if err := a.Repo.WriteRefusal(); err != nil {
+		return nil, false, err
 	}
 	return reactions.Add(ctx, s.Store, s.reactionTarget(ctx, a, id), a.UserID, content)
 }
 
 // Unreact deletes a reaction of a release: users delete their own.
 func (s *Service) Unreact(ctx context.Context, a Access, id, reactionID int64) error {
-	if a.Repo.Archived {
-		return model.ErrArchived
+	if err := a.Repo.WriteRefusal(); err != nil {
+		return err
 	}
 	return reactions.Remove(ctx, s.Store, s.reactionTarget(ctx, a, id), a.UserID, reactionID)
 }

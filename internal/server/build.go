@@ -29,6 +29,7 @@ import (
 	markdownapi "github.com/hubd/hubd/internal/api/markdown"
 	"github.com/hubd/hubd/internal/api/meta"
 	"github.com/hubd/hubd/internal/api/metrics"
+	migrationsapi "github.com/hubd/hubd/internal/api/migrations"
 	notificationsapi "github.com/hubd/hubd/internal/api/notifications"
 	oauthapi "github.com/hubd/hubd/internal/api/oauth"
 	"github.com/hubd/hubd/internal/api/orgs"
@@ -222,6 +223,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		secretsAPI.EnvironmentRoutes(envAPI.Service()),
 		sshKeysAPI.Routes(),
 		signingkeysapi.New(d).Routes(),
+		migrationsapi.New(d, cfg.GitRoot).Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

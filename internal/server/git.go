@@ -63,7 +63,7 @@ func (g gitResolver) Resolve(r *http.Request, owner, name string, push bool) (*g
 		}
 		return nil, err
 	}
-	if push && repo.Archived {
+	if push && repo.WriteRefusal() != nil {
 		return nil, githttp.ErrForbidden
 	}
 	if c.Kind == authz.Installation && (push || repo.Private()) {

@@ -83,6 +83,9 @@ func (s *Server) resolveDeployKey(ctx context.Context, key *model.PublicKey, own
 	if push && repo.Archived {
 		return nil, &gitssh.Refusal{Message: "This repository was archived so it is read-only."}
 	}
+	if push && repo.LockedForMigration {
+		return nil, &gitssh.Refusal{Message: "Repository was locked for migration."}
+	}
 	gr, err := s.deps.GitRepo(ctx, repo)
 	if err != nil {
 		return nil, err

@@ -2223,6 +2223,39 @@ CREATE TABLE linked_branches (
 CREATE UNIQUE INDEX linked_branches_issue ON linked_branches (issue_id, repo_id, ref);
 CREATE INDEX linked_branches_ref ON linked_branches (repo_id, ref);
 `,
+	// 67: migrations: exports of repositories into GitHub's migration
+	// archive (internal/migrations), the repositories of each, and whether
+	// the migration still locks them; repos.migration_locked says whether
+	// any does (read with the repository).
+	`
+CREATE TABLE export_migrations (
+  id {{id}},
+  owner_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  user_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  guid TEXT NOT NULL,
+  state TEXT NOT NULL,
+  lock_repositories BOOLEAN NOT NULL DEFAULT FALSE,
+  exclude_metadata BOOLEAN NOT NULL DEFAULT FALSE,
+  exclude_git_data BOOLEAN NOT NULL DEFAULT FALSE,
+  exclude_attachments BOOLEAN NOT NULL DEFAULT FALSE,
+  exclude_releases BOOLEAN NOT NULL DEFAULT FALSE,
+  exclude_owner_projects BOOLEAN NOT NULL DEFAULT FALSE,
+  org_metadata_only BOOLEAN NOT NULL DEFAULT FALSE,
+  archive_size BIGINT NOT NULL DEFAULT 0,
+  archive_deleted BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX export_migrations_owner ON export_migrations (owner_id, id);
+CREATE TABLE export_migration_repos (
+  migration_id BIGINT NOT NULL REFERENCES export_migrations(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  locked BOOLEAN NOT NULL DEFAULT FALSE,
+  PRIMARY KEY (migration_id, repo_id)
+);
+CREATE INDEX export_migration_repos_repo ON export_migration_repos (repo_id, locked);
+ALTER TABLE repos ADD COLUMN migration_locked BOOLEAN NOT NULL DEFAULT FALSE;
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

@@ -17,7 +17,7 @@ const repoCols = `r.id, r.owner_id, r.name, r.description, r.homepage, r.visibil
  r.allow_update_branch, r.allow_forking, r.web_commit_signoff_required, r.squash_merge_commit_title,
  r.squash_merge_commit_message, r.merge_commit_title, r.merge_commit_message, r.size, r.created_at, r.updated_at, r.pushed_at,
  COALESCE(r.parent_id, 0), COALESCE(r.source_id, 0), (SELECT COUNT(*) FROM repos rf WHERE rf.parent_id = r.id),
- r.stargazers_count, r.subscribers_count, COALESCE(r.template_id, 0)`
+ r.stargazers_count, r.subscribers_count, COALESCE(r.template_id, 0), r.migration_locked`
 
 // repoSelect loads a repository, its owner (a) and the viewer's relation to
 // it: their active membership of the owning organization (m) and their direct
@@ -165,7 +165,7 @@ func scanRepoView(sc scanner) (*RepoView, error) {
 		&r.AllowSquashMerge, &r.AllowMergeCommit, &r.AllowRebaseMerge, &r.AllowAutoMerge, &r.DeleteBranchOnMerge,
 		&r.AllowUpdateBranch, &r.AllowForking, &r.WebCommitSignoffRequired, &r.SquashMergeCommitTitle,
 		&r.SquashMergeCommitMessage, &r.MergeCommitTitle, &r.MergeCommitMessage, &r.Size, &created, &updated, &pushed,
-		&r.ParentID, &r.SourceID, &r.ForksCount, &r.StargazersCount, &r.SubscribersCount, &r.TemplateID}
+		&r.ParentID, &r.SourceID, &r.ForksCount, &r.StargazersCount, &r.SubscribersCount, &r.TemplateID, &r.LockedForMigration}
 	if err := scanAccount(expand{sc: sc, pre: pre, post: []any{&role, &collab, &r.OpenIssues, &team, &orgRoles}}, r.Owner); err != nil {
 		return nil, err
 	}

@@ -307,8 +307,11 @@ func (s *Service) TransferIssue(ctx context.Context, c *authz.Caller, in IssueIn
 	if in.FromPerm < authz.Write || in.ToPerm < authz.Write {
 		return nil, model.Forbidden(c.User.Login + " does not have the correct permissions to execute `TransferIssue`")
 	}
-	if from.Archived || to.Archived {
-		return nil, model.ErrArchived
+	if err := from.WriteRefusal(); err != nil {
+		return nil, err
+	}
+	if err := to.WriteRefusal(); err != nil {
+		return nil, err
 	}
 	switch {
 	case from.ID == to.ID:

@@ -74,8 +74,8 @@ func (a *API) repoFor(r *http.Request, write bool) (*model.Repo, *gitrepo.Repo, 
 	if err := contentsAllowed(rest.Caller(r), repo, write); err != nil {
 		return nil, nil, err
 	}
-	if write && repo.Archived {
-		return nil, nil, api.ErrArchived
+	if err := repo.WriteRefusal(); write && err != nil {
+		return nil, nil, err
 	}
 	g := a.d.Git.Open(repo.ID)
 	if err := notEmpty(r.Context(), g); err != nil {

@@ -33,8 +33,8 @@ func participate(r *http.Request, repo *model.Repo) error {
 	if err := api.RequireScope(c, "public_repo"); err != nil {
 		return err
 	}
-	if repo.Archived {
-		return api.ErrArchived
+	if err := repo.WriteRefusal(); err != nil {
+		return err
 	}
 	return nil
 }
