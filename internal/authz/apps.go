@@ -45,6 +45,8 @@ var PermissionLevels = map[string][]string{
 	"actions_variables": {"read", "write"}, "organization_actions_variables": {"read", "write"},
 	// SSH signing keys (a fine-grained user permission; not in the app-permissions schema).
 	"ssh_signing_keys": {"read", "write"},
+	// API Insights (an organization permission; not in the app-permissions schema).
+	"organization_api_insights": {"read"},
 }
 
 // repositoryPermissions are the permissions that act on repositories (the
