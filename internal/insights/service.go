@@ -69,7 +69,7 @@ func (s *Service) Org(ctx context.Context, c *authz.Caller, login string) (*mode
 	return nil, model.Forbidden("Must be an organization owner or have the View organization API insights permission.")
 }
 
-// Window is a query's period, [From, To).
+// Window is a query's period, [From, To), From at the start of a minute.
 type Window struct{ From, To time.Time }
 
 // ParseWindow reads min_timestamp (required) and max_timestamp (now when
@@ -83,6 +83,8 @@ func ParseWindow(minTS, maxTS string, now time.Time) (Window, error) {
 	if w.From, err = parseTime(minTS); err != nil {
 		return w, model.Unprocessable(fmt.Sprintf("Invalid min_timestamp '%s': expected an ISO 8601 timestamp (YYYY-MM-DDTHH:MM:SSZ).", minTS))
 	}
+	// Counters are per minute: the period starts at its first minute.
+	w.From = w.From.Truncate(time.Minute)
 	w.To = now
 	if maxTS != "" {
 		if w.To, err = parseTime(maxTS); err != nil {
