@@ -40,7 +40,8 @@ start() {
   done
   echo "$tok"
 }
-BASE_ADDR=127.0.0.1:18490 HEAD_ADDR=127.0.0.1:18491 BARE_ADDR=127.0.0.1:18492
+port=${PORT:-$((20000 + RANDOM % 20000))}
+BASE_ADDR=127.0.0.1:$port HEAD_ADDR=127.0.0.1:$((port + 10)) BARE_ADDR=127.0.0.1:$((port + 20)) # hubd also listens on the next port
 base_tok=$(start base $BASE_ADDR)
 head_tok=$(start head $HEAD_ADDR)
 curl -sf -H "Authorization: token $head_tok" "http://$HEAD_ADDR/api/v3/repos/acme/repo-5" >"$work/repo.json"

@@ -12,12 +12,11 @@ package insights
 
 import (
 	"context"
-	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/batch"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -27,9 +26,6 @@ const (
 	DefaultFlush = time.Second
 	// flushAt is how many counters start a write at once.
 	flushAt = 10_000
-	// maxFailures is how many writes of the same counters are tried before
-	// they are given up (the database is gone or refuses them).
-	maxFailures = 3
 	// Retention is how long minutes are kept: GitHub answers periods that
 	// start within the last 31 days.
 	Retention = 32 * 24 * time.Hour
@@ -41,27 +37,17 @@ const (
 
 // Recorder counts requests in memory and writes them in batches.
 type Recorder struct {
-	// FlushEvery is how long counters wait in memory at most (0:
-	// DefaultFlush); set it before the first request.
-	FlushEvery time.Duration
-
-	store *store.Store
-	jobs  *jobs.Queue
-
-	mu      sync.Mutex
-	pending map[store.InsightKey]store.InsightCount
-	timer   *time.Timer
-	closed  bool
-
-	flushing  sync.Mutex // one write at a time, in order
-	failures  int
-	nextPrune time.Time
+	store     *store.Store
+	jobs      *jobs.Queue
+	buf       batch.Buffer[store.InsightKey, store.InsightCount]
+	nextPrune time.Time // written by the buffer's writes only (one at a time)
 }
 
 // NewRecorder makes a recorder writing to st; q (may be nil) runs the
 // pruning job.
 func NewRecorder(st *store.Store, q *jobs.Queue) *Recorder {
-	r := &Recorder{store: st, jobs: q, pending: map[store.InsightKey]store.InsightCount{}}
+	r := &Recorder{store: st, jobs: q}
+	r.buf = batch.Buffer[store.InsightKey, store.InsightCount]{Name: "insights", Every: DefaultFlush, At: flushAt, Merge: merge, Write: r.write}
 	if q != nil {
 		q.Handle(JobPrune, func(ctx context.Context, _ []byte) error {
 			_, err := r.Prune(ctx)
@@ -69,6 +55,18 @@ func NewRecorder(st *store.Store, q *jobs.Queue) *Recorder {
 		})
 	}
 	return r
+}
+
+// SetFlushEvery changes how long counters wait in memory (tests); call it
+// before the first request.
+func (r *Recorder) SetFlushEvery(d time.Duration) { r.buf.Every = d }
+
+func merge(a, b store.InsightCount) store.InsightCount {
+	b.Total += a.Total
+	b.Limited += a.Limited
+	b.LastRequest = max(a.LastRequest, b.LastRequest)
+	b.LastLimited = max(a.LastLimited, b.LastLimited)
+	return b
 }
 
 // Actor describes the credential behind a request as API insights count
@@ -125,67 +123,15 @@ func (r *Recorder) Record(org, method, route string, c *authz.Caller, limited bo
 	if limited {
 		v.Limited, v.LastLimited = 1, sec
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if p, ok := r.pending[k]; ok {
-		p.Total += v.Total
-		p.Limited += v.Limited
-		p.LastRequest = max(p.LastRequest, v.LastRequest)
-		p.LastLimited = max(p.LastLimited, v.LastLimited)
-		r.pending[k] = p
-	} else {
-		r.pending[k] = v
-	}
-	switch {
-	case r.closed:
-		// Counted after shutdown began: written by nobody.
-	case len(r.pending) >= flushAt:
-		if r.timer != nil {
-			r.timer.Stop()
-			r.timer = nil
-		}
-		go r.tick()
-	case r.timer == nil:
-		r.timer = time.AfterFunc(r.every(), r.tick)
-	}
+	r.buf.Add(k, v)
 }
 
-func (r *Recorder) every() time.Duration {
-	if r.FlushEvery > 0 {
-		return r.FlushEvery
-	}
-	return DefaultFlush
-}
-
-func (r *Recorder) tick() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	r.Flush(ctx)
-}
-
-// Flush writes the counters waiting in memory in one transaction (and,
-// once every pruneEvery, queues the pruning job in it). A batch that fails
-// is kept for the next write, up to maxFailures times.
-func (r *Recorder) Flush(ctx context.Context) error {
-	if r == nil {
-		return nil
-	}
-	r.flushing.Lock()
-	defer r.flushing.Unlock()
-	r.mu.Lock()
-	batch := r.pending
-	r.pending = map[store.InsightKey]store.InsightCount{}
-	if r.timer != nil {
-		r.timer.Stop()
-		r.timer = nil
-	}
-	r.mu.Unlock()
-	if len(batch) == 0 {
-		return nil
-	}
+// write writes a batch in one transaction (and, once every pruneEvery,
+// queues the pruning job in it).
+func (r *Recorder) write(ctx context.Context, counts map[store.InsightKey]store.InsightCount) error {
 	prune := r.jobs != nil && time.Now().After(r.nextPrune)
 	err := r.store.Tx(ctx, func(tx store.Q) error {
-		if err := tx.AddInsights(ctx, batch); err != nil {
+		if err := tx.AddInsights(ctx, counts); err != nil {
 			return err
 		}
 		if prune {
@@ -193,35 +139,19 @@ func (r *Recorder) Flush(ctx context.Context) error {
 		}
 		return nil
 	})
-	if err == nil {
-		r.failures = 0
-		if prune {
-			r.nextPrune = time.Now().Add(pruneEvery)
-			r.jobs.Notify()
-		}
-		return nil
-	}
-	r.failures++
-	slog.Error("insights: write counters", "counters", len(batch), "attempt", r.failures, "err", err)
-	if r.failures >= maxFailures {
-		r.failures = 0
-		return err
-	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for k, c := range batch {
-		if p, ok := r.pending[k]; ok {
-			c.Total += p.Total
-			c.Limited += p.Limited
-			c.LastRequest = max(p.LastRequest, c.LastRequest)
-			c.LastLimited = max(p.LastLimited, c.LastLimited)
-		}
-		r.pending[k] = c
-	}
-	if r.timer == nil && !r.closed {
-		r.timer = time.AfterFunc(r.every(), r.tick)
+	if err == nil && prune {
+		r.nextPrune = time.Now().Add(pruneEvery)
+		r.jobs.Notify()
 	}
 	return err
+}
+
+// Flush writes the counters waiting in memory (tests and shutdown).
+func (r *Recorder) Flush(ctx context.Context) error {
+	if r == nil {
+		return nil
+	}
+	return r.buf.Flush(ctx)
 }
 
 // Close writes what is left; later requests are not counted. hubd calls
@@ -230,12 +160,7 @@ func (r *Recorder) Close() error {
 	if r == nil {
 		return nil
 	}
-	r.mu.Lock()
-	r.closed = true
-	r.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	return r.Flush(ctx)
+	return r.buf.Close()
 }
 
 // Prune deletes the minutes older than Retention.

@@ -13,7 +13,7 @@ import (
 // at once; compare it with a request's time in bench/insights.sh.
 func BenchmarkRecord(b *testing.B) {
 	r := NewRecorder(nil, nil)
-	r.FlushEvery = time.Hour
+	r.SetFlushEvery(time.Hour) // nothing is written (there is no store)
 	c := &authz.Caller{Kind: authz.ClassicPAT, User: &model.Account{ID: 7, Login: "mona"}, TokenID: 3}
 	now := time.Now()
 	b.ReportAllocs()
@@ -22,11 +22,6 @@ func BenchmarkRecord(b *testing.B) {
 			r.Record("Acme", "GET", "/repos/{owner}/{repo}", c, false, now)
 		}
 	})
-	r.mu.Lock()
-	if r.timer != nil {
-		r.timer.Stop()
-	}
-	r.mu.Unlock()
 }
 
 // TestActor: each kind of credential is counted as GitHub names it.

@@ -34,7 +34,7 @@ func newWorld(t *testing.T) *world {
 	lim := ratelimit.DefaultLimits()
 	lim.Authenticated = 40
 	e := apitest.New(t, apitest.Options{Limits: &lim})
-	e.Deps.Insights.FlushEvery = time.Hour // the test flushes
+	e.Deps.Insights.SetFlushEvery(time.Hour) // the test flushes
 	w := &world{e: e, since: e.Store.Now().Add(-time.Hour).UTC().Format(time.RFC3339)}
 	mona, tok := e.NewUser("mona", false)
 	w.mona, w.monaID = tok, mona.ID
