@@ -30,7 +30,7 @@ type Deps struct {
 	// Insights counts the API requests concerning organizations (the
 	// server records each; nil counts nothing).
 	Insights *insights.Recorder
-	Version string // hubd's version, reported by /meta
+	Version  string // hubd's version, reported by /meta
 	// Git holds the repositories' git storage (see GitRepo).
 	Git *gitrepo.Manager
 	// Jobs is the durable background queue: packages register the

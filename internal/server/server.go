@@ -39,8 +39,8 @@ type Server struct {
 	sshKeys *sshkeys.Service
 	web     *web.Handler
 	// muxes are consulted in order; see New for why there is more than one.
-	muxes   []*http.ServeMux
-	routes  map[string]*rest.Route // "METHOD pattern" -> route
+	muxes  []*http.ServeMux
+	routes map[string]*rest.Route // "METHOD pattern" -> route
 	// orgSegs is, for the routes that name an organization or a
 	// repository owner, the path segment that does (API insights).
 	orgSegs map[*rest.Route]int
