@@ -175,6 +175,7 @@ func serve(args []string) error {
 	// Rate-limit counts still in memory are written on the way out (after
 	// the last request: see stopped below).
 	defer deps.Limiter.Close()
+	defer deps.Insights.Close() // the API insights counters still in memory
 	if deps.Metrics != nil {
 		defer deps.Metrics.Close() // writes the traffic counts still in memory
 	}

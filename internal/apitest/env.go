@@ -158,6 +158,7 @@ func New(t testing.TB, opts ...Options) *Env {
 		deps.Runner.Stop()
 		deps.Jobs.Stop()
 		deps.Limiter.Close()
+		deps.Insights.Close()
 		if deps.Metrics != nil {
 			deps.Metrics.Close()
 		}

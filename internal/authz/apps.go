@@ -47,6 +47,8 @@ var PermissionLevels = map[string][]string{
 	"ssh_signing_keys": {"read", "write"},
 	// Repository security advisories (a fine-grained repository permission).
 	"repository_advisories": {"read", "write"},
+	// API Insights (an organization permission; not in the app-permissions schema).
+	"organization_api_insights": {"read"},
 }
 
 // repositoryPermissions are the permissions that act on repositories (the

@@ -93,6 +93,7 @@ var permissionRules = map[string]string{
 	"users/list-public-keys-for-user": "",
 	"interactions/user":               "interaction_limits",
 	"orgs/webhooks":                   "organization_hooks",
+	"orgs/api-insights":               "organization_api_insights",
 	"deployments/environments":        "administration",
 	"deployments/branch-policies":     "administration",
 	"actions/variables":               "actions_variables",

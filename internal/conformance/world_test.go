@@ -408,8 +408,9 @@ func errorShape(r response) string {
 // timer), repo_facts (license and language, detected after a push, so a
 // later refused request may find an earlier accepted one's row appear) and
 // what the outbox consumers make of an accepted request's events (their
-// cursors and gaps, the activity events), and rate_counts (every request's
-// rate-limit count, written once a second by the limiter's flush).
+// cursors and gaps, the activity events), rate_counts (every request's
+// rate-limit count, written once a second by the limiter's flush) and
+// api_insights (every request's API insights counter, likewise).
 type fingerprint map[string]string
 
 func (w *world) fingerprint() fingerprint {
@@ -427,6 +428,7 @@ func (w *world) fingerprint() fingerprint {
 	delete(fp, "traffic")
 	delete(fp, "repo_facts")
 	delete(fp, "rate_counts")
+	delete(fp, "api_insights")
 	// jobs: timers of a running process queue jobs of their own (the
 	// activity consumer's pruning five minutes after it starts, others on
 	// their periods), whatever request is in flight then; a fuzz on

@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/insights"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/outbox"
@@ -26,7 +27,10 @@ type Deps struct {
 	Store   *store.Store
 	URLs    wire.URLs
 	Limiter *ratelimit.Limiter
-	Version string // hubd's version, reported by /meta
+	// Insights counts the API requests concerning organizations (the
+	// server records each; nil counts nothing).
+	Insights *insights.Recorder
+	Version  string // hubd's version, reported by /meta
 	// Git holds the repositories' git storage (see GitRepo).
 	Git *gitrepo.Manager
 	// Jobs is the durable background queue: packages register the

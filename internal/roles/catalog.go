@@ -34,6 +34,7 @@ var OrgPermissions = []Permission{
 	{"manage_organization_oauth_application_policy", "Manage the organization's OAuth application policy"},
 	{"manage_organization_ref_rules", "Manage organization rulesets"},
 	{"read_organization_actions_usage_metrics", "View organization Actions usage metrics"},
+	{"read_organization_api_insights", "View organization API insights"},
 	{"write_organization_actions_settings", "Manage organization Actions policies"},
 	{"write_organization_runners_and_runner_groups", "Manage organization runners and runner groups"},
 	{"write_organization_actions_secrets", "Manage organization Actions secrets"},

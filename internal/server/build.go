@@ -23,6 +23,7 @@ import (
 	gistsapi "github.com/hubd/hubd/internal/api/gists"
 	"github.com/hubd/hubd/internal/api/gitdb"
 	hooksapi "github.com/hubd/hubd/internal/api/hooks"
+	insightsapi "github.com/hubd/hubd/internal/api/insights"
 	interactionsapi "github.com/hubd/hubd/internal/api/interactions"
 	"github.com/hubd/hubd/internal/api/issues"
 	"github.com/hubd/hubd/internal/api/licenses"
@@ -57,6 +58,7 @@ import (
 	"github.com/hubd/hubd/internal/gitrepo"
 	graphqlapi "github.com/hubd/hubd/internal/graphql"
 	"github.com/hubd/hubd/internal/hooks"
+	"github.com/hubd/hubd/internal/insights"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/oauthweb"
 	"github.com/hubd/hubd/internal/outbox"
@@ -117,6 +119,9 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		Tokens:  api.NewTokenCache(cfg.TokenTTL),
 		Jobs:    jobs.New(cfg.Store),
 		Outbox:  outbox.New(cfg.Store),
+	}
+	if cfg.Store != nil {
+		d.Insights = insights.NewRecorder(cfg.Store, d.Jobs)
 	}
 	d.URLs.Enterprise = cfg.Enterprise
 	d.URLs.SSHBase = cfg.SSHBase
@@ -185,6 +190,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		commits.New(d).Routes(),
 		commitcomments.New(d).Routes(),
 		metrics.New(d).Routes(),
+		insightsapi.New(d).Routes(),
 		statuses.New(d).Routes(),
 		pullsAPI.Routes(),
 		reviewsAPI.Routes(),

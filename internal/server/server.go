@@ -39,8 +39,11 @@ type Server struct {
 	sshKeys *sshkeys.Service
 	web     *web.Handler
 	// muxes are consulted in order; see New for why there is more than one.
-	muxes   []*http.ServeMux
-	routes  map[string]*rest.Route // "METHOD pattern" -> route
+	muxes  []*http.ServeMux
+	routes map[string]*rest.Route // "METHOD pattern" -> route
+	// orgSegs is, for the routes that name an organization or a
+	// repository owner, the path segment that does (API insights).
+	orgSegs map[*rest.Route]int
 	list    []*rest.Route
 	MaxBody int64
 
@@ -73,7 +76,7 @@ type Server struct {
 // that conflicts with one already registered goes to the next mux, which is
 // consulted only when the ones before it match nothing.
 func New(deps api.Deps, sets ...[]rest.Route) (*Server, error) {
-	s := &Server{deps: deps, routes: map[string]*rest.Route{}, MaxBody: rest.MaxBody}
+	s := &Server{deps: deps, routes: map[string]*rest.Route{}, orgSegs: map[*rest.Route]int{}, MaxBody: rest.MaxBody}
 	l := ratelimit.DefaultLimits()
 	if deps.Limiter != nil {
 		l = deps.Limiter.Limits()
@@ -137,6 +140,9 @@ func (s *Server) add(rt *rest.Route) error {
 		}
 	}
 	s.routes[key] = rt
+	if i := ownerSegment(rt.Pattern); i >= 0 {
+		s.orgSegs[rt] = i
+	}
 	return nil
 }
 
@@ -352,6 +358,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.setRateHeaders(w, st)
 		if !ok {
+			s.insight(r, rt, info, resource, true)
 			s.rateLimited(w, r, info, st)
 			return
 		}
@@ -359,11 +366,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w, r = s.stream(w, r)
 		}
 		handler.ServeHTTP(w, r)
+		s.insight(r, rt, info, resource, false)
 		return
 	}
 	// Buffered GET: the body is hashed for the ETag, and a 304 is not
 	// counted against the rate limit.
 	if st := s.peek(r, info, resource); st.Remaining == 0 && !rt.NoRateLimit {
+		s.insight(r, rt, info, resource, true)
 		s.setRateHeaders(w, st)
 		s.rateLimited(w, r, info, st)
 		return
@@ -371,6 +380,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	bw := &bufferedWriter{header: h, status: 200, buf: rest.GetBuffer()}
 	defer rest.PutBuffer(bw.buf)
 	handler.ServeHTTP(bw, r)
+	s.insight(r, rt, info, resource, false)
 	s.idLinks(r, h)
 	notModified := bw.status == 200 && fresh(r, bw)
 	var st ratelimit.State

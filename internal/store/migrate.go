@@ -2256,6 +2256,31 @@ CREATE TABLE export_migration_repos (
 CREATE INDEX export_migration_repos_repo ON export_migration_repos (repo_id, locked);
 ALTER TABLE repos ADD COLUMN migration_locked BOOLEAN NOT NULL DEFAULT FALSE;
 `,
+	// 68: insights: API requests concerning an organization, counted per minute
+	// by route and actor (internal/insights writes them in batches).
+	`
+CREATE TABLE api_insights (
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  minute BIGINT NOT NULL,
+  method TEXT NOT NULL,
+  route TEXT NOT NULL,
+  actor_type TEXT NOT NULL,
+  actor_id BIGINT NOT NULL,
+  user_id BIGINT NOT NULL,
+  actor_name TEXT NOT NULL,
+  subject_type TEXT NOT NULL,
+  subject_id BIGINT NOT NULL,
+  subject_name TEXT NOT NULL,
+  integration_id BIGINT,
+  oauth_app_id BIGINT,
+  total BIGINT NOT NULL,
+  limited BIGINT NOT NULL,
+  last_request BIGINT NOT NULL,
+  last_limited BIGINT NOT NULL,
+  PRIMARY KEY (org_id, minute, method, route, actor_type, actor_id, user_id)
+);
+CREATE INDEX api_insights_minute ON api_insights (minute);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-	"strings"
+	"strconv"
 )
 
 // TrafficKey is one counter of repository traffic: the visits (or clones)
@@ -28,41 +28,16 @@ func (q Q) AddTraffic(ctx context.Context, counts map[TrafficKey]TrafficCount) e
 	if len(counts) == 0 {
 		return nil
 	}
-	exists := map[int64]bool{}
+	ids := map[any]bool{}
 	for k := range counts {
-		exists[k.RepoID] = false
+		ids[k.RepoID] = true
 	}
-	ids := make([]any, 0, len(exists))
-	for id := range exists {
-		ids = append(ids, id)
-	}
-	// Fixed-size lists (padded with a repeated id) keep one prepared
-	// statement.
-	const chunk = 32
-	for i := 0; i < len(ids); i += chunk {
-		part := append([]any(nil), ids[i:min(i+chunk, len(ids))]...)
-		for len(part) < chunk {
-			part = append(part, part[0])
-		}
-		rows, err := q.query(ctx, `SELECT id FROM repos WHERE id IN (?`+strings.Repeat(",?", chunk-1)+`)`, part...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			exists[id] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
+	exists, err := q.idsBy(ctx, `SELECT CAST(id AS TEXT), id, '' FROM repos WHERE id IN `, ids)
+	if err != nil {
+		return err
 	}
 	for k, c := range counts {
-		if !exists[k.RepoID] {
+		if _, ok := exists[strconv.FormatInt(k.RepoID, 10)]; !ok {
 			continue
 		}
 		_, err := q.exec(ctx, `INSERT INTO traffic (repo_id, kind, day, visitor, path, referrer, title, count) VALUES (?,?,?,?,?,?,?,?)

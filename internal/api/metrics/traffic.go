@@ -4,16 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/batch"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
@@ -33,72 +32,39 @@ const (
 	keepDays = trafficDays + 2
 )
 
-// trafficBuffer holds the counts since the last write. Counting is a map
-// update under a mutex, so that neither page views nor fetches wait for the
-// database; a timer writes the batch.
+// trafficBuffer holds the counts since the last write (internal/batch):
+// neither page views nor fetches wait for the database.
 type trafficBuffer struct {
 	h         *Hub
-	mu        sync.Mutex
-	pending   map[store.TrafficKey]store.TrafficCount
-	timer     *time.Timer
-	closed    bool
-	flushing  sync.Mutex // one write at a time, in order
-	lastPrune int64
-	failures  int // consecutive failed writes
+	buf       batch.Buffer[store.TrafficKey, store.TrafficCount]
+	lastPrune int64 // written by the buffer's writes only (one at a time)
 }
-
-// maxFailures is how many writes of the same counts are tried before they
-// are given up (the database is gone or refuses them).
-const maxFailures = 3
 
 func (b *trafficBuffer) init(h *Hub) {
 	b.h = h
-	b.pending = map[store.TrafficKey]store.TrafficCount{}
+	b.buf = batch.Buffer[store.TrafficKey, store.TrafficCount]{Name: "metrics: traffic", Every: flushEvery, At: flushAt,
+		Merge: func(a, c store.TrafficCount) store.TrafficCount {
+			c.Count += a.Count
+			if c.Title == "" {
+				c.Title = a.Title
+			}
+			return c
+		},
+		Write: b.write}
 }
 
 func (b *trafficBuffer) add(repoID int64, kind, visitor, path, title, referrer string) {
 	now := b.h.d.Store.Now().Unix()
 	k := store.TrafficKey{RepoID: repoID, Kind: kind, Day: floorDiv(now, day) * day, Visitor: visitor, Path: path, Referrer: referrer}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	c := b.pending[k]
-	c.Count++
-	c.Title = title
-	b.pending[k] = c
-	switch {
-	case b.closed:
-		// Counted after shutdown began: written by nobody.
-	case len(b.pending) >= flushAt:
-		if b.timer != nil {
-			b.timer.Stop()
-			b.timer = nil
-		}
-		go b.flush(context.Background())
-	case b.timer == nil:
-		b.timer = time.AfterFunc(flushEvery, func() { b.flush(context.Background()) })
-	}
+	b.buf.Add(k, store.TrafficCount{Count: 1, Title: title})
 }
 
-// flush writes the counts waiting in memory in one transaction. A batch that
-// fails is kept for the next write.
-func (b *trafficBuffer) flush(ctx context.Context) error {
-	b.flushing.Lock()
-	defer b.flushing.Unlock()
-	b.mu.Lock()
-	batch := b.pending
-	b.pending = map[store.TrafficKey]store.TrafficCount{}
-	if b.timer != nil {
-		b.timer.Stop()
-		b.timer = nil
-	}
-	b.mu.Unlock()
-	if len(batch) == 0 {
-		return nil
-	}
+// write writes a batch in one transaction, pruning old days once a day.
+func (b *trafficBuffer) write(ctx context.Context, counts map[store.TrafficKey]store.TrafficCount) error {
 	today := floorDiv(b.h.d.Store.Now().Unix(), day) * day
 	prune := today != b.lastPrune
 	err := b.h.d.Store.Tx(ctx, func(tx store.Q) error {
-		if err := tx.AddTraffic(ctx, batch); err != nil {
+		if err := tx.AddTraffic(ctx, counts); err != nil {
 			return err
 		}
 		if prune {
@@ -106,44 +72,16 @@ func (b *trafficBuffer) flush(ctx context.Context) error {
 		}
 		return nil
 	})
-	if err != nil {
-		b.failures++
-		slog.Error("metrics: write traffic", "counters", len(batch), "attempt", b.failures, "err", err)
-		if b.failures >= maxFailures {
-			b.failures = 0
-			return err
-		}
-		b.mu.Lock()
-		for k, c := range batch {
-			p := b.pending[k]
-			p.Count += c.Count
-			if p.Title == "" {
-				p.Title = c.Title
-			}
-			b.pending[k] = p
-		}
-		if b.timer == nil && !b.closed {
-			b.timer = time.AfterFunc(flushEvery, func() { b.flush(context.Background()) })
-		}
-		b.mu.Unlock()
-		return err
-	}
-	b.failures = 0
-	if prune {
+	if err == nil && prune {
 		b.lastPrune = today
 	}
-	return nil
+	return err
 }
 
-func (b *trafficBuffer) close() {
-	b.mu.Lock()
-	b.closed = true
-	b.mu.Unlock()
-	b.flush(context.Background())
-}
+func (b *trafficBuffer) close() { b.buf.Close() }
 
 // Flush writes the traffic counted so far (tests and shutdown).
-func (h *Hub) Flush(ctx context.Context) error { return h.traffic.flush(ctx) }
+func (h *Hub) Flush(ctx context.Context) error { return h.traffic.buf.Flush(ctx) }
 
 // visitor identifies who made a request for unique counts: the user, or a
 // hash of the address for anonymous requests (addresses are not stored).
