@@ -8,6 +8,7 @@ import (
 	actionsapi "github.com/hubd/hubd/internal/api/actions"
 	activityapi "github.com/hubd/hubd/internal/api/activity"
 	"github.com/hubd/hubd/internal/api/admin"
+	scimapi "github.com/hubd/hubd/internal/api/scim"
 	appsapi "github.com/hubd/hubd/internal/api/apps"
 	autolinksapi "github.com/hubd/hubd/internal/api/autolinks"
 	blocksapi "github.com/hubd/hubd/internal/api/blocks"
@@ -169,6 +170,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		users.New(d).Routes(),
 		reposAPI.Routes(),
 		admin.New(d).Routes(),
+		scimapi.New(d).Routes(),
 		meta.New(d, APIVersions...).Routes(),
 		markdownapi.New(d).Routes(),
 		autolinksapi.New(d).Routes(),
