@@ -36,14 +36,7 @@ func Slug(name string) string {
 
 // Create inserts a team named t.Name (its slug derived from the name).
 func Create(ctx context.Context, tx store.Q, actorID int64, t *model.EnterpriseTeam) error {
-	t.Name = strings.TrimSpace(t.Name)
-	if t.Slug = Slug(t.Name); t.Slug == "" {
-		return ErrNameInvalid
-	}
-	if err := tx.CreateEnterpriseTeam(ctx, t); err != nil {
-		if errors.Is(err, store.ErrDuplicate) {
-			return ErrNameTaken
-		}
+	if err := named(t, func() error { return tx.CreateEnterpriseTeam(ctx, t) }); err != nil {
 		return err
 	}
 	return tx.AppendEvent(ctx, "enterprise_team.created", actorID, 0, 0, map[string]any{"team_id": t.ID, "slug": t.Slug, "group_id": t.GroupID})
@@ -51,17 +44,25 @@ func Create(ctx context.Context, tx store.Q, actorID int64, t *model.EnterpriseT
 
 // Update writes a team's name (and slug), description and external id.
 func Update(ctx context.Context, tx store.Q, actorID int64, t *model.EnterpriseTeam) error {
+	if err := named(t, func() error { return tx.UpdateEnterpriseTeam(ctx, t) }); err != nil {
+		return err
+	}
+	return tx.AppendEvent(ctx, "enterprise_team.updated", actorID, 0, 0, map[string]any{"team_id": t.ID, "slug": t.Slug})
+}
+
+// named derives t's slug from its name and runs write, turning a taken
+// slug into ErrNameTaken.
+func named(t *model.EnterpriseTeam, write func() error) error {
 	t.Name = strings.TrimSpace(t.Name)
 	if t.Slug = Slug(t.Name); t.Slug == "" {
 		return ErrNameInvalid
 	}
-	if err := tx.UpdateEnterpriseTeam(ctx, t); err != nil {
-		if errors.Is(err, store.ErrDuplicate) {
-			return ErrNameTaken
-		}
+	if err := write(); errors.Is(err, store.ErrDuplicate) {
+		return ErrNameTaken
+	} else if err != nil {
 		return err
 	}
-	return tx.AppendEvent(ctx, "enterprise_team.updated", actorID, 0, 0, map[string]any{"team_id": t.ID, "slug": t.Slug})
+	return nil
 }
 
 // Delete removes a team and its memberships.

@@ -49,68 +49,50 @@ func (a *API) listGroups(base string) rest.Handler {
 
 // POST .../Groups
 func (a *API) createGroup(base string) rest.Handler {
-	return a.serve(func(w http.ResponseWriter, r *http.Request, c *authz.Caller, base string) error {
-		m, err := decode(r)
+	return one(a, base, http.StatusCreated, toGroup, func(r *http.Request, c *authz.Caller) (*svc.Group, error) {
+		attrs, err := groupBody(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		attrs, err := svc.ParseGroup(m)
-		if err != nil {
-			return err
-		}
-		g, err := a.svc.CreateGroup(r.Context(), c.UserID(), attrs)
-		if err != nil {
-			return err
-		}
-		v := toGroup(g, base)
-		w.Header().Set("Location", v.Meta.Location)
-		return writeSCIM(w, http.StatusCreated, v)
-	}, base)
+		return a.svc.CreateGroup(r.Context(), c.UserID(), attrs)
+	})
+}
+
+func groupBody(r *http.Request) (svc.GroupAttrs, error) {
+	m, err := decode(r)
+	if err != nil {
+		return svc.GroupAttrs{}, err
+	}
+	return svc.ParseGroup(m)
 }
 
 // GET .../Groups/{scim_group_id}
 func (a *API) getGroup(base string) rest.Handler {
-	return a.serve(func(w http.ResponseWriter, r *http.Request, _ *authz.Caller, base string) error {
-		g, err := a.svc.GetGroup(r.Context(), r.PathValue("scim_group_id"))
-		if err != nil {
-			return err
-		}
-		return writeSCIM(w, http.StatusOK, toGroup(g, base))
-	}, base)
+	return one(a, base, http.StatusOK, toGroup, func(r *http.Request, _ *authz.Caller) (*svc.Group, error) {
+		return a.svc.GetGroup(r.Context(), r.PathValue("scim_group_id"))
+	})
 }
 
 // PUT .../Groups/{scim_group_id}
 func (a *API) putGroup(base string) rest.Handler {
-	return a.serve(func(w http.ResponseWriter, r *http.Request, c *authz.Caller, base string) error {
-		m, err := decode(r)
+	return one(a, base, http.StatusOK, toGroup, func(r *http.Request, c *authz.Caller) (*svc.Group, error) {
+		attrs, err := groupBody(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		attrs, err := svc.ParseGroup(m)
-		if err != nil {
-			return err
-		}
-		g, err := a.svc.ReplaceGroup(r.Context(), c.UserID(), r.PathValue("scim_group_id"), attrs)
-		if err != nil {
-			return err
-		}
-		return writeSCIM(w, http.StatusOK, toGroup(g, base))
-	}, base)
+		return a.svc.ReplaceGroup(r.Context(), c.UserID(), r.PathValue("scim_group_id"), attrs)
+	})
 }
 
 // PATCH .../Groups/{scim_group_id}
 func (a *API) patchGroup(base string) rest.Handler {
-	return a.serve(func(w http.ResponseWriter, r *http.Request, c *authz.Caller, base string) error {
+	return one(a, base, http.StatusOK, toGroup, func(r *http.Request, c *authz.Caller) (*svc.Group, error) {
 		ops, err := decodeOps(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		g, err := a.svc.PatchGroup(r.Context(), c.UserID(), r.PathValue("scim_group_id"), ops)
-		if err != nil {
-			return err
-		}
-		return writeSCIM(w, http.StatusOK, toGroup(g, base))
-	}, base)
+		return a.svc.PatchGroup(r.Context(), c.UserID(), r.PathValue("scim_group_id"), ops)
+	})
 }
 
 // DELETE .../Groups/{scim_group_id}
@@ -122,3 +104,5 @@ func (a *API) deleteGroup(base string) rest.Handler {
 		return rest.NoContent(w)
 	}, base)
 }
+
+func (v Group) location() string { return v.Meta.Location }

@@ -90,6 +90,23 @@ func (a *API) serve(h func(w http.ResponseWriter, r *http.Request, c *authz.Call
 	}
 }
 
+// one answers with the one resource get makes, rendered; a created one
+// also gets its Location.
+func one[T any, V interface{ location() string }](a *API, base string, status int, render func(T, string) V,
+	get func(r *http.Request, c *authz.Caller) (T, error)) rest.Handler {
+	return a.serve(func(w http.ResponseWriter, r *http.Request, c *authz.Caller, base string) error {
+		v, err := get(r, c)
+		if err != nil {
+			return err
+		}
+		out := render(v, base)
+		if status == http.StatusCreated {
+			w.Header().Set("Location", out.location())
+		}
+		return writeSCIM(w, status, out)
+	}, base)
+}
+
 // authorize is GitHub's rule for SCIM: the enterprise of the path, a site
 // administrator's classic token with scim:enterprise.
 func (a *API) authorize(r *http.Request) (*authz.Caller, error) {

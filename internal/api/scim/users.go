@@ -95,68 +95,50 @@ func (a *API) listUsers(base string) rest.Handler {
 
 // POST .../Users
 func (a *API) createUser(base string) rest.Handler {
-	return a.serve(func(w http.ResponseWriter, r *http.Request, c *authz.Caller, base string) error {
-		m, err := decode(r)
+	return one(a, base, http.StatusCreated, toUser, func(r *http.Request, c *authz.Caller) (*svc.User, error) {
+		attrs, err := userBody(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		attrs, err := svc.ParseUser(m)
-		if err != nil {
-			return err
-		}
-		u, err := a.svc.Provision(r.Context(), c.UserID(), attrs)
-		if err != nil {
-			return err
-		}
-		v := toUser(u, base)
-		w.Header().Set("Location", v.Meta.Location)
-		return writeSCIM(w, http.StatusCreated, v)
-	}, base)
+		return a.svc.Provision(r.Context(), c.UserID(), attrs)
+	})
+}
+
+func userBody(r *http.Request) (svc.UserAttrs, error) {
+	m, err := decode(r)
+	if err != nil {
+		return svc.UserAttrs{}, err
+	}
+	return svc.ParseUser(m)
 }
 
 // GET .../Users/{scim_user_id}
 func (a *API) getUser(base string) rest.Handler {
-	return a.serve(func(w http.ResponseWriter, r *http.Request, _ *authz.Caller, base string) error {
-		u, err := a.svc.GetUser(r.Context(), r.PathValue("scim_user_id"))
-		if err != nil {
-			return err
-		}
-		return writeSCIM(w, http.StatusOK, toUser(u, base))
-	}, base)
+	return one(a, base, http.StatusOK, toUser, func(r *http.Request, _ *authz.Caller) (*svc.User, error) {
+		return a.svc.GetUser(r.Context(), r.PathValue("scim_user_id"))
+	})
 }
 
 // PUT .../Users/{scim_user_id}
 func (a *API) putUser(base string) rest.Handler {
-	return a.serve(func(w http.ResponseWriter, r *http.Request, c *authz.Caller, base string) error {
-		m, err := decode(r)
+	return one(a, base, http.StatusOK, toUser, func(r *http.Request, c *authz.Caller) (*svc.User, error) {
+		attrs, err := userBody(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		attrs, err := svc.ParseUser(m)
-		if err != nil {
-			return err
-		}
-		u, err := a.svc.Replace(r.Context(), c.UserID(), r.PathValue("scim_user_id"), attrs)
-		if err != nil {
-			return err
-		}
-		return writeSCIM(w, http.StatusOK, toUser(u, base))
-	}, base)
+		return a.svc.Replace(r.Context(), c.UserID(), r.PathValue("scim_user_id"), attrs)
+	})
 }
 
 // PATCH .../Users/{scim_user_id}
 func (a *API) patchUser(base string) rest.Handler {
-	return a.serve(func(w http.ResponseWriter, r *http.Request, c *authz.Caller, base string) error {
+	return one(a, base, http.StatusOK, toUser, func(r *http.Request, c *authz.Caller) (*svc.User, error) {
 		ops, err := decodeOps(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		u, err := a.svc.Patch(r.Context(), c.UserID(), r.PathValue("scim_user_id"), ops)
-		if err != nil {
-			return err
-		}
-		return writeSCIM(w, http.StatusOK, toUser(u, base))
-	}, base)
+		return a.svc.Patch(r.Context(), c.UserID(), r.PathValue("scim_user_id"), ops)
+	})
 }
 
 // DELETE .../Users/{scim_user_id}
@@ -168,3 +150,5 @@ func (a *API) deleteUser(base string) rest.Handler {
 		return rest.NoContent(w)
 	}, base)
 }
+
+func (v User) location() string { return v.Meta.Location }
