@@ -34,11 +34,15 @@ type Op struct {
 // documented names, and the ids the description lists beside each (the
 // identity providers' app role ids), in its order.
 var roleNames = map[string]string{
-	"user": "user", "27d9891d-2c17-4f45-a262-781a0e55c80a": "user",
-	"guest_collaborator": "guest_collaborator", "1ebc4a02-e56c-43a6-92a5-02ee09b90824": "guest_collaborator",
-	"enterprise_owner": "enterprise_owner", "981df190-8801-4618-a08a-d91f6206c954": "enterprise_owner",
+	"user":                                 "user",
+	"27d9891d-2c17-4f45-a262-781a0e55c80a": "user",
+	"guest_collaborator":                   "guest_collaborator",
+	"1ebc4a02-e56c-43a6-92a5-02ee09b90824": "guest_collaborator",
+	"enterprise_owner":                     "enterprise_owner",
+	"981df190-8801-4618-a08a-d91f6206c954": "enterprise_owner",
 	"ba4987ab-a1c3-412a-b58c-360fc407cb10": "enterprise_owner",
-	"billing_manager": "billing_manager", "0e338b8c-cc7f-498a-928d-ea3470d7e7e3": "billing_manager",
+	"billing_manager":                      "billing_manager",
+	"0e338b8c-cc7f-498a-928d-ea3470d7e7e3": "billing_manager",
 	"e6be2762-e4ad-4108-b72d-1bbe884a0f91": "billing_manager",
 }
 
