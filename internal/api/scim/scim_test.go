@@ -137,7 +137,17 @@ func TestOktaSequence(t *testing.T) {
 	if m := r.Map(t); m["totalResults"].(float64) != 1 {
 		t.Fatalf("group lookup = %s", r.Body)
 	}
+	// PUT replaces the group whole: its name and its members.
+	r = e.Must(200, "PUT", ent+"/Groups/"+gid, tok, map[string]any{"schemas": []string{"urn:ietf:params:scim:schemas:core:2.0:Group"},
+		"displayName": "Platform", "externalId": "okta-g2", "members": []any{map[string]any{"value": id, "displayName": "Mona"}}}, scimCT)
+	r = e.Must(200, "GET", ent+"/Groups/"+gid, tok, nil)
+	if m := r.Map(t); m["externalId"] != "okta-g2" || len(m["members"].([]any)) != 1 {
+		t.Fatalf("group after put = %s", r.Body)
+	}
 	e.Must(204, "DELETE", ent+"/Groups/"+gid, tok, nil)
+	if _, err := e.Store.R().EnterpriseTeamByGroupID(context.Background(), gid); !errors.Is(err, model.ErrNotFound) {
+		t.Fatalf("the group's team outlived it: %v", err)
+	}
 	e.Must(404, "GET", ent+"/Groups/"+gid, tok, nil)
 
 	// Delete: the identity goes, the user stays suspended and obfuscated.
