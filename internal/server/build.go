@@ -17,6 +17,7 @@ import (
 	"github.com/hubd/hubd/internal/api/commitcomments"
 	"github.com/hubd/hubd/internal/api/commits"
 	"github.com/hubd/hubd/internal/api/contents"
+	enterpriseteamsapi "github.com/hubd/hubd/internal/api/enterpriseteams"
 	environmentsapi "github.com/hubd/hubd/internal/api/environments"
 	forksapi "github.com/hubd/hubd/internal/api/forks"
 	gistsapi "github.com/hubd/hubd/internal/api/gists"
@@ -171,6 +172,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		reposAPI.Routes(),
 		admin.New(d).Routes(),
 		scimapi.New(d).Routes(),
+		enterpriseteamsapi.New(d).Routes(),
 		meta.New(d, APIVersions...).Routes(),
 		markdownapi.New(d).Routes(),
 		autolinksapi.New(d).Routes(),
