@@ -107,3 +107,118 @@ func (s *Service) Remove(ctx context.Context, actorID int64, ref string) error {
 		return Delete(ctx, tx, actorID, t)
 	})
 }
+
+// Members is a page of a team's members and how many there are.
+func (s *Service) Members(ctx context.Context, ref string, limit, offset int) ([]*model.Account, int, error) {
+	q := s.st.R()
+	t, err := lookup(ctx, q, ref)
+	if err != nil {
+		return nil, 0, err
+	}
+	return q.EnterpriseTeamMembers(ctx, t.ID, limit, offset)
+}
+
+// Orgs is a page of the organizations a team is assigned to.
+func (s *Service) Orgs(ctx context.Context, ref string, limit, offset int) ([]*model.Account, int, error) {
+	q := s.st.R()
+	t, err := lookup(ctx, q, ref)
+	if err != nil {
+		return nil, 0, err
+	}
+	return q.EnterpriseTeamOrgs(ctx, t.ID, limit, offset)
+}
+
+// Member is one of a team's members (not found when the user is not one).
+func (s *Service) Member(ctx context.Context, ref, login string) (*model.Account, error) {
+	return s.related(ctx, ref, login, false)
+}
+
+// Org is one of the organizations a team is assigned to (not found when
+// it is not assigned).
+func (s *Service) Org(ctx context.Context, ref, login string) (*model.Account, error) {
+	return s.related(ctx, ref, login, true)
+}
+
+func (s *Service) related(ctx context.Context, ref, login string, org bool) (*model.Account, error) {
+	q := s.st.R()
+	t, err := lookup(ctx, q, ref)
+	if err != nil {
+		return nil, err
+	}
+	a, err := q.AccountByLogin(ctx, login)
+	if err != nil {
+		return nil, err
+	}
+	var in bool
+	if org {
+		in, err = q.IsEnterpriseTeamOrg(ctx, t.ID, a.ID)
+	} else {
+		in, err = q.IsEnterpriseTeamMember(ctx, t.ID, a.ID)
+	}
+	if err == nil && (!in || a.IsOrg() != org) {
+		err = model.ErrNotFound
+	}
+	return a, err
+}
+
+// accounts resolves logins to users (org false) or organizations; an
+// unknown one is a 422 naming it.
+func accounts(ctx context.Context, q store.Q, field string, logins []string, org bool) ([]*model.Account, error) {
+	out := make([]*model.Account, 0, len(logins))
+	for _, l := range logins {
+		a, err := q.AccountByLogin(ctx, strings.TrimSpace(l))
+		if errors.Is(err, model.ErrNotFound) || (err == nil && a.IsOrg() != org) {
+			return nil, &model.ValidationError{Errors: []model.FieldError{{Resource: "EnterpriseTeam", Field: field, Code: "invalid", Value: l}}}
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// ChangeMembers adds ("add") or removes ("remove") users by login and
+// returns them.
+func (s *Service) ChangeMembers(ctx context.Context, actorID int64, ref string, logins []string, mode string) ([]*model.Account, error) {
+	var users []*model.Account
+	err := s.st.Tx(ctx, func(tx store.Q) error {
+		t, err := lookup(ctx, tx, ref)
+		if err != nil {
+			return err
+		}
+		if users, err = accounts(ctx, tx, "usernames", logins, false); err != nil {
+			return err
+		}
+		ids := make([]int64, len(users))
+		for i, u := range users {
+			ids[i] = u.ID
+		}
+		return SetMembers(ctx, tx, actorID, t, ids, mode)
+	})
+	return users, err
+}
+
+// ChangeOrgs assigns (on) or unassigns the team to organizations by login
+// and returns them.
+func (s *Service) ChangeOrgs(ctx context.Context, actorID int64, ref string, logins []string, on bool) ([]*model.Account, error) {
+	var orgs []*model.Account
+	err := s.st.Tx(ctx, func(tx store.Q) error {
+		t, err := lookup(ctx, tx, ref)
+		if err != nil {
+			return err
+		}
+		if orgs, err = accounts(ctx, tx, "organization_slugs", logins, true); err != nil {
+			return err
+		}
+		ids := make([]int64, len(orgs))
+		for i, o := range orgs {
+			ids[i] = o.ID
+			if err := tx.SetEnterpriseTeamOrg(ctx, t.ID, o.ID, on); err != nil {
+				return err
+			}
+		}
+		return tx.AppendEvent(ctx, "enterprise_team.organizations_changed", actorID, 0, 0, map[string]any{"team_id": t.ID, "assigned": on, "org_ids": ids})
+	})
+	return orgs, err
+}

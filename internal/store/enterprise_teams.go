@@ -225,3 +225,62 @@ func prefixCols(prefix, cols string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// EnterpriseTeamMembers is a page of a team's members (users, by login)
+// and how many there are.
+func (q Q) EnterpriseTeamMembers(ctx context.Context, teamID int64, limit, offset int) ([]*model.Account, int, error) {
+	return q.enterpriseTeamAccounts(ctx, "enterprise_team_members", "user_id", teamID, limit, offset)
+}
+
+// EnterpriseTeamOrgs is a page of the organizations a team is assigned to
+// (by login) and how many there are.
+func (q Q) EnterpriseTeamOrgs(ctx context.Context, teamID int64, limit, offset int) ([]*model.Account, int, error) {
+	return q.enterpriseTeamAccounts(ctx, "enterprise_team_orgs", "org_id", teamID, limit, offset)
+}
+
+func (q Q) enterpriseTeamAccounts(ctx context.Context, table, col string, teamID int64, limit, offset int) ([]*model.Account, int, error) {
+	var total int
+	if err := q.row(ctx, `SELECT COUNT(*) FROM `+table+` WHERE team_id = ?`, teamID).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := q.query(ctx, `SELECT `+accountCols+` FROM `+table+` m JOIN accounts a ON a.id = m.`+col+`
+ WHERE m.team_id = ? ORDER BY a.lower_login LIMIT ? OFFSET ?`, teamID, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []*model.Account{}
+	for rows.Next() {
+		a := &model.Account{}
+		if err := scanAccount(rows, a); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, a)
+	}
+	return out, total, rows.Err()
+}
+
+// IsEnterpriseTeamMember reports whether a user is in a team.
+func (q Q) IsEnterpriseTeamMember(ctx context.Context, teamID, userID int64) (bool, error) {
+	var n int
+	err := q.row(ctx, `SELECT COUNT(*) FROM enterprise_team_members WHERE team_id = ? AND user_id = ?`, teamID, userID).Scan(&n)
+	return n > 0, err
+}
+
+// IsEnterpriseTeamOrg reports whether a team is assigned to an organization.
+func (q Q) IsEnterpriseTeamOrg(ctx context.Context, teamID, orgID int64) (bool, error) {
+	var n int
+	err := q.row(ctx, `SELECT COUNT(*) FROM enterprise_team_orgs WHERE team_id = ? AND org_id = ?`, teamID, orgID).Scan(&n)
+	return n > 0, err
+}
+
+// SetEnterpriseTeamOrg assigns (on) or unassigns a team to an organization.
+func (q Q) SetEnterpriseTeamOrg(ctx context.Context, teamID, orgID int64, on bool) error {
+	if !on {
+		_, err := q.exec(ctx, `DELETE FROM enterprise_team_orgs WHERE team_id = ? AND org_id = ?`, teamID, orgID)
+		return err
+	}
+	_, err := q.exec(ctx, `INSERT INTO enterprise_team_orgs (team_id, org_id, created_at) VALUES (?,?,?) ON CONFLICT DO NOTHING`,
+		teamID, orgID, unix(q.Now()))
+	return err
+}

@@ -24,20 +24,19 @@ type API struct {
 // New makes the package.
 func New(d *api.Deps) *API { return &API{d: d, svc: svc.New(d.Store)} }
 
-const noteTeams = "Teams of hubd's one enterprise; organization assignments and memberships are not served yet " +
-	"(their spec paths name the team {enterprise-team}, which Go's router cannot take as a wildcard name). group_id is set for SCIM groups and not writable here."
+const noteTeams = "Teams of hubd's one enterprise; group_id is set for SCIM groups and not writable here; notification_setting is not kept."
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
 	read, write := []string{"read:enterprise", "admin:enterprise"}, []string{"admin:enterprise"}
 	b := "/enterprises/{enterprise}/teams"
-	return []rest.Route{
+	return append([]rest.Route{
 		{Method: "GET", Pattern: b, OperationID: "enterprise-teams/list", Handler: a.list, Scopes: read, Note: noteTeams},
 		{Method: "POST", Pattern: b, OperationID: "enterprise-teams/create", Handler: a.create, Scopes: write, Note: noteTeams},
 		{Method: "GET", Pattern: b + "/{team_slug}", OperationID: "enterprise-teams/get", Handler: a.get, Scopes: read},
 		{Method: "PATCH", Pattern: b + "/{team_slug}", OperationID: "enterprise-teams/update", Handler: a.update, Scopes: write, Note: noteTeams},
 		{Method: "DELETE", Pattern: b + "/{team_slug}", OperationID: "enterprise-teams/delete", Handler: a.remove, Scopes: write},
-	}
+	}, a.relationRoutes()...)
 }
 
 // authorize: the path's enterprise, a site administrator (hubd's
