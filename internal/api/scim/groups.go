@@ -3,6 +3,7 @@ package scim
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/rest"
@@ -18,6 +19,25 @@ type Group struct {
 	ExternalID  *string  `json:"externalId"`
 	DisplayName *string  `json:"displayName"`
 	Members     []Ref    `json:"members"`
+	Meta        Meta     `json:"meta"`
+}
+
+// withoutMembers honours excludedAttributes=members (Okta sends it when
+// it only needs a group's name): the members key is left out.
+func withoutMembers(r *http.Request, g Group) any {
+	for _, a := range strings.Split(r.URL.Query().Get("excludedAttributes"), ",") {
+		if strings.EqualFold(strings.TrimSpace(a), "members") {
+			return groupNoMembers{Schemas: g.Schemas, ID: g.ID, ExternalID: g.ExternalID, DisplayName: g.DisplayName, Meta: g.Meta}
+		}
+	}
+	return g
+}
+
+type groupNoMembers struct {
+	Schemas     []string `json:"schemas"`
+	ID          string   `json:"id"`
+	ExternalID  *string  `json:"externalId"`
+	DisplayName *string  `json:"displayName"`
 	Meta        Meta     `json:"meta"`
 }
 
@@ -39,9 +59,9 @@ func (a *API) listGroups(base string) rest.Handler {
 		if err != nil {
 			return err
 		}
-		out := make([]Group, len(groups))
+		out := make([]any, len(groups))
 		for i, g := range groups {
-			out[i] = toGroup(g, base)
+			out[i] = withoutMembers(r, toGroup(g, base))
 		}
 		return list(w, out, total, start)
 	}, base)
@@ -68,9 +88,13 @@ func groupBody(r *http.Request) (svc.GroupAttrs, error) {
 
 // GET .../Groups/{scim_group_id}
 func (a *API) getGroup(base string) rest.Handler {
-	return one(a, base, http.StatusOK, toGroup, func(r *http.Request, _ *authz.Caller) (*svc.Group, error) {
-		return a.svc.GetGroup(r.Context(), r.PathValue("scim_group_id"))
-	})
+	return a.serve(func(w http.ResponseWriter, r *http.Request, _ *authz.Caller, base string) error {
+		g, err := a.svc.GetGroup(r.Context(), r.PathValue("scim_group_id"))
+		if err != nil {
+			return err
+		}
+		return writeSCIM(w, http.StatusOK, withoutMembers(r, toGroup(g, base)))
+	}, base)
 }
 
 // PUT .../Groups/{scim_group_id}

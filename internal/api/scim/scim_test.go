@@ -133,8 +133,8 @@ func TestOktaSequence(t *testing.T) {
 	if m := r.Map(t); m["displayName"] != "Platform" || len(m["members"].([]any)) != 0 {
 		t.Fatalf("group after patches = %s", r.Body)
 	}
-	r = e.Must(200, "GET", ent+"/Groups"+filterQ(`displayName eq "Platform"`), tok, nil)
-	if m := r.Map(t); m["totalResults"].(float64) != 1 {
+	r = e.Must(200, "GET", ent+"/Groups"+filterQ(`displayName eq "Platform"`)+"&excludedAttributes=members", tok, nil)
+	if m := r.Map(t); m["totalResults"].(float64) != 1 || m["Resources"].([]any)[0].(map[string]any)["members"] != nil {
 		t.Fatalf("group lookup = %s", r.Body)
 	}
 	// PUT replaces the group whole: its name and its members.
@@ -143,6 +143,10 @@ func TestOktaSequence(t *testing.T) {
 	r = e.Must(200, "GET", ent+"/Groups/"+gid, tok, nil)
 	if m := r.Map(t); m["externalId"] != "okta-g2" || len(m["members"].([]any)) != 1 {
 		t.Fatalf("group after put = %s", r.Body)
+	}
+	r = e.Must(200, "GET", ent+"/Groups/"+gid+"?excludedAttributes=members", tok, nil)
+	if m := r.Map(t); m["externalId"] != "okta-g2" || m["members"] != nil {
+		t.Fatalf("group without members = %s", r.Body)
 	}
 	e.Must(204, "DELETE", ent+"/Groups/"+gid, tok, nil)
 	if _, err := e.Store.R().EnterpriseTeamByGroupID(context.Background(), gid); !errors.Is(err, model.ErrNotFound) {
