@@ -29,7 +29,9 @@ func TestPatchUser(t *testing.T) {
 		{"a filtered sub-attribute path replaces in place", []Op{{Op: "Replace", Path: `emails[type eq "work"].value`, Value: "new@work.example"}},
 			func(u UserAttrs) bool { return u.Emails[0].Value == "new@work.example" && u.Emails[0].Primary }},
 		{"a filtered path with no match adds an entry (Entra ID)", []Op{{Op: "Add", Path: `emails[type eq "other"].value`, Value: "o@x.example"}},
-			func(u UserAttrs) bool { return len(u.Emails) == 3 && u.Emails[2].Type == "other" && u.Emails[2].Value == "o@x.example" }},
+			func(u UserAttrs) bool {
+				return len(u.Emails) == 3 && u.Emails[2].Type == "other" && u.Emails[2].Value == "o@x.example"
+			}},
 		{"apostrophes quote a filter too", []Op{{Op: "replace", Path: `emails[type eq 'work'].value`, Value: "q@work.example"}},
 			func(u UserAttrs) bool { return u.Emails[0].Value == "q@work.example" }},
 		{"remove a role by value", []Op{{Op: "remove", Path: `roles[value eq "billing_manager"]`}},

@@ -39,28 +39,6 @@ func (a *API) Routes() []rest.Route {
 	}, a.relationRoutes()...)
 }
 
-// authorize: the path's enterprise, a site administrator (hubd's
-// enterprise owners) with a classic token carrying scope.
-func (a *API) authorize(r *http.Request, scope string) (*authz.Caller, error) {
-	if !strings.EqualFold(r.PathValue("enterprise"), a.d.URLs.EnterpriseSlug()) {
-		return nil, model.ErrNotFound
-	}
-	c := rest.Caller(r)
-	switch {
-	case !c.Authenticated():
-		return nil, rest.ErrRequiresAuth
-	case c.Kind == authz.FineGrained:
-		return nil, model.Forbidden("Resource not accessible by personal access token")
-	case c.User == nil || c.Kind == authz.UserToServer || c.Kind == authz.Installation:
-		return nil, model.Forbidden("Resource not accessible by integration")
-	case !c.SiteAdmin():
-		return nil, model.Forbidden("You must be an enterprise owner (a site administrator) to manage enterprise teams.")
-	case !c.HasScope(scope):
-		return nil, model.Forbidden("Resource not accessible by personal access token")
-	}
-	return c, nil
-}
-
 // Team is components/schemas/enterprise-team.
 type Team struct {
 	ID           int64   `json:"id"`
@@ -115,7 +93,7 @@ func (b body) input() (svc.Input, error) {
 // handle authorizes with scope and reads the body of a write.
 func (a *API) handle(scope string, decode bool, h func(w http.ResponseWriter, r *http.Request, c *authz.Caller, in svc.Input) error) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		c, err := a.authorize(r, scope)
+		c, err := a.d.RequireEnterpriseOwner(r, scope, "manage enterprise teams")
 		if err != nil {
 			return err
 		}

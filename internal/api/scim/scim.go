@@ -79,7 +79,7 @@ func (a *API) Routes() []rest.Route {
 // error JSON.
 func (a *API) serve(h func(w http.ResponseWriter, r *http.Request, c *authz.Caller, base string) error, base string) rest.Handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		c, err := a.authorize(r)
+		c, err := a.d.RequireEnterpriseOwner(r, Scope, "use SCIM")
 		if err == nil {
 			err = h(w, r, c, a.d.URLs.API+strings.Replace(base, "{enterprise}", a.d.URLs.EnterpriseSlug(), 1))
 		}
@@ -105,28 +105,6 @@ func one[T any, V interface{ location() string }](a *API, base string, status in
 		}
 		return writeSCIM(w, status, out)
 	}, base)
-}
-
-// authorize is GitHub's rule for SCIM: the enterprise of the path, a site
-// administrator's classic token with scim:enterprise.
-func (a *API) authorize(r *http.Request) (*authz.Caller, error) {
-	if e := r.PathValue("enterprise"); e != "" && !strings.EqualFold(e, a.d.URLs.EnterpriseSlug()) {
-		return nil, model.ErrNotFound
-	}
-	c := rest.Caller(r)
-	switch {
-	case !c.Authenticated():
-		return nil, rest.ErrRequiresAuth
-	case c.Kind == authz.FineGrained:
-		return nil, model.Forbidden("Resource not accessible by personal access token")
-	case c.User == nil || c.Kind == authz.UserToServer || c.Kind == authz.Installation:
-		return nil, model.Forbidden("Resource not accessible by integration")
-	case !c.SiteAdmin():
-		return nil, model.Forbidden("You must be an enterprise administrator (a site administrator) to use SCIM.")
-	case !c.HasScope(Scope):
-		return nil, model.Forbidden("Resource not accessible by personal access token: the token needs the scim:enterprise scope.")
-	}
-	return c, nil
 }
 
 // ErrorBody is SCIM's error JSON (RFC 7644 3.12) with GitHub's fields.
