@@ -56,16 +56,7 @@ func (q Q) UpdateEnterpriseTeam(ctx context.Context, t *model.EnterpriseTeam) er
 	res, err := q.exec(ctx, `UPDATE enterprise_teams SET slug=?, lower_slug=?, name=?, description=?, external_id=?,
  organization_selection_type=?, updated_at=? WHERE id=?`,
 		t.Slug, strings.ToLower(t.Slug), t.Name, t.Description, t.ExternalID, t.OrgSelection, unix(t.UpdatedAt), t.ID)
-	if isUnique(err) {
-		return ErrDuplicate
-	}
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return model.ErrNotFound
-	}
-	return nil
+	return updatedOne(res, err)
 }
 
 // TouchEnterpriseTeam moves a team's updated_at (its members changed).

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"strings"
 
@@ -79,6 +80,12 @@ func (q Q) UpdateSCIMUser(ctx context.Context, u *model.SCIMUser) error {
 		u.ExternalID, u.UserName, strings.ToLower(u.UserName), u.DisplayName, u.GivenName, u.FamilyName, u.MiddleName,
 		u.Formatted, scimEmailsJSON(u.Emails), strings.Join(u.Roles, ","), u.Active, u.Login, u.Email, u.Version,
 		unix(u.UpdatedAt), u.ID)
+	return updatedOne(res, err)
+}
+
+// updatedOne reads the result of an UPDATE of one row by id: ErrDuplicate
+// on a unique violation, not found when no row had the id.
+func updatedOne(res sql.Result, err error) error {
 	if isUnique(err) {
 		return ErrDuplicate
 	}
@@ -107,43 +114,41 @@ func (q Q) SCIMUserByUUID(ctx context.Context, uuid string) (*model.SCIMUser, er
 // that exist).
 func (q Q) SCIMUsersByUUID(ctx context.Context, uuids []string) (map[string]*model.SCIMUser, error) {
 	out := map[string]*model.SCIMUser{}
-	if len(uuids) == 0 {
-		return out, nil
-	}
-	in, args := inList(uuids)
-	rows, err := q.query(ctx, `SELECT `+scimUserCols+` FROM scim_users WHERE uuid IN (`+in+`)`, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		u, err := scanSCIMUser(rows)
-		if err != nil {
-			return nil, err
-		}
+	list, err := scimUsersIn(ctx, q, "uuid", uuids)
+	for _, u := range list {
 		out[u.UUID] = u
 	}
-	return out, rows.Err()
+	return out, err
 }
 
 // SCIMUsersByUserID loads the SCIM identities of a set of hubd users.
 func (q Q) SCIMUsersByUserID(ctx context.Context, ids []int64) (map[int64]*model.SCIMUser, error) {
 	out := map[int64]*model.SCIMUser{}
-	if len(ids) == 0 {
-		return out, nil
+	list, err := scimUsersIn(ctx, q, "user_id", ids)
+	for _, u := range list {
+		out[u.UserID] = u
 	}
-	in, args := inList(ids)
-	rows, err := q.query(ctx, `SELECT `+scimUserCols+` FROM scim_users WHERE user_id IN (`+in+`)`, args...)
+	return out, err
+}
+
+// scimUsersIn loads the identities whose col is one of keys.
+func scimUsersIn[T any](ctx context.Context, q Q, col string, keys []T) ([]*model.SCIMUser, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	in, args := inList(keys)
+	rows, err := q.query(ctx, `SELECT `+scimUserCols+` FROM scim_users WHERE `+col+` IN (`+in+`)`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	var out []*model.SCIMUser
 	for rows.Next() {
 		u, err := scanSCIMUser(rows)
 		if err != nil {
 			return nil, err
 		}
-		out[u.UserID] = u
+		out = append(out, u)
 	}
 	return out, rows.Err()
 }
