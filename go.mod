@@ -24,6 +24,11 @@ require (
 )
 
 require (
+	github.com/q-uint/parser v0.3.1 // indirect
+	github.com/scim2/filter-parser/v2 v2.3.1 // indirect
+)
+
+require (
 	cyphar.com/go-pathrs v0.2.1 // indirect
 	dario.cat/mergo v1.0.2 // indirect
 	github.com/Masterminds/semver v1.5.0 // indirect

@@ -174,12 +174,18 @@ func responseMediaType(op *openapi3.Operation, status int, accept string) string
 			return v3
 		}
 	}
+	if _, ok := ref.Value.Content["application/json"]; !ok {
+		// SCIM's operations declare only application/scim+json.
+		if _, ok := ref.Value.Content["application/scim+json"]; ok {
+			return "application/scim+json"
+		}
+	}
 	return "application/json"
 }
 
 func init() {
 	// GitHub's object media types carry JSON.
-	for _, ct := range []string{"application/vnd.github.object", "application/vnd.github.raw+json"} {
+	for _, ct := range []string{"application/vnd.github.object", "application/vnd.github.raw+json", "application/scim+json"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.JSONBodyDecoder)
 	}
 }

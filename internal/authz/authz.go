@@ -180,6 +180,7 @@ var parents = map[string][]string{
 	"read:enterprise":           {"admin:enterprise"},
 	"manage_runners:enterprise": {"admin:enterprise"},
 	"manage_billing:enterprise": {"admin:enterprise"},
+	"scim:enterprise":           {},
 	"write:gpg_key":             {"admin:gpg_key"},
 	"read:gpg_key":              {"write:gpg_key", "admin:gpg_key"},
 	"read:ssh_signing_key":      {"write:ssh_signing_key", "admin:ssh_signing_key"},

@@ -40,13 +40,18 @@ func Infos(routes []*rest.Route) []RouteInfo {
 // {name...} wildcard is the spec's {name}, and {$} (an exact-match marker of
 // Go's ServeMux, as in "GET /{$}") is dropped.
 func SpecPath(pattern string) string {
-	p := strings.ReplaceAll(pattern, "...}", "}")
+	p := specNames.Replace(strings.ReplaceAll(pattern, "...}", "}"))
 	p = strings.ReplaceAll(p, "{$}", "")
 	if p == "" {
 		p = "/"
 	}
 	return p
 }
+
+// specNames maps the path parameters the description names with a hyphen
+// to the routes' spelling: Go's ServeMux takes only identifiers as wildcard
+// names, so a route writes {enterprise_team} for {enterprise-team}.
+var specNames = strings.NewReplacer("{enterprise_team}", "{enterprise-team}")
 
 // Counts are the number of operations in each state.
 type Counts struct {

@@ -71,3 +71,28 @@ func RequireSiteAdmin(r *http.Request) (*authz.Caller, error) {
 	}
 	return c, nil
 }
+
+// RequireEnterpriseOwner authorizes an operation of hubd's one enterprise:
+// the path's {enterprise}, when it has one, must be its slug (else not
+// found), and the caller a site administrator (hubd's enterprise owners)
+// whose classic token carries scope. what names the operations in the
+// 403 a non-administrator gets.
+func (d *Deps) RequireEnterpriseOwner(r *http.Request, scope, what string) (*authz.Caller, error) {
+	if e := r.PathValue("enterprise"); e != "" && !strings.EqualFold(e, d.URLs.EnterpriseSlug()) {
+		return nil, model.ErrNotFound
+	}
+	c := rest.Caller(r)
+	switch {
+	case !c.Authenticated():
+		return nil, rest.ErrRequiresAuth
+	case c.Kind == authz.FineGrained:
+		return nil, model.Forbidden("Resource not accessible by personal access token")
+	case c.User == nil || c.Kind == authz.UserToServer || c.Kind == authz.Installation:
+		return nil, model.Forbidden("Resource not accessible by integration")
+	case !c.SiteAdmin():
+		return nil, model.Forbidden("You must be an enterprise owner (a site administrator) to " + what + ".")
+	case !c.HasScope(scope):
+		return nil, model.Forbidden("Resource not accessible by personal access token")
+	}
+	return c, nil
+}

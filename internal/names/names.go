@@ -48,6 +48,16 @@ func ValidLogin(s string) error {
 	return nil
 }
 
+var loginJunk = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+// NormalizeLogin is GHES's rule for logins made for users (site
+// administrators' created users, SCIM-provisioned users): every run of
+// characters other than letters and digits becomes one hyphen ("octo_cat"
+// → "octo-cat"), and hyphens at either end are dropped.
+func NormalizeLogin(s string) string {
+	return strings.Trim(loginJunk.ReplaceAllString(s, "-"), "-")
+}
+
 var repoInvalidRun = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // NormalizeRepo turns a requested repository name into the name GitHub would

@@ -18,6 +18,7 @@ import (
 	"github.com/hubd/hubd/internal/api/commitcomments"
 	"github.com/hubd/hubd/internal/api/commits"
 	"github.com/hubd/hubd/internal/api/contents"
+	enterpriseteamsapi "github.com/hubd/hubd/internal/api/enterpriseteams"
 	environmentsapi "github.com/hubd/hubd/internal/api/environments"
 	forksapi "github.com/hubd/hubd/internal/api/forks"
 	gistsapi "github.com/hubd/hubd/internal/api/gists"
@@ -46,6 +47,7 @@ import (
 	rulesetsapi "github.com/hubd/hubd/internal/api/rulesets"
 	"github.com/hubd/hubd/internal/api/runnerproto"
 	runnersapi "github.com/hubd/hubd/internal/api/runners"
+	scimapi "github.com/hubd/hubd/internal/api/scim"
 	searchapi "github.com/hubd/hubd/internal/api/search"
 	secretsapi "github.com/hubd/hubd/internal/api/secrets"
 	signingkeysapi "github.com/hubd/hubd/internal/api/signingkeys"
@@ -178,6 +180,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		users.New(d).Routes(),
 		reposAPI.Routes(),
 		admin.New(d).Routes(),
+		scimapi.New(d).Routes(),
+		enterpriseteamsapi.New(d).Routes(),
 		meta.New(d, APIVersions...).Routes(),
 		markdownapi.New(d).Routes(),
 		autolinksapi.New(d).Routes(),

@@ -2281,6 +2281,64 @@ CREATE TABLE api_insights (
 );
 CREATE INDEX api_insights_minute ON api_insights (minute);
 `,
+	// 69: scim: SCIM identities (internal/scim) and enterprise teams with their
+	// members (internal/enterpriseteams); a SCIM group is an enterprise team
+	// with a group_id.
+	`
+CREATE TABLE scim_users (
+  id {{id}},
+  uuid TEXT NOT NULL UNIQUE,
+  user_id BIGINT NOT NULL UNIQUE REFERENCES accounts(id) ON DELETE CASCADE,
+  external_id TEXT NOT NULL DEFAULT '',
+  user_name TEXT NOT NULL,
+  lower_user_name TEXT NOT NULL UNIQUE,
+  display_name TEXT NOT NULL DEFAULT '',
+  given_name TEXT NOT NULL DEFAULT '',
+  family_name TEXT NOT NULL DEFAULT '',
+  middle_name TEXT NOT NULL DEFAULT '',
+  formatted TEXT NOT NULL DEFAULT '',
+  emails TEXT NOT NULL DEFAULT '[]',
+  roles TEXT NOT NULL DEFAULT '',
+  active BOOLEAN NOT NULL,
+  login TEXT NOT NULL,
+  email TEXT NOT NULL DEFAULT '',
+  version BIGINT NOT NULL DEFAULT 1,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX scim_users_external ON scim_users (external_id);
+
+CREATE TABLE enterprise_teams (
+  id {{id}},
+  slug TEXT NOT NULL,
+  lower_slug TEXT NOT NULL UNIQUE,
+  name TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  group_id TEXT UNIQUE,
+  external_id TEXT NOT NULL DEFAULT '',
+  organization_selection_type TEXT NOT NULL DEFAULT 'disabled',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX enterprise_teams_name ON enterprise_teams (name);
+CREATE INDEX enterprise_teams_external ON enterprise_teams (external_id);
+
+CREATE TABLE enterprise_team_members (
+  team_id BIGINT NOT NULL REFERENCES enterprise_teams(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (team_id, user_id)
+);
+CREATE INDEX enterprise_team_members_user ON enterprise_team_members (user_id, team_id);
+
+CREATE TABLE enterprise_team_orgs (
+  team_id BIGINT NOT NULL REFERENCES enterprise_teams(id) ON DELETE CASCADE,
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (team_id, org_id)
+);
+CREATE INDEX enterprise_team_orgs_org ON enterprise_team_orgs (org_id, team_id);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

@@ -8,7 +8,6 @@ package admin
 import (
 	"errors"
 	"net/http"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,15 +60,6 @@ func loginError(err error) error {
 	return model.Custom("User", "login", err.Error())
 }
 
-var nonAlnum = regexp.MustCompile(`[^A-Za-z0-9]+`)
-
-// normalizeLogin is GHES's rule for created users: every run of characters
-// other than letters and digits becomes one hyphen ("octo_cat" →
-// "octo-cat"), and hyphens at either end are dropped.
-func normalizeLogin(s string) string {
-	return strings.Trim(nonAlnum.ReplaceAllString(s, "-"), "-")
-}
-
 type createUserBody struct {
 	Login     *string `json:"login"`
 	Email     *string `json:"email"`
@@ -89,7 +79,7 @@ func (a *API) createUser(w http.ResponseWriter, r *http.Request) error {
 	if in.Login == nil {
 		return model.Invalid("User", "login", "missing_field")
 	}
-	login := normalizeLogin(*in.Login)
+	login := names.NormalizeLogin(*in.Login)
 	if login == "" && strings.TrimSpace(*in.Login) != "" {
 		return loginError(names.ErrLoginInvalid)
 	}

@@ -1,0 +1,5 @@
+package scim_test
+
+import "github.com/hubd/hubd/internal/store"
+
+var storeAll = store.EnterpriseTeamFilter{}
