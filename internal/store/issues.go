@@ -859,7 +859,7 @@ func (q Q) IssueDetails(ctx context.Context, list []*model.Issue, closedBy bool)
 		}
 	}
 	if len(typable) > 0 {
-		types, err := q.IssueTypesOf(ctx, typable)
+		types, err := q.cachedIssueTypes(ctx, typable)
 		if err != nil {
 			return err
 		}
