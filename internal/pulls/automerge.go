@@ -101,7 +101,7 @@ func (s *Service) DisableAutoMerge(ctx context.Context, repo *model.Repo, c Call
 		if err != nil || !had {
 			return err
 		}
-		return s.autoMergeEvent(ctx, tx, repo, p, c.UserID, "auto_merge_disabled")
+		return s.autoMergeEvent(ctx, tx, repo, p, c.UserID, "auto_merge_disabled", "Disabled by a user")
 	})
 	if err != nil {
 		return nil, err
@@ -109,16 +109,17 @@ func (s *Service) DisableAutoMerge(ctx context.Context, repo *model.Repo, c Call
 	return s.Store.R().PullByNumber(ctx, repo.ID, number)
 }
 
-// autoMergeEvent records auto_merge_enabled or auto_merge_disabled on the
-// timeline and as the pull_request webhook action of the same name.
-func (s *Service) autoMergeEvent(ctx context.Context, tx store.Q, repo *model.Repo, p *model.Pull, actorID int64, event string) error {
+// autoMergeEvent records auto_merge_enabled or auto_merge_disabled (with
+// its reason) on the timeline and as the pull_request webhook action of
+// the same name.
+func (s *Service) autoMergeEvent(ctx context.Context, tx store.Q, repo *model.Repo, p *model.Pull, actorID int64, event string, reason ...string) error {
 	e := &model.IssueEvent{RepoID: repo.ID, IssueID: p.IssueID, ActorID: actorID, Event: event}
 	if err := tx.AddIssueEvent(ctx, e, orgID(repo), map[string]any{"number": p.Number}); err != nil {
 		return err
 	}
 	pl := s.payload(p, event)
-	if event == "auto_merge_disabled" {
-		pl["reason"] = "Disabled by a user"
+	if event == "auto_merge_disabled" && len(reason) > 0 {
+		pl["reason"] = reason[0]
 	}
 	return tx.AppendEvent(ctx, "pull_request."+event, actorID, repo.ID, orgID(repo), pl)
 }
@@ -202,6 +203,17 @@ func (s *Service) runAutoMerge(ctx context.Context, payload []byte) error {
 	repo, err := s.repo(ctx, p.RepoID)
 	if err != nil {
 		return ignoreGone(err)
+	}
+	if a.ExpectedHeadSHA != "" && a.ExpectedHeadSHA != p.HeadSHA {
+		// Enabled for a head that has moved since: GitHub turns auto-merge
+		// off rather than merge commits nobody reviewed for it.
+		return s.Store.Tx(ctx, func(tx store.Q) error {
+			had, err := tx.DeleteAutoMerge(ctx, p.IssueID)
+			if err != nil || !had {
+				return err
+			}
+			return s.autoMergeEvent(ctx, tx, repo, p, a.EnabledByID, "auto_merge_disabled", "Head branch was modified")
+		})
 	}
 	// The enabler's access now, not when it was enabled.
 	perm, err := codeowners.UserPerm(ctx, s.Store, repo, a.EnabledByID)
