@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/codeowners"
@@ -60,6 +61,23 @@ func (s *Service) EnableAutoMerge(ctx context.Context, repo *model.Repo, c Calle
 	}
 	if in.SHA != "" && in.SHA != p.HeadSHA {
 		return nil, model.Unprocessable("Head branch was modified. Review and try the merge again.")
+	}
+	if in.AuthorEmail != nil && *in.AuthorEmail != "" {
+		// The merge commit's author address must be one of the enabler's:
+		// their address (hubd keeps one, verified) or their no-reply one.
+		u, err := s.Store.R().AccountByID(ctx, c.UserID)
+		if err != nil {
+			return nil, err
+		}
+		noreply := ""
+		if s.Identity != nil {
+			bare := *u
+			bare.Email = ""
+			noreply = s.Identity(&bare, s.Store.Now()).Email
+		}
+		if e := *in.AuthorEmail; !(u.Email != "" && strings.EqualFold(e, u.Email)) && !(noreply != "" && strings.EqualFold(e, noreply)) {
+			return nil, model.Unprocessable("Author email must be one of your verified emails")
+		}
 	}
 	switch st := p.MergeableState; st {
 	case model.StateClean, "unstable", "has_hooks":
@@ -224,8 +242,11 @@ func (s *Service) runAutoMerge(ctx context.Context, payload []byte) error {
 	if a.EnabledBy != nil {
 		c.Login = a.EnabledBy.Login
 	}
-	_, err = s.Merge(ctx, repo, c, p.Number, MergeInput{Method: a.Method, CommitTitle: a.CommitTitle,
-		CommitMessage: a.CommitMessage, SHA: a.ExpectedHeadSHA})
+	mi := MergeInput{Method: a.Method, CommitTitle: a.CommitTitle, CommitMessage: a.CommitMessage, SHA: a.ExpectedHeadSHA}
+	if a.AuthorEmail != nil {
+		mi.AuthorEmail = *a.AuthorEmail
+	}
+	_, err = s.Merge(ctx, repo, c, p.Number, mi)
 	var he *model.HTTPError
 	var ve *model.ValidationError
 	switch {

@@ -2,6 +2,7 @@ package hooks_test
 
 import (
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,5 +80,37 @@ func TestAutoMergeDeliveries(t *testing.T) {
 	}
 	if am := e.Must(200, "GET", "/repos/mona/app/pulls/1", tok, nil).Map(t)["auto_merge"]; am != nil {
 		t.Errorf("auto_merge after the head moved: %v", am)
+	}
+
+	// authorEmail: one of the enabler's addresses, the merge commit's author.
+	e.Must(200, "PATCH", "/user", tok, map[string]any{"email": "mona@example.com"})
+	r := e.Do("POST", e.URL+"/api/graphql", tok, map[string]any{
+		"query":     "mutation($in: EnablePullRequestAutoMergeInput!) { enablePullRequestAutoMerge(input: $in) { pullRequest { number } } }",
+		"variables": map[string]any{"in": map[string]any{"pullRequestId": pr["node_id"], "mergeMethod": "MERGE", "authorEmail": "someone@example.com"}}})
+	if !strings.Contains(string(r.Body), "verified emails") {
+		t.Fatalf("authorEmail not hers: %s", r.Body)
+	}
+	// Her no-reply address, not the public one her commits get by default.
+	me := e.Must(200, "GET", "/user", tok, nil).Map(t)
+	noreply := fmt.Sprintf("%v+mona@%s", me["id"], e.Deps.URLs.NoreplyDomain())
+	mutate("enablePullRequestAutoMerge", "mergeMethod", "MERGE", "authorEmail", noreply)
+	head = e.Must(200, "GET", "/repos/mona/app/pulls/1", tok, nil).Map(t)["head"].(map[string]any)["sha"].(string)
+	e.Must(201, "POST", "/repos/mona/app/statuses/"+head, tok, map[string]any{"state": "success", "context": "build"})
+	e.RunJobs()
+	if got := e.Must(200, "GET", "/repos/mona/app/pulls/1", tok, nil).Map(t); got["merged"] != true {
+		t.Fatalf("auto-merge did not merge: %v %v", got["merged"], got["mergeable_state"])
+	}
+	var merged struct {
+		Commit struct {
+			Commit struct {
+				Author struct {
+					Email string `json:"email"`
+				} `json:"author"`
+			} `json:"commit"`
+		} `json:"commit"`
+	}
+	e.Must(200, "GET", "/repos/mona/app/branches/main", tok, nil).JSON(t, &merged)
+	if merged.Commit.Commit.Author.Email != noreply {
+		t.Errorf("merge commit author email %q", merged.Commit.Commit.Author.Email)
 	}
 }
