@@ -2,14 +2,8 @@ package main
 
 import (
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -20,31 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-// privateCA is a self-signed CA and a certificate for 127.0.0.1 it signed.
-func privateCA(t *testing.T) (caPEM []byte, leaf tls.Certificate) {
-	t.Helper()
-	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	ca := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "hubd test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ca, _ = x509.ParseCertificate(caDER)
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IPAddresses: []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		tls.Certificate{Certificate: [][]byte{der, caDER}, PrivateKey: key}
-}
+	"github.com/hubd/hubd/internal/clients/ghcli"
+)
 
 // TestRunnerPrivateCA: hubd served over https with a certificate of its own
 // CA (a TLS proxy in front of hubd serve, as an operator's would be). A
@@ -53,7 +25,10 @@ func privateCA(t *testing.T) (caPEM []byte, leaf tls.Certificate) {
 // certificate error.
 func TestRunnerPrivateCA(t *testing.T) {
 	cred := runnerUser(t)
-	caPEM, leaf := privateCA(t)
+	caPEM, leaf, err := ghcli.NewCert("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
