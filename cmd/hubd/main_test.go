@@ -127,6 +127,7 @@ type running struct {
 	cmd    *exec.Cmd
 	base   string   // http://127.0.0.1:PORT
 	before []string // stdout lines up to and including "listening on"
+	stderr *bytes.Buffer
 }
 
 var listening = regexp.MustCompile(`listening on (\S+)`)
@@ -145,7 +146,7 @@ func (c *cli) serve(extra ...string) *running {
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
 	}
-	s := &running{cmd: cmd}
+	s := &running{cmd: cmd, stderr: &errb}
 	c.t.Cleanup(func() { s.stop(c.t) })
 	lines := make(chan string)
 	go func() {
@@ -189,12 +190,12 @@ func (s *running) stop(t *testing.T) {
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Errorf("hubd serve exited with %v", err)
+			t.Errorf("hubd serve exited with %v; its log:\n%s", err, s.stderr)
 		}
 	case <-time.After(20 * time.Second):
 		s.cmd.Process.Kill()
 		<-done
-		t.Errorf("hubd serve did not stop on interrupt")
+		t.Errorf("hubd serve did not stop on interrupt; its log:\n%s", s.stderr)
 	}
 }
 

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"os/user"
@@ -40,6 +43,7 @@ func runnerCmd(args []string) error {
 	credFD := fs.Int("credential-fd", -1, "read the runner's credential from this inherited file descriptor (hubd serve's local runners)")
 	hide := fs.String("hide", "", "comma-separated directories jobs may not see (hubd serve's data directory)")
 	cgroupRoot := fs.String("cgroup-root", "", "a cgroup delegated to this runner's user, where each job's limits are set (hubd serve's local runners get one); without it, jobs' limits are rlimits")
+	caFile := fs.String("ca-file", os.Getenv("HUBD_CA_FILE"), "PEM of a private CA that hubd's https certificate chains to: the runner trusts it, and its jobs get NODE_EXTRA_CA_CERTS, SSL_CERT_FILE and GIT_SSL_CAINFO naming it (env HUBD_CA_FILE)")
 	var jobLimits jobLimitFlags
 	jobLimits.register(fs)
 	fs.Parse(args)
@@ -75,6 +79,12 @@ func runnerCmd(args []string) error {
 		*name, _ = os.Hostname()
 	}
 	c := &runner.Client{URL: *url}
+	var ca []byte
+	if *caFile != "" {
+		if ca, c.HTTP, err = trustingClient(*caFile); err != nil {
+			return fmt.Errorf("runner: --ca-file: %w", err)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	switch {
@@ -107,12 +117,31 @@ func runnerCmd(args []string) error {
 	if c.URL == "" || c.Credential == "" {
 		return errors.New("runner: no URL or credential")
 	}
-	r := &runner.Runner{Client: c, Name: *name, Work: *work, Worker: []string{exe, "actions-worker"}, Isolation: iso, Ephemeral: *ephemeral,
+	r := &runner.Runner{Client: c, Name: *name, Work: *work, Worker: []string{exe, "actions-worker"}, Isolation: iso, Ephemeral: *ephemeral, CA: ca,
 		Logf: func(format string, args ...any) {
 			fmt.Fprintf(os.Stderr, "hubd runner "+*name+": "+format+"\n", args...)
 		}}
 	fmt.Fprintf(os.Stderr, "hubd runner %s: polling %s for jobs (work %s, sandbox %s)\n", *name, c.URL, *work, runner.SandboxInUse(*sandbox))
 	return r.Run(ctx)
+}
+
+// trustingClient is an HTTP client that trusts the system's CAs and the
+// ones of the PEM file caFile, which it returns.
+func trustingClient(caFile string) ([]byte, *http.Client, error) {
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, nil, fmt.Errorf("%s holds no PEM certificate", caFile)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+	return pem, &http.Client{Transport: tr}, nil
 }
 
 // lookupCredential is a user's uid and gid; root is refused.

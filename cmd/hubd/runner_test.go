@@ -155,14 +155,20 @@ func runnerUser(t *testing.T) *syscall.Credential {
 // runner user may run it) as that user.
 func startRunner(t *testing.T, cred *syscall.Credential, exe, work string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(exe, append([]string{"runner", "--work", work}, args...)...)
-	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + work, "LANG=C.UTF-8"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true}
+	cmd := runnerCommand(cred, exe, work, args...)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
+	return cmd
+}
+
+// runnerCommand is `hubd runner` as the runner user.
+func runnerCommand(cred *syscall.Credential, exe, work string, args ...string) *exec.Cmd {
+	cmd := exec.Command(exe, append([]string{"runner", "--work", work}, args...)...)
+	cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + work, "LANG=C.UTF-8"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true}
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
@@ -120,3 +121,75 @@ func (a *API) registerWorkflowRuns() {
 
 // workflowOf is the workflow of a run, as the run names it.
 type workflowOf struct{ r *model.WorkflowRun }
+
+// registerCheckAnnotations resolves CheckRun.annotations, oldest first:
+// each run counts its annotations, so the pages of a whole batch of runs
+// are cut in one query.
+func (a *API) registerCheckAnnotations() {
+	a.schema.Resolve("CheckRun", "annotations", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		w, err := pageWindow(b.Args, "annotations", engine.SelectsItems(b.Field.SelectionSet))
+		if err != nil {
+			return nil, err
+		}
+		out := b.Values(len(b.Parents))
+		pages := map[int64][2]int{}
+		for _, p := range b.Parents {
+			r := p.(*checkRunObj).r
+			start, end := w.bounds(r.AnnotationsCount)
+			pages[r.ID] = [2]int{min(start, r.AnnotationsCount), min(end, r.AnnotationsCount)}
+		}
+		list, err := a.d.Store.R().CheckAnnotationPages(ctx, pages)
+		if err != nil {
+			return nil, err
+		}
+		for i, p := range b.Parents {
+			o := p.(*checkRunObj)
+			c := &connection{offset: pages[o.r.ID][0], total: o.r.AnnotationsCount}
+			for _, an := range list[o.r.ID] {
+				c.nodes = append(c.nodes, &annotationObj{an, o.repo})
+			}
+			out[i] = c
+		}
+		return out, nil
+	})
+	a.connectionTypes("CheckAnnotationConnection", "CheckAnnotationEdge")
+	an := func(name string, f func(o *annotationObj) any) {
+		a.field("CheckAnnotation", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*annotationObj)), nil })
+	}
+	an("databaseId", func(o *annotationObj) any { return o.a.ID })
+	an("path", func(o *annotationObj) any { return o.a.Path })
+	an("message", func(o *annotationObj) any { return o.a.Message })
+	an("title", func(o *annotationObj) any { return o.a.Title })
+	an("rawDetails", func(o *annotationObj) any { return o.a.RawDetails })
+	an("annotationLevel", func(o *annotationObj) any { return strings.ToUpper(o.a.AnnotationLevel) })
+	an("blobUrl", func(o *annotationObj) any {
+		return a.d.URLs.RepoHTMLURL(o.repo.v.Repo) + "/blob/" + o.a.HeadSHA + "/" + o.a.Path
+	})
+	an("location", func(o *annotationObj) any { return o })
+	span := func(name string, line func(a *model.CheckAnnotation) int, col func(a *model.CheckAnnotation) *int) {
+		a.field("CheckAnnotationSpan", name, func(_ context.Context, p any, _ map[string]any) (any, error) {
+			o := p.(*annotationObj)
+			return annotationPos{line(o.a), col(o.a)}, nil
+		})
+	}
+	span("start", func(a *model.CheckAnnotation) int { return a.StartLine }, func(a *model.CheckAnnotation) *int { return a.StartColumn })
+	span("end", func(a *model.CheckAnnotation) int { return a.EndLine }, func(a *model.CheckAnnotation) *int { return a.EndColumn })
+	a.field("CheckAnnotationPosition", "line", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		return p.(annotationPos).line, nil
+	})
+	a.field("CheckAnnotationPosition", "column", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		return p.(annotationPos).column, nil
+	})
+}
+
+// annotationObj is a check run's annotation with its repository.
+type annotationObj struct {
+	a    *model.CheckAnnotation
+	repo *repoObj
+}
+
+// annotationPos is one end of an annotation's span.
+type annotationPos struct {
+	line   int
+	column *int
+}

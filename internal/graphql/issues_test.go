@@ -102,8 +102,8 @@ func TestIssueList(t *testing.T) {
 	// data on a cold read cache (the token and its user, the repository,
 	// the issue blocks and pull request counters, the page's ids, then the
 	// issue rows, their label and assignee links, milestones, labels,
-	// authors and associations).
-	if queries > 13 {
+	// issue types, authors and associations).
+	if queries > 14 {
 		t.Fatalf("IssueList ran %d queries", queries)
 	}
 	// A write empties the read cache; a longer page costs no more.

@@ -27,18 +27,14 @@ func (a *API) registerIssueTypes(svc *issues.Service) {
 		}
 		return slicePage(list, b, "issueTypes")
 	}))
+	// Issue.issueType: the issues' details carry it.
 	a.schema.Resolve("Issue", "issueType", func(ctx context.Context, b *engine.Batch) ([]any, error) {
-		ids := make([]int64, len(b.Parents))
-		for i, p := range b.Parents {
-			ids[i] = asIssue(p).is.ID
-		}
-		types, err := a.d.Store.R().IssueTypesOf(ctx, ids)
-		if err != nil {
+		if err := a.details(ctx, b.Parents); err != nil {
 			return nil, err
 		}
 		out := make([]any, len(b.Parents))
-		for i, id := range ids {
-			if t := types[id]; t != nil {
+		for i, p := range b.Parents {
+			if t := asIssue(p).is.Type; t != nil {
 				out[i] = t
 			}
 		}

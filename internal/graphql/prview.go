@@ -217,6 +217,7 @@ func (a *API) registerPullView() {
 		return wire.NodeID("CS", p.(*checkSuiteObj).id), nil
 	})
 	a.registerWorkflowRuns()
+	a.registerCheckAnnotations()
 
 	a.schema.Resolve("PullRequest", "reviewRequests", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
 		o := p.(*pullObj)

@@ -43,6 +43,9 @@ type IssueChange struct {
 	// LabelMode and AssigneeMode "add" or "remove" change the current
 	// lists by LabelNames / Assignees instead of replacing them.
 	LabelMode, AssigneeMode string
+	// Type is the issue's new type (nil: none) when SetType.
+	Type    *model.IssueType
+	SetType bool
 }
 
 // Open creates an issue with its metadata in one transaction.
@@ -153,6 +156,14 @@ func (a *Service) Change(ctx context.Context, x *Access, id int64, ch IssueChang
 				ev.Event = "reopened"
 			}
 			if err := event(ctx, tx, x, &after, ev, map[string]any{"state_reason": after.StateReason}); err != nil {
+				return err
+			}
+		}
+		if ch.SetType {
+			if before.IsPull {
+				return model.Unprocessable("Pull requests cannot have an issue type.")
+			}
+			if err := setType(ctx, tx, x, &after, ch.Type); err != nil {
 				return err
 			}
 		}

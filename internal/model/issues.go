@@ -47,6 +47,7 @@ type Issue struct {
 	DepSummary    DependencySummary
 	Parent        *IssueRef // the parent's repository and number
 	PinnedComment *IssueComment
+	Type          *IssueType // its organization's issue type, if any (IssueDetails)
 	// ViaApp is the GitHub App that wrote it: with an installation token
 	// (its author is the app's bot) or with a user access token (ViaAppID
 	// records the app); nil otherwise.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/codeowners"
@@ -61,6 +62,23 @@ func (s *Service) EnableAutoMerge(ctx context.Context, repo *model.Repo, c Calle
 	if in.SHA != "" && in.SHA != p.HeadSHA {
 		return nil, model.Unprocessable("Head branch was modified. Review and try the merge again.")
 	}
+	if in.AuthorEmail != nil && *in.AuthorEmail != "" {
+		// The merge commit's author address must be one of the enabler's:
+		// their address (hubd keeps one, verified) or their no-reply one.
+		u, err := s.Store.R().AccountByID(ctx, c.UserID)
+		if err != nil {
+			return nil, err
+		}
+		noreply := ""
+		if s.Identity != nil {
+			bare := *u
+			bare.Email = ""
+			noreply = s.Identity(&bare, s.Store.Now()).Email
+		}
+		if e := *in.AuthorEmail; !(u.Email != "" && strings.EqualFold(e, u.Email)) && !(noreply != "" && strings.EqualFold(e, noreply)) {
+			return nil, model.Unprocessable("Author email must be one of your verified emails")
+		}
+	}
 	switch st := p.MergeableState; st {
 	case model.StateClean, "unstable", "has_hooks":
 		if p.CheckedHeadSHA == p.HeadSHA {
@@ -101,7 +119,7 @@ func (s *Service) DisableAutoMerge(ctx context.Context, repo *model.Repo, c Call
 		if err != nil || !had {
 			return err
 		}
-		return s.autoMergeEvent(ctx, tx, repo, p, c.UserID, "auto_merge_disabled")
+		return s.autoMergeEvent(ctx, tx, repo, p, c.UserID, "auto_merge_disabled", "Disabled by a user")
 	})
 	if err != nil {
 		return nil, err
@@ -109,16 +127,17 @@ func (s *Service) DisableAutoMerge(ctx context.Context, repo *model.Repo, c Call
 	return s.Store.R().PullByNumber(ctx, repo.ID, number)
 }
 
-// autoMergeEvent records auto_merge_enabled or auto_merge_disabled on the
-// timeline and as the pull_request webhook action of the same name.
-func (s *Service) autoMergeEvent(ctx context.Context, tx store.Q, repo *model.Repo, p *model.Pull, actorID int64, event string) error {
+// autoMergeEvent records auto_merge_enabled or auto_merge_disabled (with
+// its reason) on the timeline and as the pull_request webhook action of
+// the same name.
+func (s *Service) autoMergeEvent(ctx context.Context, tx store.Q, repo *model.Repo, p *model.Pull, actorID int64, event string, reason ...string) error {
 	e := &model.IssueEvent{RepoID: repo.ID, IssueID: p.IssueID, ActorID: actorID, Event: event}
 	if err := tx.AddIssueEvent(ctx, e, orgID(repo), map[string]any{"number": p.Number}); err != nil {
 		return err
 	}
 	pl := s.payload(p, event)
-	if event == "auto_merge_disabled" {
-		pl["reason"] = "Disabled by a user"
+	if event == "auto_merge_disabled" && len(reason) > 0 {
+		pl["reason"] = reason[0]
 	}
 	return tx.AppendEvent(ctx, "pull_request."+event, actorID, repo.ID, orgID(repo), pl)
 }
@@ -203,6 +222,17 @@ func (s *Service) runAutoMerge(ctx context.Context, payload []byte) error {
 	if err != nil {
 		return ignoreGone(err)
 	}
+	if a.ExpectedHeadSHA != "" && a.ExpectedHeadSHA != p.HeadSHA {
+		// Enabled for a head that has moved since: GitHub turns auto-merge
+		// off rather than merge commits nobody reviewed for it.
+		return s.Store.Tx(ctx, func(tx store.Q) error {
+			had, err := tx.DeleteAutoMerge(ctx, p.IssueID)
+			if err != nil || !had {
+				return err
+			}
+			return s.autoMergeEvent(ctx, tx, repo, p, a.EnabledByID, "auto_merge_disabled", "Head branch was modified")
+		})
+	}
 	// The enabler's access now, not when it was enabled.
 	perm, err := codeowners.UserPerm(ctx, s.Store, repo, a.EnabledByID)
 	if err != nil {
@@ -212,8 +242,11 @@ func (s *Service) runAutoMerge(ctx context.Context, payload []byte) error {
 	if a.EnabledBy != nil {
 		c.Login = a.EnabledBy.Login
 	}
-	_, err = s.Merge(ctx, repo, c, p.Number, MergeInput{Method: a.Method, CommitTitle: a.CommitTitle,
-		CommitMessage: a.CommitMessage, SHA: a.ExpectedHeadSHA})
+	mi := MergeInput{Method: a.Method, CommitTitle: a.CommitTitle, CommitMessage: a.CommitMessage, SHA: a.ExpectedHeadSHA}
+	if a.AuthorEmail != nil {
+		mi.AuthorEmail = *a.AuthorEmail
+	}
+	_, err = s.Merge(ctx, repo, c, p.Number, mi)
 	var he *model.HTTPError
 	var ve *model.ValidationError
 	switch {

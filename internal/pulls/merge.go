@@ -21,6 +21,9 @@ type MergeInput struct {
 	CommitTitle   *string
 	CommitMessage *string
 	SHA           string // the head the caller reviewed ("": any)
+	// AuthorEmail, when set, is the merging user's address on the commit
+	// they author (auto-merge's authorEmail).
+	AuthorEmail string
 }
 
 // MergeResult is what a merge answers.
@@ -89,6 +92,9 @@ func (s *Service) Merge(ctx context.Context, repo *model.Repo, c Caller, number 
 	now := s.Store.Now()
 	committer := s.systemSignature()
 	actor := s.identity(ctx, c.UserID, now)
+	if in.AuthorEmail != "" {
+		actor.Email = in.AuthorEmail
+	}
 	var newSHA string
 	switch in.Method {
 	case model.MergeMerge, model.MergeSquash:

@@ -38,6 +38,42 @@ type Runner struct {
 	LogEvery time.Duration
 	// Logf, when set, reports what the runner does (hubd runner prints it).
 	Logf func(format string, args ...any)
+	// CA is the PEM of a private CA hubd's https certificate chains to
+	// (hubd runner --ca-file): every job gets a bundle of the system's CAs
+	// and it, named by NODE_EXTRA_CA_CERTS, SSL_CERT_FILE and
+	// GIT_SSL_CAINFO, so node actions, curl and git in steps trust hubd.
+	CA []byte
+}
+
+// SystemCABundle is where the system's CAs are (Debian's, the Go
+// toolchain's first guess); a job's bundle starts with them.
+var SystemCABundle = "/etc/ssl/certs/ca-certificates.crt"
+
+// caEnv writes the job's CA bundle into its directory dir and adds the
+// variables that name it to env.
+func (r *Runner) caEnv(dir string, env map[string]string) error {
+	if len(r.CA) == 0 {
+		return nil
+	}
+	bundle, err := os.ReadFile(SystemCABundle)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	if len(bundle) > 0 && bundle[len(bundle)-1] != '\n' {
+		bundle = append(bundle, '\n')
+	}
+	all := filepath.Join(dir, "ca-certificates.pem")
+	own := filepath.Join(dir, "hubd-ca.pem")
+	if err := os.WriteFile(all, append(bundle, r.CA...), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(own, r.CA, 0o644); err != nil {
+		return err
+	}
+	// Node adds NODE_EXTRA_CA_CERTS to its own list; OpenSSL and git
+	// replace theirs with the file named, hence the whole bundle.
+	env["NODE_EXTRA_CA_CERTS"], env["SSL_CERT_FILE"], env["GIT_SSL_CAINFO"] = own, all, all
+	return nil
 }
 
 func (r *Runner) logf(format string, args ...any) {
@@ -172,6 +208,12 @@ func (r *Runner) execute(ctx context.Context, a *actions.Assignment, jc jobClien
 	}
 	spec := a.Spec
 	spec.Locate(dir)
+	if spec.Env == nil {
+		spec.Env = map[string]string{}
+	}
+	if err := r.caEnv(dir, spec.Env); err != nil {
+		return fail("CA bundle: %v", err)
+	}
 	if cred := r.Isolation.Credential; cred != nil {
 		// The worker runs as the runner user: the job's directory is its.
 		if err := chownTree(dir, int(cred.Uid), int(cred.Gid)); err != nil {

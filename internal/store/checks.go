@@ -247,11 +247,48 @@ func intOrNil(v *int) any {
 	return *v
 }
 
+const checkAnnotationSelect = `SELECT a.id, a.run_id, c.head_sha, a.path, a.start_line, a.end_line, a.start_column, a.end_column,
+ a.annotation_level, a.title, a.message, a.raw_details FROM check_annotations a JOIN check_runs c ON c.id = a.run_id`
+
 // CheckAnnotations is a page of a run's annotations, oldest first.
 func (q Q) CheckAnnotations(ctx context.Context, runID int64, limit, offset int) ([]*model.CheckAnnotation, error) {
-	rows, err := q.query(ctx, `SELECT a.id, a.run_id, c.head_sha, a.path, a.start_line, a.end_line, a.start_column, a.end_column,
- a.annotation_level, a.title, a.message, a.raw_details FROM check_annotations a JOIN check_runs c ON c.id = a.run_id
- WHERE a.run_id = ? ORDER BY a.id LIMIT ? OFFSET ?`, runID, limit, offset)
+	return q.checkAnnotations(ctx, checkAnnotationSelect+` WHERE a.run_id = ? ORDER BY a.id LIMIT ? OFFSET ?`, runID, limit, offset)
+}
+
+// CheckAnnotationPages are pages of the annotations of several runs in one
+// query: pages maps a run's id to the [start, end) offsets of its page,
+// oldest first; the answer maps it to the page's annotations.
+func (q Q) CheckAnnotationPages(ctx context.Context, pages map[int64][2]int) (map[int64][]*model.CheckAnnotation, error) {
+	out := map[int64][]*model.CheckAnnotation{}
+	var ids []int64
+	var ranges []string
+	var rargs []any
+	for id, p := range pages {
+		if p[1] > p[0] {
+			ids = append(ids, id)
+			ranges = append(ranges, `(a.run_id = ? AND a.rn > ? AND a.rn <= ?)`)
+			rargs = append(rargs, id, p[0], p[1])
+		}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	in, args := inList(ids)
+	list, err := q.checkAnnotations(ctx, `SELECT a.id, a.run_id, c.head_sha, a.path, a.start_line, a.end_line, a.start_column, a.end_column,
+ a.annotation_level, a.title, a.message, a.raw_details FROM (SELECT x.*, ROW_NUMBER() OVER (PARTITION BY x.run_id ORDER BY x.id) AS rn
+ FROM check_annotations x WHERE x.run_id IN (`+in+`)) a JOIN check_runs c ON c.id = a.run_id
+ WHERE `+strings.Join(ranges, " OR ")+` ORDER BY a.run_id, a.rn`, append(args, rargs...)...)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range list {
+		out[a.RunID] = append(out[a.RunID], a)
+	}
+	return out, nil
+}
+
+func (q Q) checkAnnotations(ctx context.Context, query string, args ...any) ([]*model.CheckAnnotation, error) {
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -343,6 +343,9 @@ type IssueQuery struct {
 	// in or commented on (filter=subscribed).
 	Involves int64
 	Since    *time.Time
+	// Type filters by issue type: a type's name (any case), "*" any type,
+	// "none" no type.
+	Type string
 	// Nothing is set when a filter names something that does not exist (an
 	// unknown user or milestone): the list is empty.
 	Nothing bool
@@ -359,7 +362,7 @@ type IssueQuery struct {
 func (f *IssueQuery) simple() bool {
 	return f.Repos == nil && len(f.Labels) == 0 && f.MilestoneID == 0 && !f.MilestoneAny && !f.MilestoneNone &&
 		f.AssigneeID == 0 && !f.AssigneeAny && !f.AssigneeNone && f.CreatorID == 0 && f.MentionedID == 0 &&
-		f.Involves == 0 && f.Since == nil && !f.Nothing && !f.Pulls && (f.Sort == "" || f.Sort == "created")
+		f.Involves == 0 && f.Since == nil && !f.Nothing && !f.Pulls && f.Type == "" && (f.Sort == "" || f.Sort == "created")
 }
 
 func (f *IssueQuery) states() []string {
@@ -434,6 +437,16 @@ func (f *IssueQuery) where() (string, []any) {
 	}
 	if f.CreatorID != 0 {
 		conds, args = append(conds, "i.user_id = ?"), append(args, f.CreatorID)
+	}
+	switch f.Type {
+	case "":
+	case "none":
+		conds = append(conds, "NOT EXISTS (SELECT 1 FROM issue_type_of ito WHERE ito.issue_id = i.id)")
+	case "*":
+		conds = append(conds, "EXISTS (SELECT 1 FROM issue_type_of ito WHERE ito.issue_id = i.id)")
+	default:
+		conds = append(conds, "EXISTS (SELECT 1 FROM issue_type_of ito JOIN issue_types it ON it.id = ito.type_id WHERE ito.issue_id = i.id AND LOWER(it.name) = LOWER(?))")
+		args = append(args, f.Type)
 	}
 	if f.MentionedID != 0 {
 		conds = append(conds, "EXISTS (SELECT 1 FROM issue_mentions im WHERE im.issue_id = i.id AND im.user_id = ?)")
@@ -679,7 +692,7 @@ func blockOf(counts []blockCount, desc bool, offset int) (int64, int) {
 
 // IssueDetails loads what the issue objects of a response show besides the
 // issue row, in one query per kind for all of them: authors and their
-// association, labels, assignees, milestones, and — only for the issues
+// association, labels, assignees, milestones, issue types, and — only for the issues
 // that have any — reactions, sub-issue and dependency summaries, parents
 // and pinned comments. closedBy loads the closing user too (single-issue
 // responses). Accounts, labels, milestones and associations come from the
@@ -690,13 +703,16 @@ func (q Q) IssueDetails(ctx context.Context, list []*model.Issue, closedBy bool)
 	}
 	byID := make(map[int64]*model.Issue, len(list))
 	ids := make([]int64, 0, len(list))
-	var milestones, reacted, parents, withSubs, withDeps, pinned, users, closedPulls []int64
+	var milestones, reacted, parents, withSubs, withDeps, pinned, users, closedPulls, typable []int64
 	for _, is := range list {
 		if byID[is.ID] != nil {
 			continue
 		}
 		byID[is.ID] = is
 		ids = append(ids, is.ID)
+		if !is.IsPull {
+			typable = append(typable, is.ID) // pull requests have no issue type
+		}
 		is.Labels, is.Assignees, is.Rollup = []*model.Label{}, []*model.Account{}, nil
 		if is.UserID != 0 {
 			users = append(users, is.UserID)
@@ -840,6 +856,15 @@ func (q Q) IssueDetails(ctx context.Context, list []*model.Issue, closedBy bool)
 	if len(withDeps) > 0 {
 		if err := q.loadDepSummaries(ctx, withDeps, byID); err != nil {
 			return err
+		}
+	}
+	if len(typable) > 0 {
+		types, err := q.cachedIssueTypes(ctx, typable)
+		if err != nil {
+			return err
+		}
+		for id, t := range types {
+			byID[id].Type = t
 		}
 	}
 	if len(pinned) > 0 {

@@ -22,6 +22,7 @@ type (
 	milestoneKey int64
 	assocKey     struct{ repo, user int64 }
 	issueKey     int64 // an issue with its details
+	issueTypeKey int64 // an issue's type (nil: none)
 	pullCountKey int64 // a repository's open and closed pull request counts
 	// issuePageKey is a page of a repository's default issue list.
 	issuePageKey struct {
@@ -193,6 +194,34 @@ func (q Q) cachedLabels(ctx context.Context, ids []int64) (map[int64]*model.Labe
 }
 
 // cachedMilestones loads milestones (with their creators) by id.
+func (q Q) cachedIssueTypes(ctx context.Context, issueIDs []int64) (map[int64]*model.IssueType, error) {
+	keys := make([]issueTypeKey, len(issueIDs))
+	for i, id := range issueIDs {
+		keys[i] = issueTypeKey(id)
+	}
+	got, err := cachedBatch(q, keys, func(missing []issueTypeKey) (map[issueTypeKey]*model.IssueType, error) {
+		types, err := q.IssueTypesOf(ctx, keyIDs(missing))
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[issueTypeKey]*model.IssueType, len(missing))
+		for _, k := range missing {
+			out[k] = types[int64(k)] // nil too: most issues have no type
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]*model.IssueType, len(got))
+	for k, v := range got {
+		if v != nil {
+			out[int64(k)] = v
+		}
+	}
+	return out, nil
+}
+
 func (q Q) cachedMilestones(ctx context.Context, ids []int64) (map[int64]*model.Milestone, error) {
 	keys := make([]milestoneKey, len(ids))
 	for i, id := range ids {

@@ -180,7 +180,7 @@ type Issue struct {
 	UpdatedAt                string              `json:"updated_at"`
 	ClosedBy                 Maybe[SimpleUser]   `json:"closed_by,omitzero"`
 	TimelineURL              string              `json:"timeline_url"`
-	Type                     *struct{}           `json:"type"`
+	Type                     *IssueType          `json:"type"`
 	Repository               *Repository         `json:"repository,omitempty"`
 	PerformedViaGitHubApp    *Integration        `json:"performed_via_github_app"`
 	AuthorAssociation        string              `json:"author_association"`
@@ -383,6 +383,10 @@ func (w *IssueWriter) ToIssue(repo *model.Repo, is *model.Issue, withRepo *Acces
 	if withRepo != nil {
 		r := w.U.ToRepository(repo, RepoCounts{}, *withRepo)
 		out.Repository = &r
+	}
+	if is.Type != nil {
+		t := ToIssueType(is.Type)
+		out.Type = &t
 	}
 	out.PerformedViaGitHubApp = w.viaApp(is.ViaApp)
 	return out

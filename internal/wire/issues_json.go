@@ -94,7 +94,12 @@ func (w *IssueWriter) appendIssue(dst []byte, is *Issue) []byte {
 		dst = w.appendUser(dst, is.ClosedBy.V)
 	}
 	dst = appendField(dst, "timeline_url", is.TimelineURL)
-	dst = append(dst, `,"type":null`...)
+	if is.Type != nil {
+		dst = append(dst, `,"type":`...)
+		dst = appendMarshal(dst, is.Type)
+	} else {
+		dst = append(dst, `,"type":null`...)
+	}
 	if is.Repository != nil {
 		dst = append(dst, `,"repository":`...)
 		dst = appendMarshal(dst, is.Repository)

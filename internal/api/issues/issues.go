@@ -216,11 +216,6 @@ type createBody struct {
 	Type             rest.Opt[string] `json:"type"`
 }
 
-// errNoTypes answers an issue type: hubd's organizations define none.
-func errNoType(name string) error {
-	return &model.ValidationError{Errors: []model.FieldError{{Resource: "Issue", Field: "type", Code: "invalid", Value: name}}}
-}
-
 // POST /repos/{owner}/{repo}/issues: anyone who can read the repository
 // opens issues; labels, assignees, milestone and field values are set for
 // those with triage access and silently dropped for others.
@@ -250,6 +245,7 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 	var assignees []*model.Account
 	var labelNames []string
 	var fields []*model.IssueFieldValue
+	var typ *model.IssueType
 	if x.Triage() {
 		q := a.d.Store.R()
 		if milestone, err = resolveMilestone(ctx, q, x.Repo.ID, in.Milestone); err != nil {
@@ -263,14 +259,16 @@ func (a *API) create(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		labelNames = names(in.Labels)
-		if t, ok := in.Type.Get(); ok && t != "" {
-			return errNoType(t)
+		if t, ok := in.Type.Get(); ok {
+			if typ, err = a.svc.ResolveIssueType(ctx, x.Repo, t); err != nil {
+				return err
+			}
 		}
 		if fields, err = a.svc.ResolveFieldValues(ctx, x, fieldInputs(in.IssueFieldValues)); err != nil {
 			return err
 		}
 	}
-	is, err := a.svc.Open(ctx, x, issuesvc.NewIssue{Title: in.Title.V, Body: in.Body, Milestone: milestone, Assignees: assignees, Labels: labelNames}, fields)
+	is, err := a.svc.Open(ctx, x, issuesvc.NewIssue{Title: in.Title.V, Body: in.Body, Milestone: milestone, Assignees: assignees, Labels: labelNames, Type: typ}, fields)
 	if err != nil {
 		return err
 	}
@@ -296,17 +294,17 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) error {
 }
 
 type updateBody struct {
-	Title            titleIn                   `json:"title"`
-	Body             rest.Opt[string]          `json:"body"`
-	Assignee         rest.Opt[string]          `json:"assignee"`
-	State            rest.Opt[string]          `json:"state"`
-	StateReason      rest.Opt[string]          `json:"state_reason"`
-	DuplicateIssueID rest.Opt[int64]           `json:"duplicate_issue_id"`
-	Milestone        milestoneIn               `json:"milestone"`
-	Labels           rest.Opt[[]nameIn]        `json:"labels"`
-	Assignees        rest.Opt[[]loginIn]       `json:"assignees"`
-	IssueFieldValues rest.Opt[[]fieldValueIn]  `json:"issue_field_values"`
-	Type             rest.Opt[json.RawMessage] `json:"type"`
+	Title            titleIn                  `json:"title"`
+	Body             rest.Opt[string]         `json:"body"`
+	Assignee         rest.Opt[string]         `json:"assignee"`
+	State            rest.Opt[string]         `json:"state"`
+	StateReason      rest.Opt[string]         `json:"state_reason"`
+	DuplicateIssueID rest.Opt[int64]          `json:"duplicate_issue_id"`
+	Milestone        milestoneIn              `json:"milestone"`
+	Labels           rest.Opt[[]nameIn]       `json:"labels"`
+	Assignees        rest.Opt[[]loginIn]      `json:"assignees"`
+	IssueFieldValues rest.Opt[[]fieldValueIn] `json:"issue_field_values"`
+	Type             rest.Opt[string]         `json:"type"`
 }
 
 // PATCH /repos/{owner}/{repo}/issues/{issue_number}: authors edit the
@@ -365,6 +363,7 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 	var assignees []*model.Account
 	var labelNames []string
 	var fields []*model.IssueFieldValue
+	var ch issuesvc.IssueChange
 	setMilestone, setAssigneeList, setLabelList := false, false, false
 	if x.Triage() {
 		q := a.d.Store.R()
@@ -387,18 +386,12 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 		if list, ok := in.Labels.Get(); ok || in.Labels.Set {
 			setLabelList, labelNames = true, names(list)
 		}
-		if raw, ok := in.Type.Get(); ok {
-			var t string
-			if json.Unmarshal(raw, &t) != nil {
-				var o struct{ Value *string }
-				json.Unmarshal(raw, &o)
-				if o.Value != nil {
-					t = *o.Value
-				}
+		if in.Type.Set {
+			// A name, or null to clear the type.
+			if ch.Type, err = a.svc.ResolveIssueType(ctx, x.Repo, in.Type.Value); err != nil {
+				return err
 			}
-			if t != "" {
-				return errNoType(t)
-			}
+			ch.SetType = true
 		}
 		if list, ok := in.IssueFieldValues.Get(); ok {
 			if fields, err = a.svc.ResolveFieldValues(ctx, x, fieldInputs(list)); err != nil {
@@ -406,9 +399,9 @@ func (a *API) update(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	ch := issuesvc.IssueChange{State: state, StateSet: stateSet, Reason: reason, Duplicate: duplicate,
-		Milestone: milestone, SetMilestone: setMilestone, Assignees: assignees, SetAssignees: setAssigneeList,
-		LabelNames: labelNames, SetLabels: setLabelList, Fields: fields, FieldsSet: in.IssueFieldValues.Set && fields != nil}
+	ch.State, ch.StateSet, ch.Reason, ch.Duplicate = state, stateSet, reason, duplicate
+	ch.Milestone, ch.SetMilestone, ch.Assignees, ch.SetAssignees = milestone, setMilestone, assignees, setAssigneeList
+	ch.LabelNames, ch.SetLabels, ch.Fields, ch.FieldsSet = labelNames, setLabelList, fields, in.IssueFieldValues.Set && fields != nil
 	if in.Title.Set && !in.Title.IsNull {
 		ch.Title = &in.Title.V
 	}
@@ -593,10 +586,7 @@ func (a *API) listForRepo(w http.ResponseWriter, r *http.Request) error {
 	if m := q.Get("mentioned"); m != "" {
 		f.MentionedID = a.userFilter(ctx, m, &f)
 	}
-	// hubd's organizations define no issue types: every issue has none.
-	if t := q.Get("type"); t != "" && t != "none" {
-		f.Nothing = true
-	}
+	f.Type = q.Get("type") // a type's name, "*" or "none"
 	p := rest.ParsePage(r)
 	f.Limit, f.Offset = p.Limit(), p.Offset()
 	gen := a.d.Store.WriteGen() // before reading: a write meanwhile makes what is read stale
@@ -659,9 +649,7 @@ func (a *API) listAcross(w http.ResponseWriter, r *http.Request, rq store.RepoQu
 	default:
 		f.AssigneeID = me
 	}
-	if t := q.Get("type"); t != "" && t != "none" {
-		f.Nothing = true
-	}
+	f.Type = q.Get("type")
 	// pulls=true lists only pull requests; by default issues and pull
 	// requests come together, as every pull request is an issue.
 	f.Pulls = q.Get("pulls") == "true"

@@ -172,7 +172,7 @@ func Start(t testing.TB, env *apitest.Env, opts ...Options) *GH {
 	}
 	g.serveOn(unixL, handler)
 
-	caPEM, cert, err := newCert(Host)
+	caPEM, cert, err := NewCert(Host)
 	if err != nil {
 		t.Fatalf("gh: certificate: %v", err)
 	}

@@ -59,10 +59,10 @@ func connectProxy(target, addr string) http.Handler {
 	})
 }
 
-// newCert makes a CA for the test and a server certificate for host signed
-// by it; it returns the CA in PEM (for git's sslCAInfo) and the server's
-// key pair.
-func newCert(host string) ([]byte, tls.Certificate, error) {
+// NewCert makes a CA for a test and a server certificate for host (a name
+// or an IP address) signed by it; it returns the CA in PEM (for git's
+// sslCAInfo) and the server's key pair.
+func NewCert(host string) ([]byte, tls.Certificate, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, tls.Certificate{}, err
@@ -92,11 +92,15 @@ func newCert(host string) ([]byte, tls.Certificate, error) {
 	leaf := &x509.Certificate{
 		SerialNumber: big.NewInt(2),
 		Subject:      pkix.Name{CommonName: host},
-		DNSNames:     []string{host},
 		NotBefore:    now.Add(-time.Hour),
 		NotAfter:     now.Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		leaf.IPAddresses = []net.IP{ip}
+	} else {
+		leaf.DNSNames = []string{host}
 	}
 	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, caKey)
 	if err != nil {
