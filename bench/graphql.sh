@@ -19,8 +19,9 @@
 #   pr-view          `gh pr view --json` with every field gh offers
 #                    (bench/graphql-prview.graphql, gh's PullRequestByNumber
 #                    as TestGhPRViewEveryField records it) on a pull request
-#                    with 50 commits, 100 files, 20 reviews and 30 commit
-#                    status contexts; its latency is also measured with one
+#                    with 50 commits, 100 files, 20 reviews and 30 checks
+#                    (15 check runs of an app, 15 commit status
+#                    contexts); its latency is also measured with one
 #                    connection (goal: < 50 ms)
 #
 # Then bench/graphqlbench serves the same requests in-process on the seeded
@@ -55,6 +56,7 @@ go build -o "$work/hubd" ./cmd/hubd
 go build -o "$work/bare" ./bench/bare
 go build -o "$work/issueseed" ./bench/issueseed
 go build -o "$work/graphqlbench" ./bench/graphqlbench
+go build -o "$work/appjwt" ./bench/appjwt
 HUBD=${HUBD_ADDR:-127.0.0.1:18480}
 BARE=${BARE_ADDR:-127.0.0.1:18481}
 
@@ -76,7 +78,8 @@ echo "seeding: $ISSUES issues into acme/big"
 "$work/issueseed" -data "$work/data" -repo acme/big -n "$ISSUES"
 
 # The pull request of pr-view: acme/prview, branch big with 50 commits
-# changing 100 files (two each) off main, 20 reviews, 30 status contexts.
+# changing 100 files (two each) off main, 20 reviews, 30 checks: 15 check
+# runs of a GitHub App (its installation token) and 15 status contexts.
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_TERMINAL_PROMPT=0
 api -X POST "http://$HUBD/api/v3/orgs/acme/repos" -d '{"name":"prview"}' >/dev/null
 git init -q --bare "$work/prview.git"
@@ -99,8 +102,18 @@ api -X POST "http://$HUBD/api/v3/repos/acme/prview/pulls" -d '{"title":"Big","he
 for i in $(seq 1 20); do
   api -X POST "http://$HUBD/api/v3/repos/acme/prview/pulls/1/reviews" -d "{\"event\":\"COMMENT\",\"body\":\"review $i\"}" >/dev/null
 done
-for i in $(seq 1 30); do
-  api -X POST "http://$HUBD/api/v3/repos/acme/prview/statuses/$pr_head" -d "{\"state\":\"success\",\"context\":\"check-$i\"}" >/dev/null
+for i in $(seq 1 15); do
+  api -X POST "http://$HUBD/api/v3/repos/acme/prview/statuses/$pr_head" -d "{\"state\":\"success\",\"context\":\"status-$i\"}" >/dev/null
+done
+api -X POST "http://$HUBD/api/v3/admin/apps" -d '{"owner":"acme","name":"Bench CI","default_permissions":{"checks":"write","contents":"read"}}' >"$work/app.json"
+app_id=$(jq -r .id "$work/app.json")
+jq -r .pem "$work/app.json" >"$work/app.pem"
+inst=$(api -X POST "http://$HUBD/api/v3/admin/apps/bench-ci/installations" -d '{"account":"acme","repositories":["prview"]}' | jq -r .id)
+jwt=$("$work/appjwt" -key "$work/app.pem" -iss "$app_id")
+iat=$(curl -sf -X POST -H "Authorization: Bearer $jwt" "http://$HUBD/api/v3/app/installations/$inst/access_tokens" | jq -r .token)
+for i in $(seq 1 15); do
+  curl -sf -H "Authorization: token $iat" -H "Content-Type: application/json" -X POST "http://$HUBD/api/v3/repos/acme/prview/check-runs" \
+    -d "{\"name\":\"check-$i\",\"head_sha\":\"$pr_head\",\"status\":\"completed\",\"conclusion\":\"success\",\"output\":{\"title\":\"ok\",\"summary\":\"check $i passed\"}}" >/dev/null
 done
 
 # The request bodies: gh's documents with variables naming the seeded
