@@ -106,9 +106,9 @@ type fingerprints struct {
 }
 
 // trackChanges creates _fp_changes and the triggers that write to it.
-// SQLite has row triggers only, so its notes are deduplicated by a key
-// (one writer: no lock waits); PostgreSQL's statement triggers append
-// without a key, so two transactions never wait for each other's note.
+// SQLite has row triggers only, so a note is written only when the table
+// has none yet (one writer: no race); PostgreSQL's statement triggers
+// append, so two transactions never wait for each other's note.
 func (s *Store) trackChanges(ctx context.Context, tables []string) error {
 	s.fp.tracked = map[string]bool{}
 	if s.pg {
@@ -129,8 +129,15 @@ func (s *Store) trackChanges(ctx context.Context, tables []string) error {
 		}
 		return nil
 	}
-	if _, err := s.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+fpChanges+` (tbl TEXT PRIMARY KEY)`); err != nil {
-		return err
+	// No unique key: the conflict clause of an outer upsert or INSERT OR
+	// REPLACE would override the trigger's OR IGNORE and fail the write.
+	for _, stmt := range []string{
+		`CREATE TABLE IF NOT EXISTS ` + fpChanges + ` (tbl TEXT NOT NULL)`,
+		`CREATE INDEX IF NOT EXISTS ` + fpChanges + `_tbl ON ` + fpChanges + ` (tbl)`,
+	} {
+		if _, err := s.write.ExecContext(ctx, stmt); err != nil {
+			return err
+		}
 	}
 	// Virtual tables take no triggers, and their shadow tables are
 	// written by the module: both are digested on every call.
@@ -163,8 +170,9 @@ func (s *Store) trackChanges(ctx context.Context, tables []string) error {
 		}
 		for _, op := range []string{"INSERT", "UPDATE", "DELETE"} {
 			name := quoteIdent("_fp_" + strings.ToLower(op[:1]) + "_" + t)
+			lit := `'` + strings.ReplaceAll(t, "'", "''") + `'`
 			if _, err := s.write.ExecContext(ctx, `CREATE TRIGGER IF NOT EXISTS `+name+` AFTER `+op+` ON `+quoteIdent(t)+
-				` BEGIN INSERT OR IGNORE INTO `+fpChanges+` (tbl) VALUES ('`+strings.ReplaceAll(t, "'", "''")+`'); END`); err != nil {
+				` BEGIN INSERT INTO `+fpChanges+` (tbl) SELECT `+lit+` WHERE NOT EXISTS (SELECT 1 FROM `+fpChanges+` WHERE tbl = `+lit+`); END`); err != nil {
 				return fmt.Errorf("%s: %w", t, err)
 			}
 		}
