@@ -303,10 +303,10 @@ func (q Q) trigramText(ctx context.Context, s *sqlb, idExpr, ftsTable string, co
 // ftsString quotes s as an FTS5 string.
 func ftsString(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
-// rareTrigramCap is how many rows of the trigram index rareTrigrams reads
+// rareTrigramCap (a variable for tests) is how many rows of the trigram index rareTrigrams reads
 // of each trigram at most: the cost of a trigram's count, and the most
 // files a word's rarest trigrams may leave to test one by one.
-const rareTrigramCap = 20_000
+var rareTrigramCap = 20_000
 
 // rareTrigrams are the rarest (at most 3) of word's trigrams found in
 // fewer than rareTrigramCap rows of the FTS5 table ftsTable (columns
