@@ -201,7 +201,7 @@ func BenchmarkSearchCode(b *testing.B) {
 	e := apitest.New(b, apitest.Options{NoVerify: true, ManualJobs: true, Limits: &l})
 	_, tok := e.NewUser("mona", false)
 	seedIndex(b, e, repos, files)
-	perRepo := 0 // the files holding Handler42( (handler42.go, handler420.go to handler429.go)
+	perRepo := 0 // the files holding Handler42( (handler42.go: Handler420( and the like do not)
 	for f := 0; f < files; f++ {
 		if strings.Contains(fmt.Sprintf("Handler%d(", f), "Handler42(") {
 			perRepo++
