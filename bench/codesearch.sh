@@ -11,6 +11,40 @@
 #   HUBD_TEST_DATABASE=postgres://... bash bench/codesearch.sh
 #
 # Targets: median under 100 ms, at least 20 pushes/s.
+#
+# Measured 2026-11-29 with the commands above (SEARCHES=20), REPOS=2000
+# FILES=500: 1,002,001 files, on a 2-core machine shared with seven other
+# test and benchmark runs (latencies include waits for a CPU; cpu-ms is
+# the hubd process's own CPU per search, PostgreSQL's not counted).
+# Median / p95 ms per shape (cpu-ms per search):
+#
+#   shape        SQLite before    SQLite after          PostgreSQL
+#   plain          620 / 1133      46 / 85   (39.8)     216 / 277  (3.7)
+#   one-file       2.2 / 18.7     1.5 / 25   (1.7)       33 / 64   (1.3)
+#   no-hit         0.3 / 1.7      0.4 / 1.9  (0.4)       14 / 26   (0.7)
+#   repo           1.7 / 6.3      1.5 / 4.2  (1.6)      5.1 / 27   (0.5)
+#   repo-readme    1.7 / 5.0      1.5 / 2.4  (1.5)      7.8 / 25   (0.6)
+#   user           509 / 1288      42 / 86   (38.4)      97 / 175  (2.3)
+#   path           535 / 1561      42 / 60   (39.4)     235 / 349  (2.8)
+#   language        11 / 70       2.8 / 6.5  (1.7)       28 / 68   (1.5)
+#   extension       15 / 31        17 / 33   (12.7)      37 / 69   (2.0)
+#   filename        83 / 149      7.4 / 28   (7.4)       40 / 64   (2.1)
+#   combined        12 / 40       1.1 / 16   (1.1)       12 / 21   (1.1)
+#
+# "Before" (load average 11 to 25) found a word through an FTS5 phrase of
+# all its trigrams, walking the doclists of the common ones over the whole
+# corpus; "after" (load falling from 25 to 3) through its rarest trigrams,
+# then LIKE on the rows they find (store.rareTrigrams). An earlier run of
+# the same code under load 25 measured plain 296 / 555, user 210 / 725,
+# path 214 / 435. PostgreSQL (ILIKE through the pg_trgm GIN indexes of
+# content and path, unchanged) stays over 100 ms for plain and path: its
+# bitmap scans of the two indexes and, with a misestimated row count,
+# nested loops over code_index.
+# Seed: 10m42s (SQLite), 11m24s (PostgreSQL, then ANALYZE): the first
+# repository indexed whole by the index job, the others from a copy of its
+# rows plus the index job for their own commit (a full index job each took
+# 14 minutes for 2,000 on SQLite). Index job (PUSHES=200): 177.9 pushes/s
+# on SQLite, 212.9 on PostgreSQL (under load 25: 68.9 and 24.8).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export REPOS=${REPOS:-2000} FILES=${FILES:-500}

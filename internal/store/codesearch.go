@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hubd/hubd/internal/model"
@@ -144,7 +145,7 @@ func (q Q) SearchCode(ctx context.Context, f CodeSearch) ([]*CodeHit, int, error
 		return nil, 0, err
 	}
 	s := visibleTo(f.Viewer)
-	if err := s.compile(f.Cond, func(s *sqlb, c SearchCond) error { return q.codeLeaf(s, c, mode) }); err != nil {
+	if err := s.compile(f.Cond, func(s *sqlb, c SearchCond) error { return q.codeLeaf(ctx, s, c, mode) }); err != nil {
 		return nil, 0, err
 	}
 	// Best match is the order files were indexed in (by repository and
@@ -182,7 +183,9 @@ type codeSearchMode struct {
 // these choices itself from its statistics.
 func (q Q) codeMode(ctx context.Context, c SearchCond) (codeSearchMode, error) {
 	conds := narrowing(c)
-	if len(conds) == 0 || q.s.pg {
+	if len(conds) == 0 || q.s.pg || !hasText(c) {
+		// No word to test: the mode changes nothing but the index that
+		// finds the files, which SQLite then chooses itself.
 		return codeSearchMode{}, nil
 	}
 	var scope []SearchCond
@@ -197,7 +200,7 @@ func (q Q) codeMode(ctx context.Context, c SearchCond) (codeSearchMode, error) {
 	}
 	var s sqlb
 	s.w(`SELECT COUNT(*) FROM (SELECT 1 FROM code_files f JOIN repos r ON r.id = f.repo_id WHERE `)
-	if err := s.compile(CondAll(conds...), func(s *sqlb, c SearchCond) error { return q.codeLeaf(s, c, mode) }); err != nil {
+	if err := s.compile(CondAll(conds...), func(s *sqlb, c SearchCond) error { return q.codeLeaf(ctx, s, c, mode) }); err != nil {
 		return mode, err
 	}
 	s.w(` LIMIT ?) n`)
@@ -208,6 +211,14 @@ func (q Q) codeMode(ctx context.Context, c SearchCond) (codeSearchMode, error) {
 	}
 	mode.scan = n <= narrowFiles
 	return mode, nil
+}
+
+// hasText reports whether c tests a word.
+func hasText(c SearchCond) bool {
+	if c.Op == CondLeaf {
+		return c.Field == "text"
+	}
+	return slices.ContainsFunc(c.Kids, hasText)
 }
 
 // narrowing lists the conditions every match of c meets that an index
@@ -240,14 +251,14 @@ func narrowing(c SearchCond) []SearchCond {
 }
 
 // trigramText writes a word test through the trigram index: the FTS5
-// table ftsTable's columns (the fields of a text leaf) on SQLite, in one
-// MATCH; the pg_trgm-indexed column expressions exprs, ORed, on
-// PostgreSQL. Words shorter than three characters cannot use a trigram
-// index, and those of a narrow scan (few rows to test) need not: they are
-// tested with LIKE on exprs.
-func (q Q) trigramText(s *sqlb, idExpr, ftsTable string, columns, exprs []string, word string, scan bool) {
+// table ftsTable's columns (the fields of a text leaf) on SQLite; the
+// pg_trgm-indexed column expressions exprs, ORed, on PostgreSQL. Words
+// shorter than three characters cannot use a trigram index, and those of
+// a narrow scan (few rows to test) need not: they are tested with LIKE on
+// exprs.
+func (q Q) trigramText(ctx context.Context, s *sqlb, idExpr, ftsTable string, columns, exprs []string, word string, scan bool) error {
 	word = strings.ToLower(word)
-	if q.s.pg || scan || len([]rune(word)) < 3 {
+	like := func() {
 		s.w("(")
 		for i, expr := range exprs {
 			if i > 0 {
@@ -261,16 +272,90 @@ func (q Q) trigramText(s *sqlb, idExpr, ftsTable string, columns, exprs []string
 			}
 		}
 		s.w(")")
-		return
+	}
+	if q.s.pg || scan || len([]rune(word)) < 3 {
+		like()
+		return nil
+	}
+	colset := "{" + strings.Join(columns, " ") + "} : "
+	rare, err := q.rareTrigrams(ctx, ftsTable, colset, word)
+	if err != nil {
+		return err
+	}
+	if len(rare) > 0 {
+		// The files holding the word's rarest trigrams (anywhere), then
+		// the word itself tested in each of them.
+		for i, t := range rare {
+			rare[i] = colset + ftsString(t)
+		}
+		s.w(idExpr, " IN (SELECT rowid FROM ", ftsTable, " WHERE ", ftsTable, " MATCH ?) AND ")
+		s.arg(strings.Join(rare, " AND "))
+		like()
+		return nil
 	}
 	// A quoted FTS5 string is a phrase of its trigrams: the word as a
 	// substring, case-insensitively, in any of the columns.
 	s.w(idExpr, " IN (SELECT rowid FROM ", ftsTable, " WHERE ", ftsTable, " MATCH ?)")
-	s.arg("{" + strings.Join(columns, " ") + "} : \"" + strings.ReplaceAll(word, `"`, `""`) + `"`)
+	s.arg(colset + ftsString(word))
+	return nil
+}
+
+// ftsString quotes s as an FTS5 string.
+func ftsString(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// rareTrigramCap (a variable for tests) is how many rows of the trigram index rareTrigrams reads
+// of each trigram at most: the cost of a trigram's count, and the most
+// files a word's rarest trigrams may leave to test one by one.
+var rareTrigramCap = 20_000
+
+// rareTrigrams are the rarest (at most 3) of word's trigrams found in
+// fewer than rareTrigramCap rows of the FTS5 table ftsTable (columns
+// colset), rarest first; none when every trigram is that common, or when
+// the word is not ASCII (LIKE, which then tests the word in the rows they
+// find, folds only ASCII case as the trigram index does all of Unicode).
+// Each count reads its trigram's rows up to the cap: a phrase of common
+// trigrams costs the trigram index a walk of them all, while the rare
+// ones find a few rows to test.
+func (q Q) rareTrigrams(ctx context.Context, ftsTable, colset, word string) ([]string, error) {
+	for _, r := range word {
+		if r >= 0x80 {
+			return nil, nil
+		}
+	}
+	type tri struct {
+		t string
+		n int
+	}
+	var list []tri
+	seen := map[string]bool{}
+	for i := 0; i+3 <= len(word); i++ {
+		t := word[i : i+3]
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		var n int
+		if err := q.searchRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM `+ftsTable+` WHERE `+ftsTable+` MATCH ? LIMIT ?) n`,
+			colset+ftsString(t), rareTrigramCap).Scan(&n); err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return []string{t}, nil // no file holds the word
+		}
+		if n < rareTrigramCap {
+			list = append(list, tri{t, n})
+		}
+	}
+	slices.SortStableFunc(list, func(a, b tri) int { return a.n - b.n })
+	var out []string
+	for _, t := range list[:min(len(list), 3)] {
+		out = append(out, t.t)
+	}
+	return out, nil
 }
 
 // codeLeaf writes the predicates of code fields in a search of mode m.
-func (q Q) codeLeaf(s *sqlb, c SearchCond, m codeSearchMode) error {
+func (q Q) codeLeaf(ctx context.Context, s *sqlb, c SearchCond, m codeSearchMode) error {
 	// + keeps SQLite from finding a scoped search's files through the
 	// index of extension or name.
 	unindexed := ""
@@ -294,7 +379,7 @@ func (q Q) codeLeaf(s *sqlb, c SearchCond, m codeSearchMode) error {
 			s.w("1 = 0")
 			return nil
 		}
-		q.trigramText(s, "f.id", "code_fts", columns, exprs, c.Text, m.scan)
+		return q.trigramText(ctx, s, "f.id", "code_fts", columns, exprs, c.Text, m.scan)
 	case "repo", "owner", "visibility", "fork":
 		repoScopeLeaf(s, c, "f.repo_id")
 	case "language":
@@ -363,7 +448,7 @@ const commitSearchCols = `cc.repo_id, cc.sha, cc.tree_sha, cc.parents, cc.messag
 // (at most SearchCountCap).
 func (q Q) SearchCommits(ctx context.Context, f CommitSearch) ([]*CodeCommit, int, error) {
 	s := visibleTo(f.Viewer)
-	if err := s.compile(f.Cond, q.commitLeaf); err != nil {
+	if err := s.compile(f.Cond, func(s *sqlb, c SearchCond) error { return q.commitLeaf(ctx, s, c) }); err != nil {
 		return nil, 0, err
 	}
 	dir := direction(f.Desc)
@@ -387,10 +472,10 @@ func (q Q) SearchCommits(ctx context.Context, f CommitSearch) ([]*CodeCommit, in
 }
 
 // commitLeaf writes the predicates of commit fields.
-func (q Q) commitLeaf(s *sqlb, c SearchCond) error {
+func (q Q) commitLeaf(ctx context.Context, s *sqlb, c SearchCond) error {
 	switch c.Field {
 	case "text":
-		q.trigramText(s, "cc.id", "code_commits_fts", []string{"message"}, []string{"cc.message"}, c.Text, false)
+		return q.trigramText(ctx, s, "cc.id", "code_commits_fts", []string{"message"}, []string{"cc.message"}, c.Text, false)
 	case "repo", "owner", "visibility":
 		repoScopeLeaf(s, c, "cc.repo_id")
 	case "author":

@@ -9,3 +9,11 @@ func Synchronous(ctx context.Context, s *Store) (int, error) {
 	err := s.write.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&n)
 	return n, err
 }
+
+// SetRareTrigramCap sets the count of rows above which a trigram is too
+// common to find a word's rows, for tests; it returns the undo.
+func SetRareTrigramCap(n int) func() {
+	old := rareTrigramCap
+	rareTrigramCap = n
+	return func() { rareTrigramCap = old }
+}
