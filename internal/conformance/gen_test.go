@@ -158,7 +158,7 @@ func (w *world) plausible(name string, s *openapi3.Schema, tg target, depth int)
 	ts := types(s)
 	switch {
 	case ts["object"] || len(props(s)) > 0:
-		if depth > 2 {
+		if depth > 3 {
 			return map[string]any{}
 		}
 		return w.object(s, tg, depth+1)
@@ -172,7 +172,7 @@ func (w *world) plausible(name string, s *openapi3.Schema, tg target, depth int)
 	case ts["boolean"]:
 		return true
 	case ts["array"]:
-		if s.Items != nil && s.Items.Value != nil && depth <= 2 {
+		if s.Items != nil && s.Items.Value != nil && depth <= 3 {
 			return []any{w.plausible(strings.TrimSuffix(name, "s"), s.Items.Value, tg, depth+1)}
 		}
 		return []any{}
