@@ -234,21 +234,12 @@ func (q Q) enterpriseTeamAccounts(ctx context.Context, table, col string, teamID
 	if err := q.row(ctx, `SELECT COUNT(*) FROM `+table+` WHERE team_id = ?`, teamID).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.query(ctx, `SELECT `+accountCols+` FROM `+table+` m JOIN accounts a ON a.id = m.`+col+`
+	out, err := q.accounts(ctx, `SELECT `+accountCols+` FROM `+table+` m JOIN accounts a ON a.id = m.`+col+`
  WHERE m.team_id = ? ORDER BY a.lower_login LIMIT ? OFFSET ?`, teamID, limit, offset)
-	if err != nil {
-		return nil, 0, err
+	if out == nil {
+		out = []*model.Account{}
 	}
-	defer rows.Close()
-	out := []*model.Account{}
-	for rows.Next() {
-		a := &model.Account{}
-		if err := scanAccount(rows, a); err != nil {
-			return nil, 0, err
-		}
-		out = append(out, a)
-	}
-	return out, total, rows.Err()
+	return out, total, err
 }
 
 // IsEnterpriseTeamMember reports whether a user is in a team.

@@ -132,21 +132,12 @@ func (q Q) Watchers(ctx context.Context, repoID int64, limit, offset int) ([]*mo
 	if err := q.row(ctx, `SELECT subscribers_count FROM repos WHERE id = ?`, repoID).Scan(&total); err != nil {
 		return nil, 0, notFound(err)
 	}
-	rows, err := q.query(ctx, `SELECT `+accountCols+` FROM repo_subscriptions s JOIN accounts a ON a.id = s.user_id
+	out, err := q.accounts(ctx, `SELECT `+accountCols+` FROM repo_subscriptions s JOIN accounts a ON a.id = s.user_id
  WHERE s.repo_id = ? AND s.subscribed = ? ORDER BY s.id LIMIT ? OFFSET ?`, repoID, true, limit, offset)
-	if err != nil {
-		return nil, 0, err
+	if out == nil {
+		out = []*model.Account{}
 	}
-	defer rows.Close()
-	out := []*model.Account{}
-	for rows.Next() {
-		a := &model.Account{}
-		if err := scanAccount(rows, a); err != nil {
-			return nil, 0, err
-		}
-		out = append(out, a)
-	}
-	return out, total, rows.Err()
+	return out, total, err
 }
 
 // StarredRepo is a repository a user starred, as the viewer sees it.
