@@ -153,6 +153,26 @@ func (c *Caller) HasScope(s string) bool {
 	return c.Scopes.Has(s)
 }
 
+// OrgToken is the token check an organization-level operation starts
+// with. An installation is answered at once (done): allowed when it is
+// installed on organization orgID, else not found. A classic or OAuth
+// token without scope gets a 403. Otherwise the caller's user is left for
+// the operation's own permission check (done is false).
+func (c *Caller) OrgToken(orgID int64, scope string) (done bool, err error) {
+	switch c.Kind {
+	case Installation:
+		if c.InstallationTargetID != orgID {
+			return true, model.ErrNotFound
+		}
+		return true, nil
+	case ClassicPAT, OAuthApp:
+		if !c.HasScope(scope) {
+			return true, model.Forbidden("Resource not accessible by personal access token")
+		}
+	}
+	return false, nil
+}
+
 // Scopes is a set of classic OAuth scopes.
 type Scopes map[string]bool
 

@@ -38,20 +38,14 @@ func (s *Service) Org(ctx context.Context, c *authz.Caller, login string) (*mode
 	if err != nil {
 		return nil, err
 	}
-	switch c.Kind {
-	case authz.Installation:
-		if c.InstallationTargetID != org.ID {
-			return nil, model.ErrNotFound
+	if done, err := c.OrgToken(org.ID, "read:org"); done {
+		if err != nil {
+			return nil, err
 		}
 		return org, nil
-	case authz.ClassicPAT, authz.OAuthApp:
-		if !c.HasScope("read:org") {
-			return nil, model.Forbidden("Resource not accessible by personal access token")
-		}
-	case authz.FineGrained:
-		if c.ResourceOwnerID != org.ID {
-			return nil, model.Forbidden("Resource not accessible by personal access token")
-		}
+	}
+	if c.Kind == authz.FineGrained && c.ResourceOwnerID != org.ID {
+		return nil, model.Forbidden("Resource not accessible by personal access token")
 	}
 	if c.User == nil {
 		return nil, model.Forbidden("Resource not accessible by integration")

@@ -48,16 +48,11 @@ func (h handlers) org(r *http.Request) (*model.Account, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch c.Kind {
-	case authz.Installation:
-		if c.InstallationTargetID != org.ID {
-			return nil, model.ErrNotFound
+	if done, err := c.OrgToken(org.ID, "admin:org"); done {
+		if err != nil {
+			return nil, err
 		}
 		return org, nil
-	case authz.ClassicPAT, authz.OAuthApp:
-		if !c.HasScope("admin:org") {
-			return nil, model.Forbidden("Resource not accessible by personal access token")
-		}
 	}
 	if _, err := api.RequireUser(r); err != nil {
 		return nil, err
