@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/randid"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
@@ -298,7 +299,7 @@ func (s *Service) Dispatch(ctx context.Context) (int, bool, error) {
 				return err
 			}
 			for _, h := range it.hooks {
-				d := &model.HookDelivery{HookID: h.ID, PayloadID: p.ID, GUID: GUID(), Event: p.Event, Action: p.Action,
+				d := &model.HookDelivery{HookID: h.ID, PayloadID: p.ID, GUID: randid.UUID(), Event: p.Event, Action: p.Action,
 					RepoID: it.b.repoID, InstallationID: it.b.installationID}
 				if err := tx.InsertHookDelivery(ctx, d); err != nil {
 					return err

@@ -15,8 +15,6 @@ package hooks
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"slices"
@@ -26,6 +24,7 @@ import (
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/outbox"
+	"github.com/hubd/hubd/internal/randid"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
@@ -115,16 +114,6 @@ func (t Target) eventScope() (repoID, orgID int64) {
 		return 0, t.Org.ID
 	}
 	return 0, 0
-}
-
-// GUID makes a delivery id in GitHub's form (a UUID).
-func GUID() string {
-	b := make([]byte, 16)
-	rand.Read(b)
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b)
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // Get is hook id of t.
@@ -347,7 +336,7 @@ func (s *Service) Test(ctx context.Context, t Target, actor *model.Account, id i
 		if err := tx.InsertHookPayload(ctx, p); err != nil {
 			return err
 		}
-		d := &model.HookDelivery{HookID: h.ID, PayloadID: p.ID, GUID: GUID(), Event: "push", RepoID: t.Repo.ID}
+		d := &model.HookDelivery{HookID: h.ID, PayloadID: p.ID, GUID: randid.UUID(), Event: "push", RepoID: t.Repo.ID}
 		if err := tx.InsertHookDelivery(ctx, d); err != nil {
 			return err
 		}

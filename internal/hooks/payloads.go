@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/randid"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
@@ -686,7 +687,7 @@ func (s *Service) queuePing(ctx context.Context, tx store.Q, t Target, h *model.
 	if err := tx.InsertHookPayload(ctx, p); err != nil {
 		return err
 	}
-	d := &model.HookDelivery{HookID: h.ID, PayloadID: p.ID, GUID: GUID(), Event: "ping"}
+	d := &model.HookDelivery{HookID: h.ID, PayloadID: p.ID, GUID: randid.UUID(), Event: "ping"}
 	if t.Repo != nil {
 		d.RepoID = t.Repo.ID
 	}

@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/hubd/hubd/internal/randid"
 )
 
 func TestPolicyAllows(t *testing.T) {
@@ -72,7 +74,7 @@ func TestDialerChecksResolvedAddress(t *testing.T) {
 }
 
 func TestGUIDAndSignatures(t *testing.T) {
-	g := GUID()
+	g := randid.UUID()
 	if len(g) != 36 || g[14] != '4' || strings.Count(g, "-") != 4 {
 		t.Errorf("GUID %q", g)
 	}

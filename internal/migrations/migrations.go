@@ -10,7 +10,6 @@ package migrations
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/randid"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
@@ -107,7 +107,7 @@ func (s *Service) Start(ctx context.Context, userID int64, owner *model.Account,
 	} else if len(names) == 0 {
 		return nil, invalid("At least one repository is required")
 	}
-	m := &model.Migration{OwnerID: owner.ID, Owner: owner, UserID: userID, GUID: newGUID(), State: model.MigrationPending,
+	m := &model.Migration{OwnerID: owner.ID, Owner: owner, UserID: userID, GUID: randid.UUID(), State: model.MigrationPending,
 		MigrationOptions: in.MigrationOptions}
 	if in.OrgMetadataOnly {
 		m.LockRepositories = false
@@ -218,16 +218,6 @@ func (s *Service) Unlock(ctx context.Context, m *model.Migration, name string) e
 		return model.ErrNotFound
 	}
 	return nil
-}
-
-// newGUID is a random version 4 UUID.
-func newGUID() string {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		panic("migrations: no randomness: " + err.Error())
-	}
-	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
 type exportJob struct {

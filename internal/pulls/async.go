@@ -2,15 +2,14 @@ package pulls
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/randid"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/workflowguard"
 )
@@ -89,7 +88,7 @@ func (s *Service) MergeAsync(ctx context.Context, repo *model.Repo, c Caller, nu
 			return nil, no.MergeError()
 		}
 	}
-	m := &model.MergeRequest{UUID: newUUID(), PullID: p.IssueID, RepoID: repo.ID, ActorID: c.UserID, Method: in.Method,
+	m := &model.MergeRequest{UUID: randid.UUID(), PullID: p.IssueID, RepoID: repo.ID, ActorID: c.UserID, Method: in.Method,
 		Action: action, ExpectedHeadSHA: expected, CommitTitle: in.CommitTitle, CommitMessage: in.CommitMessage,
 		Status: "pending", Message: "Merge request enqueued."}
 	err = s.Store.Tx(ctx, func(tx store.Q) error {
@@ -154,13 +153,4 @@ func (s *Service) runMergeAsync(ctx context.Context, payload []byte) error {
 		return err // retried
 	}
 	return s.Store.Tx(ctx, func(tx store.Q) error { return tx.FinishMergeRequest(ctx, m.UUID, status, msg, sha) })
-}
-
-// newUUID is a random (version 4) UUID.
-func newUUID() string {
-	var b [16]byte
-	rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

@@ -5,8 +5,8 @@ import (
 	"errors"
 
 	"github.com/hubd/hubd/internal/enterpriseteams"
-	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/randid"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -108,7 +108,7 @@ func (s *Service) CreateGroup(ctx context.Context, actorID int64, a GroupAttrs) 
 	if err := a.validate(); err != nil {
 		return nil, err
 	}
-	t := &model.EnterpriseTeam{Name: a.DisplayName, ExternalID: a.ExternalID, GroupID: hooks.GUID()}
+	t := &model.EnterpriseTeam{Name: a.DisplayName, ExternalID: a.ExternalID, GroupID: randid.UUID()}
 	err := s.st.Tx(ctx, func(tx store.Q) error {
 		ids, err := memberUserIDs(ctx, tx, a.Members)
 		if err != nil {

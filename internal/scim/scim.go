@@ -17,9 +17,9 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/enterpriseteams"
-	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/names"
+	"github.com/hubd/hubd/internal/randid"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -115,7 +115,7 @@ func (s *Service) Provision(ctx context.Context, actorID int64, a UserAttrs) (*U
 	if err := names.ValidLogin(login); err != nil {
 		return nil, badRequest(InvalidValue, "userName %q makes no valid login: %v.", a.UserName, err)
 	}
-	su := &model.SCIMUser{UUID: hooks.GUID(), Login: login, Email: a.PrimaryEmail()}
+	su := &model.SCIMUser{UUID: randid.UUID(), Login: login, Email: a.PrimaryEmail()}
 	put(su, a)
 	err := s.st.Tx(ctx, func(tx store.Q) error {
 		if _, total, err := tx.SCIMUsers(ctx, store.SCIMFilter{Attr: "userName", Value: a.UserName}, 1, 0); err != nil || total > 0 {
