@@ -582,7 +582,7 @@ func (s *Service) WithRepos(ctx context.Context, list []*model.RepoInvitation, v
 	for _, inv := range list {
 		ids = append(ids, inv.RepoID)
 	}
-	repos, err := s.st.R().ReposByIDs(ctx, ids, viewerID)
+	repos, err := s.st.R().ReposByID(ctx, ids, viewerID)
 	if err != nil {
 		return nil, err
 	}

@@ -215,7 +215,7 @@ func (s *Service) write(ctx context.Context, a *archive, m *model.Migration, wor
 		return err
 	}
 	ids := byMigration[m.ID]
-	views, err := q.ReposByIDs(ctx, ids, 0)
+	views, err := q.ReposByID(ctx, ids, 0)
 	if err != nil {
 		return err
 	}

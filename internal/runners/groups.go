@@ -89,7 +89,7 @@ func (s *Service) targets(ctx context.Context, sc Scope, ids []int64) error {
 		}
 		return nil
 	}
-	views, err := q.ReposByIDs(ctx, ids, 0)
+	views, err := q.ReposByID(ctx, ids, 0)
 	if err != nil {
 		return err
 	}

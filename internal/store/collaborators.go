@@ -327,24 +327,6 @@ func (q Q) UserRepoInvitations(ctx context.Context, userID int64, limit, offset 
 	return list, total, err
 }
 
-// ReposByIDs loads repositories with a viewer's facts (absent ids are
-// left out), for lists whose items carry a repository.
-func (q Q) ReposByIDs(ctx context.Context, ids []int64, viewerID int64) (map[int64]*RepoView, error) {
-	out := map[int64]*RepoView{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	in, args := inList(ids)
-	list, err := q.repoViews(ctx, repoSelect+` WHERE r.id IN (`+in+`)`, append([]any{viewerID, viewerID}, args...)...)
-	if err != nil {
-		return nil, err
-	}
-	for _, v := range list {
-		out[v.Repo.ID] = v
-	}
-	return out, nil
-}
-
 // DeleteRepoInvitationsBy removes the invitations a user sent for a
 // repository and gives their ids.
 func (q Q) DeleteRepoInvitationsBy(ctx context.Context, repoID, inviterID int64) ([]int64, error) {

@@ -958,8 +958,8 @@ func (q Q) issueRefs(ctx context.Context, ids []int64) (map[int64]*model.IssueRe
 	return out, rows.Err()
 }
 
-// ReposByID loads repositories by id with the viewer's facts (the
-// repository objects of cross-repository issue lists).
+// ReposByID loads repositories by id with a viewer's facts (absent ids
+// are left out), for lists whose items carry a repository.
 func (q Q) ReposByID(ctx context.Context, ids []int64, viewerID int64) (map[int64]*RepoView, error) {
 	out := map[int64]*RepoView{}
 	if len(ids) == 0 {

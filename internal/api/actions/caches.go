@@ -290,7 +290,7 @@ func (a *API) orgCacheUsageByRepo(w http.ResponseWriter, r *http.Request) error 
 	for i, u := range list {
 		ids[i] = u.RepoID
 	}
-	repos, err := a.d.Store.R().ReposByIDs(r.Context(), ids, 0)
+	repos, err := a.d.Store.R().ReposByID(r.Context(), ids, 0)
 	if err != nil {
 		return err
 	}

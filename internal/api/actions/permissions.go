@@ -523,7 +523,7 @@ func (a *API) listTargets(l list) rest.Handler {
 			}
 			return rest.JSON(w, http.StatusOK, map[string]any{"total_count": total, "organizations": out})
 		}
-		views, err := a.d.Store.R().ReposByIDs(r.Context(), ids, rest.Caller(r).UserID())
+		views, err := a.d.Store.R().ReposByID(r.Context(), ids, rest.Caller(r).UserID())
 		if err != nil {
 			return err
 		}

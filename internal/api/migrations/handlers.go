@@ -102,7 +102,7 @@ func (a *API) render(r *http.Request, c *authz.Caller, k kind, list []*model.Mig
 
 // repositories renders repositories by id for the caller.
 func (a *API) repositories(r *http.Request, c *authz.Caller, ids []int64) (map[int64]wire.Repository, error) {
-	found, err := a.d.Store.R().ReposByIDs(r.Context(), ids, c.UserID())
+	found, err := a.d.Store.R().ReposByID(r.Context(), ids, c.UserID())
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (a *API) repos(k kind) rest.Handler {
 		if err != nil {
 			return err
 		}
-		views, err := a.d.Store.R().ReposByIDs(r.Context(), ids, c.UserID())
+		views, err := a.d.Store.R().ReposByID(r.Context(), ids, c.UserID())
 		if err != nil {
 			return err
 		}

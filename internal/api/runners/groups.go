@@ -200,7 +200,7 @@ func (a *API) targets(kind string) rest.Handler {
 			}{total, out})
 		}
 		c := rest.Caller(r)
-		views, err := q.ReposByIDs(ctx, ids, c.UserID())
+		views, err := q.ReposByID(ctx, ids, c.UserID())
 		if err != nil {
 			return err
 		}

@@ -178,7 +178,7 @@ func (a *API) selectedRepos(sc Scope) rest.Handler {
 			return err
 		}
 		c := rest.Caller(r)
-		views, err := a.d.Store.R().ReposByIDs(ctx, ids, c.UserID())
+		views, err := a.d.Store.R().ReposByID(ctx, ids, c.UserID())
 		if err != nil {
 			return err
 		}

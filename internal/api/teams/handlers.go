@@ -305,7 +305,7 @@ func (a *API) repos(w http.ResponseWriter, r *http.Request) error {
 		ids[i] = g.RepoID
 	}
 	q := a.d.Store.R()
-	views, err := q.ReposByIDs(r.Context(), ids, rest.Caller(r).UserID())
+	views, err := q.ReposByID(r.Context(), ids, rest.Caller(r).UserID())
 	if err != nil {
 		return err
 	}
