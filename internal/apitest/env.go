@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -416,4 +417,14 @@ func (e *Env) RunJobs() {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// Status is the HTTP status of a go-github call's error (0 when err is not
+// an API error answer).
+func Status(err error) int {
+	var er *github.ErrorResponse
+	if errors.As(err, &er) {
+		return er.Response.StatusCode
+	}
+	return 0
 }

@@ -2,7 +2,6 @@ package activity_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -17,14 +16,6 @@ import (
 var ctx = context.Background()
 
 // status is the HTTP status of a go-github error (0 for none).
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
-}
-
 // create makes a repository of the token's user through go-github.
 func create(t *testing.T, gh *github.Client, name string, private bool) *github.Repository {
 	t.Helper()

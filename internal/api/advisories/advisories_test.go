@@ -19,14 +19,6 @@ import (
 
 var ctx = context.Background()
 
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
-}
-
 var ghsaRE = regexp.MustCompile(`^GHSA-[23456789cfghjmpqrvwx]{4}-[23456789cfghjmpqrvwx]{4}-[23456789cfghjmpqrvwx]{4}$`)
 
 type advisory struct {
@@ -188,13 +180,13 @@ func TestAdvisoryLifecycle(t *testing.T) {
 
 	// CVE request: recorded once (hubd is no CNA); not by a collaborator.
 	hg := e.GitHub(hubotT)
-	if _, err := hg.SecurityAdvisories.RequestCVE(ctx, "mona", "lib", a.GHSAID); status(err) != 403 {
+	if _, err := hg.SecurityAdvisories.RequestCVE(ctx, "mona", "lib", a.GHSAID); apitest.Status(err) != 403 {
 		t.Errorf("collaborator requests a CVE: %v", err)
 	}
 	if resp, err := mg.SecurityAdvisories.RequestCVE(ctx, "mona", "lib", a.GHSAID); err != nil || resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("request CVE: %v", err)
 	}
-	if _, err := mg.SecurityAdvisories.RequestCVE(ctx, "mona", "lib", a.GHSAID); status(err) != 422 {
+	if _, err := mg.SecurityAdvisories.RequestCVE(ctx, "mona", "lib", a.GHSAID); apitest.Status(err) != 422 {
 		t.Errorf("second CVE request: %v", err)
 	}
 
@@ -214,7 +206,7 @@ func TestAdvisoryLifecycle(t *testing.T) {
 	if fork.GetFullName() != "mona/"+forkName || !fork.GetPrivate() || !fork.GetFork() {
 		t.Fatalf("fork %s private=%v fork=%v", fork.GetFullName(), fork.GetPrivate(), fork.GetFork())
 	}
-	if _, _, err := mg.SecurityAdvisories.CreateTemporaryPrivateFork(ctx, "mona", "lib", a.GHSAID); status(err) != 422 {
+	if _, _, err := mg.SecurityAdvisories.CreateTemporaryPrivateFork(ctx, "mona", "lib", a.GHSAID); apitest.Status(err) != 422 {
 		t.Errorf("second fork: %v", err)
 	}
 	e.RunJobs()

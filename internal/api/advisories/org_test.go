@@ -65,7 +65,7 @@ func TestOrganizationAdvisories(t *testing.T) {
 			t.Fatalf("org list: %d %v", len(list), err)
 		}
 	}
-	if _, _, err := e.GitHub(miaT).SecurityAdvisories.ListRepositorySecurityAdvisoriesForOrg(ctx, "octo", nil); status(err) != 403 {
+	if _, _, err := e.GitHub(miaT).SecurityAdvisories.ListRepositorySecurityAdvisoriesForOrg(ctx, "octo", nil); apitest.Status(err) != 403 {
 		t.Errorf("member lists the organization's: %v", err)
 	}
 	e.Must(401, "GET", "/orgs/octo/security-advisories", "", nil)

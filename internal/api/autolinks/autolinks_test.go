@@ -2,7 +2,6 @@ package autolinks_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,14 +15,6 @@ import (
 )
 
 var ctx = context.Background()
-
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
-}
 
 // Autolink references through go-github: create (201 with Location),
 // list, get, delete; GitHub's 422s for invalid and duplicate prefixes; only
@@ -90,13 +81,13 @@ func TestAutolinks(t *testing.T) {
 	}
 
 	hg, eg := e.GitHub(hubotT), e.GitHub(eveT)
-	if _, _, err := hg.Repositories.ListAutolinks(ctx, "mona", "hello"); status(err) != 403 {
+	if _, _, err := hg.Repositories.ListAutolinks(ctx, "mona", "hello"); apitest.Status(err) != 403 {
 		t.Errorf("writer lists: %v", err)
 	}
-	if _, _, err := hg.Repositories.CreateAutolink(ctx, "mona", "hello", github.CreateAutolinkRequest{KeyPrefix: "X-", URLTemplate: "https://x.test/<num>"}); status(err) != 403 {
+	if _, _, err := hg.Repositories.CreateAutolink(ctx, "mona", "hello", github.CreateAutolinkRequest{KeyPrefix: "X-", URLTemplate: "https://x.test/<num>"}); apitest.Status(err) != 403 {
 		t.Errorf("writer creates: %v", err)
 	}
-	if _, err := eg.Repositories.DeleteAutolink(ctx, "mona", "hello", l.GetID()); status(err) != 404 {
+	if _, err := eg.Repositories.DeleteAutolink(ctx, "mona", "hello", l.GetID()); apitest.Status(err) != 404 {
 		t.Errorf("stranger deletes: %v", err)
 	}
 	e.Must(401, "GET", "/repos/mona/hello/autolinks", "", nil)
@@ -119,7 +110,7 @@ func TestAutolinks(t *testing.T) {
 	if _, err := mg.Repositories.DeleteAutolink(ctx, "mona", "hello", l.GetID()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mg.Repositories.DeleteAutolink(ctx, "mona", "hello", l.GetID()); status(err) != 404 {
+	if _, err := mg.Repositories.DeleteAutolink(ctx, "mona", "hello", l.GetID()); apitest.Status(err) != 404 {
 		t.Errorf("second delete: %v", err)
 	}
 	if out := render(monaT); strings.Contains(out, "example.com") {

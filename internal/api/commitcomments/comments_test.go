@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v92/github"
+
+	"github.com/hubd/hubd/internal/apitest"
 )
 
 func TestCreateGetAndShape(t *testing.T) {
@@ -146,7 +148,7 @@ func TestUpdateAndDelete(t *testing.T) {
 	if _, err := w.hg.Repositories.DeleteComment(ctx, "mona", "hello", mona.GetID()); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := w.mg.Repositories.GetComment(ctx, "mona", "hello", rita.GetID()); status(err) != http.StatusNotFound {
+	if _, _, err := w.mg.Repositories.GetComment(ctx, "mona", "hello", rita.GetID()); apitest.Status(err) != http.StatusNotFound {
 		t.Fatalf("deleted comment: %v", err)
 	}
 	bodies, events := w.state(t)

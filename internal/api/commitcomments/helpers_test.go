@@ -2,7 +2,6 @@ package commitcomments_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -101,12 +100,4 @@ func (w *world) state(t *testing.T) (bodies []string, events int) {
 		}
 	}
 	return bodies, events
-}
-
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
 }

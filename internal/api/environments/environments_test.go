@@ -2,7 +2,6 @@ package environments_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -17,14 +16,6 @@ import (
 )
 
 var ctx = context.Background()
-
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
-}
 
 // fixture: mona/app (public) with mike a collaborator with write access.
 func fixture(t *testing.T) (e *apitest.Env, gh *github.Client, monaTok string, mike *model.Account, mikeTok string) {
@@ -88,10 +79,10 @@ func TestEnvironments(t *testing.T) {
 		t.Fatalf("anonymous get: %v %v", got, err)
 	}
 	// Writers may not change them; missing ones are 404.
-	if _, _, err := mikeGH.Repositories.CreateUpdateEnvironment(ctx, "mona", "app", "dev", nil); status(err) != 403 {
+	if _, _, err := mikeGH.Repositories.CreateUpdateEnvironment(ctx, "mona", "app", "dev", nil); apitest.Status(err) != 403 {
 		t.Fatalf("writer creates: %v", err)
 	}
-	if _, _, err := gh.Repositories.GetEnvironment(ctx, "mona", "app", "nope"); status(err) != 404 {
+	if _, _, err := gh.Repositories.GetEnvironment(ctx, "mona", "app", "nope"); apitest.Status(err) != 404 {
 		t.Fatalf("missing: %v", err)
 	}
 	// Bad input: 422 as GitHub.
@@ -105,13 +96,13 @@ func TestEnvironments(t *testing.T) {
 	}
 	e.Must(400, "PUT", "/repos/mona/app/environments/bad", monaTok, "{")
 	e.Must(200, "PUT", "/repos/mona/app/environments/nulled", monaTok, "null")
-	if _, _, err := gh.Repositories.GetEnvironment(ctx, "mona", "app", "bad"); status(err) != 404 {
+	if _, _, err := gh.Repositories.GetEnvironment(ctx, "mona", "app", "bad"); apitest.Status(err) != 404 {
 		t.Fatalf("bad input wrote: %v", err)
 	}
 	if _, err := gh.Repositories.DeleteEnvironment(ctx, "mona", "app", "staging"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gh.Repositories.DeleteEnvironment(ctx, "mona", "app", "staging"); status(err) != 404 {
+	if _, err := gh.Repositories.DeleteEnvironment(ctx, "mona", "app", "staging"); apitest.Status(err) != 404 {
 		t.Fatalf("deleted twice: %v", err)
 	}
 	evs, err := e.Store.R().EventsAfter(ctx, 0, 10000)
@@ -135,7 +126,7 @@ func TestBranchPolicies(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Without custom branch policies there is nothing to add to.
-	if _, _, err := gh.Repositories.CreateDeploymentBranchPolicy(ctx, "mona", "app", "prod", github.CreateDeploymentBranchPolicyRequest{Name: "main"}); status(err) != 404 {
+	if _, _, err := gh.Repositories.CreateDeploymentBranchPolicy(ctx, "mona", "app", "prod", github.CreateDeploymentBranchPolicyRequest{Name: "main"}); apitest.Status(err) != 404 {
 		t.Fatalf("not custom: %v", err)
 	}
 	if _, _, err := gh.Repositories.CreateUpdateEnvironment(ctx, "mona", "app", "prod", &github.CreateUpdateEnvironment{
@@ -172,7 +163,7 @@ func TestBranchPolicies(t *testing.T) {
 	if got, _, err := mikeGH.Repositories.GetDeploymentBranchPolicy(ctx, "mona", "app", "prod", p.GetID()); err != nil || got.GetName() != "release/*" {
 		t.Fatalf("get: %+v %v", got, err)
 	}
-	if _, err := mikeGH.Repositories.DeleteDeploymentBranchPolicy(ctx, "mona", "app", "prod", p.GetID()); status(err) != 403 {
+	if _, err := mikeGH.Repositories.DeleteDeploymentBranchPolicy(ctx, "mona", "app", "prod", p.GetID()); apitest.Status(err) != 403 {
 		t.Fatalf("writer deletes: %v", err)
 	}
 	up, _, err := gh.Repositories.UpdateDeploymentBranchPolicy(ctx, "mona", "app", "prod", p.GetID(), github.UpdateDeploymentBranchPolicyRequest{Name: "main"})
@@ -182,7 +173,7 @@ func TestBranchPolicies(t *testing.T) {
 	if _, err := gh.Repositories.DeleteDeploymentBranchPolicy(ctx, "mona", "app", "prod", p.GetID()); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := gh.Repositories.GetDeploymentBranchPolicy(ctx, "mona", "app", "prod", p.GetID()); status(err) != 404 {
+	if _, _, err := gh.Repositories.GetDeploymentBranchPolicy(ctx, "mona", "app", "prod", p.GetID()); apitest.Status(err) != 404 {
 		t.Fatalf("deleted: %v", err)
 	}
 	// Leaving custom policies removes the patterns.

@@ -157,11 +157,11 @@ func TestDeploymentGates(t *testing.T) {
 	e.Must(http.StatusNotFound, "GET", "/repos/mona/app/actions/runs/"+itoa(run.GetID())+"/pending_deployments", strangerTok, nil)
 	e.Must(http.StatusNotFound, "GET", "/repos/mona/app/actions/runs/999999/pending_deployments", monaTok, nil)
 	approve := github.PendingDeploymentsRequest{EnvironmentIDs: []int64{env.GetID()}, State: "approved", Comment: "Ship it!"}
-	if _, _, err := gh.Actions.PendingDeployments(ctx, "mona", "app", run.GetID(), approve); status(err) != http.StatusForbidden {
+	if _, _, err := gh.Actions.PendingDeployments(ctx, "mona", "app", run.GetID(), approve); apitest.Status(err) != http.StatusForbidden {
 		t.Fatalf("a user who is not a reviewer approves: %v", err)
 	}
 	if _, _, err := mikeGH.Actions.PendingDeployments(ctx, "mona", "app", run.GetID(), github.PendingDeploymentsRequest{
-		EnvironmentIDs: []int64{env.GetID() + 1000}, State: "approved", Comment: ""}); status(err) != http.StatusUnprocessableEntity {
+		EnvironmentIDs: []int64{env.GetID() + 1000}, State: "approved", Comment: ""}); apitest.Status(err) != http.StatusUnprocessableEntity {
 		t.Fatalf("an environment that is not pending: %v", err)
 	}
 	e.Must(http.StatusUnprocessableEntity, "POST", "/repos/mona/app/actions/runs/"+itoa(run.GetID())+"/pending_deployments", mikeTok,
@@ -180,7 +180,7 @@ func TestDeploymentGates(t *testing.T) {
 	if pend, _, err := mikeGH.Actions.GetPendingDeployments(ctx, "mona", "app", run.GetID()); err != nil || len(pend) != 0 {
 		t.Fatalf("pending after approval: %v %+v", err, pend)
 	}
-	if _, _, err := mikeGH.Actions.PendingDeployments(ctx, "mona", "app", run.GetID(), approve); status(err) != http.StatusUnprocessableEntity {
+	if _, _, err := mikeGH.Actions.PendingDeployments(ctx, "mona", "app", run.GetID(), approve); apitest.Status(err) != http.StatusUnprocessableEntity {
 		t.Fatalf("approving again: %v", err)
 	}
 	var reviews []struct {
@@ -215,7 +215,7 @@ func TestDeploymentGates(t *testing.T) {
 		len(pend[0].Reviewers) != 2 {
 		t.Fatalf("pending deployments for the run's actor: %v %+v", err, pend)
 	}
-	if _, _, err := gh.Actions.PendingDeployments(ctx, "mona", "app", run.GetID(), approve); status(err) != http.StatusForbidden {
+	if _, _, err := gh.Actions.PendingDeployments(ctx, "mona", "app", run.GetID(), approve); apitest.Status(err) != http.StatusForbidden {
 		t.Fatalf("self-review: %v", err)
 	}
 	if _, _, err := mikeGH.Actions.PendingDeployments(ctx, "mona", "app", run.GetID(), github.PendingDeploymentsRequest{
@@ -248,7 +248,7 @@ func TestDeploymentGates(t *testing.T) {
 	if pend, _, err := mikeGH.Actions.GetPendingDeployments(ctx, "mona", "app", run.GetID()); err != nil || len(pend) != 0 {
 		t.Fatalf("pending after cancel: %v %+v", err, pend)
 	}
-	if _, _, err := mikeGH.Actions.PendingDeployments(ctx, "mona", "app", run.GetID(), approve); status(err) != http.StatusUnprocessableEntity {
+	if _, _, err := mikeGH.Actions.PendingDeployments(ctx, "mona", "app", run.GetID(), approve); apitest.Status(err) != http.StatusUnprocessableEntity {
 		t.Fatalf("approving a cancelled run: %v", err)
 	}
 }

@@ -81,14 +81,6 @@ func fork(t *testing.T, gh *github.Client, owner, name string, opts *github.Repo
 	return r
 }
 
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
-}
-
 // refs lists the refs of a clone of owner/name as login.
 func refs(t *testing.T, e *apitest.Env, login, tok, owner, name string) map[string]string {
 	t.Helper()

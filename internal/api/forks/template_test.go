@@ -40,7 +40,7 @@ func TestGenerateFromTemplate(t *testing.T) {
 		t.Fatalf("created as a template: %v %v", r.GetIsTemplate(), err)
 	}
 	// Not a template yet.
-	if _, _, err := hubot.Repositories.CreateFromTemplate(ctx, "mona", "starter", github.TemplateRepoRequest{Name: "x"}); status(err) != 422 {
+	if _, _, err := hubot.Repositories.CreateFromTemplate(ctx, "mona", "starter", github.TemplateRepoRequest{Name: "x"}); apitest.Status(err) != 422 {
 		t.Fatalf("not a template: %v", err)
 	}
 	tr, _, err := monaGH.Repositories.Edit(ctx, "mona", "starter", &github.Repository{IsTemplate: github.Ptr(true)})
@@ -67,7 +67,7 @@ func TestGenerateFromTemplate(t *testing.T) {
 		t.Errorf("tree %s, template's %s", c.GetCommit().GetTree().GetSHA(), tmplHead.GetCommit().GetTree().GetSHA())
 	}
 	// No commit of the template is in the new repository.
-	if _, _, err := hubot.Repositories.GetCommit(ctx, "hubot", "mine", main, nil); status(err) != 404 && status(err) != 422 {
+	if _, _, err := hubot.Repositories.GetCommit(ctx, "hubot", "mine", main, nil); apitest.Status(err) != 404 && apitest.Status(err) != 422 {
 		t.Errorf("template history reachable: %v", err)
 	}
 	full := e.Must(200, "GET", "/repos/hubot/mine", hubotTok, nil).Map(t)

@@ -21,14 +21,6 @@ import (
 
 var ctx = context.Background()
 
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
-}
-
 func events(t *testing.T, e *apitest.Env, typ string) []model.Event {
 	t.Helper()
 	all, err := e.Store.R().EventsAfter(ctx, 0, 10000)
@@ -118,7 +110,7 @@ func TestGistsThroughGoGitHub(t *testing.T) {
 	}
 	// Scopes: a classic token without gist gets 404; anonymous 401.
 	noGist := e.GitHub(e.Token(hubot, "repo"))
-	if _, _, err := noGist.Gists.Create(ctx, github.CreateGistRequest{Files: map[github.GistFilename]*github.CreateGistFile{"a.txt": {Content: "x"}}}); status(err) != 404 {
+	if _, _, err := noGist.Gists.Create(ctx, github.CreateGistRequest{Files: map[github.GistFilename]*github.CreateGistFile{"a.txt": {Content: "x"}}}); apitest.Status(err) != 404 {
 		t.Errorf("create without gist scope: %v", err)
 	}
 	e.Must(401, "POST", "/gists", "", map[string]any{"files": map[string]any{"a.txt": map[string]any{"content": "x"}}})
@@ -145,7 +137,7 @@ func TestGistsThroughGoGitHub(t *testing.T) {
 		t.Fatalf("delete a file: %+v %v", ed, err)
 	}
 	// Someone else's gist is not found for writes.
-	if _, _, err := gh.Gists.Update(ctx, id, github.UpdateGistRequest{Description: github.Ptr("x")}); status(err) != 404 {
+	if _, _, err := gh.Gists.Update(ctx, id, github.UpdateGistRequest{Description: github.Ptr("x")}); apitest.Status(err) != 404 {
 		t.Errorf("Edit by hubot: %v", err)
 	}
 	// Removing every file is refused.
@@ -203,7 +195,7 @@ func TestGistsThroughGoGitHub(t *testing.T) {
 	}
 
 	// Forks.
-	if _, _, err := mona.Gists.Fork(ctx, id); status(err) != 422 {
+	if _, _, err := mona.Gists.Fork(ctx, id); apitest.Status(err) != 422 {
 		t.Errorf("fork own gist: %v", err)
 	}
 	fk, _, err := gh.Gists.Fork(ctx, id)
@@ -230,7 +222,7 @@ func TestGistsThroughGoGitHub(t *testing.T) {
 	if gc, _, err := mona.Gists.GetComment(ctx, id, c.GetID()); err != nil || gc.GetBody() != "nice" {
 		t.Errorf("GetComment: %v %v", gc, err)
 	}
-	if _, _, err := mona.Gists.UpdateComment(ctx, id, c.GetID(), github.UpdateGistCommentRequest{Body: "mine"}); status(err) != 403 {
+	if _, _, err := mona.Gists.UpdateComment(ctx, id, c.GetID(), github.UpdateGistCommentRequest{Body: "mine"}); apitest.Status(err) != 403 {
 		t.Errorf("EditComment by the gist owner: %v", err)
 	}
 	if ec, _, err := gh.Gists.UpdateComment(ctx, id, c.GetID(), github.UpdateGistCommentRequest{Body: "very nice"}); err != nil || ec.GetBody() != "very nice" {
@@ -245,7 +237,7 @@ func TestGistsThroughGoGitHub(t *testing.T) {
 	}
 
 	// Delete: gone, its storage too; the fork stays.
-	if _, err := gh.Gists.Delete(ctx, id); status(err) != 404 {
+	if _, err := gh.Gists.Delete(ctx, id); apitest.Status(err) != 404 {
 		t.Errorf("Delete by hubot: %v", err)
 	}
 	if _, err := mona.Gists.Delete(ctx, id); err != nil {

@@ -71,14 +71,6 @@ func seeded(t *testing.T, e *apitest.Env, login, tok, name string, private bool)
 	return strings.TrimSpace(mustGit(t, dir, "rev-parse", "HEAD"))
 }
 
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
-}
-
 func message(err error) string {
 	var er *github.ErrorResponse
 	if errors.As(err, &er) {

@@ -70,7 +70,7 @@ func TestRefs(t *testing.T) {
 		t.Fatalf("get nested ref: %+v %v", ref, err)
 	}
 	// Only whole names: a prefix is not a ref.
-	if _, _, err := gh.Git.GetRef(ctx, "mona", "refs", "heads/feat"); status(err) != 404 {
+	if _, _, err := gh.Git.GetRef(ctx, "mona", "refs", "heads/feat"); apitest.Status(err) != 404 {
 		t.Fatalf("get by prefix: %v", err)
 	}
 
@@ -79,7 +79,7 @@ func TestRefs(t *testing.T) {
 	if ref, _, err := gh.Git.UpdateRef(ctx, "mona", "refs", "heads/fix", github.UpdateRef{SHA: next}); err != nil || ref.GetObject().GetSHA() != next {
 		t.Fatalf("fast-forward: %v", err)
 	}
-	if _, _, err := gh.Git.UpdateRef(ctx, "mona", "refs", "heads/fix", github.UpdateRef{SHA: base}); status(err) != 422 || message(err) != "Update is not a fast forward" {
+	if _, _, err := gh.Git.UpdateRef(ctx, "mona", "refs", "heads/fix", github.UpdateRef{SHA: base}); apitest.Status(err) != 422 || message(err) != "Update is not a fast forward" {
 		t.Fatalf("rewind without force: %v", err)
 	}
 	if ref, _, err := gh.Git.UpdateRef(ctx, "mona", "refs", "heads/fix", github.UpdateRef{SHA: base, Force: github.Ptr(true)}); err != nil || ref.GetObject().GetSHA() != base {
@@ -91,20 +91,20 @@ func TestRefs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := gh.Git.UpdateRef(ctx, "mona", "refs", "heads/fix", github.UpdateRef{SHA: orphan.GetSHA()}); status(err) != 422 {
+	if _, _, err := gh.Git.UpdateRef(ctx, "mona", "refs", "heads/fix", github.UpdateRef{SHA: orphan.GetSHA()}); apitest.Status(err) != 422 {
 		t.Fatalf("unrelated update: %v", err)
 	}
 
 	if resp, err := gh.Git.DeleteRef(ctx, "mona", "refs", "heads/feature-a"); err != nil || resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("delete: %v", err)
 	}
-	if _, err := gh.Git.DeleteRef(ctx, "mona", "refs", "heads/feature-a"); status(err) != 422 || message(err) != "Reference does not exist" {
+	if _, err := gh.Git.DeleteRef(ctx, "mona", "refs", "heads/feature-a"); apitest.Status(err) != 422 || message(err) != "Reference does not exist" {
 		t.Fatalf("delete again: %v", err)
 	}
-	if _, err := gh.Git.DeleteRef(ctx, "mona", "refs", "heads/main"); status(err) != 422 || message(err) != "Cannot delete the default branch" {
+	if _, err := gh.Git.DeleteRef(ctx, "mona", "refs", "heads/main"); apitest.Status(err) != 422 || message(err) != "Cannot delete the default branch" {
 		t.Fatalf("delete default branch: %v", err)
 	}
-	if _, _, err := gh.Git.GetRef(ctx, "mona", "refs", "heads/feature-a"); status(err) != 404 {
+	if _, _, err := gh.Git.GetRef(ctx, "mona", "refs", "heads/feature-a"); apitest.Status(err) != 404 {
 		t.Fatalf("deleted ref still there: %v", err)
 	}
 	// Deletions are recorded as pushes too.
@@ -195,7 +195,7 @@ func TestConcurrentRefUpdates(t *testing.T) {
 			<-start
 			_, resp, err := gh.Git.UpdateRef(ctx, "mona", "race", "heads/main", github.UpdateRef{SHA: tips[i]})
 			if err != nil {
-				codes[i] = status(err)
+				codes[i] = apitest.Status(err)
 				return
 			}
 			codes[i] = resp.StatusCode

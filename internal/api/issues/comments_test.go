@@ -138,7 +138,7 @@ func TestComments(t *testing.T) {
 		t.Fatalf("since %v", ids(got))
 	}
 	// Only authors and writers edit; readers may not edit others' comments.
-	if _, _, err := w.rg.Issues.UpdateComment(ctx, "mona", "hello", c1.GetID(), github.IssueCommentRequest{Body: "hijack"}); status(err) != 403 {
+	if _, _, err := w.rg.Issues.UpdateComment(ctx, "mona", "hello", c1.GetID(), github.IssueCommentRequest{Body: "hijack"}); apitest.Status(err) != 403 {
 		t.Fatalf("reader edits: %v", err)
 	}
 	if _, _, err := w.mg.Issues.UpdateComment(ctx, "mona", "hello", c2.GetID(), github.IssueCommentRequest{Body: "moderated"}); err != nil {
@@ -157,7 +157,7 @@ func TestComments(t *testing.T) {
 	}
 
 	// Pinning: write access; one pinned comment per issue.
-	if _, err := w.tg.Do(mustReq(t, w.tg, "PUT", "repos/mona/hello/issues/comments/"+itoa(c1.GetID())+"/pin"), nil); status(err) != 403 {
+	if _, err := w.tg.Do(mustReq(t, w.tg, "PUT", "repos/mona/hello/issues/comments/"+itoa(c1.GetID())+"/pin"), nil); apitest.Status(err) != 403 {
 		t.Fatalf("triage pins: %v", err)
 	}
 	p := w.e.Must(200, "PUT", "/repos/mona/hello/issues/comments/"+itoa(c1.GetID())+"/pin", w.hubotT, nil).Map(t)
@@ -233,13 +233,13 @@ func TestReactions(t *testing.T) {
 	w.e.Must(422, "POST", "/repos/mona/hello/issues/1/reactions", w.ritaT, map[string]any{"content": "love"})
 	w.e.Must(422, "POST", "/repos/mona/hello/issues/1/reactions", w.ritaT, map[string]any{})
 	// Users delete their own reactions only.
-	if _, err := w.eg.Reactions.DeleteIssueReaction(ctx, "mona", "hello", 1, r1.GetID()); status(err) != 403 {
+	if _, err := w.eg.Reactions.DeleteIssueReaction(ctx, "mona", "hello", 1, r1.GetID()); apitest.Status(err) != 403 {
 		t.Fatalf("other's reaction: %v", err)
 	}
 	if _, err := w.rg.Reactions.DeleteIssueReaction(ctx, "mona", "hello", 1, r1.GetID()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.rg.Reactions.DeleteIssueReaction(ctx, "mona", "hello", 1, r1.GetID()); status(err) != 404 {
+	if _, err := w.rg.Reactions.DeleteIssueReaction(ctx, "mona", "hello", 1, r1.GetID()); apitest.Status(err) != 404 {
 		t.Fatalf("twice: %v", err)
 	}
 

@@ -2,7 +2,6 @@ package issues_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"testing"
 
@@ -81,14 +80,6 @@ func (w *world) issue(t *testing.T, title string, req ...github.CreateIssueReque
 		t.Fatalf("create: status %d", resp.StatusCode)
 	}
 	return is
-}
-
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
 }
 
 func numbers(list []*github.Issue) []int {

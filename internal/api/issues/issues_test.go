@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-github/v92/github"
 
+	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -228,10 +229,10 @@ func TestIssuePermissions(t *testing.T) {
 		t.Fatalf("secret issue %v %v", secret, err)
 	}
 	// A private repository's issues are hidden from outsiders.
-	if _, _, err := w.eg.Issues.Get(ctx, "mona", "secret", 1); status(err) != 404 {
+	if _, _, err := w.eg.Issues.Get(ctx, "mona", "secret", 1); apitest.Status(err) != 404 {
 		t.Fatalf("outsider on private: %v", err)
 	}
-	if _, _, err := w.eg.Issues.ListByRepo(ctx, "mona", "secret", nil); status(err) != 404 {
+	if _, _, err := w.eg.Issues.ListByRepo(ctx, "mona", "secret", nil); apitest.Status(err) != 404 {
 		t.Fatalf("outsider lists private: %v", err)
 	}
 	// Anonymous callers read public issues but do not write.
@@ -251,11 +252,11 @@ func TestIssuePermissions(t *testing.T) {
 	if err != nil || upd.GetTitle() != "edited" || len(upd.Labels) != 0 || upd.GetState() != "closed" {
 		t.Fatalf("author edit %+v %v", upd, err)
 	}
-	if _, _, err := w.rg.Issues.Update(ctx, "mona", "hello", 1, github.UpdateIssueRequest{Title: github.Ptr("nope")}); status(err) != 403 {
+	if _, _, err := w.rg.Issues.Update(ctx, "mona", "hello", 1, github.UpdateIssueRequest{Title: github.Ptr("nope")}); apitest.Status(err) != 403 {
 		t.Fatalf("reader edits another's issue: %v", err)
 	}
 	// Triage labels and assigns; a reader who tries to label gets 403.
-	if _, _, err := w.rg.Issues.AddLabelsToIssue(ctx, "mona", "hello", 1, []string{"bug"}); status(err) != 403 {
+	if _, _, err := w.rg.Issues.AddLabelsToIssue(ctx, "mona", "hello", 1, []string{"bug"}); apitest.Status(err) != 403 {
 		t.Fatalf("reader labels: %v", err)
 	}
 	if upd, _, err := w.tg.Issues.Update(ctx, "mona", "hello", 1, github.UpdateIssueRequest{Labels: []string{"bug"}, Assignees: []string{"tina"}}); err != nil ||
@@ -263,7 +264,7 @@ func TestIssuePermissions(t *testing.T) {
 		t.Fatalf("triage edit %+v %v", upd, err)
 	}
 	// Locking needs write access.
-	if _, err := w.tg.Issues.Lock(ctx, "mona", "hello", 1, nil); status(err) != 403 {
+	if _, err := w.tg.Issues.Lock(ctx, "mona", "hello", 1, nil); apitest.Status(err) != 403 {
 		t.Fatalf("triage locks: %v", err)
 	}
 	if _, err := w.hg.Issues.Lock(ctx, "mona", "hello", 1, &github.LockIssueOptions{LockReason: "too heated"}); err != nil {
@@ -274,7 +275,7 @@ func TestIssuePermissions(t *testing.T) {
 		t.Fatalf("locked %v %q", got.GetLocked(), got.GetActiveLockReason())
 	}
 	// On a locked issue only write access comments.
-	if _, _, err := w.rg.Issues.CreateComment(ctx, "mona", "hello", 1, github.IssueCommentRequest{Body: "hi"}); status(err) != 403 {
+	if _, _, err := w.rg.Issues.CreateComment(ctx, "mona", "hello", 1, github.IssueCommentRequest{Body: "hi"}); apitest.Status(err) != 403 {
 		t.Fatalf("reader comments on locked: %v", err)
 	}
 	if _, _, err := w.hg.Issues.CreateComment(ctx, "mona", "hello", 1, github.IssueCommentRequest{Body: "hi"}); err != nil {
@@ -301,7 +302,7 @@ func TestIssuePermissions(t *testing.T) {
 	if _, _, err := w.mg.Repositories.Edit(ctx, "mona", "hello", &github.Repository{HasIssues: github.Ptr(true), Archived: github.Ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := w.mg.Issues.Create(ctx, "mona", "hello", github.CreateIssueRequest{Title: "late"}); status(err) != 403 {
+	if _, _, err := w.mg.Issues.Create(ctx, "mona", "hello", github.CreateIssueRequest{Title: "late"}); apitest.Status(err) != 403 {
 		t.Fatalf("archived create: %v", err)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v92/github"
+
+	"github.com/hubd/hubd/internal/apitest"
 )
 
 func TestLabels(t *testing.T) {
@@ -95,16 +97,16 @@ func TestLabels(t *testing.T) {
 		t.Fatalf("missing name: %v", m)
 	}
 	// Readers may not manage labels; outsiders of a private repository see nothing.
-	if _, _, err := w.rg.Issues.CreateLabel(ctx, "mona", "hello", github.CreateIssueLabelRequest{Name: "mine"}); status(err) != 403 {
+	if _, _, err := w.rg.Issues.CreateLabel(ctx, "mona", "hello", github.CreateIssueLabelRequest{Name: "mine"}); apitest.Status(err) != 403 {
 		t.Fatalf("reader creates: %v", err)
 	}
-	if _, _, err := w.eg.Issues.ListLabels(ctx, "mona", "secret", nil); status(err) != 404 {
+	if _, _, err := w.eg.Issues.ListLabels(ctx, "mona", "secret", nil); apitest.Status(err) != 404 {
 		t.Fatalf("outsider lists private: %v", err)
 	}
 	if _, err := w.hg.Issues.DeleteLabel(ctx, "mona", "hello", "fancy"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := w.rg.Issues.GetLabel(ctx, "mona", "hello", "fancy"); status(err) != 404 {
+	if _, _, err := w.rg.Issues.GetLabel(ctx, "mona", "hello", "fancy"); apitest.Status(err) != 404 {
 		t.Fatalf("after delete: %v", err)
 	}
 }
@@ -141,7 +143,7 @@ func TestIssueLabels(t *testing.T) {
 	if _, err := w.tg.Issues.RemoveLabelForIssue(ctx, "mona", "hello", 1, "BUG"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.tg.Issues.RemoveLabelForIssue(ctx, "mona", "hello", 1, "bug"); status(err) != 404 {
+	if _, err := w.tg.Issues.RemoveLabelForIssue(ctx, "mona", "hello", 1, "bug"); apitest.Status(err) != 404 {
 		t.Fatalf("remove absent: %v", err)
 	}
 	if _, _, err := w.tg.Issues.AddLabelsToIssue(ctx, "mona", "hello", 1, []string{"bug", "question"}); err != nil {
@@ -253,7 +255,7 @@ func TestMilestones(t *testing.T) {
 			t.Errorf("%s: %d %s", tc.name, r.StatusCode, r.Body)
 		}
 	}
-	if _, _, err := w.rg.Issues.CreateMilestone(ctx, "mona", "hello", github.CreateMilestoneRequest{Title: "r"}); status(err) != 403 {
+	if _, _, err := w.rg.Issues.CreateMilestone(ctx, "mona", "hello", github.CreateMilestoneRequest{Title: "r"}); apitest.Status(err) != 403 {
 		t.Fatalf("reader creates milestone: %v", err)
 	}
 	// Deleting a milestone demilestones its issues.
@@ -268,7 +270,7 @@ func TestMilestones(t *testing.T) {
 	if last := evs[len(evs)-1]; last.GetEvent() != "demilestoned" || last.GetMilestone().GetTitle() != "v1.0" {
 		t.Fatalf("last event %+v", last)
 	}
-	if _, _, err := w.rg.Issues.GetMilestone(ctx, "mona", "hello", 1); status(err) != 404 {
+	if _, _, err := w.rg.Issues.GetMilestone(ctx, "mona", "hello", 1); apitest.Status(err) != 404 {
 		t.Fatalf("after delete: %v", err)
 	}
 }
@@ -313,7 +315,7 @@ func TestAssignees(t *testing.T) {
 	}
 	w.e.Must(422, "DELETE", "/repos/mona/hello/issues/1/assignees", w.tinaT, map[string]any{})
 	// Org members with access are assignable; outsiders of a private repo get 404.
-	if _, _, err := w.eg.Issues.ListAssignees(ctx, "mona", "secret", nil); status(err) != 404 {
+	if _, _, err := w.eg.Issues.ListAssignees(ctx, "mona", "secret", nil); apitest.Status(err) != 404 {
 		t.Fatalf("outsider: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-github/v92/github"
 
+	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -89,7 +90,7 @@ func TestSubIssues(t *testing.T) {
 		}
 	}
 	// Readers may not change the tree.
-	if _, _, err := w.rg.SubIssue.Add(ctx, "mona", "hello", 5, github.SubIssueRequest{SubIssueID: ids[0]}); status(err) != 403 {
+	if _, _, err := w.rg.SubIssue.Add(ctx, "mona", "hello", 5, github.SubIssueRequest{SubIssueID: ids[0]}); apitest.Status(err) != 403 {
 		t.Fatalf("reader adds: %v", err)
 	}
 	// Moving #2 under #5 with replace_parent.
@@ -209,14 +210,14 @@ func TestDependencies(t *testing.T) {
 	if len(list) != 3 || list[2].GetRepositoryURL() != w.e.API+"/repos/mona/secret" {
 		t.Fatalf("mona sees %v", numbers(list))
 	}
-	if _, _, err := w.rg.Issues.AddBlockedBy(ctx, "mona", "hello", 1, github.IssueDependencyRequest{IssueID: c.GetID()}); status(err) != 403 {
+	if _, _, err := w.rg.Issues.AddBlockedBy(ctx, "mona", "hello", 1, github.IssueDependencyRequest{IssueID: c.GetID()}); apitest.Status(err) != 403 {
 		t.Fatalf("reader adds: %v", err)
 	}
 	is, _, err = w.tg.Issues.RemoveBlockedBy(ctx, "mona", "hello", 1, b.GetID())
 	if err != nil || is.GetNumber() != 1 {
 		t.Fatalf("remove %v %v", is, err)
 	}
-	if _, _, err := w.tg.Issues.RemoveBlockedBy(ctx, "mona", "hello", 1, b.GetID()); status(err) != 404 {
+	if _, _, err := w.tg.Issues.RemoveBlockedBy(ctx, "mona", "hello", 1, b.GetID()); apitest.Status(err) != 404 {
 		t.Fatalf("remove twice: %v", err)
 	}
 	evs, _, _ := w.rg.Issues.ListIssueEvents(ctx, "mona", "hello", 2, nil)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v92/github"
+
+	"github.com/hubd/hubd/internal/apitest"
 )
 
 func TestReviewComments(t *testing.T) {
@@ -63,8 +65,8 @@ func TestReviewComments(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := tc.c.PullRequests.CreateComment(ctx, "mona", "app", 1, tc.req)
-			if status(err) != tc.want || (tc.msg != "" && message(err) != tc.msg) {
-				t.Fatalf("got %d %q (%v), want %d %q", status(err), message(err), err, tc.want, tc.msg)
+			if apitest.Status(err) != tc.want || (tc.msg != "" && message(err) != tc.msg) {
+				t.Fatalf("got %d %q (%v), want %d %q", apitest.Status(err), message(err), err, tc.want, tc.msg)
 			}
 		})
 	}
@@ -83,7 +85,7 @@ func TestReviewComments(t *testing.T) {
 	w.e.Must(404, "POST", "/repos/mona/app/pulls/1/comments/99999/replies", w.monaT, map[string]any{"body": "nope"})
 
 	// Edit and delete: the author or write access.
-	if _, _, err := w.rg.PullRequests.UpdateComment(ctx, "mona", "app", c5.GetID(), github.UpdatePullRequestCommentRequest{Body: "rita's"}); status(err) != 403 {
+	if _, _, err := w.rg.PullRequests.UpdateComment(ctx, "mona", "app", c5.GetID(), github.UpdatePullRequestCommentRequest{Body: "rita's"}); apitest.Status(err) != 403 {
 		t.Fatalf("rita edits eve's comment: %v", err)
 	}
 	ed, _, err := w.eg.PullRequests.UpdateComment(ctx, "mona", "app", c5.GetID(), github.UpdatePullRequestCommentRequest{Body: "Why?"})
@@ -93,13 +95,13 @@ func TestReviewComments(t *testing.T) {
 	if _, _, err := w.hg.PullRequests.UpdateComment(ctx, "mona", "app", ed.GetID(), github.UpdatePullRequestCommentRequest{Body: "Why!"}); err != nil {
 		t.Fatalf("hubot (write) edits: %v", err)
 	}
-	if _, err := w.rg.PullRequests.DeleteComment(ctx, "mona", "app", byPos.GetID()); status(err) != 403 {
+	if _, err := w.rg.PullRequests.DeleteComment(ctx, "mona", "app", byPos.GetID()); apitest.Status(err) != 403 {
 		t.Fatalf("rita deletes eve's comment: %v", err)
 	}
 	if _, err := w.eg.PullRequests.DeleteComment(ctx, "mona", "app", byPos.GetID()); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := w.mg.PullRequests.GetComment(ctx, "mona", "app", byPos.GetID()); status(err) != 404 {
+	if _, _, err := w.mg.PullRequests.GetComment(ctx, "mona", "app", byPos.GetID()); apitest.Status(err) != 404 {
 		t.Fatalf("deleted comment: %v", err)
 	}
 	got, _, err := w.anon.PullRequests.GetComment(ctx, "mona", "app", c5.GetID())
@@ -139,7 +141,7 @@ func TestReviewCommentReactions(t *testing.T) {
 	if _, resp, err := w.rg.Reactions.CreatePullRequestCommentReaction(ctx, "mona", "app", c.GetID(), "+1"); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("react again: %v", err)
 	}
-	if _, _, err := w.rg.Reactions.CreatePullRequestCommentReaction(ctx, "mona", "app", c.GetID(), "nope"); status(err) != 422 {
+	if _, _, err := w.rg.Reactions.CreatePullRequestCommentReaction(ctx, "mona", "app", c.GetID(), "nope"); apitest.Status(err) != 422 {
 		t.Fatalf("bad content: %v", err)
 	}
 	list, _, err := w.anon.Reactions.ListPullRequestCommentReactions(ctx, "mona", "app", c.GetID(), nil)
@@ -155,7 +157,7 @@ func TestReviewCommentReactions(t *testing.T) {
 	if err != nil || got.GetReactions().GetPlusOne() != 1 || got.GetReactions().GetTotalCount() != 1 {
 		t.Fatalf("rollup: %v %+v", err, got.GetReactions())
 	}
-	if _, err := w.eg.Reactions.DeletePullRequestCommentReaction(ctx, "mona", "app", c.GetID(), re.GetID()); status(err) != 403 {
+	if _, err := w.eg.Reactions.DeletePullRequestCommentReaction(ctx, "mona", "app", c.GetID(), re.GetID()); apitest.Status(err) != 403 {
 		t.Fatalf("eve deletes rita's reaction: %v", err)
 	}
 	if _, err := w.rg.Reactions.DeletePullRequestCommentReaction(ctx, "mona", "app", c.GetID(), re.GetID()); err != nil {
@@ -164,7 +166,7 @@ func TestReviewCommentReactions(t *testing.T) {
 	if list, _, _ := w.anon.Reactions.ListPullRequestCommentReactions(ctx, "mona", "app", c.GetID(), nil); len(list) != 0 {
 		t.Fatalf("%d reactions left", len(list))
 	}
-	if _, _, err := w.rg.Reactions.CreatePullRequestCommentReaction(ctx, "mona", "app", 99999, "+1"); status(err) != 404 {
+	if _, _, err := w.rg.Reactions.CreatePullRequestCommentReaction(ctx, "mona", "app", 99999, "+1"); apitest.Status(err) != 404 {
 		t.Fatalf("unknown comment: %v", err)
 	}
 }

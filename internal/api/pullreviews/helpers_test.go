@@ -116,14 +116,6 @@ func (w *world) events(t *testing.T, prefix string) int {
 	return n
 }
 
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
-}
-
 func message(err error) string {
 	var er *github.ErrorResponse
 	if errors.As(err, &er) {

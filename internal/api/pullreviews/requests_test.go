@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-github/v92/github"
 
+	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/pullreviews"
 )
@@ -40,8 +41,8 @@ func TestRequestedReviewers(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := tc.c.PullRequests.RequestReviewers(ctx, "mona", "app", 1, tc.req)
-			if status(err) != tc.want || (tc.msg != "" && message(err) != tc.msg) {
-				t.Fatalf("got %d %q, want %d %q", status(err), message(err), tc.want, tc.msg)
+			if apitest.Status(err) != tc.want || (tc.msg != "" && message(err) != tc.msg) {
+				t.Fatalf("got %d %q, want %d %q", apitest.Status(err), message(err), tc.want, tc.msg)
 			}
 		})
 	}
@@ -86,7 +87,7 @@ func TestRequestedReviewers(t *testing.T) {
 	if n, m := w.events(t, "issues.review_requested"), w.events(t, "issues.review_request_removed"); n != 2 || m != 1 {
 		t.Fatalf("%d review_requested and %d review_request_removed events, want 2 and 1", n, m)
 	}
-	if _, _, err := w.anon.PullRequests.ListReviewers(ctx, "mona", "app", 7); status(err) != 404 {
+	if _, _, err := w.anon.PullRequests.ListReviewers(ctx, "mona", "app", 7); apitest.Status(err) != 404 {
 		t.Fatalf("unknown pull: %v", err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-github/v92/github"
+
+	"github.com/hubd/hubd/internal/apitest"
 )
 
 func TestReviewLifecycle(t *testing.T) {
@@ -20,7 +22,7 @@ func TestReviewLifecycle(t *testing.T) {
 	if pending.GetState() != "PENDING" || pending.SubmittedAt != nil || pending.GetCommitID() != w.head || pending.GetUser().GetLogin() != "eve" {
 		t.Fatalf("pending review: %+v", pending)
 	}
-	if _, _, err := w.mg.PullRequests.GetReview(ctx, "mona", "app", 1, pending.GetID()); status(err) != 404 {
+	if _, _, err := w.mg.PullRequests.GetReview(ctx, "mona", "app", 1, pending.GetID()); apitest.Status(err) != 404 {
 		t.Fatalf("mona sees eve's pending review: %v", err)
 	}
 	if got, _, err := w.eg.PullRequests.GetReview(ctx, "mona", "app", 1, pending.GetID()); err != nil || got.GetState() != "PENDING" || got.GetID() != pending.GetID() {
@@ -36,18 +38,18 @@ func TestReviewLifecycle(t *testing.T) {
 		t.Fatalf("eve's pending comments: %+v", list)
 	}
 	_, _, err = w.eg.PullRequests.CreateReview(ctx, "mona", "app", 1, &github.PullRequestReviewRequest{Body: github.Ptr("again")})
-	if status(err) != 422 || message(err) != "User can only have one pending review per pull request" {
+	if apitest.Status(err) != 422 || message(err) != "User can only have one pending review per pull request" {
 		t.Fatalf("second pending review: %v", err)
 	}
 
 	// A single comment would be a second review.
 	if _, _, err := w.eg.PullRequests.CreateComment(ctx, "mona", "app", 1, github.CreatePullRequestCommentRequest{
-		Body: "x", CommitID: w.head, Path: "a.txt", Line: github.Ptr(5)}); status(err) != 422 {
+		Body: "x", CommitID: w.head, Path: "a.txt", Line: github.Ptr(5)}); apitest.Status(err) != 422 {
 		t.Fatalf("single comment with a pending review: %v", err)
 	}
 
 	// Submitting needs a body to request changes.
-	if _, _, err := w.eg.PullRequests.SubmitReview(ctx, "mona", "app", 1, pending.GetID(), github.PullRequestSubmitReviewRequest{Event: "REQUEST_CHANGES"}); status(err) != 422 {
+	if _, _, err := w.eg.PullRequests.SubmitReview(ctx, "mona", "app", 1, pending.GetID(), github.PullRequestSubmitReviewRequest{Event: "REQUEST_CHANGES"}); apitest.Status(err) != 422 {
 		t.Fatalf("request changes without body: %v", err)
 	}
 	submitted, _, err := w.eg.PullRequests.SubmitReview(ctx, "mona", "app", 1, pending.GetID(), github.PullRequestSubmitReviewRequest{
@@ -58,7 +60,7 @@ func TestReviewLifecycle(t *testing.T) {
 	if submitted.GetState() != "CHANGES_REQUESTED" || submitted.SubmittedAt == nil || submitted.GetBody() != "Please explain" {
 		t.Fatalf("submitted: %+v", submitted)
 	}
-	if _, _, err := w.eg.PullRequests.SubmitReview(ctx, "mona", "app", 1, pending.GetID(), github.PullRequestSubmitReviewRequest{Event: "COMMENT", Body: github.Ptr("x")}); status(err) != 422 {
+	if _, _, err := w.eg.PullRequests.SubmitReview(ctx, "mona", "app", 1, pending.GetID(), github.PullRequestSubmitReviewRequest{Event: "COMMENT", Body: github.Ptr("x")}); apitest.Status(err) != 422 {
 		t.Fatalf("submit twice: %v", err)
 	}
 	if list, _, _ := w.mg.PullRequests.ListComments(ctx, "mona", "app", 1, nil); len(list) != 1 {
@@ -75,7 +77,7 @@ func TestReviewLifecycle(t *testing.T) {
 		{"REQUEST_CHANGES", "Can not request changes on your own pull request"},
 	} {
 		_, _, err := w.hg.PullRequests.CreateReview(ctx, "mona", "app", 1, &github.PullRequestReviewRequest{Event: github.Ptr(ev.event), Body: github.Ptr("me")})
-		if status(err) != 422 || message(err) != ev.msg {
+		if apitest.Status(err) != 422 || message(err) != ev.msg {
 			t.Errorf("%s own pull: %v", ev.event, err)
 		}
 	}
@@ -94,22 +96,22 @@ func TestReviewLifecycle(t *testing.T) {
 		v, _, err := c.PullRequests.DismissReview(ctx, "mona", "app", 1, id, github.PullRequestDismissReviewRequest{Message: "stale"})
 		return v, err
 	}
-	if _, err := dismiss(w.rg, submitted.GetID()); status(err) != 403 {
+	if _, err := dismiss(w.rg, submitted.GetID()); apitest.Status(err) != 403 {
 		t.Fatalf("rita dismisses: %v", err)
 	}
-	if _, err := dismiss(w.mg, commented.GetID()); status(err) != 422 {
+	if _, err := dismiss(w.mg, commented.GetID()); apitest.Status(err) != 422 {
 		t.Fatalf("dismiss a comment review: %v", err)
 	}
 	d, err := dismiss(w.hg, submitted.GetID())
 	if err != nil || d.GetState() != "DISMISSED" {
 		t.Fatalf("dismiss: %v %+v", err, d)
 	}
-	if _, err := dismiss(w.hg, 99999); status(err) != 404 {
+	if _, err := dismiss(w.hg, 99999); apitest.Status(err) != 404 {
 		t.Fatalf("dismiss unknown: %v", err)
 	}
 
 	// Update: the author only.
-	if _, _, err := w.rg.PullRequests.UpdateReview(ctx, "mona", "app", 1, approved.GetID(), "mine now"); status(err) != 403 {
+	if _, _, err := w.rg.PullRequests.UpdateReview(ctx, "mona", "app", 1, approved.GetID(), "mine now"); apitest.Status(err) != 403 {
 		t.Fatalf("rita updates mona's review: %v", err)
 	}
 	up, _, err := w.mg.PullRequests.UpdateReview(ctx, "mona", "app", 1, approved.GetID(), "LGTM")
@@ -118,7 +120,7 @@ func TestReviewLifecycle(t *testing.T) {
 	}
 
 	// Delete: pending only.
-	if _, _, err := w.mg.PullRequests.DeletePendingReview(ctx, "mona", "app", 1, approved.GetID()); status(err) != 422 {
+	if _, _, err := w.mg.PullRequests.DeletePendingReview(ctx, "mona", "app", 1, approved.GetID()); apitest.Status(err) != 422 {
 		t.Fatalf("delete a submitted review: %v", err)
 	}
 	p2, _, err := w.eg.PullRequests.CreateReview(ctx, "mona", "app", 1, &github.PullRequestReviewRequest{Body: github.Ptr("draft"),
@@ -126,14 +128,14 @@ func TestReviewLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := w.hg.PullRequests.DeletePendingReview(ctx, "mona", "app", 1, p2.GetID()); status(err) != 404 {
+	if _, _, err := w.hg.PullRequests.DeletePendingReview(ctx, "mona", "app", 1, p2.GetID()); apitest.Status(err) != 404 {
 		t.Fatalf("hubot deletes eve's pending review: %v", err)
 	}
 	del, _, err := w.eg.PullRequests.DeletePendingReview(ctx, "mona", "app", 1, p2.GetID())
 	if err != nil || del.GetState() != "PENDING" || del.GetID() != p2.GetID() {
 		t.Fatalf("delete pending: %v %+v", err, del)
 	}
-	if _, _, err := w.eg.PullRequests.GetReview(ctx, "mona", "app", 1, p2.GetID()); status(err) != 404 {
+	if _, _, err := w.eg.PullRequests.GetReview(ctx, "mona", "app", 1, p2.GetID()); apitest.Status(err) != 404 {
 		t.Fatalf("deleted review still there: %v", err)
 	}
 
@@ -182,8 +184,8 @@ func TestReviewErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := tc.c.PullRequests.CreateReview(ctx, "mona", "app", tc.number, &tc.req)
-			if status(err) != tc.want {
-				t.Fatalf("status %d (%v), want %d", status(err), err, tc.want)
+			if apitest.Status(err) != tc.want {
+				t.Fatalf("status %d (%v), want %d", apitest.Status(err), err, tc.want)
 			}
 		})
 	}
@@ -199,10 +201,10 @@ func TestReviewErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	comment := &github.PullRequestReviewRequest{Event: github.Ptr("COMMENT"), Body: github.Ptr("x")}
-	if _, _, err := w.eg.PullRequests.CreateReview(ctx, "mona", "app", 1, comment); status(err) != http.StatusForbidden {
+	if _, _, err := w.eg.PullRequests.CreateReview(ctx, "mona", "app", 1, comment); apitest.Status(err) != http.StatusForbidden {
 		t.Fatalf("locked, eve: %v", err)
 	}
-	if _, _, err := w.eg.PullRequests.CreateComment(ctx, "mona", "app", 1, github.CreatePullRequestCommentRequest{Body: "x", CommitID: w.head, Path: "a.txt", Line: github.Ptr(5)}); status(err) != http.StatusForbidden {
+	if _, _, err := w.eg.PullRequests.CreateComment(ctx, "mona", "app", 1, github.CreatePullRequestCommentRequest{Body: "x", CommitID: w.head, Path: "a.txt", Line: github.Ptr(5)}); apitest.Status(err) != http.StatusForbidden {
 		t.Fatalf("locked comment, eve: %v", err)
 	}
 	if _, _, err := w.hg.PullRequests.CreateReview(ctx, "mona", "app", 1, comment); err != nil {
@@ -213,10 +215,10 @@ func TestReviewErrors(t *testing.T) {
 	if _, _, err := w.mg.Repositories.Edit(ctx, "mona", "app", &github.Repository{Private: github.Ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := w.eg.PullRequests.ListReviews(ctx, "mona", "app", 1, nil); status(err) != 404 {
+	if _, _, err := w.eg.PullRequests.ListReviews(ctx, "mona", "app", 1, nil); apitest.Status(err) != 404 {
 		t.Fatalf("private, eve lists: %v", err)
 	}
-	if _, _, err := w.eg.PullRequests.CreateReview(ctx, "mona", "app", 1, comment); status(err) != 404 {
+	if _, _, err := w.eg.PullRequests.CreateReview(ctx, "mona", "app", 1, comment); apitest.Status(err) != 404 {
 		t.Fatalf("private, eve reviews: %v", err)
 	}
 	if list, _, err := w.rg.PullRequests.ListReviews(ctx, "mona", "app", 1, nil); err != nil || len(list) != 1 {
@@ -228,7 +230,7 @@ func TestReviewErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, err := w.mg.PullRequests.CreateReview(ctx, "mona", "app", 1, comment)
-	if status(err) != http.StatusForbidden {
+	if apitest.Status(err) != http.StatusForbidden {
 		t.Fatalf("archived: %v", err)
 	}
 }

@@ -135,8 +135,8 @@ func TestTeamReviewRequests(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := tc.c.PullRequests.RequestReviewers(ctx, "octo", "app", 1, tc.req)
-			if status(err) != tc.want || (tc.msg != "" && message(err) != tc.msg) {
-				t.Fatalf("got %d %q, want %d %q", status(err), message(err), tc.want, tc.msg)
+			if apitest.Status(err) != tc.want || (tc.msg != "" && message(err) != tc.msg) {
+				t.Fatalf("got %d %q, want %d %q", apitest.Status(err), message(err), tc.want, tc.msg)
 			}
 		})
 	}
@@ -257,8 +257,8 @@ func TestTeamReviewRequests(t *testing.T) {
 	if resp, err := w.olga.PullRequests.RemoveReviewers(ctx, "octo", "app", 1, github.ReviewersRequest{TeamReviewers: []string{"docs"}}); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("remove docs: %v", err)
 	}
-	if _, err := w.olga.PullRequests.RemoveReviewers(ctx, "octo", "app", 1, github.ReviewersRequest{TeamReviewers: []string{"nope"}}); status(err) != 422 || message(err) != notCollab {
-		t.Fatalf("remove unknown team: %d %q", status(err), message(err))
+	if _, err := w.olga.PullRequests.RemoveReviewers(ctx, "octo", "app", 1, github.ReviewersRequest{TeamReviewers: []string{"nope"}}); apitest.Status(err) != 422 || message(err) != notCollab {
+		t.Fatalf("remove unknown team: %d %q", apitest.Status(err), message(err))
 	}
 	if resp, err := w.mia.PullRequests.RemoveReviewers(ctx, "octo", "app", 1, github.ReviewersRequest{TeamReviewers: []string{"child"}}); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("remove child: %v", err)
@@ -301,8 +301,8 @@ func TestTeamReviewersOnUserRepo(t *testing.T) {
 	w := newWorld(t)
 	_, _, err := w.mg.PullRequests.RequestReviewers(ctx, "mona", "app", 1, github.ReviewersRequest{TeamReviewers: []string{"core"}})
 	want := "Reviews may only be requested from collaborators. One or more of the teams you specified is not a collaborator of the mona/app repository."
-	if status(err) != 422 || message(err) != want {
-		t.Fatalf("got %d %q", status(err), message(err))
+	if apitest.Status(err) != 422 || message(err) != want {
+		t.Fatalf("got %d %q", apitest.Status(err), message(err))
 	}
 	if r, _, err := w.mg.PullRequests.ListReviewers(ctx, "mona", "app", 1); err != nil || len(r.Teams) != 0 {
 		t.Fatalf("list: %v %+v", err, r)

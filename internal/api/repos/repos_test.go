@@ -64,14 +64,6 @@ func create(t *testing.T, gh *github.Client, org string, r *github.Repository) *
 	return got
 }
 
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
-}
-
 func TestCreateGetEditDelete(t *testing.T) {
 	e := apitest.New(t)
 	_, tok := e.NewUser("mona", false)
@@ -129,7 +121,7 @@ func TestCreateGetEditDelete(t *testing.T) {
 	if _, err := gh.Repositories.Delete(ctx, "mona", "Hello-World-"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := gh.Repositories.Get(ctx, "mona", "Hello-World-"); status(err) != 404 {
+	if _, _, err := gh.Repositories.Get(ctx, "mona", "Hello-World-"); apitest.Status(err) != 404 {
 		t.Fatalf("after delete: %v", err)
 	}
 	events, err := e.Store.R().EventsAfter(ctx, 0, 100)

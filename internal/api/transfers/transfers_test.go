@@ -45,14 +45,6 @@ func transfer(t *testing.T, gh *github.Client, owner, name string, req github.Tr
 	return repo, err
 }
 
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
-}
-
 func TestTransferToOrganization(t *testing.T) {
 	e := apitest.New(t)
 	_, tok := e.NewUser("mona", false)

@@ -2,7 +2,6 @@ package variables_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,14 +15,6 @@ import (
 )
 
 var ctx = context.Background()
-
-func status(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) {
-		return er.Response.StatusCode
-	}
-	return 0
-}
 
 // world: octo (owned by olga, mike a member) with core (private) and
 // docs (public); mike writes to both, rita reads docs.
@@ -88,7 +79,7 @@ func TestRepoVariables(t *testing.T) {
 		}
 	}
 	// Names are case-insensitive and stored upper case: a second USERNAME is a conflict.
-	if _, err := gh.Actions.CreateRepoVariable(ctx, "octo", "docs", github.ActionsCreateVariableRequest{Name: "USERNAME", Value: "x"}); status(err) != 409 {
+	if _, err := gh.Actions.CreateRepoVariable(ctx, "octo", "docs", github.ActionsCreateVariableRequest{Name: "USERNAME", Value: "x"}); apitest.Status(err) != 409 {
 		t.Fatalf("duplicate: %v", err)
 	}
 	v, _, err := gh.Actions.GetRepoVariable(ctx, "octo", "docs", "Username")
@@ -119,10 +110,10 @@ func TestRepoVariables(t *testing.T) {
 	if v, _, err := gh.Actions.GetRepoVariable(ctx, "octo", "docs", "SERVER"); err != nil || v.Value != "h2" {
 		t.Fatalf("renamed: %+v %v", v, err)
 	}
-	if _, err := gh.Actions.UpdateRepoVariable(ctx, "octo", "docs", "SERVER", github.ActionsUpdateVariableRequest{Name: github.Ptr("USERNAME")}); status(err) != 409 {
+	if _, err := gh.Actions.UpdateRepoVariable(ctx, "octo", "docs", "SERVER", github.ActionsUpdateVariableRequest{Name: github.Ptr("USERNAME")}); apitest.Status(err) != 409 {
 		t.Fatalf("rename onto another: %v", err)
 	}
-	if _, err := gh.Actions.UpdateRepoVariable(ctx, "octo", "docs", "NOPE", github.ActionsUpdateVariableRequest{Value: github.Ptr("x")}); status(err) != 404 {
+	if _, err := gh.Actions.UpdateRepoVariable(ctx, "octo", "docs", "NOPE", github.ActionsUpdateVariableRequest{Value: github.Ptr("x")}); apitest.Status(err) != 404 {
 		t.Fatalf("update missing: %v", err)
 	}
 	// Writers read, only admins change; readers and outsiders are refused.
@@ -130,20 +121,20 @@ func TestRepoVariables(t *testing.T) {
 	if _, _, err := mike.Actions.ListRepoVariables(ctx, "octo", "docs", nil); err != nil {
 		t.Fatalf("writer lists: %v", err)
 	}
-	if _, err := mike.Actions.CreateRepoVariable(ctx, "octo", "docs", github.ActionsCreateVariableRequest{Name: "M", Value: "x"}); status(err) != 403 {
+	if _, err := mike.Actions.CreateRepoVariable(ctx, "octo", "docs", github.ActionsCreateVariableRequest{Name: "M", Value: "x"}); apitest.Status(err) != 403 {
 		t.Fatalf("writer creates: %v", err)
 	}
-	if _, _, err := e.GitHub(w.rita).Actions.GetRepoVariable(ctx, "octo", "docs", "USERNAME"); status(err) != 403 {
+	if _, _, err := e.GitHub(w.rita).Actions.GetRepoVariable(ctx, "octo", "docs", "USERNAME"); apitest.Status(err) != 403 {
 		t.Fatalf("reader gets: %v", err)
 	}
-	if _, _, err := e.GitHub(w.otto).Actions.ListRepoVariables(ctx, "octo", "core", nil); status(err) != 404 {
+	if _, _, err := e.GitHub(w.otto).Actions.ListRepoVariables(ctx, "octo", "core", nil); apitest.Status(err) != 404 {
 		t.Fatalf("outsider lists a private repository's: %v", err)
 	}
 	e.Must(401, "GET", "/repos/octo/docs/actions/variables", "", nil)
 	if _, err := gh.Actions.DeleteRepoVariable(ctx, "octo", "docs", "username"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := gh.Actions.GetRepoVariable(ctx, "octo", "docs", "USERNAME"); status(err) != 404 {
+	if _, _, err := gh.Actions.GetRepoVariable(ctx, "octo", "docs", "USERNAME"); apitest.Status(err) != 404 {
 		t.Fatalf("deleted: %v", err)
 	}
 	// 500 per repository: docs holds 3 (_PRIVATE1, SERVER, EXACT); 496 more, then the 500th, then no more.
@@ -174,7 +165,7 @@ func TestOrgVariables(t *testing.T) {
 	mk("ALL", "all", nil)
 	mk("PRIV", "private", nil)
 	mk("SEL", "selected", []int64{w.docsID})
-	if _, err := gh.Actions.CreateOrgVariable(ctx, "octo", github.ActionsCreateOrgVariableRequest{Name: "all", Value: "x", Visibility: "all"}); status(err) != 409 {
+	if _, err := gh.Actions.CreateOrgVariable(ctx, "octo", github.ActionsCreateOrgVariableRequest{Name: "all", Value: "x", Visibility: "all"}); apitest.Status(err) != 409 {
 		t.Fatalf("duplicate: %v", err)
 	}
 	// Repositories outside the organization cannot be selected.
@@ -229,14 +220,14 @@ func TestOrgVariables(t *testing.T) {
 	if got := shared("core"); got != "ALL,PRIV" {
 		t.Fatalf("core after set sees %s", got)
 	}
-	if _, err := gh.Actions.SetSelectedReposForOrgVariable(ctx, "octo", "SEL", []int64{w.otherID}); status(err) != 422 {
+	if _, err := gh.Actions.SetSelectedReposForOrgVariable(ctx, "octo", "SEL", []int64{w.otherID}); apitest.Status(err) != 422 {
 		t.Fatalf("set a foreign repository: %v", err)
 	}
 	// Not selected: 409.
-	if _, err := gh.Actions.AddSelectedRepoToOrgVariable(ctx, "octo", "ALL", &github.Repository{ID: github.Ptr(w.coreID)}); status(err) != 409 {
+	if _, err := gh.Actions.AddSelectedRepoToOrgVariable(ctx, "octo", "ALL", &github.Repository{ID: github.Ptr(w.coreID)}); apitest.Status(err) != 409 {
 		t.Fatalf("add to all: %v", err)
 	}
-	if _, _, err := gh.Actions.ListSelectedReposForOrgVariable(ctx, "octo", "ALL", nil); status(err) != 409 {
+	if _, _, err := gh.Actions.ListSelectedReposForOrgVariable(ctx, "octo", "ALL", nil); apitest.Status(err) != 409 {
 		t.Fatalf("list of all: %v", err)
 	}
 	// Visibility changes drop the selection.
@@ -247,10 +238,10 @@ func TestOrgVariables(t *testing.T) {
 		t.Fatalf("updated: %+v %v", v, err)
 	}
 	// Members are refused, outsiders find nothing, classic tokens need admin:org.
-	if _, _, err := e.GitHub(w.mike).Actions.ListOrgVariables(ctx, "octo", nil); status(err) != 403 {
+	if _, _, err := e.GitHub(w.mike).Actions.ListOrgVariables(ctx, "octo", nil); apitest.Status(err) != 403 {
 		t.Fatalf("member lists: %v", err)
 	}
-	if _, _, err := e.GitHub(w.otto).Actions.GetOrgVariable(ctx, "octo", "ALL"); status(err) != 404 {
+	if _, _, err := e.GitHub(w.otto).Actions.GetOrgVariable(ctx, "octo", "ALL"); apitest.Status(err) != 404 {
 		t.Fatalf("outsider gets: %v", err)
 	}
 	olga, err := e.Store.R().AccountByLogin(ctx, "olga")
@@ -269,7 +260,7 @@ func TestOrgVariables(t *testing.T) {
 func TestEnvironmentVariables(t *testing.T) {
 	w := newWorld(t)
 	e, gh := w.e, w.gh
-	if _, err := gh.Actions.CreateEnvVariable(ctx, "octo", "docs", "prod", github.ActionsCreateVariableRequest{Name: "X", Value: "1"}); status(err) != 404 {
+	if _, err := gh.Actions.CreateEnvVariable(ctx, "octo", "docs", "prod", github.ActionsCreateVariableRequest{Name: "X", Value: "1"}); apitest.Status(err) != 404 {
 		t.Fatalf("no environment: %v", err)
 	}
 	env, _, err := gh.Repositories.CreateUpdateEnvironment(ctx, "octo", "docs", "prod", nil)
@@ -300,7 +291,7 @@ func TestEnvironmentVariables(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gh.Actions.CreateEnvVariable(ctx, "octo", "docs", "prod", github.ActionsCreateVariableRequest{Name: "ONEMORE", Value: "x"}); status(err) != 422 {
+	if _, err := gh.Actions.CreateEnvVariable(ctx, "octo", "docs", "prod", github.ActionsCreateVariableRequest{Name: "ONEMORE", Value: "x"}); apitest.Status(err) != 422 {
 		t.Fatalf("101st: %v", err)
 	}
 	if _, err := gh.Actions.DeleteEnvVariable(ctx, "octo", "docs", "prod", "REGION"); err != nil {
