@@ -37,9 +37,6 @@ var (
 // NewTokenCache makes a cache of authentications kept for ttl.
 func NewTokenCache(ttl time.Duration) *TokenCache { return deps.NewTokenCache(ttl) }
 
-// NewDownloadSigner makes a signer with a fresh random key.
-func NewDownloadSigner() *DownloadSigner { return deps.NewDownloadSigner() }
-
 // NeedPermission is deps.NeedPermission.
 func NeedPermission(need authz.Permission) error { return deps.NeedPermission(need) }
 
@@ -63,3 +60,9 @@ func IdentityText(s string) string { return deps.IdentityText(s) }
 
 // IsEmpty is deps.IsEmpty.
 func IsEmpty(ctx context.Context, g *gitrepo.Repo) (bool, error) { return deps.IsEmpty(ctx, g) }
+
+// LoadDownloadSigner makes the signer of the download key kept in the
+// database (deps.LoadDownloadSigner).
+func LoadDownloadSigner(ctx context.Context, ks deps.KeyStore) (*DownloadSigner, error) {
+	return deps.LoadDownloadSigner(ctx, ks)
+}

@@ -75,6 +75,9 @@ type Deps struct {
 	// request (the Actions policy's can_approve_pull_request_reviews
 	// refuses the GitHub Actions bot; internal/api/actions).
 	MayApprove func(ctx context.Context, repo *model.Repo, userID int64) error
+	// DownloadKeys signs the download URLs of private files, archives, logs
+	// and migration archives (read it with Downloads).
+	DownloadKeys *DownloadSigner
 	// CloneTokens makes and checks temp_clone_token (nil: none are made).
 	CloneTokens *tempclone.Issuer
 	// Metrics (installed by internal/api/metrics; nil counts nothing)

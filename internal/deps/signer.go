@@ -1,11 +1,13 @@
 package deps
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/hex"
 	"strconv"
 	"time"
 )
@@ -13,9 +15,10 @@ import (
 // Download tokens let a URL handed out by the API fetch one file or archive
 // of a private repository without credentials, for a few minutes, as the
 // ?token= of GitHub's raw and codeload URLs does. A token is an expiry and an
-// HMAC of (kind, repository id, resource, expiry) under a key made at
-// startup: checking one reads nothing and writes nothing, and a restart
-// revokes them all.
+// HMAC of (kind, repository id, resource, expiry) under the server's key:
+// checking one reads nothing and writes nothing. The key is kept in the
+// database (LoadDownloadSigner), so a URL handed out before a restart, or by
+// another hubd serving the same database, still works until it expires.
 type DownloadSigner struct{ key []byte }
 
 // tokenWindow: tokens expire 5 to 10 minutes after they are made. Expiries
@@ -23,13 +26,43 @@ type DownloadSigner struct{ key []byte }
 // same within a window.
 const tokenWindow = 5 * 60
 
-// NewDownloadSigner makes a signer with a fresh key.
+// NewDownloadSigner makes a signer with a fresh key of this process only
+// (route tables built without a database).
 func NewDownloadSigner() *DownloadSigner {
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		panic("api: no randomness for the download token key: " + err.Error())
 	}
 	return &DownloadSigner{key: key}
+}
+
+// KeyStore keeps the server's named secrets (store.Store.ServerKey: the
+// first caller's candidate is stored; every later caller reads it).
+type KeyStore interface {
+	ServerKey(ctx context.Context, name, candidate string) (string, error)
+}
+
+// LoadDownloadSigner makes the signer of the key kept in ks (made on first
+// use).
+func LoadDownloadSigner(ctx context.Context, ks KeyStore) (*DownloadSigner, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	key, err := ks.ServerKey(ctx, "download_tokens", hex.EncodeToString(b))
+	if err != nil {
+		return nil, err
+	}
+	return &DownloadSigner{key: []byte(key)}, nil
+}
+
+// Downloads is the server's download signer: the one Build loaded, or a
+// fresh key when the Deps were made without a database (route tables).
+func (d *Deps) Downloads() *DownloadSigner {
+	if d.DownloadKeys == nil {
+		return NewDownloadSigner()
+	}
+	return d.DownloadKeys
 }
 
 func (s *DownloadSigner) mac(kind string, repoID int64, resource string, exp uint64) []byte {

@@ -133,6 +133,9 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		if d.CloneTokens, err = tempclone.New(context.Background(), cfg.Store); err != nil {
 			return nil, nil, err
 		}
+		if d.DownloadKeys, err = api.LoadDownloadSigner(context.Background(), cfg.Store); err != nil {
+			return nil, nil, err
+		}
 	}
 	wireClosing(d)
 	var s *Server // the catalogue reads the final route table on its first request

@@ -38,7 +38,7 @@ type API struct {
 // of their triggers and installs the runner's queue in d (hubd's side of
 // the jobs' files is a directory beside gitRoot).
 func New(d *api.Deps, checks *checks.Service, gitRoot string) *API {
-	a := &API{d: d, svc: actions.New(d.Store, d.Git, d.Jobs), sign: api.NewDownloadSigner()}
+	a := &API{d: d, svc: actions.New(d.Store, d.Git, d.Jobs), sign: d.Downloads()}
 	a.svc.Checks = checks
 	a.svc.Exec.Web, a.svc.Exec.API = d.URLs.Web, d.URLs.API
 	if gitRoot != "" {

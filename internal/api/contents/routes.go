@@ -27,7 +27,7 @@ type API struct {
 
 // New makes the package. The download token key is made here, per process.
 func New(d *api.Deps) *API {
-	return &API{d: d, sign: api.NewDownloadSigner(), rendered: bytecache.New[renderKey](32<<20, 2<<20)}
+	return &API{d: d, sign: d.Downloads(), rendered: bytecache.New[renderKey](32<<20, 2<<20)}
 }
 
 // Routes is the package's route table.

@@ -30,7 +30,7 @@ func New(d *api.Deps, gitRoot string) *API {
 		}
 		dir = filepath.Join(filepath.Dir(gitRoot), "migrations")
 	}
-	return &API{d: d, svc: svc.New(d.Store, d.Git, d.Jobs, d.URLs, dir), sign: api.NewDownloadSigner()}
+	return &API{d: d, svc: svc.New(d.Store, d.Git, d.Jobs, d.URLs, dir), sign: d.Downloads()}
 }
 
 // Service is the migrations service.
