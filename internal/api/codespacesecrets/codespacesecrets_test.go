@@ -7,14 +7,17 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-github/v92/github"
 	"golang.org/x/crypto/nacl/box"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/authz"
 	cs "github.com/hubd/hubd/internal/codespaces/secrets"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/patokens"
 	sealed "github.com/hubd/hubd/internal/secrets"
 )
 
@@ -511,5 +514,77 @@ func TestAccessPolicy(t *testing.T) {
 	}
 	if got := may(); got != "mona oc " {
 		t.Errorf("after refused callers: %q", got)
+	}
+	// Each accepted change appended one event; the refused ones none.
+	all, err := e.Store.R().EventsAfter(ctx, 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, ev := range all {
+		if strings.HasPrefix(ev.Type, "org.codespaces_access") {
+			counts[ev.Type]++
+		}
+	}
+	if want := map[string]int{"org.codespaces_access_update": 5, "org.codespaces_access_add_users": 1, "org.codespaces_access_remove_users": 1}; !maps.Equal(counts, want) {
+		t.Errorf("events %v, want %v", counts, want)
+	}
+}
+
+// TestTokensAndEvents: a fine-grained token needs Codespaces user secrets
+// for a user's secrets and Codespaces secrets (with an administrator
+// behind it) for a repository's; every write appends its event.
+func TestTokensAndEvents(t *testing.T) {
+	e := apitest.New(t)
+	mona, monaTok, gh := user(e, "mona")
+	repo(t, gh, "", "app", true)
+	pats := &patokens.Service{Store: e.Store}
+	pat := func(perms map[string]string) *github.Client {
+		t.Helper()
+		made, err := pats.Create(ctx, patokens.CreateInput{User: mona, Owner: mona, Name: "token " + fmt.Sprint(len(perms)), Selection: authz.SelectionAll, Permissions: perms})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.GitHub(made.Plain)
+	}
+	with := pat(map[string]string{"codespaces_user_secrets": "write", "codespaces_secrets": "write", "metadata": "read"})
+	without := pat(map[string]string{"contents": "write", "metadata": "read"})
+	key, _, err := with.Codespaces.GetUserPublicKey(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := with.Codespaces.CreateOrUpdateUserSecret(ctx, &github.EncryptedSecret{Name: "A", KeyID: key.GetKeyID(), EncryptedValue: seal(t, key, "a")}); err != nil {
+		t.Fatalf("with the permission: %v", err)
+	}
+	if _, _, err := without.Codespaces.ListUserSecrets(ctx, nil); apitest.Status(err) != http.StatusForbidden {
+		t.Errorf("user secrets without the permission: %v", err)
+	}
+	rkey, _, err := with.Codespaces.GetRepoPublicKey(ctx, "mona", "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := with.Codespaces.CreateOrUpdateRepoSecret(ctx, "mona", "app", &github.EncryptedSecret{Name: "B", KeyID: rkey.GetKeyID(), EncryptedValue: seal(t, rkey, "b")}); err != nil {
+		t.Fatalf("repository secret with the permission: %v", err)
+	}
+	if _, _, err := without.Codespaces.ListRepoSecrets(ctx, "mona", "app", nil); apitest.Status(err) != http.StatusForbidden {
+		t.Errorf("repository secrets without the permission: %v", err)
+	}
+	if _, err := gh.Codespaces.DeleteUserSecret(ctx, "A"); err != nil {
+		t.Fatal(err)
+	}
+	_ = monaTok
+
+	all, err := e.Store.R().EventsAfter(ctx, 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range all {
+		if strings.Contains(ev.Type, "codespaces") {
+			got = append(got, ev.Type)
+		}
+	}
+	if want := "[user.create_codespaces_secret repo.create_codespaces_secret user.remove_codespaces_secret]"; fmt.Sprint(got) != want {
+		t.Errorf("events %v, want %s", got, want)
 	}
 }
