@@ -75,7 +75,7 @@ func TestUserSecrets(t *testing.T) {
 	mona, monaTok, gh := user(e, "mona")
 	app := repo(t, gh, "", "app", true)
 	lib := repo(t, gh, "", "lib", false)
-	_, _, hubot := user(e, "hubot")
+	hubotU, _, hubot := user(e, "hubot")
 	hidden := repo(t, hubot, "", "hidden", true)
 
 	key, _, err := gh.Codespaces.GetUserPublicKey(ctx)
@@ -202,6 +202,16 @@ func TestUserSecrets(t *testing.T) {
 		t.Errorf("after delete: %v", err)
 	}
 	_ = resp
+
+	// A deleted user's secrets go with them.
+	hk, _, _ := hubot.Codespaces.GetUserPublicKey(ctx)
+	if _, err := hubot.Codespaces.CreateOrUpdateUserSecret(ctx, &github.EncryptedSecret{Name: "HIS", KeyID: hk.GetKeyID(), EncryptedValue: seal(t, hk, "h"), SelectedRepositoryIDs: github.SelectedRepoIDs{hidden.GetID()}}); err != nil {
+		t.Fatal(err)
+	}
+	e.Must(http.StatusNoContent, "DELETE", "/admin/users/hubot", e.AdminToken, nil)
+	if _, n, err := e.Store.R().Secrets(ctx, cs.UserScope(hubotU.ID), 10, 0); err != nil || n != 0 {
+		t.Errorf("a deleted user's secrets: %d %v", n, err)
+	}
 }
 
 // org makes organization acme owned by mona with member dev (who reads
