@@ -1,6 +1,7 @@
 // Package secrets is hubd's one secrets store, for every scope GitHub has
 // secrets at: repository, organization and environment secrets of Actions,
-// the agents' secrets, and later Dependabot and Codespaces. Each scope has
+// the agents' secrets, Codespaces' (with users' own secrets, kind "user",
+// through internal/codespaces/secrets), and later Dependabot's. Each scope has
 // an X25519 key pair whose public half clients seal values with
 // (libsodium's sealed box, as gh and every GitHub client do); the value
 // opened from the box is kept encrypted with the server's key (AES-256-GCM)
