@@ -28,7 +28,7 @@ const scopes = apitest.AllScopes + ",codespace"
 
 // seal is what every client does: a libsodium sealed box for the scope's
 // public key, base64-encoded.
-func seal(t *testing.T, key *github.PublicKey, value string) string {
+func seal(t testing.TB, key *github.PublicKey, value string) string {
 	t.Helper()
 	raw, err := base64.StdEncoding.DecodeString(key.GetKey())
 	if err != nil || len(raw) != 32 {
