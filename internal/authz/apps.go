@@ -49,6 +49,9 @@ var PermissionLevels = map[string][]string{
 	"repository_advisories": {"read", "write"},
 	// API Insights (an organization permission; not in the app-permissions schema).
 	"organization_api_insights": {"read"},
+	// Codespaces secrets and settings (fine-grained permissions; not in the app-permissions schema).
+	"codespaces_secrets": {"read", "write"}, "codespaces_user_secrets": {"read", "write"},
+	"organization_codespaces_secrets": {"read", "write"}, "organization_codespaces_settings": {"read", "write"},
 }
 
 // repositoryPermissions are the permissions that act on repositories (the
@@ -61,7 +64,7 @@ var repositoryPermissions = map[string]bool{
 	"packages": true, "pages": true, "pull_requests": true, "repository_custom_properties": true,
 	"repository_hooks": true, "repository_projects": true, "secret_scanning_alerts": true, "secrets": true,
 	"security_events": true, "single_file": true, "statuses": true, "vulnerability_alerts": true, "workflows": true,
-	"actions_variables": true, "repository_advisories": true,
+	"actions_variables": true, "repository_advisories": true, "codespaces_secrets": true,
 }
 
 // levelRank orders permission levels; an unknown level ranks below read.

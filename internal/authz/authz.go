@@ -207,6 +207,7 @@ var parents = map[string][]string{
 	"write:ssh_signing_key":     {"admin:ssh_signing_key"},
 	"read:audit_log":            {"admin:enterprise", "admin:org"},
 	"read:project":              {"project"},
+	"codespace:secrets":         {"codespace"},
 }
 
 // Known lists every scope GitHub issues (classic tokens).

@@ -129,6 +129,37 @@ var permissionRules = map[string]string{
 	"agents/add-selected-repo-to-org-secret":       "organization_secrets",
 	"agents/remove-selected-repo-from-org-secret":  "organization_secrets",
 
+	// Codespaces secrets (internal/codespaces/secrets): a user's own need
+	// codespaces_user_secrets, an organization's
+	// organization_codespaces_secrets, a repository's codespaces_secrets;
+	// the organization's access policy organization_codespaces_settings.
+	"codespaces/list-secrets-for-authenticated-user":                 "codespaces_user_secrets",
+	"codespaces/get-public-key-for-authenticated-user":               "codespaces_user_secrets",
+	"codespaces/get-secret-for-authenticated-user":                   "codespaces_user_secrets",
+	"codespaces/create-or-update-secret-for-authenticated-user":      "codespaces_user_secrets",
+	"codespaces/delete-secret-for-authenticated-user":                "codespaces_user_secrets",
+	"codespaces/list-repositories-for-secret-for-authenticated-user": "codespaces_user_secrets",
+	"codespaces/set-repositories-for-secret-for-authenticated-user":  "codespaces_user_secrets",
+	"codespaces/add-repository-for-secret-for-authenticated-user":    "codespaces_user_secrets",
+	"codespaces/remove-repository-for-secret-for-authenticated-user": "codespaces_user_secrets",
+	"codespaces/list-org-secrets":                                    "organization_codespaces_secrets",
+	"codespaces/get-org-public-key":                                  "organization_codespaces_secrets",
+	"codespaces/get-org-secret":                                      "organization_codespaces_secrets",
+	"codespaces/create-or-update-org-secret":                         "organization_codespaces_secrets",
+	"codespaces/delete-org-secret":                                   "organization_codespaces_secrets",
+	"codespaces/list-selected-repos-for-org-secret":                  "organization_codespaces_secrets",
+	"codespaces/set-selected-repos-for-org-secret":                   "organization_codespaces_secrets",
+	"codespaces/add-selected-repo-to-org-secret":                     "organization_codespaces_secrets",
+	"codespaces/remove-selected-repo-from-org-secret":                "organization_codespaces_secrets",
+	"codespaces/list-repo-secrets":                                   "codespaces_secrets",
+	"codespaces/get-repo-public-key":                                 "codespaces_secrets",
+	"codespaces/get-repo-secret":                                     "codespaces_secrets",
+	"codespaces/create-or-update-repo-secret":                        "codespaces_secrets",
+	"codespaces/delete-repo-secret":                                  "codespaces_secrets",
+	"codespaces/set-codespaces-access":                               "organization_codespaces_settings:write",
+	"codespaces/set-codespaces-access-users":                         "organization_codespaces_settings:write",
+	"codespaces/delete-codespaces-access-users":                      "organization_codespaces_settings:write",
+
 	// Operations whose rule differs from their subcategory's.
 	// Actions permissions and OIDC (internal/api/actions/permissions.go,
 	// oidc.go): a repository's need administration (its OIDC subject

@@ -4,8 +4,8 @@ import "time"
 
 // SecretScope names where a secret lives: the feature it serves (App:
 // "actions", "agents", later "dependabot" and "codespaces"), the level
-// (Kind: repository, organization or environment) and the repository or
-// organization id; environment secrets also carry the environment's name.
+// (Kind: repository, organization, environment or user) and the repository,
+// organization or user id; environment secrets also carry the environment's name.
 type SecretScope struct {
 	App     string
 	Kind    string
@@ -18,6 +18,10 @@ const (
 	SecretRepository   = "repository"
 	SecretOrganization = "organization"
 	SecretEnvironment  = "environment"
+	// SecretUser is a user's own secret (Codespaces user secrets): OwnerID
+	// is the user's id, Visibility "selected" and its repositories the
+	// ones selected for it.
+	SecretUser = "user"
 )
 
 // Secret is a stored secret; Value is the ciphertext under the server key

@@ -1,6 +1,7 @@
 // Package secrets is hubd's one secrets store, for every scope GitHub has
 // secrets at: repository, organization and environment secrets of Actions,
-// the agents' secrets, and later Dependabot and Codespaces. Each scope has
+// the agents' secrets, Codespaces' (with users' own secrets, kind "user",
+// through internal/codespaces/secrets), and later Dependabot's. Each scope has
 // an X25519 key pair whose public half clients seal values with
 // (libsodium's sealed box, as gh and every GitHub client do); the value
 // opened from the box is kept encrypted with the server's key (AES-256-GCM)
@@ -32,6 +33,7 @@ const (
 	MaxRepoSecrets  = 100
 	MaxOrgSecrets   = 1000
 	MaxEnvSecrets   = 100
+	MaxUserSecrets  = 100
 	maxNameLength   = 255
 	maxEncodedValue = (MaxValue+box.AnonymousOverhead+2)/3*4 + 4
 )
@@ -193,24 +195,27 @@ func (s *Service) Set(ctx context.Context, sc model.SecretScope, actorID int64, 
 	if err != nil {
 		return false, err
 	}
-	if sc.Kind != model.SecretOrganization {
-		in.Visibility, in.RepoIDs = "", nil // organization secrets only
-	} else {
+	switch sc.Kind {
+	case model.SecretOrganization:
 		if in.Visibility != "" && !visibilities[in.Visibility] {
 			return false, model.Invalid("Secret", "visibility", "invalid")
 		}
 		if in.RepoIDs != nil && in.Visibility != "selected" {
 			return false, model.Unprocessable("Selected repositories can only be set when visibility is 'selected'.")
 		}
+	case model.SecretUser:
+		// A user's secret reaches only the repositories selected for it
+		// (their caller checked the user may see them).
+		in.Visibility = "selected"
+	default:
+		in.Visibility, in.RepoIDs = "", nil // organization secrets only
 	}
 	value, err := s.open(ctx, sc, in.KeyID, in.EncryptedValue)
 	if err != nil {
 		return false, err
 	}
-	if in.RepoIDs != nil {
-		if err := s.ownedRepos(ctx, sc.OwnerID, in.RepoIDs); err != nil {
-			return false, err
-		}
+	if err := s.checkRepos(ctx, sc, in.RepoIDs); err != nil {
+		return false, err
 	}
 	ring, err := s.keyring(ctx)
 	if err != nil {
@@ -268,6 +273,8 @@ func (s *Service) checkLimit(ctx context.Context, tx store.Q, sc model.SecretSco
 		limit = MaxOrgSecrets
 	case model.SecretEnvironment:
 		limit = MaxEnvSecrets
+	case model.SecretUser:
+		limit = MaxUserSecrets
 	}
 	n, err := tx.CountSecrets(ctx, sc)
 	if err != nil {
@@ -290,8 +297,20 @@ func appendEvent(ctx context.Context, tx store.Q, sc model.SecretScope, verb str
 	case model.SecretEnvironment:
 		level = "environment"
 		payload["environment"] = sc.Env
+	case model.SecretUser:
+		level, repoID = "user", 0
 	}
 	return tx.AppendEvent(ctx, level+"."+verb+"_"+sc.App+"_secret", actorID, repoID, orgID, payload)
+}
+
+// checkRepos checks the repositories selected for a secret: an
+// organization's must be its own; a user's were checked by the caller
+// (internal/codespaces/secrets: repositories the user may see).
+func (s *Service) checkRepos(ctx context.Context, sc model.SecretScope, ids []int64) error {
+	if ids == nil || sc.Kind == model.SecretUser {
+		return nil
+	}
+	return s.ownedRepos(ctx, sc.OwnerID, ids)
 }
 
 // ownedRepos answers 422 unless every id is a repository of the
@@ -361,7 +380,7 @@ func (s *Service) SelectedRepos(ctx context.Context, sc model.SecretScope, name 
 
 // SetRepos replaces the repositories of a selected organization secret.
 func (s *Service) SetRepos(ctx context.Context, sc model.SecretScope, actorID int64, name string, ids []int64) error {
-	if err := s.ownedRepos(ctx, sc.OwnerID, ids); err != nil {
+	if err := s.checkRepos(ctx, sc, ids); err != nil {
 		return err
 	}
 	return s.Store.Tx(ctx, func(tx store.Q) error {
@@ -382,7 +401,7 @@ func (s *Service) SetRepos(ctx context.Context, sc model.SecretScope, actorID in
 // AddRepo selects one more repository for an organization secret; remove
 // unselects it.
 func (s *Service) AddRepo(ctx context.Context, sc model.SecretScope, actorID int64, name string, repoID int64, remove bool) error {
-	if err := s.ownedRepos(ctx, sc.OwnerID, []int64{repoID}); err != nil {
+	if err := s.checkRepos(ctx, sc, []int64{repoID}); err != nil {
 		return err
 	}
 	return s.Store.Tx(ctx, func(tx store.Q) error {
@@ -443,6 +462,27 @@ func (s *Service) Values(ctx context.Context, app string, repo *model.Repo) (map
 		out[sec.Name] = string(v)
 	}
 	return out, nil
+}
+
+// Open is the plain values of stored secrets, by name, in list order (a
+// later secret of a name wins): for the services that hand secrets to
+// what runs with them (Codespaces).
+func (s *Service) Open(ctx context.Context, list []*model.Secret, into map[string]string) error {
+	if len(list) == 0 {
+		return nil
+	}
+	ring, err := s.keyring(ctx)
+	if err != nil {
+		return err
+	}
+	for _, sec := range list {
+		v, err := openValue(ring, sec.Value, scopeName(sec.Scope)+"/"+sec.Name)
+		if err != nil {
+			return fmt.Errorf("secret %s: %w", sec.Name, err)
+		}
+		into[sec.Name] = string(v)
+	}
+	return nil
 }
 
 // EnvironmentValues are the plain values of a repository environment's

@@ -14,6 +14,7 @@ import (
 	blocksapi "github.com/hubd/hubd/internal/api/blocks"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
 	checksapi "github.com/hubd/hubd/internal/api/checks"
+	codespacesecretsapi "github.com/hubd/hubd/internal/api/codespacesecrets"
 	collaboratorsapi "github.com/hubd/hubd/internal/api/collaborators"
 	"github.com/hubd/hubd/internal/api/commitcomments"
 	"github.com/hubd/hubd/internal/api/commits"
@@ -167,6 +168,9 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	envAPI := environmentsapi.New(d)
 	secretsAPI := secretsapi.New(d, cfg.SecretsKeys, actionsAPI.Service())
 	varsAPI := variablesapi.New(d, envAPI.Service())
+	// Codespaces secrets keep their values in the one secrets store; a
+	// codespace's environment is csSecretsAPI.Service().EnvFor.
+	csSecretsAPI := codespacesecretsapi.New(d, secretsAPI.Service())
 	exec := &actionsAPI.Service().Exec
 	exec.SpecHooks = append(exec.SpecHooks, envAPI.Service().JobHook, varsAPI.Service().JobHook)
 	envAPI.Service().UseActions(actionsAPI.Service()) // protection rules hold jobs (pending deployments)
@@ -234,6 +238,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		runnerproto.New(d, exec, runnersAPI.Service()).Routes(),
 		secretsAPI.Routes(),
 		secretsAPI.EnvironmentRoutes(envAPI.Service()),
+		csSecretsAPI.Routes(),
 		sshKeysAPI.Routes(),
 		signingkeysapi.New(d).Routes(),
 		migrationsapi.New(d, cfg.GitRoot).Routes(),

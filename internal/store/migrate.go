@@ -2339,6 +2339,25 @@ CREATE TABLE enterprise_team_orgs (
 );
 CREATE INDEX enterprise_team_orgs_org ON enterprise_team_orgs (org_id, team_id);
 `,
+	// 70: codespaces secrets: users' own secrets (kind 'user', owner_id
+	// repeated in user_id so that deleting the user deletes them) and the
+	// organization's Codespaces access policy (internal/codespaces/secrets)
+	// with the users it selects; no row is GitHub's default, disabled.
+	`
+ALTER TABLE secrets ADD COLUMN user_id BIGINT REFERENCES accounts(id) ON DELETE CASCADE;
+CREATE INDEX secrets_user ON secrets (user_id);
+CREATE TABLE codespaces_access (
+  org_id BIGINT PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+  visibility TEXT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE TABLE codespaces_access_users (
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  PRIMARY KEY (org_id, user_id)
+);
+CREATE INDEX codespaces_access_users_user ON codespaces_access_users (user_id);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

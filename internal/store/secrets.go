@@ -77,14 +77,17 @@ func (q Q) CountSecrets(ctx context.Context, sc model.SecretScope) (int, error) 
 // CreateSecret inserts s and returns its id.
 func (q Q) CreateSecret(ctx context.Context, s *model.Secret) (int64, error) {
 	now := unix(q.Now())
-	var repoID, orgID *int64
-	if s.Scope.Kind == model.SecretOrganization {
+	var repoID, orgID, userID *int64
+	switch s.Scope.Kind {
+	case model.SecretOrganization:
 		orgID = &s.Scope.OwnerID
-	} else {
+	case model.SecretUser:
+		userID = &s.Scope.OwnerID
+	default:
 		repoID = &s.Scope.OwnerID
 	}
-	return q.insert(ctx, `INSERT INTO secrets (app, kind, owner_id, repo_id, org_id, environment, name, value, visibility, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-		s.Scope.App, s.Scope.Kind, s.Scope.OwnerID, repoID, orgID, s.Scope.Env, s.Name, s.Value, s.Visibility, now, now)
+	return q.insert(ctx, `INSERT INTO secrets (app, kind, owner_id, repo_id, org_id, user_id, environment, name, value, visibility, created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
+		s.Scope.App, s.Scope.Kind, s.Scope.OwnerID, repoID, orgID, userID, s.Scope.Env, s.Name, s.Value, s.Visibility, now, now)
 }
 
 // UpdateSecret replaces a secret's value and visibility.
@@ -194,6 +197,14 @@ func (q Q) OrgSecretsForRepo(ctx context.Context, app string, orgID, repoID int6
 func (q Q) SecretsForRepo(ctx context.Context, app string, repoID, orgID int64, private bool) ([]*model.Secret, error) {
 	return q.secrets(ctx, `SELECT `+secretCols+` FROM secrets WHERE (`+secretWhere+`) OR (`+orgSecretsFor+`) ORDER BY kind, name`,
 		app, model.SecretRepository, repoID, "", app, orgID, private, repoID)
+}
+
+// UserSecretsForRepo is every secret of app of a user selected for a
+// repository (Codespaces user secrets).
+func (q Q) UserSecretsForRepo(ctx context.Context, app string, userID, repoID int64) ([]*model.Secret, error) {
+	return q.secrets(ctx, `SELECT `+secretCols+` FROM secrets WHERE app = ? AND kind = ? AND owner_id = ? AND environment = ''
+ AND EXISTS (SELECT 1 FROM secret_repositories x WHERE x.secret_id = secrets.id AND x.repo_id = ?) ORDER BY name`,
+		app, model.SecretUser, userID, repoID)
 }
 
 // SecretsUnderKey lists up to limit secrets whose ciphertext does not
