@@ -1,6 +1,8 @@
 package ide
 
 import (
+	"io"
+	"log"
 	"net/http"
 	"net/http/httputil"
 	"strings"
@@ -92,6 +94,8 @@ func (m *Manager) Proxy(name, prefix string) http.Handler {
 				dropHubdCookies(out)
 			},
 			Transport: in.transport,
+			// A stream cut by the IDE's stop is no error of hubd's.
+			ErrorLog: quiet,
 			ModifyResponse: func(resp *http.Response) error {
 				// A redirect to an absolute path stays under the prefix.
 				if loc := resp.Header.Get("Location"); strings.HasPrefix(loc, "/") && !strings.HasPrefix(loc, "//") {
@@ -122,5 +126,7 @@ func dropHubdCookies(r *http.Request) {
 		}
 	}
 }
+
+var quiet = log.New(io.Discard, "", 0)
 
 func noStore(w http.ResponseWriter) { w.Header().Set("Cache-Control", "no-store") }
