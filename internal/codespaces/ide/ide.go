@@ -291,8 +291,7 @@ func (m *Manager) launch(ctx context.Context, in *instance, bin, node string, en
 		cancel()
 		return fmt.Errorf("ide: %v", err)
 	}
-	in.proc, in.cancel = p, cancel
-	in.transport = &http.Transport{
+	transport := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
 			c, err := d.DialContext(ctx, "unix", in.sock)
@@ -305,10 +304,13 @@ func (m *Manager) launch(ctx context.Context, in *instance, bin, node string, en
 		IdleConnTimeout:     90 * time.Second,
 	}
 	in.touch()
+	m.mu.Lock()
+	in.proc, in.cancel, in.transport = p, cancel, transport
+	m.mu.Unlock()
 	go func() {
 		p.Wait()
 		cancel()
-		in.transport.CloseIdleConnections()
+		transport.CloseIdleConnections()
 		m.mu.Lock()
 		if m.ides[in.name] == in {
 			delete(m.ides, in.name)
@@ -356,10 +358,8 @@ func (m *Manager) waitReady(ctx context.Context, in *instance) error {
 // Stop stops the IDE of codespace name and everything it started, and
 // returns once they ended. Stopping an IDE that does not run does nothing.
 func (m *Manager) Stop(name string) error {
-	m.mu.Lock()
-	in := m.ides[name]
-	m.mu.Unlock()
-	if in == nil || in.proc == nil {
+	in := m.lookup(name)
+	if in == nil {
 		return nil
 	}
 	in.proc.Kill()
@@ -410,10 +410,8 @@ func (m *Manager) LastActivity(name string) time.Time {
 // Note is the sandbox's description of the isolation and limits the IDE of
 // codespace name runs under ("" when it does not run).
 func (m *Manager) Note(name string) string {
-	m.mu.Lock()
-	in := m.ides[name]
-	m.mu.Unlock()
-	if in == nil || in.proc == nil {
+	in := m.lookup(name)
+	if in == nil {
 		return ""
 	}
 	return in.proc.Note()

@@ -11,8 +11,11 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -296,6 +299,75 @@ func TestIDEThroughProxy(t *testing.T) {
 	}
 	if !m.LastActivity("cs-alice").IsZero() {
 		t.Fatal("LastActivity of a stopped IDE is not zero")
+	}
+}
+
+// TestIDEAsRunnerUser: hubd running as root runs the IDE as its runner
+// user (scripts/deps.sh makes hubd-runner), as it runs workflow jobs; run
+// as another user, the IDE runs as that user.
+func TestIDEAsRunnerUser(t *testing.T) {
+	codeServer(t)
+	dir := workspace(t)
+	want := os.Geteuid()
+	var cred *syscall.Credential
+	if want == 0 {
+		u, err := user.Lookup("hubd-runner")
+		if err != nil {
+			t.Fatalf("the runner user hubd-runner is missing: run `bash scripts/deps.sh`: %v", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		want = uid
+		filepath.Walk(dir, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, uid, gid) })
+	}
+	bin := ""
+	if cred != nil {
+		// The installation in root's cache, shared where the runner
+		// user can read it.
+		began := time.Now()
+		var err error
+		share := t.TempDir()
+		// The test's temporary directories are root's alone: open the
+		// one above the share and the workspace to the runner user.
+		if err := os.Chmod(filepath.Dir(share), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if bin, err = ide.Share(ide.DefaultBinary(), share); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("shared the installation in %v", time.Since(began).Round(time.Millisecond))
+	}
+	m := ide.New(ide.Options{Binary: bin, Credential: cred})
+	t.Cleanup(m.StopAll)
+	srv := server(t, m)
+	if err := m.Start(context.Background(), "cs-alice", dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	resp := get(t, srv.URL+"/codespaces/cs-alice/healthz", true, false)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz through the proxy: %d", resp.StatusCode)
+	}
+	// code-server's node process runs as the runner user.
+	out, err := exec.Command("ps", "-eo", "uid=,args=").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 1 && strings.Contains(line, "code-server/out/node/entry.js") && strings.Contains(line, dir) {
+			found = true
+			if f[0] != strconv.Itoa(want) {
+				t.Fatalf("code-server runs as uid %s, want %d: %s", f[0], want, line)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no code-server process for %s in:\n%s", dir, out)
+	}
+	if err := m.Stop("cs-alice"); err != nil {
+		t.Fatal(err)
 	}
 }
 
