@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -341,7 +342,7 @@ func TestIDEAsRunnerUser(t *testing.T) {
 	m := ide.New(ide.Options{Binary: bin, Credential: cred})
 	t.Cleanup(m.StopAll)
 	srv := server(t, m)
-	if err := m.Start(context.Background(), "cs-alice", dir, nil); err != nil {
+	if err := m.Start(context.Background(), "cs-alice", dir, []string{"GREETING=hello", "HOME=/elsewhere"}); err != nil {
 		t.Fatal(err)
 	}
 	resp := get(t, srv.URL+"/codespaces/cs-alice/healthz", true, false)
@@ -349,7 +350,7 @@ func TestIDEAsRunnerUser(t *testing.T) {
 		t.Fatalf("healthz through the proxy: %d", resp.StatusCode)
 	}
 	// code-server's node process runs as the runner user.
-	out, err := exec.Command("ps", "-eo", "uid=,args=").Output()
+	out, err := exec.Command("ps", "-eo", "uid=,pid=,args=").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,6 +361,16 @@ func TestIDEAsRunnerUser(t *testing.T) {
 			found = true
 			if f[0] != strconv.Itoa(want) {
 				t.Fatalf("code-server runs as uid %s, want %d: %s", f[0], want, line)
+			}
+			// The caller's environment, and the IDE's own home.
+			environ, err := os.ReadFile("/proc/" + f[1] + "/environ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			vars := strings.Split(string(environ), "\x00")
+			home := "HOME=" + filepath.Join(dir, ide.StateDir, "home")
+			if !slices.Contains(vars, "GREETING=hello") || !slices.Contains(vars, home) || slices.Contains(vars, "HOME=/elsewhere") {
+				t.Fatalf("code-server's environment %q, want GREETING=hello and %s", vars, home)
 			}
 		}
 	}
