@@ -11,6 +11,16 @@
 // the user data and extensions directories and the IDE's home — lives in
 // the workspace's StateDir (mode 0700, excluded from git when the workspace
 // is a repository). code-server's extensions and settings survive a stop.
+//
+// Wiring (server): one Manager for the process (ide.New with hubd's data
+// directory in Hide and, when hubd runs as root, the runner user as
+// Credential and the installation shared with Share), given to the
+// codespaces service as its IDE, StopAll at shutdown; Handler mounted at
+// PathPrefix outside the API's middleware (like oauthweb's pages), with a
+// resolver that answers ok only for the codespace's owner (their web session
+// or token) and running for a codespace whose IDE should run (it may Start
+// one that is Available but not running here, after hubd restarted). The
+// websockets are long-lived: no write timeout may apply to PathPrefix.
 package ide
 
 import (

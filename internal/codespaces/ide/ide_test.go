@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/hubd/hubd/internal/codespaces/ide"
 )
@@ -276,6 +277,46 @@ func TestIDEThroughProxy(t *testing.T) {
 		t.Fatalf("the workbench did not list the workspace: %v (title %q)\n%.3000s", err, title, html)
 	}
 	loaded := time.Since(began)
+
+	// A terminal of the workbench (node-pty inside the sandbox, over the
+	// proxied websocket) runs a command in the workspace, with the
+	// codespace's environment.
+	err = chromedp.Do(ctx,
+		chromedp.KeyEvent(kb.F1),
+		chromedp.Poll[chromedp.Void](`document.querySelector('.quick-input-widget input') && document.activeElement === document.querySelector('.quick-input-widget input')`,
+			chromedp.WithPollingTimeout(time.Minute)),
+		chromedp.KeyEvent("Terminal: Create New Terminal"),
+		chromedp.Poll[chromedp.Void](`[...document.querySelectorAll('.quick-input-list .monaco-list-row')].some(r => r.textContent.includes('Create New Terminal'))`,
+			chromedp.WithPollingTimeout(time.Minute)),
+		chromedp.KeyEvent(kb.Enter),
+		chromedp.Poll[chromedp.Void](`document.querySelector('.terminal-wrapper .xterm-helper-textarea') && document.activeElement === document.querySelector('.terminal-wrapper .xterm-helper-textarea')`,
+			chromedp.WithPollingTimeout(2*time.Minute)),
+	)
+	if err != nil {
+		t.Fatalf("open a terminal in the workbench: %v", err)
+	}
+	out := filepath.Join(dir, "from-terminal.txt")
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		// Typed again until the shell has started and run it.
+		if err := chromedp.Do(ctx, chromedp.KeyEvent("echo \"$GREETING\" > from-terminal.txt"+kb.Enter)); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(out)
+		for i := 0; i < 20 && err != nil; i++ {
+			time.Sleep(100 * time.Millisecond)
+			b, err = os.ReadFile(out)
+		}
+		if err == nil {
+			if strings.TrimSpace(string(b)) != "hello" {
+				t.Fatalf("the terminal wrote %q, want hello (the codespace's GREETING)", b)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the workbench's terminal did not run the command")
+		}
+	}
 	for _, n := range names {
 		if n == ide.StateDir {
 			t.Fatalf("the explorer lists the IDE's state: %v", names)
