@@ -34,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,7 +93,16 @@ type Options struct {
 	// StartTimeout bounds how long Start waits for code-server to answer
 	// (default 90 s).
 	StartTimeout time.Duration
+	// ReconnectionGrace is how long code-server keeps a browser window's
+	// session (its extension host, a few hundred MiB) after the browser
+	// went away; a window back later reloads. Default 10 minutes
+	// (code-server's own is 3 hours, which keeps every idle IDE at its
+	// busy size).
+	ReconnectionGrace time.Duration
 }
+
+// DefaultReconnectionGrace is Options.ReconnectionGrace's default.
+const DefaultReconnectionGrace = 10 * time.Minute
 
 // Manager runs the codespaces' IDEs. The zero value is not usable: New.
 type Manager struct {
@@ -109,6 +119,9 @@ func New(opts Options) *Manager {
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = 90 * time.Second
+	}
+	if opts.ReconnectionGrace <= 0 {
+		opts.ReconnectionGrace = DefaultReconnectionGrace
 	}
 	return &Manager{opts: opts, ides: map[string]*instance{}}
 }
@@ -263,6 +276,7 @@ func (m *Manager) launch(ctx context.Context, in *instance, bin, node string, en
 		"--disable-telemetry", "--disable-update-check",
 		"--disable-getting-started-override", "--disable-proxy",
 		"--ignore-last-opened",
+		"--reconnection-grace-time", strconv.Itoa(max(1, int(m.opts.ReconnectionGrace/time.Second))),
 		"--config", config,
 		"--user-data-dir", data,
 		"--extensions-dir", exts,

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -299,7 +300,10 @@ func TestIDEThroughProxy(t *testing.T) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		// Typed again until the shell has started and run it.
-		if err := chromedp.Do(ctx, chromedp.KeyEvent("echo \"$GREETING\" > from-terminal.txt"+kb.Enter)); err != nil {
+		if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, input.InsertText, input.InsertTextParams{Text: `echo "$GREETING" > from-terminal.txt`})
+			return err
+		}), chromedp.KeyEvent(kb.Enter)); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(out)
@@ -314,7 +318,12 @@ func TestIDEThroughProxy(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the workbench's terminal did not run the command")
+			rows, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll('.terminal-wrapper .xterm-rows > div, .terminal-wrapper .xterm-accessibility-tree > div')].map(e => e.textContent).join('\n') + '\n' + [...document.querySelectorAll('.notification-list-item-message, .terminal-message-widget')].map(e => e.textContent).join('\n')`))
+			// IDE_SCREENSHOT=file.png keeps what the browser showed.
+			if png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot()); err == nil && os.Getenv("IDE_SCREENSHOT") != "" {
+				os.WriteFile(os.Getenv("IDE_SCREENSHOT"), png, 0o644)
+			}
+			t.Fatalf("the workbench's terminal did not run the command; the terminal shows:\n%s", rows)
 		}
 	}
 	for _, n := range names {
