@@ -75,34 +75,11 @@ func (m *Manager) Proxy(name, prefix string) http.Handler {
 		}
 		in.touch()
 		rp := &httputil.ReverseProxy{
-			Rewrite: func(pr *httputil.ProxyRequest) {
-				out := pr.Out
-				out.URL.Scheme = "http"
-				out.URL.Host = "code-server"
-				out.URL.Path = strings.TrimPrefix(pr.In.URL.Path, prefix)
-				out.URL.RawPath = ""
-				if raw := pr.In.URL.RawPath; raw != "" {
-					if p, ok := strings.CutPrefix(raw, prefix); ok {
-						out.URL.RawPath = p
-					}
-				}
-				// code-server checks a websocket's Origin against Host:
-				// the browser's host, as it sent it.
-				out.Host = pr.In.Host
-				pr.SetXForwarded()
-				out.Header.Del("Authorization")
-				dropHubdCookies(out)
-			},
+			Rewrite:   rewrite(prefix),
 			Transport: in.transport,
 			// A stream cut by the IDE's stop is no error of hubd's.
-			ErrorLog: quiet,
-			ModifyResponse: func(resp *http.Response) error {
-				// A redirect to an absolute path stays under the prefix.
-				if loc := resp.Header.Get("Location"); strings.HasPrefix(loc, "/") && !strings.HasPrefix(loc, "//") {
-					resp.Header.Set("Location", prefix+loc)
-				}
-				return nil
-			},
+			ErrorLog:       quiet,
+			ModifyResponse: underPrefix(prefix),
 			ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 				noStore(w)
 				http.Error(w, "The editor of this codespace did not answer.", http.StatusBadGateway)
@@ -110,6 +87,38 @@ func (m *Manager) Proxy(name, prefix string) http.Handler {
 		}
 		rp.ServeHTTP(w, r)
 	})
+}
+
+// rewrite makes a request under prefix code-server's request.
+func rewrite(prefix string) func(*httputil.ProxyRequest) {
+	return func(pr *httputil.ProxyRequest) {
+		out := pr.Out
+		out.URL.Scheme = "http"
+		out.URL.Host = "code-server"
+		out.URL.Path = strings.TrimPrefix(pr.In.URL.Path, prefix)
+		out.URL.RawPath = ""
+		if raw := pr.In.URL.RawPath; raw != "" {
+			if p, ok := strings.CutPrefix(raw, prefix); ok {
+				out.URL.RawPath = p
+			}
+		}
+		// code-server checks a websocket's Origin against Host: the
+		// browser's host, as it sent it.
+		out.Host = pr.In.Host
+		pr.SetXForwarded()
+		out.Header.Del("Authorization")
+		dropHubdCookies(out)
+	}
+}
+
+// underPrefix keeps code-server's redirects to absolute paths under prefix.
+func underPrefix(prefix string) func(*http.Response) error {
+	return func(resp *http.Response) error {
+		if loc := resp.Header.Get("Location"); strings.HasPrefix(loc, "/") && !strings.HasPrefix(loc, "//") {
+			resp.Header.Set("Location", prefix+loc)
+		}
+		return nil
+	}
 }
 
 // dropHubdCookies removes hubd's own cookies (its web session and CSRF
