@@ -84,7 +84,8 @@ type Options struct {
 	// Credential, when set, is the user the IDE runs as (hubd as root
 	// drops to its runner user); the workspace must be theirs.
 	Credential *syscall.Credential
-	// Limits bound each IDE (zero fields: the sandbox's defaults).
+	// Limits bound each IDE (zero fields: the sandbox's defaults, but
+	// DefaultProcesses processes).
 	Limits sandbox.Limits
 	// CgroupRoot is a delegated cgroup (sandbox.Delegate) for the limits.
 	CgroupRoot string
@@ -100,6 +101,9 @@ type Options struct {
 	// busy size).
 	ReconnectionGrace time.Duration
 }
+
+// DefaultProcesses is the default process (and thread) limit of an IDE.
+const DefaultProcesses = 4096
 
 // DefaultReconnectionGrace is Options.ReconnectionGrace's default.
 const DefaultReconnectionGrace = 10 * time.Minute
@@ -122,6 +126,12 @@ func New(opts Options) *Manager {
 	}
 	if opts.ReconnectionGrace <= 0 {
 		opts.ReconnectionGrace = DefaultReconnectionGrace
+	}
+	if opts.Limits.Processes <= 0 {
+		// Without a cgroup the limit is RLIMIT_NPROC, which counts the
+		// threads of every process of the user: one IDE alone has some
+		// sixty (node's workers in each of its processes).
+		opts.Limits.Processes = DefaultProcesses
 	}
 	return &Manager{opts: opts, ides: map[string]*instance{}}
 }
