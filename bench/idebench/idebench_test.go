@@ -85,6 +85,10 @@ func BenchmarkIdleIDEs(b *testing.B) {
 			b.Logf("%d idle IDEs %s: %d processes, PSS %d MiB (%d MiB each), RSS %d MiB; MemAvailable fell %d MiB",
 				n, when, procs, pss>>20, pss>>20/int64(n), rss>>20, (availBefore-memAvailable())>>20)
 			b.ReportMetric(float64(pss>>20), "MiB-PSS-"+strings.Fields(when)[0])
+			mem, _ := m.Memory("cs-0")
+			for _, p := range mem.Each {
+				b.Logf("  cs-0 pid %d PSS %d MiB RSS %d MiB: %.160s", p.Pid, p.PSS>>20, p.RSS>>20, p.Command)
+			}
 		}
 		time.Sleep(10 * time.Second) // settle: idle
 		measure("within the reconnection grace")

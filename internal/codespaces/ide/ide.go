@@ -230,7 +230,9 @@ const defaultSettings = `{
   "update.mode": "none",
   "extensions.autoCheckUpdates": false,
   "extensions.autoUpdate": false,
-  "workbench.enableExperiments": false
+  "workbench.enableExperiments": false,
+  "chat.disableAIFeatures": true,
+  "chat.agent.enabled": false
 }
 `
 
@@ -280,7 +282,9 @@ func (m *Manager) launch(ctx context.Context, in *instance, bin, node string, en
 		}
 	}
 
-	argv := []string{node, bin,
+	// A small young generation (code-server's processes inherit node's
+	// flags): an idle IDE keeps some 50 MiB less.
+	argv := []string{node, "--max-semi-space-size=2", bin,
 		"--auth", "none",
 		"--socket", in.sock, "--socket-mode", "600",
 		"--disable-telemetry", "--disable-update-check",

@@ -13,6 +13,14 @@ type Memory struct {
 	Processes int
 	RSS       int64 // resident set sizes added up (pages shared between the processes count more than once)
 	PSS       int64 // proportional set sizes added up (a shared page split between its users): what the IDE costs
+	Each      []ProcessMemory
+}
+
+// ProcessMemory is one process of an IDE.
+type ProcessMemory struct {
+	Pid      int
+	Command  string // its command line, arguments separated by spaces
+	RSS, PSS int64
 }
 
 // Memory measures the processes of the IDE of codespace name (code-server,
@@ -29,6 +37,8 @@ func (m *Manager) Memory(name string) (Memory, bool) {
 		mem.Processes++
 		mem.RSS += rss
 		mem.PSS += pss
+		cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		mem.Each = append(mem.Each, ProcessMemory{Pid: pid, Command: strings.TrimSpace(strings.ReplaceAll(string(cmd), "\x00", " ")), RSS: rss, PSS: pss})
 	}
 	return mem, true
 }
