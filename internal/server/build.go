@@ -14,6 +14,7 @@ import (
 	blocksapi "github.com/hubd/hubd/internal/api/blocks"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
 	checksapi "github.com/hubd/hubd/internal/api/checks"
+	codespacesapi "github.com/hubd/hubd/internal/api/codespaces"
 	collaboratorsapi "github.com/hubd/hubd/internal/api/collaborators"
 	"github.com/hubd/hubd/internal/api/commitcomments"
 	"github.com/hubd/hubd/internal/api/commits"
@@ -57,6 +58,9 @@ import (
 	transfersapi "github.com/hubd/hubd/internal/api/transfers"
 	"github.com/hubd/hubd/internal/api/users"
 	variablesapi "github.com/hubd/hubd/internal/api/variables"
+	"github.com/hubd/hubd/internal/actions"
+	appsvc "github.com/hubd/hubd/internal/apps"
+	"github.com/hubd/hubd/internal/codespaces"
 	"github.com/hubd/hubd/internal/gitrepo"
 	graphqlapi "github.com/hubd/hubd/internal/graphql"
 	"github.com/hubd/hubd/internal/hooks"
@@ -175,6 +179,14 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	exec.MaxTimeout = cfg.MaxJobTimeout
 	sshKeysAPI := sshkeysapi.New(d)
 	refsSvc := refs.New(d) // REST's git refs and GraphQL's linked branches
+	// A codespace's repository token is an installation token of the
+	// GitHub Actions app narrowed to its repository (as a job's).
+	csTokens := &actions.Tokens{Apps: &appsvc.Service{Store: d.Store, Revoked: func() {
+		if d.Tokens != nil {
+			d.Tokens.Flush()
+		}
+	}}}
+	codespacesAPI := codespacesapi.New(d, cfg.GitRoot, codespaces.Tokens{Mint: csTokens.Mint, Revoke: csTokens.Revoke})
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -234,6 +246,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		sshKeysAPI.Routes(),
 		signingkeysapi.New(d).Routes(),
 		migrationsapi.New(d, cfg.GitRoot).Routes(),
+		codespacesAPI.Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)

@@ -1,0 +1,145 @@
+package codespaces
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/jobs"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
+)
+
+// Export states (GitHub's).
+const (
+	ExportInProgress = "in_progress"
+	ExportSucceeded  = "succeeded"
+	ExportFailed     = "failed"
+)
+
+// ExportBranch is the branch an export pushes.
+func ExportBranch(c *model.Codespace) string { return "codespace-" + c.Name }
+
+// Export queues the export of the workspace's changes to a new branch.
+func (s *Service) Export(ctx context.Context, c *model.Codespace) (*model.CodespaceExport, error) {
+	switch c.State {
+	case model.CodespaceQueued, model.CodespaceProvisioning, model.CodespaceDeleted, model.CodespaceFailed:
+		return nil, model.Unprocessable("Codespace is not in a state that can be exported (" + c.State + ").")
+	}
+	e := &model.CodespaceExport{CodespaceID: c.ID, State: ExportInProgress, Branch: ExportBranch(c)}
+	err := s.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.CreateCodespaceExport(ctx, e); err != nil {
+			return err
+		}
+		if err := jobs.Enqueue(ctx, tx, jobs.Job{Kind: kindExport, Payload: payload{Name: c.Name, ExportID: e.ID}, MaxAttempts: 1}); err != nil {
+			return err
+		}
+		return tx.AppendEvent(ctx, "codespace.exported", c.OwnerID, c.RepoID, 0, map[string]any{"name": c.Name, "export_id": e.ID})
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.Jobs.Notify()
+	return e, nil
+}
+
+// export commits the workspace's uncommitted changes (without touching its
+// index or checkout) and pushes the commit to the export branch: to the
+// repository when the owner may push, else to their fork of it.
+func (s *Service) export(ctx context.Context, c *model.Codespace, p payload) error {
+	e, err := s.Store.R().CodespaceExport(ctx, c.ID, p.ExportID)
+	if err != nil {
+		return nil
+	}
+	sha, target, err := s.exportCommit(ctx, c, e.Branch)
+	if err != nil {
+		e.State, e.Message = ExportFailed, err.Error()
+	} else {
+		e.State, e.SHA, e.RepoID = ExportSucceeded, sha, target
+	}
+	return s.Store.Tx(ctx, func(tx store.Q) error { return tx.FinishCodespaceExport(ctx, e) })
+}
+
+func (s *Service) exportCommit(ctx context.Context, c *model.Codespace, branch string) (string, int64, error) {
+	w, err := s.load(ctx, c)
+	if err != nil {
+		return "", 0, err
+	}
+	dir := s.Dir(c.Name)
+	head, err := git(ctx, dir, "rev-parse", "HEAD")
+	if err != nil {
+		return "", 0, err
+	}
+	// A private index: the user's staging area stays as it is.
+	tmp, err := os.CreateTemp(filepath.Join(dir, ".git"), "export-index-")
+	if err != nil {
+		return "", 0, err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	if data, err := os.ReadFile(filepath.Join(dir, ".git", "index")); err == nil {
+		os.WriteFile(tmp.Name(), data, 0o600)
+	}
+	withIndex := func(args ...string) (string, error) {
+		return git(ctx, dir, append([]string{"-c", "core.hooksPath=/dev/null"}, args...)...)
+	}
+	gi := "GIT_INDEX_FILE=" + tmp.Name()
+	if _, err := gitEnv(ctx, dir, gi, "add", "-A"); err != nil {
+		return "", 0, err
+	}
+	tree, err := gitEnv(ctx, dir, gi, "write-tree")
+	if err != nil {
+		return "", 0, err
+	}
+	sha := head
+	headTree, _ := withIndex("rev-parse", "HEAD^{tree}")
+	if tree != headTree {
+		if sha, err = git(ctx, dir, "commit-tree", tree, "-p", head, "-m", "Export of codespace "+c.Name); err != nil {
+			return "", 0, err
+		}
+	}
+	target := w.repo
+	if w.perm < authz.Write {
+		fork, err := s.Store.R().RepoByName(ctx, w.user.Login, w.repo.Name, w.user.ID)
+		if err != nil || fork.Repo.ParentID != w.repo.ID {
+			return "", 0, fmt.Errorf("%s may not push to %s and has no fork of it to push to", w.user.Login, w.repo.FullName())
+		}
+		target = fork.Repo
+	}
+	token, id, err := s.Tokens.Mint(ctx, target, map[string]string{"contents": "write", "metadata": "read"})
+	if err != nil {
+		return "", 0, err
+	}
+	defer s.Tokens.Revoke(context.WithoutCancel(ctx), id)
+	u := strings.Replace(s.cloneURL(target), "://", "://x-access-token:"+token+"@", 1)
+	if _, err := git(ctx, dir, "-c", "credential.helper=", "push", "-q", u, sha+":refs/heads/"+branch); err != nil {
+		return "", 0, errors.New(strings.ReplaceAll(err.Error(), token, "***"))
+	}
+	return sha, target.ID, nil
+}
+
+// gitEnv is git with one more environment variable.
+func gitEnv(ctx context.Context, dir, kv string, args ...string) (string, error) {
+	cmd := gitCmd(ctx, dir, args...)
+	cmd.Env = append(cmd.Env, kv)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", args[0], err, strings.TrimSpace(string(out)))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// LatestExport is a codespace's export by id ("latest": the last).
+func (s *Service) LatestExport(ctx context.Context, c *model.Codespace, id string) (*model.CodespaceExport, error) {
+	var n int64
+	if id != "latest" {
+		if _, err := fmt.Sscanf(id, "%d", &n); err != nil || n <= 0 {
+			return nil, model.ErrNotFound
+		}
+	}
+	return s.Store.R().CodespaceExport(ctx, c.ID, n)
+}
