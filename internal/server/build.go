@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/api"
 	actionsapi "github.com/hubd/hubd/internal/api/actions"
 	activityapi "github.com/hubd/hubd/internal/api/activity"
@@ -58,7 +59,6 @@ import (
 	transfersapi "github.com/hubd/hubd/internal/api/transfers"
 	"github.com/hubd/hubd/internal/api/users"
 	variablesapi "github.com/hubd/hubd/internal/api/variables"
-	"github.com/hubd/hubd/internal/actions"
 	appsvc "github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/codespaces"
 	"github.com/hubd/hubd/internal/gitrepo"

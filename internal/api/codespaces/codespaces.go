@@ -202,15 +202,15 @@ func (a *API) listInRepo(w http.ResponseWriter, r *http.Request) error {
 }
 
 type createBody struct {
-	Ref                    string  `json:"ref"`
-	Location               string  `json:"location"`
-	Geo                    string  `json:"geo"`
-	Machine                string  `json:"machine"`
-	DevcontainerPath       string  `json:"devcontainer_path"`
-	DisplayName            string  `json:"display_name"`
-	IdleTimeoutMinutes     *int    `json:"idle_timeout_minutes"`
-	RetentionPeriodMinutes *int    `json:"retention_period_minutes"`
-	RepositoryID           *int64  `json:"repository_id"`
+	Ref                    string `json:"ref"`
+	Location               string `json:"location"`
+	Geo                    string `json:"geo"`
+	Machine                string `json:"machine"`
+	DevcontainerPath       string `json:"devcontainer_path"`
+	DisplayName            string `json:"display_name"`
+	IdleTimeoutMinutes     *int   `json:"idle_timeout_minutes"`
+	RetentionPeriodMinutes *int   `json:"retention_period_minutes"`
+	RepositoryID           *int64 `json:"repository_id"`
 	PullRequest            *struct {
 		PullRequestNumber int64 `json:"pull_request_number"`
 		RepositoryID      int64 `json:"repository_id"`
