@@ -100,23 +100,33 @@ func ParseConfig(data []byte) (Config, error) {
 // StripJSONC turns JSON with comments (// and /* */) and trailing commas
 // into JSON, keeping strings as they are.
 func StripJSONC(in []byte) []byte {
+	return dropTrailingCommas(dropComments(in))
+}
+
+// scanString copies the string starting at in[i] (a quote) and answers
+// the index of its closing quote.
+func scanString(out *bytes.Buffer, in []byte, i int) int {
+	j := i + 1
+	for j < len(in) && in[j] != '"' {
+		if in[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	if j >= len(in) {
+		j = len(in) - 1
+	}
+	out.Write(in[i : j+1])
+	return j
+}
+
+func dropComments(in []byte) []byte {
 	var out bytes.Buffer
 	for i := 0; i < len(in); i++ {
 		c := in[i]
 		switch {
 		case c == '"':
-			j := i + 1
-			for j < len(in) && in[j] != '"' {
-				if in[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(in) {
-				j = len(in) - 1
-			}
-			out.Write(in[i : j+1])
-			i = j
+			i = scanString(&out, in, i)
 		case c == '/' && i+1 < len(in) && in[i+1] == '/':
 			for i < len(in) && in[i] != '\n' {
 				i++
@@ -129,15 +139,24 @@ func StripJSONC(in []byte) []byte {
 			}
 			i += end + 3
 			out.WriteByte(' ')
-		case c == ',':
-			// A comma followed (after blanks) by a closing bracket goes.
+		default:
+			out.WriteByte(c)
+		}
+	}
+	return out.Bytes()
+}
+
+func dropTrailingCommas(in []byte) []byte {
+	var out bytes.Buffer
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		switch c {
+		case '"':
+			i = scanString(&out, in, i)
+		case ',':
 			j := i + 1
 			for j < len(in) && (in[j] == ' ' || in[j] == '\t' || in[j] == '\n' || in[j] == '\r') {
 				j++
-			}
-			if j+1 < len(in) && in[j] == '/' && (in[j+1] == '/' || in[j+1] == '*') {
-				out.WriteByte(c) // decided after the comment: rare; keep it simple
-				continue
 			}
 			if j < len(in) && (in[j] == '}' || in[j] == ']') {
 				continue

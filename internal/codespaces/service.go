@@ -238,7 +238,7 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*model.Codespace,
 	}
 	c := &model.Codespace{EnvironmentID: randid.UUID(), OwnerID: in.Owner.ID, RepoID: in.Repo.ID, Ref: ref, PullNumber: in.PullNumber,
 		Machine: machine, DevcontainerPath: in.DevcontainerPath, Location: in.Location, State: model.CodespaceQueued,
-		IdleTimeout: int64(idle), Retention: int64(retention), DisplayName: in.DisplayName, Notes: Note}
+		IdleTimeout: int64(idle), Retention: int64(retention), DisplayName: in.DisplayName, Notes: Note, RecentFolders: []string{}}
 	if c.DisplayName == "" {
 		c.DisplayName = in.Repo.Name + " codespace"
 	}

@@ -190,11 +190,11 @@ func (a *API) listForUser(w http.ResponseWriter, r *http.Request) error {
 
 // GET /repos/{owner}/{repo}/codespaces
 func (a *API) listInRepo(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r, false)
+	repo, _, err := a.d.Repo(r, authz.Read)
 	if err != nil {
 		return err
 	}
-	repo, _, err := a.d.Repo(r, authz.Read)
+	c, err := caller(r, false)
 	if err != nil {
 		return err
 	}
@@ -240,11 +240,11 @@ func (a *API) create(w http.ResponseWriter, r *http.Request, c *authz.Caller, re
 
 // POST /repos/{owner}/{repo}/codespaces
 func (a *API) createInRepo(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r, true)
+	repo, _, err := a.d.Repo(r, authz.Read)
 	if err != nil {
 		return err
 	}
-	repo, _, err := a.d.Repo(r, authz.Read)
+	c, err := caller(r, true)
 	if err != nil {
 		return err
 	}
@@ -257,11 +257,11 @@ func (a *API) createInRepo(w http.ResponseWriter, r *http.Request) error {
 
 // POST /repos/{owner}/{repo}/pulls/{pull_number}/codespaces
 func (a *API) createFromPull(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r, true)
+	repo, _, err := a.d.Repo(r, authz.Read)
 	if err != nil {
 		return err
 	}
-	repo, _, err := a.d.Repo(r, authz.Read)
+	c, err := caller(r, true)
 	if err != nil {
 		return err
 	}

@@ -103,11 +103,11 @@ func (a *API) devcontainers(w http.ResponseWriter, r *http.Request) error {
 
 // GET /repos/{owner}/{repo}/codespaces/new
 func (a *API) preflight(w http.ResponseWriter, r *http.Request) error {
-	c, err := caller(r, false)
+	repo, sha, err := a.commit(r, r.URL.Query().Get("ref"))
 	if err != nil {
 		return err
 	}
-	repo, sha, err := a.commit(r, r.URL.Query().Get("ref"))
+	c, err := caller(r, false)
 	if err != nil {
 		return err
 	}
@@ -132,11 +132,14 @@ func (a *API) preflight(w http.ResponseWriter, r *http.Request) error {
 
 // GET /repos/{owner}/{repo}/codespaces/permissions_check
 func (a *API) permissionsCheck(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	ref, path := q.Get("ref"), q.Get("devcontainer_path")
+	if _, _, err := a.d.Repo(r, authz.Read); err != nil {
+		return err
+	}
 	if _, err := caller(r, false); err != nil {
 		return err
 	}
-	q := r.URL.Query()
-	ref, path := q.Get("ref"), q.Get("devcontainer_path")
 	if ref == "" || path == "" {
 		return model.Unprocessable("ref and devcontainer_path are required.")
 	}

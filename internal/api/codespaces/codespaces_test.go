@@ -1,0 +1,312 @@
+package codespaces_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-github/v92/github"
+
+	"github.com/hubd/hubd/internal/apitest"
+)
+
+const devcontainer = `{
+  // JSON with comments, as VS Code writes it
+  "name": "Test",
+  "containerEnv": {"GREETING": "hello"},
+  "postCreateCommand": "echo \"$GREETING $GITHUB_REPOSITORY\" >> created.txt",
+  "postStartCommand": ["/bin/sh", "-c", "echo started >> started.txt"], /* each start */
+}
+`
+
+// accepted is the codespace of a 202 answer (go-github gives 202 bodies
+// as an AcceptedError).
+func accepted(t *testing.T, err error) *github.Codespace {
+	t.Helper()
+	var ae *github.AcceptedError
+	if !errors.As(err, &ae) {
+		t.Fatalf("want 202, got %v", err)
+	}
+	var cs github.Codespace
+	if err := json.Unmarshal(ae.Raw, &cs); err != nil {
+		t.Fatal(err)
+	}
+	return &cs
+}
+
+// wait polls the codespace until it is in state (the job workers run it).
+func wait(t *testing.T, gh *github.Client, name, state string) *github.Codespace {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		cs, _, err := gh.Codespaces.Get(ctx, name)
+		if err != nil {
+			t.Fatalf("get %s: %v", name, err)
+		}
+		if cs.GetState() == state {
+			return cs
+		}
+		if cs.GetState() == "Failed" || time.Now().After(deadline) {
+			t.Fatalf("codespace %s is %s, want %s (notice: %s)", name, cs.GetState(), state, cs.GetLastKnownStopNotice())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestCodespacesLifecycle(t *testing.T) {
+	e := apitest.New(t)
+	ctx := context.Background()
+	alice, _ := e.NewUser("alice", false)
+	tok := e.Token(alice, "repo,codespace,admin:org")
+	gh := e.GitHub(tok)
+	e.Must(201, "POST", "/admin/organizations", e.AdminToken, map[string]any{"login": "acme", "admin": "alice"})
+	repo, _, err := gh.Repositories.Create(ctx, "acme", &github.Repository{Name: github.Ptr("app"), AutoInit: github.Ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Repositories.CreateFile(ctx, "acme", "app", ".devcontainer/devcontainer.json", &github.RepositoryContentFileOptions{
+		Message: github.Ptr("devcontainer"), Content: []byte(devcontainer)}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Discovery, defaults, permissions and machines.
+	dcs, _, err := gh.Codespaces.ListDevContainerConfigurations(ctx, "acme", "app", nil)
+	if err != nil || dcs.TotalCount != 1 || dcs.Devcontainers[0].Path != ".devcontainer/devcontainer.json" || dcs.Devcontainers[0].GetName() != "Test" {
+		t.Fatalf("devcontainers: %+v %v", dcs, err)
+	}
+	def, _, err := gh.Codespaces.GetDefaultAttributes(ctx, "acme", "app", nil)
+	if err != nil || def.Defaults.GetDevcontainerPath() != ".devcontainer/devcontainer.json" || def.BillableOwner.GetLogin() != "alice" {
+		t.Fatalf("defaults: %+v %v", def, err)
+	}
+	perm, _, err := gh.Codespaces.CheckPermissions(ctx, "acme", "app", "main", ".devcontainer/devcontainer.json")
+	if err != nil || !perm.Accepted {
+		t.Fatalf("permissions_check: %+v %v", perm, err)
+	}
+	if _, _, err := gh.Codespaces.CheckPermissions(ctx, "acme", "app", "main", ".devcontainer/nope.json"); apitest.Status(err) != 422 {
+		t.Fatalf("permissions_check of a missing file: %v", err)
+	}
+	ms, _, err := gh.Codespaces.ListRepositoryMachineTypes(ctx, "acme", "app", nil)
+	if err != nil || ms.TotalCount < 1 || ms.Machines[0].GetCPUs() < 1 || ms.Machines[0].GetMemoryInBytes() <= 0 {
+		t.Fatalf("machines: %+v %v", ms, err)
+	}
+
+	// Create: 202 Queued, then Available with postCreateCommand run.
+	_, _, err = gh.Codespaces.CreateInRepo(ctx, "acme", "app", github.CreateCodespaceRequest{DisplayName: github.Ptr("my space")})
+	cs := accepted(t, err)
+	if cs.GetState() != "Queued" {
+		t.Fatalf("create: %+v", cs)
+	}
+	name := cs.GetName()
+	cs = wait(t, gh, name, "Available")
+	if cs.GetDevcontainerPath() != ".devcontainer/devcontainer.json" || cs.GetDisplayName() != "my space" || cs.GetRepository().GetID() != repo.GetID() {
+		t.Fatalf("codespace: %+v", cs)
+	}
+	if !strings.HasSuffix(cs.GetWebURL(), "/codespaces/"+name+"/") {
+		t.Fatalf("web_url %s", cs.GetWebURL())
+	}
+	dir := filepath.Join(e.DataDir, "codespaces", name)
+	read := func(f string) string {
+		b, _ := os.ReadFile(filepath.Join(dir, f))
+		return string(b)
+	}
+	if got := read("created.txt"); got != "hello acme/app\n" {
+		t.Fatalf("postCreateCommand wrote %q", got)
+	}
+	if got := read("started.txt"); got != "started\n" {
+		t.Fatalf("postStartCommand wrote %q", got)
+	}
+	if got := read(".git/config"); !strings.Contains(got, "name = alice") || !strings.Contains(got, "+alice@users.noreply.") {
+		t.Fatalf("git identity: %s", got)
+	}
+
+	// Start while running: 409. Stop, start: postCreate not again.
+	if _, _, err := gh.Codespaces.Start(ctx, name); apitest.Status(err) != 409 {
+		t.Fatalf("start while running: %v", err)
+	}
+	if _, _, err := gh.Codespaces.Stop(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, gh, name, "Shutdown")
+	if _, _, err := gh.Codespaces.Start(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, gh, name, "Available")
+	if got := read("created.txt"); got != "hello acme/app\n" {
+		t.Fatalf("postCreateCommand ran again: %q", got)
+	}
+	if got := read("started.txt"); got != "started\nstarted\n" {
+		t.Fatalf("postStartCommand at the second start: %q", got)
+	}
+
+	// PATCH.
+	up, _, err := gh.Codespaces.Update(ctx, name, github.UpdateCodespaceRequest{DisplayName: github.Ptr("renamed"), RecentFolders: []string{"/workspaces/app"}})
+	if err != nil || up.GetDisplayName() != "renamed" || len(up.RecentFolders) != 1 {
+		t.Fatalf("update: %+v %v", up, err)
+	}
+	if _, _, err := gh.Codespaces.Update(ctx, name, github.UpdateCodespaceRequest{Machine: github.Ptr("nonsense")}); apitest.Status(err) != 422 {
+		t.Fatalf("update to an unknown machine: %v", err)
+	}
+	if m, _, err := gh.Codespaces.ListCodespaceMachineTypes(ctx, name); err != nil || m.TotalCount < 1 {
+		t.Fatalf("codespace machines: %v", err)
+	}
+
+	// Lists.
+	for _, l := range []func() (*github.ListCodespaces, *github.Response, error){
+		func() (*github.ListCodespaces, *github.Response, error) { return gh.Codespaces.List(ctx, nil) },
+		func() (*github.ListCodespaces, *github.Response, error) {
+			return gh.Codespaces.List(ctx, &github.ListCodespacesOptions{RepositoryID: repo.GetID()})
+		},
+		func() (*github.ListCodespaces, *github.Response, error) { return gh.Codespaces.ListInRepo(ctx, "acme", "app", nil) },
+		func() (*github.ListCodespaces, *github.Response, error) { return gh.Codespaces.ListInOrg(ctx, "acme", nil) },
+		func() (*github.ListCodespaces, *github.Response, error) {
+			return gh.Codespaces.ListUserCodespacesInOrg(ctx, "acme", "alice", nil)
+		},
+	} {
+		list, _, err := l()
+		if err != nil || list.GetTotalCount() != 1 || list.Codespaces[0].GetName() != name {
+			t.Fatalf("list: %+v %v", list, err)
+		}
+	}
+
+	// Another user sees none of it.
+	bob, _ := e.NewUser("bob", false)
+	bobGH := e.GitHub(e.Token(bob, "repo,codespace,admin:org"))
+	if _, _, err := bobGH.Codespaces.Get(ctx, name); apitest.Status(err) != 404 {
+		t.Fatalf("bob gets alice's codespace: %v", err)
+	}
+	if _, _, err := bobGH.Codespaces.ListInOrg(ctx, "acme", nil); apitest.Status(err) != 404 {
+		t.Fatalf("a non-member lists the organization's codespaces: %v", err)
+	}
+	// Without the codespace scope: 403.
+	if _, _, err := e.GitHub(e.Token(alice, "repo")).Codespaces.Get(ctx, name); apitest.Status(err) != 403 {
+		t.Fatalf("without the codespace scope: %v", err)
+	}
+
+	// Export: an edit in the workspace reaches a branch git clone sees.
+	if err := os.WriteFile(filepath.Join(dir, "edit.txt"), []byte("made in the codespace\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = gh.Codespaces.ExportCodespace(ctx, name)
+	var ae *github.AcceptedError
+	if !errors.As(err, &ae) {
+		t.Fatalf("export: %v", err)
+	}
+	var ex *github.CodespaceExport
+	if err := json.Unmarshal(ae.Raw, &ex); err != nil || ex.GetState() != "in_progress" {
+		t.Fatalf("export: %s %v", ae.Raw, err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for ex.GetState() == "in_progress" && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+		if ex, _, err = gh.Codespaces.GetLatestCodespaceExport(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ex.GetState() != "succeeded" || ex.GetBranch() != "codespace-"+name || len(ex.GetSHA()) != 40 {
+		t.Fatalf("export: %+v", ex)
+	}
+	byID, _, err := e.GitHub(tok).Codespaces.GetLatestCodespaceExport(ctx, name)
+	if err != nil || byID.GetSHA() != ex.GetSHA() {
+		t.Fatalf("export by id: %v", err)
+	}
+	e.Must(200, "GET", "/user/codespaces/"+name+"/exports/"+ex.GetID(), tok, nil)
+	e.Must(404, "GET", "/user/codespaces/"+name+"/exports/99999", tok, nil)
+	clone := t.TempDir()
+	apitest.MustGit(t, clone, "clone", "-q", "-b", ex.GetBranch(), e.Remote("acme", "app", "alice", tok), "c")
+	if b, err := os.ReadFile(filepath.Join(clone, "c", "edit.txt")); err != nil || string(b) != "made in the codespace\n" {
+		t.Fatalf("exported branch: %q %v", b, err)
+	}
+
+	// The owner stops and deletes a member's codespace.
+	if _, err := gh.Codespaces.StopUserCodespaceInOrg(ctx, "acme", "alice", name); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, gh, name, "Shutdown")
+	if _, err := gh.Codespaces.DeleteUserCodespaceInOrg(ctx, "acme", "alice", name); !errors.As(err, &ae) {
+		t.Fatal(err)
+	}
+	gone(t, gh, name)
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("workspace left: %v", err)
+	}
+}
+
+// gone waits until the codespace is deleted.
+func gone(t *testing.T, gh *github.Client, name string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		_, _, err := gh.Codespaces.Get(context.Background(), name)
+		if apitest.Status(err) == 404 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("codespace %s not deleted: %v", name, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestCodespaceFromPullAndUserCreate(t *testing.T) {
+	e := apitest.New(t)
+	ctx := context.Background()
+	alice, _ := e.NewUser("alice", false)
+	tok := e.Token(alice, "repo,codespace")
+	gh := e.GitHub(tok)
+	repo, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("lib"), AutoInit: github.Ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main, _, err := gh.Git.GetRef(ctx, "alice", "lib", "heads/main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Git.CreateRef(ctx, "alice", "lib", github.CreateRef{Ref: "refs/heads/topic", SHA: main.Object.GetSHA()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Repositories.CreateFile(ctx, "alice", "lib", "topic.txt", &github.RepositoryContentFileOptions{
+		Message: github.Ptr("topic"), Content: []byte("on topic\n"), Branch: github.Ptr("topic")}); err != nil {
+		t.Fatal(err)
+	}
+	pr, _, err := gh.PullRequests.Create(ctx, "alice", "lib", github.CreatePullRequest{Title: github.Ptr("t"), Head: "topic", Base: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = gh.Codespaces.CreateFromPullRequest(ctx, "alice", "lib", pr.GetNumber(), github.CreateCodespaceRequest{})
+	cs := wait(t, gh, accepted(t, err).GetName(), "Available")
+	if cs.GetPullsURL() == "" || cs.GetGitStatus().GetRef() != "topic" {
+		t.Fatalf("codespace of a pull: %+v", cs)
+	}
+	if b, err := os.ReadFile(filepath.Join(e.DataDir, "codespaces", cs.GetName(), "topic.txt")); err != nil || string(b) != "on topic\n" {
+		t.Fatalf("workspace of the pull's head: %q %v", b, err)
+	}
+	// POST /user/codespaces with a repository id, and bad input.
+	_, _, err = gh.Codespaces.Create(ctx, github.CreateCodespaceForUserRequest{RepositoryID: github.Ptr(repo.GetID()), Ref: github.Ptr("topic"), IdleTimeoutMinutes: github.Ptr(5)})
+	other := accepted(t, err)
+	if other.GetIdleTimeoutMinutes() != 5 {
+		t.Fatalf("create for user: %+v", other)
+	}
+	if _, _, err := gh.Codespaces.Create(ctx, github.CreateCodespaceForUserRequest{RepositoryID: github.Ptr(repo.GetID()), Ref: github.Ptr("nope")}); apitest.Status(err) != 422 {
+		t.Fatalf("create at an unknown ref: %v", err)
+	}
+	if _, _, err := gh.Codespaces.Create(ctx, github.CreateCodespaceForUserRequest{RepositoryID: github.Ptr(int64(999999))}); apitest.Status(err) != 404 {
+		t.Fatalf("create in an unknown repository: %v", err)
+	}
+	wait(t, gh, other.GetName(), "Available")
+	var ae *github.AcceptedError
+	if _, err := gh.Codespaces.Delete(ctx, other.GetName()); !errors.As(err, &ae) {
+		t.Fatal(err)
+	}
+	gone(t, gh, other.GetName())
+	resp2 := e.Do("GET", "/user/codespaces", tok, nil)
+	if resp2.StatusCode != http.StatusOK {
+		t.Fatalf("list: %d", resp2.StatusCode)
+	}
+}
