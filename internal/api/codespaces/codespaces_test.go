@@ -163,8 +163,12 @@ func TestCodespacesLifecycle(t *testing.T) {
 		func() (*github.ListCodespaces, *github.Response, error) {
 			return gh.Codespaces.List(ctx, &github.ListCodespacesOptions{RepositoryID: repo.GetID()})
 		},
-		func() (*github.ListCodespaces, *github.Response, error) { return gh.Codespaces.ListInRepo(ctx, "acme", "app", nil) },
-		func() (*github.ListCodespaces, *github.Response, error) { return gh.Codespaces.ListInOrg(ctx, "acme", nil) },
+		func() (*github.ListCodespaces, *github.Response, error) {
+			return gh.Codespaces.ListInRepo(ctx, "acme", "app", nil)
+		},
+		func() (*github.ListCodespaces, *github.Response, error) {
+			return gh.Codespaces.ListInOrg(ctx, "acme", nil)
+		},
 		func() (*github.ListCodespaces, *github.Response, error) {
 			return gh.Codespaces.ListUserCodespacesInOrg(ctx, "acme", "alice", nil)
 		},
