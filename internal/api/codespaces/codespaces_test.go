@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -313,4 +314,33 @@ func TestCodespaceFromPullAndUserCreate(t *testing.T) {
 	if resp2.StatusCode != http.StatusOK {
 		t.Fatalf("list: %d", resp2.StatusCode)
 	}
+}
+
+// TestIdleTimeoutAndRetention: a codespace unused for its idle timeout
+// stops itself, and one stopped for its retention period is deleted.
+func TestIdleTimeoutAndRetention(t *testing.T) {
+	e := apitest.New(t)
+	var offset atomic.Int64
+	e.Store.SetClock(func() time.Time { return time.Now().Add(time.Duration(offset.Load())) })
+	ctx := context.Background()
+	alice, _ := e.NewUser("alice", false)
+	gh := e.GitHub(e.Token(alice, "repo,codespace"))
+	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("lib"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := gh.Codespaces.CreateInRepo(ctx, "alice", "lib", github.CreateCodespaceRequest{IdleTimeoutMinutes: github.Ptr(5), RetentionPeriodMinutes: github.Ptr(60)})
+	name := accepted(t, err).GetName()
+	wait(t, gh, name, "Available")
+	for _, bad := range []map[string]any{{"idle_timeout_minutes": 1}, {"retention_period_minutes": 50000}, {"location": "Mars"}, {"machine": "huge"}} {
+		e.Must(422, "POST", "/repos/alice/lib/codespaces", e.Token(alice, "repo,codespace"), bad)
+	}
+	offset.Store(int64(6 * time.Minute))
+	e.Deps.Jobs.Notify()
+	cs := wait(t, gh, name, "Shutdown")
+	if cs.RetentionExpiresAt == nil {
+		t.Fatalf("a stopped codespace has no retention_expires_at: %+v", cs)
+	}
+	offset.Store(int64(70 * time.Minute))
+	e.Deps.Jobs.Notify()
+	gone(t, gh, name)
 }
