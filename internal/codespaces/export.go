@@ -69,38 +69,9 @@ func (s *Service) exportCommit(ctx context.Context, c *model.Codespace, branch s
 	if err != nil {
 		return "", 0, err
 	}
-	dir := s.Dir(c.Name)
-	head, err := git(ctx, dir, "rev-parse", "HEAD")
+	sha, err := s.snapshot(ctx, c, "Export of codespace "+c.Name)
 	if err != nil {
 		return "", 0, err
-	}
-	// A private index: the user's staging area stays as it is.
-	tmp, err := os.CreateTemp(filepath.Join(dir, ".git"), "export-index-")
-	if err != nil {
-		return "", 0, err
-	}
-	tmp.Close()
-	defer os.Remove(tmp.Name())
-	if data, err := os.ReadFile(filepath.Join(dir, ".git", "index")); err == nil {
-		os.WriteFile(tmp.Name(), data, 0o600)
-	}
-	withIndex := func(args ...string) (string, error) {
-		return git(ctx, dir, append([]string{"-c", "core.hooksPath=/dev/null"}, args...)...)
-	}
-	gi := "GIT_INDEX_FILE=" + tmp.Name()
-	if _, err := gitEnv(ctx, dir, gi, "add", "-A"); err != nil {
-		return "", 0, err
-	}
-	tree, err := gitEnv(ctx, dir, gi, "write-tree")
-	if err != nil {
-		return "", 0, err
-	}
-	sha := head
-	headTree, _ := withIndex("rev-parse", "HEAD^{tree}")
-	if tree != headTree {
-		if sha, err = git(ctx, dir, "commit-tree", tree, "-p", head, "-m", "Export of codespace "+c.Name); err != nil {
-			return "", 0, err
-		}
 	}
 	target := w.repo
 	if w.perm < authz.Write {
@@ -110,16 +81,133 @@ func (s *Service) exportCommit(ctx context.Context, c *model.Codespace, branch s
 		}
 		target = fork.Repo
 	}
+	return sha, target.ID, s.push(ctx, c, target, sha, "refs/heads/"+branch)
+}
+
+// snapshot commits the workspace's working tree on top of HEAD without
+// touching its index or checkout (HEAD itself when nothing changed).
+func (s *Service) snapshot(ctx context.Context, c *model.Codespace, message string) (string, error) {
+	dir := s.Dir(c.Name)
+	head, err := git(ctx, dir, "rev-parse", "HEAD")
+	if err != nil {
+		return "", err
+	}
+	// A private index: the user's staging area stays as it is.
+	tmp, err := os.CreateTemp(filepath.Join(dir, ".git"), "export-index-")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	if data, err := os.ReadFile(filepath.Join(dir, ".git", "index")); err == nil {
+		if err := os.WriteFile(tmp.Name(), data, 0o600); err != nil {
+			return "", err
+		}
+	}
+	gi := "GIT_INDEX_FILE=" + tmp.Name()
+	if _, err := gitEnv(ctx, dir, gi, "add", "-A"); err != nil {
+		return "", err
+	}
+	tree, err := gitEnv(ctx, dir, gi, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	if headTree, _ := git(ctx, dir, "rev-parse", "HEAD^{tree}"); tree == headTree {
+		return head, nil
+	}
+	return git(ctx, dir, "commit-tree", tree, "-p", head, "-m", message)
+}
+
+// push pushes sha to ref of target over hubd's git transport with a token
+// of its own, revoked after.
+func (s *Service) push(ctx context.Context, c *model.Codespace, target *model.Repo, sha, ref string) error {
 	token, id, err := s.Tokens.Mint(ctx, target, map[string]string{"contents": "write", "metadata": "read"})
 	if err != nil {
-		return "", 0, err
+		return err
 	}
 	defer s.Tokens.Revoke(context.WithoutCancel(ctx), id)
 	u := strings.Replace(s.cloneURL(target), "://", "://x-access-token:"+token+"@", 1)
-	if _, err := git(ctx, dir, "-c", "credential.helper=", "push", "-q", u, sha+":refs/heads/"+branch); err != nil {
-		return "", 0, errors.New(strings.ReplaceAll(err.Error(), token, "***"))
+	if _, err := git(ctx, s.Dir(c.Name), "-c", "credential.helper=", "push", "-q", u, sha+":"+ref); err != nil {
+		return errors.New(strings.ReplaceAll(err.Error(), token, "***"))
 	}
-	return sha, target.ID, nil
+	return nil
+}
+
+// Publishable refuses a codespace that cannot be published: only one made
+// from a template repository, and only once.
+func (s *Service) Publishable(ctx context.Context, c *model.Codespace) error {
+	if c.PublishedRepoID != 0 {
+		return model.Unprocessable("This codespace is already published.")
+	}
+	v, err := s.Store.R().RepoByID(ctx, c.RepoID, c.OwnerID)
+	if err != nil {
+		return err
+	}
+	if !v.Repo.IsTemplate {
+		return model.Unprocessable("Only a codespace created from a template repository can be published.")
+	}
+	switch c.State {
+	case model.CodespaceQueued, model.CodespaceProvisioning, model.CodespaceDeleted, model.CodespaceFailed:
+		return model.Unprocessable("Codespace is not in a state that can be published (" + c.State + ").")
+	}
+	return nil
+}
+
+// Publish makes target (a new, empty repository of the codespace's owner)
+// the codespace's repository: the workspace's files become its first
+// commit on its default branch, and the workspace tracks it.
+func (s *Service) Publish(ctx context.Context, c *model.Codespace, target *model.Repo) error {
+	defer s.lock(c.Name)()
+	dir := s.Dir(c.Name)
+	tree, err := s.snapshot(ctx, c, "Initial commit")
+	if err != nil {
+		return err
+	}
+	// The new repository starts its own history: one commit of the tree.
+	root, err := git(ctx, dir, "commit-tree", tree+"^{tree}", "-m", "Initial commit")
+	if err != nil {
+		return err
+	}
+	if err := s.push(ctx, c, target, root, "refs/heads/"+target.DefaultBranch); err != nil {
+		return err
+	}
+	// The workspace's branch becomes the new repository's default branch
+	// at that commit, whose tree is the working tree: nothing to check out.
+	b := target.DefaultBranch
+	for _, args := range [][]string{
+		{"remote", "set-url", "origin", s.cloneURL(target)},
+		{"update-ref", "refs/remotes/origin/" + b, root},
+		{"update-ref", "refs/heads/" + b, root},
+		{"symbolic-ref", "HEAD", "refs/heads/" + b},
+		{"reset", "-q"},
+		{"config", "branch." + b + ".remote", "origin"},
+		{"config", "branch." + b + ".merge", "refs/heads/" + b},
+	} {
+		if _, err := git(ctx, dir, args...); err != nil {
+			return err
+		}
+	}
+	c.RepoID, c.Ref, c.PublishedRepoID, c.PullNumber = target.ID, target.DefaultBranch, target.ID, 0
+	if c.State == model.CodespaceAvailable {
+		w, err := s.load(ctx, c)
+		if err != nil {
+			return err
+		}
+		token, err := s.mint(ctx, c, w)
+		if err != nil {
+			return err
+		}
+		if err := s.writeCredential(dir, target, token); err != nil {
+			return err
+		}
+	}
+	s.gitStatus(ctx, c)
+	return s.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.UpdateCodespace(ctx, c); err != nil {
+			return err
+		}
+		return tx.AppendEvent(ctx, "codespace.published", c.OwnerID, target.ID, 0, map[string]any{"name": c.Name})
+	})
 }
 
 // gitEnv is git with one more environment variable.

@@ -186,7 +186,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 			d.Tokens.Flush()
 		}
 	}}}
-	codespacesAPI := codespacesapi.New(d, cfg.GitRoot, codespaces.Tokens{Mint: csTokens.Mint, Revoke: csTokens.Revoke})
+	codespacesAPI := codespacesapi.New(d, cfg.GitRoot, codespaces.Tokens{Mint: csTokens.Mint, Revoke: csTokens.Revoke}, reposAPI.Service())
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),

@@ -14,6 +14,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	svc "github.com/hubd/hubd/internal/codespaces"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
@@ -21,12 +22,13 @@ import (
 
 // API is the package.
 type API struct {
-	d   *api.Deps
-	svc *svc.Service
+	d     *api.Deps
+	svc   *svc.Service
+	repos *repos.Service // creates the repository a codespace is published to
 }
 
 // New makes the package; workspaces live in <gitRoot>/../codespaces.
-func New(d *api.Deps, gitRoot string, tokens svc.Tokens) *API {
+func New(d *api.Deps, gitRoot string, tokens svc.Tokens, repoSvc *repos.Service) *API {
 	root := ""
 	if gitRoot != "" {
 		if abs, err := filepath.Abs(gitRoot); err == nil {
@@ -39,7 +41,7 @@ func New(d *api.Deps, gitRoot string, tokens svc.Tokens) *API {
 	if gitRoot != "" {
 		s.Hide = []string{gitRoot}
 	}
-	return &API{d: d, svc: s}
+	return &API{d: d, svc: s, repos: repoSvc}
 }
 
 // Service is the codespaces service (the lead wires Env, IDE, Policy).
@@ -68,6 +70,7 @@ func (a *API) Routes() []rest.Route {
 		r("DELETE", "/user/codespaces/{codespace_name}", "delete-for-authenticated-user", a.delete),
 		r("POST", "/user/codespaces/{codespace_name}/exports", "export-for-authenticated-user", a.export),
 		r("GET", "/user/codespaces/{codespace_name}/exports/{export_id}", "get-export-details-for-authenticated-user", a.getExport),
+		r("POST", "/user/codespaces/{codespace_name}/publish", "publish-for-authenticated-user", a.publish),
 		r("POST", "/user/codespaces/{codespace_name}/start", "start-for-authenticated-user", a.start),
 		r("POST", "/user/codespaces/{codespace_name}/stop", "stop-for-authenticated-user", a.stop),
 		r("GET", "/repos/{owner}/{repo}/codespaces/machines", "repo-machines-for-authenticated-user", a.repoMachines),

@@ -344,3 +344,48 @@ func TestIdleTimeoutAndRetention(t *testing.T) {
 	e.Deps.Jobs.Notify()
 	gone(t, gh, name)
 }
+
+// TestPublish: a codespace made from a template repository becomes a new
+// repository of its owner with the workspace's files.
+func TestPublish(t *testing.T) {
+	e := apitest.New(t)
+	ctx := context.Background()
+	alice, _ := e.NewUser("alice", false)
+	tok := e.Token(alice, "repo,codespace")
+	gh := e.GitHub(tok)
+	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("tmpl"), AutoInit: github.Ptr(true), IsTemplate: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("plain"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := gh.Codespaces.CreateInRepo(ctx, "alice", "tmpl", github.CreateCodespaceRequest{})
+	name := accepted(t, err).GetName()
+	wait(t, gh, name, "Available")
+	if m := e.Must(200, "GET", "/user/codespaces/"+name, tok, nil).Map(t); m["publish_url"] == nil {
+		t.Fatal("a template's codespace has no publish_url")
+	}
+	if err := os.WriteFile(filepath.Join(e.DataDir, "codespaces", name, "mine.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pub, resp, err := gh.Codespaces.Publish(ctx, name, github.PublishCodespaceRequest{Name: github.Ptr("mine"), Private: github.Ptr(true)})
+	if err != nil || resp.StatusCode != 201 || pub.GetRepository().GetFullName() != "alice/mine" || !pub.GetRepository().GetPrivate() {
+		t.Fatalf("publish: %+v %v", pub, err)
+	}
+	if _, _, err := gh.Codespaces.Publish(ctx, name, github.PublishCodespaceRequest{Name: github.Ptr("again")}); apitest.Status(err) != 422 {
+		t.Fatalf("publishing twice: %v", err)
+	}
+	f, _, _, err := gh.Repositories.GetContents(ctx, "alice", "mine", "mine.txt", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := f.GetContent(); s != "mine\n" {
+		t.Fatalf("published file: %q", s)
+	}
+	_, _, err = gh.Codespaces.CreateInRepo(ctx, "alice", "plain", github.CreateCodespaceRequest{})
+	plain := accepted(t, err).GetName()
+	wait(t, gh, plain, "Available")
+	if _, _, err := gh.Codespaces.Publish(ctx, plain, github.PublishCodespaceRequest{Name: github.Ptr("x")}); apitest.Status(err) != 422 {
+		t.Fatalf("publishing a codespace of a non-template: %v", err)
+	}
+}
