@@ -68,6 +68,9 @@ func TestCodespacesLifecycle(t *testing.T) {
 	tok := e.Token(alice, "repo,codespace,admin:org")
 	gh := e.GitHub(tok)
 	e.Must(201, "POST", "/admin/organizations", e.AdminToken, map[string]any{"login": "acme", "admin": "alice"})
+	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("elsewhere"), Private: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
 	repo, _, err := gh.Repositories.Create(ctx, "acme", &github.Repository{Name: github.Ptr("app"), AutoInit: github.Ptr(true)})
 	if err != nil {
 		t.Fatal(err)
@@ -229,6 +232,13 @@ func TestCodespacesLifecycle(t *testing.T) {
 		t.Fatalf("exported branch: %q %v", b, err)
 	}
 
+	// The workspace's credential reaches its repository only.
+	cred := strings.TrimSpace(read(".git/hubd-credentials"))
+	at := strings.Index(cred, "@")
+	wsToken := cred[strings.LastIndex(cred[:at], ":")+1 : at]
+	e.Must(200, "GET", "/repos/acme/app", wsToken, nil)
+	e.Must(404, "GET", "/repos/alice/elsewhere", wsToken, nil)
+
 	// The owner stops and deletes a member's codespace.
 	if _, err := gh.Codespaces.StopUserCodespaceInOrg(ctx, "acme", "alice", name); err != nil {
 		t.Fatal(err)
@@ -241,6 +251,8 @@ func TestCodespacesLifecycle(t *testing.T) {
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("workspace left: %v", err)
 	}
+	// Stopping revoked the token.
+	e.Must(401, "GET", "/repos/acme/app", wsToken, nil)
 }
 
 // gone waits until the codespace is deleted.
@@ -387,5 +399,37 @@ func TestPublish(t *testing.T) {
 	wait(t, gh, plain, "Available")
 	if _, _, err := gh.Codespaces.Publish(ctx, plain, github.PublishCodespaceRequest{Name: github.Ptr("x")}); apitest.Status(err) != 422 {
 		t.Fatalf("publishing a codespace of a non-template: %v", err)
+	}
+}
+
+// TestDevcontainerDiscovery: the three places GitHub reads, in its order.
+func TestDevcontainerDiscovery(t *testing.T) {
+	e := apitest.New(t)
+	ctx := context.Background()
+	alice, _ := e.NewUser("alice", false)
+	gh := e.GitHub(e.Token(alice, "repo,codespace"))
+	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("multi"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".devcontainer/python/devcontainer.json", ".devcontainer.json", ".devcontainer/devcontainer.json", ".devcontainer/go/devcontainer.json", ".devcontainer/a/b/devcontainer.json"} {
+		if _, _, err := gh.Repositories.CreateFile(ctx, "alice", "multi", p, &github.RepositoryContentFileOptions{Message: github.Ptr(p), Content: []byte("{}")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, _, err := gh.Codespaces.ListDevContainerConfigurations(ctx, "alice", "multi", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range list.Devcontainers {
+		got = append(got, d.Path)
+	}
+	want := []string{".devcontainer/devcontainer.json", ".devcontainer.json", ".devcontainer/go/devcontainer.json", ".devcontainer/python/devcontainer.json"}
+	if strings.Join(got, " ") != strings.Join(want, " ") || list.TotalCount != 4 || list.Devcontainers[2].GetName() != "go" {
+		t.Fatalf("devcontainers %v, want %v", got, want)
+	}
+	page, resp, err := gh.Codespaces.ListDevContainerConfigurations(ctx, "alice", "multi", &github.ListOptions{PerPage: 3, Page: 2})
+	if err != nil || len(page.Devcontainers) != 1 || resp.NextPage != 0 || resp.PrevPage != 1 {
+		t.Fatalf("page 2: %v %v", page, err)
 	}
 }
