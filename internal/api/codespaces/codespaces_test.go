@@ -433,3 +433,67 @@ func TestDevcontainerDiscovery(t *testing.T) {
 		t.Fatalf("page 2: %v %v", page, err)
 	}
 }
+
+// TestExportToFork: a user who may not push to the repository exports to
+// their fork of it.
+func TestExportToFork(t *testing.T) {
+	e := apitest.New(t)
+	ctx := context.Background()
+	alice, _ := e.NewUser("alice", false)
+	bob, _ := e.NewUser("bob", false)
+	if _, _, err := e.GitHub(e.Token(alice, "repo")).Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("lib"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	btok := e.Token(bob, "repo,codespace")
+	gh := e.GitHub(btok)
+	_, _, err := gh.Codespaces.CreateInRepo(ctx, "alice", "lib", github.CreateCodespaceRequest{})
+	name := accepted(t, err).GetName()
+	wait(t, gh, name, "Available")
+	if err := os.WriteFile(filepath.Join(e.DataDir, "codespaces", name, "bob.txt"), []byte("bob\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	export := func() *github.CodespaceExport {
+		t.Helper()
+		if _, _, err := gh.Codespaces.ExportCodespace(ctx, name); !errors.As(err, new(*github.AcceptedError)) {
+			t.Fatalf("export: %v", err)
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			ex, _, err := gh.Codespaces.GetLatestCodespaceExport(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.GetState() != "in_progress" {
+				return ex
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("export still in progress")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	// No fork yet: the export fails and says why.
+	if ex := export(); ex.GetState() != "failed" {
+		t.Fatalf("export without a fork: %+v", ex)
+	}
+	if _, _, err := gh.Repositories.CreateFork(ctx, "alice", "lib", nil); err != nil && !errors.As(err, new(*github.AcceptedError)) {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for e.Do("GET", "/repos/bob/lib/branches/main", btok, nil).StatusCode != 200 {
+		if time.Now().After(deadline) {
+			t.Fatal("fork not made")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ex := export()
+	if ex.GetState() != "succeeded" || !strings.Contains(ex.GetHTMLURL(), "/bob/lib/tree/") {
+		t.Fatalf("export to the fork: %+v", ex)
+	}
+	clone := t.TempDir()
+	apitest.MustGit(t, clone, "clone", "-q", "-b", ex.GetBranch(), e.Remote("bob", "lib", "bob", btok), "c")
+	if b, err := os.ReadFile(filepath.Join(clone, "c", "bob.txt")); err != nil || string(b) != "bob\n" {
+		t.Fatalf("exported branch in the fork: %q %v", b, err)
+	}
+	e.Must(404, "GET", "/repos/alice/lib/branches/"+ex.GetBranch(), btok, nil)
+}
