@@ -497,3 +497,37 @@ func TestExportToFork(t *testing.T) {
 	}
 	e.Must(404, "GET", "/repos/alice/lib/branches/"+ex.GetBranch(), btok, nil)
 }
+
+// TestFailingLifecycleCommand: a failing postCreateCommand leaves the
+// codespace Available with the failure in its notice (as GitHub's
+// recovery-less creation log says), and does not run again at a start.
+func TestFailingLifecycleCommand(t *testing.T) {
+	e := apitest.New(t)
+	ctx := context.Background()
+	alice, _ := e.NewUser("alice", false)
+	gh := e.GitHub(e.Token(alice, "repo,codespace"))
+	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("bad"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := gh.Repositories.CreateFile(ctx, "alice", "bad", ".devcontainer.json", &github.RepositoryContentFileOptions{
+		Message: github.Ptr("dc"), Content: []byte(`{"postCreateCommand": "echo tried >> tried.txt; exit 3"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := gh.Codespaces.CreateInRepo(ctx, "alice", "bad", github.CreateCodespaceRequest{})
+	name := accepted(t, err).GetName()
+	cs := wait(t, gh, name, "Available")
+	if !strings.Contains(cs.GetLastKnownStopNotice(), "postCreateCommand failed with exit code 3") {
+		t.Fatalf("notice: %q", cs.GetLastKnownStopNotice())
+	}
+	if _, _, err := gh.Codespaces.Stop(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, gh, name, "Shutdown")
+	if _, _, err := gh.Codespaces.Start(ctx, name); err != nil {
+		t.Fatal(err)
+	}
+	wait(t, gh, name, "Available")
+	if b, _ := os.ReadFile(filepath.Join(e.DataDir, "codespaces", name, "tried.txt")); string(b) != "tried\n" {
+		t.Fatalf("postCreateCommand ran %q", b)
+	}
+}
