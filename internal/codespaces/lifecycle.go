@@ -267,10 +267,15 @@ func (s *Service) provision(ctx context.Context, c *model.Codespace, _ payload) 
 	if c.State != model.CodespaceQueued {
 		return nil
 	}
-	c.State = model.CodespaceProvisioning
-	if err := s.save(ctx, c); err != nil {
+	ok := false
+	if err := s.Store.Tx(ctx, func(tx store.Q) error {
+		var err error
+		ok, err = tx.SetCodespaceState(ctx, c.ID, model.CodespaceProvisioning, model.CodespaceQueued)
+		return err
+	}); err != nil || !ok {
 		return err
 	}
+	c.State = model.CodespaceProvisioning
 	w, err := s.load(ctx, c)
 	if err == nil {
 		err = s.bringUp(ctx, c, w, true)
@@ -353,7 +358,11 @@ func (s *Service) settle(ctx context.Context, c *model.Codespace, err error) err
 			c.State = cur.State
 			return nil
 		}
-		return tx.UpdateCodespace(ctx, c)
+		if err := tx.UpdateCodespace(ctx, c); err != nil {
+			return err
+		}
+		_, err = tx.SetCodespaceState(ctx, c.ID, c.State, cur.State)
+		return err
 	}); e != nil {
 		return e
 	}
@@ -412,10 +421,19 @@ func (s *Service) stop(ctx context.Context, c *model.Codespace, _ payload) error
 		return err
 	}
 	s.gitStatus(ctx, c)
-	c.State, c.StoppedAt = model.CodespaceShutdown, s.Store.Now()
-	if err := s.save(ctx, c); err != nil {
+	c.StoppedAt = s.Store.Now()
+	stopped := false
+	if err := s.Store.Tx(ctx, func(tx store.Q) error {
+		if err := tx.UpdateCodespace(ctx, c); err != nil {
+			return err
+		}
+		var err error
+		stopped, err = tx.SetCodespaceState(ctx, c.ID, model.CodespaceShutdown, model.CodespaceShuttingDown)
+		return err
+	}); err != nil || !stopped {
 		return err
 	}
+	c.State = model.CodespaceShutdown
 	return s.after(ctx, kindRetention, c, time.Duration(c.Retention)*time.Minute)
 }
 

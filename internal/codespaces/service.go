@@ -194,6 +194,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*model.Codespace,
 	if ref == "" {
 		ref = in.Repo.DefaultBranch
 	}
+	if strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, " \t\n:") {
+		return nil, model.Unprocessable("Invalid ref: " + in.Ref + ".")
+	}
 	if _, err := g.Info(ctx, ref+"^{commit}"); err != nil {
 		if in.Ref == "" {
 			return nil, model.Unprocessable("The repository is empty: push a commit before creating a codespace.")

@@ -107,17 +107,18 @@ func (q Q) Codespaces(ctx context.Context, f CodespaceFilter, limit, offset int)
 	return out, total, rows.Err()
 }
 
-// UpdateCodespace writes a codespace's changeable fields.
+// UpdateCodespace writes a codespace's changeable fields but its state
+// (SetCodespaceState moves that, from the states expected).
 func (q Q) UpdateCodespace(ctx context.Context, c *model.Codespace) error {
 	c.UpdatedAt = q.Now()
 	var stopped int64
 	if !c.StoppedAt.IsZero() {
 		stopped = unix(c.StoppedAt)
 	}
-	res, err := q.exec(ctx, `UPDATE codespaces SET display_name = ?, machine = ?, state = ?, token_id = ?, recent_folders = ?, notes = ?,
+	res, err := q.exec(ctx, `UPDATE codespaces SET display_name = ?, machine = ?, token_id = ?, recent_folders = ?, notes = ?,
  created_once = ?, ahead = ?, behind = ?, has_uncommitted = ?, has_unpushed = ?, head_sha = ?, published_repo_id = ?, repo_id = ?, ref = ?, pull_number = ?,
  devcontainer_path = ?, updated_at = ?, last_used_at = ?, stopped_at = ? WHERE id = ?`,
-		c.DisplayName, c.Machine, c.State, c.TokenID, folderJSON(c.RecentFolders), c.Notes, c.CreatedOnce, c.Ahead, c.Behind, c.Uncommitted,
+		c.DisplayName, c.Machine, c.TokenID, folderJSON(c.RecentFolders), c.Notes, c.CreatedOnce, c.Ahead, c.Behind, c.Uncommitted,
 		c.Unpushed, c.HeadSHA, c.PublishedRepoID, c.RepoID, c.Ref, c.PullNumber, c.DevcontainerPath, unix(c.UpdatedAt), unix(c.LastUsedAt), stopped, c.ID)
 	if err != nil {
 		return err

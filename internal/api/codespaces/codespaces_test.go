@@ -531,3 +531,31 @@ func TestFailingLifecycleCommand(t *testing.T) {
 		t.Fatalf("postCreateCommand ran %q", b)
 	}
 }
+
+// TestDeleteWhileQueued: a codespace deleted before its provisioning ran
+// is never provisioned, and goes.
+func TestDeleteWhileQueued(t *testing.T) {
+	e := apitest.New(t, apitest.Options{ManualJobs: true})
+	ctx := context.Background()
+	alice, _ := e.NewUser("alice", false)
+	tok := e.Token(alice, "repo,codespace")
+	gh := e.GitHub(tok)
+	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("lib"), AutoInit: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := gh.Codespaces.CreateInRepo(ctx, "alice", "lib", github.CreateCodespaceRequest{})
+	name := accepted(t, err).GetName()
+	if _, _, err := gh.Codespaces.Create(ctx, github.CreateCodespaceForUserRequest{}); apitest.Status(err) != 422 {
+		t.Fatalf("create without a repository: %v", err)
+	}
+	e.Must(202, "DELETE", "/user/codespaces/"+name, tok, nil)
+	if s := e.Must(200, "GET", "/user/codespaces/"+name, tok, nil).Map(t)["state"]; s != "Deleted" {
+		t.Fatalf("state %v, want Deleted", s)
+	}
+	e.Must(409, "POST", "/user/codespaces/"+name+"/start", tok, nil)
+	e.RunJobs()
+	e.Must(404, "GET", "/user/codespaces/"+name, tok, nil)
+	if _, err := os.Stat(filepath.Join(e.DataDir, "codespaces", name)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a workspace was made: %v", err)
+	}
+}
