@@ -53,6 +53,12 @@ func (a *API) Routes() []rest.Route {
 	r := func(method, pattern, op string, h rest.Handler) rest.Route {
 		return rest.Route{Method: method, Pattern: pattern, OperationID: "codespaces/" + op, Handler: h, Scopes: sc, Note: svc.Note}
 	}
+	machines := "Machines are this host's real cores, memory and storage (the whole host, and half of it when it has more than one core); memory and workspace disk are enforced on the lifecycle commands through the job sandbox, cores are not reserved."
+	m := func(method, pattern, op string, h rest.Handler) rest.Route {
+		rt := r(method, pattern, op, h)
+		rt.Note = machines
+		return rt
+	}
 	org := func(method, pattern, op string, h rest.Handler) rest.Route {
 		return rest.Route{Method: method, Pattern: pattern, OperationID: "codespaces/" + op, Handler: h, Scopes: []string{"admin:org"}, Note: svc.Note}
 	}
@@ -73,8 +79,8 @@ func (a *API) Routes() []rest.Route {
 		r("POST", "/user/codespaces/{codespace_name}/publish", "publish-for-authenticated-user", a.publish),
 		r("POST", "/user/codespaces/{codespace_name}/start", "start-for-authenticated-user", a.start),
 		r("POST", "/user/codespaces/{codespace_name}/stop", "stop-for-authenticated-user", a.stop),
-		r("GET", "/repos/{owner}/{repo}/codespaces/machines", "repo-machines-for-authenticated-user", a.repoMachines),
-		r("GET", "/user/codespaces/{codespace_name}/machines", "codespace-machines-for-authenticated-user", a.codespaceMachines),
+		m("GET", "/repos/{owner}/{repo}/codespaces/machines", "repo-machines-for-authenticated-user", a.repoMachines),
+		m("GET", "/user/codespaces/{codespace_name}/machines", "codespace-machines-for-authenticated-user", a.codespaceMachines),
 		org("GET", "/orgs/{org}/codespaces", "list-in-organization", a.listInOrg),
 		org("GET", "/orgs/{org}/members/{username}/codespaces", "get-codespaces-for-user-in-org", a.listForMember),
 		org("DELETE", "/orgs/{org}/members/{username}/codespaces/{codespace_name}", "delete-from-organization", a.deleteForMember),
