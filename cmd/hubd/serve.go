@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/hubd/hubd/internal/codespaces/ide"
 	iofs "io/fs"
 	"log/slog"
 	"net"
@@ -61,6 +62,7 @@ func serve(args []string) error {
 	fs.DurationVar(&to.Idle, "idle-timeout", to.Idle, "how long an idle keep-alive connection stays open")
 	actionsWorkers := fs.Int("actions-workers", 1, "local runners: `hubd runner` children as --runner-user, each running one workflow job at a time (0: none)")
 	actionsSandbox := fs.String("actions-sandbox", "auto", "sandbox of workflow jobs: auto (bubblewrap: own user namespace without capabilities, seccomp filter, read-only system, hubd's data directory hidden, limits; where it does not work, jobs fail with a message naming the fix), bwrap (the same, but hubd refuses to start where it does not work), or none (no isolation: only for trusted workflows, warned at start and in every job's log)")
+	codeServer := fs.String("code-server", ide.DefaultBinary(), "code-server's bin/code-server, the browser IDE of codespaces (scripts/deps.sh installs it; none: codespaces run without one)")
 	runnerUser := fs.String("runner-user", defaultRunnerUser, "the Unix user the local runners and their jobs run as (hubd must be root to switch to it)")
 	runnerWork := fs.String("runner-work", filepath.Join(os.TempDir(), "hubd-runners"), "the local runners' work root (a directory per runner, one per job inside)")
 	runnerOffline := fs.Duration("runner-offline", time.Minute, "a runner silent this long is offline and its job fails (lost communication)")
@@ -164,7 +166,14 @@ func serve(args []string) error {
 			return err
 		}
 	}
-	srv, deps, err := server.Build(server.Config{Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
+	cs, err := codespacesConfig(*codeServer, *runnerUser, runner.SandboxInUse(*actionsSandbox), abs)
+	if err != nil {
+		return err
+	}
+	if cs.IDE != nil {
+		defer cs.IDE.StopAll()
+	}
+	srv, deps, err := server.Build(server.Config{Codespaces: cs, Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
 		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(abs, "git"), MaxPush: *maxPush,
 		HookPolicy: &policy, MaxAsset: *maxAsset, Enterprise: *enterprise,
 		SecretsKeys: secretsKeys, RunnerOffline: *runnerOffline, MaxJobTimeout: *maxJobTimeout, SSHBase: sshBase})

@@ -79,6 +79,9 @@ type Options struct {
 	// SSH starts the SSH transport on a free port (Env.SSHAddr); ssh_url
 	// points at it.
 	SSH bool
+	// CodespaceIDE runs codespaces' browser IDE (code-server, installed by
+	// scripts/deps.sh) behind web_url.
+	CodespaceIDE bool
 }
 
 // New starts an environment; it is torn down when the test ends.
@@ -113,8 +116,17 @@ func New(t testing.TB, opts ...Options) *Env {
 		host, port, _ := net.SplitHostPort(e.SSHAddr)
 		sshBase = wire.SSHBaseFor(host, port)
 	}
+	cs := server.CodespacesConfig{Credential: RunnerCredential(t)} // as hubd serve: never root's
+	if cs.Credential != nil {
+		// The runner user must pass through to its workspaces in
+		// <DataDir>/codespaces (as hubd serve opens its data directory).
+		passThrough(t, e.DataDir)
+	}
+	if o.CodespaceIDE {
+		cs.IDE = codespaceIDE(t, cs.Credential, e.DataDir)
+	}
 	srv, deps, err := server.Build(server.Config{Store: e.Store, ExternalURL: e.URL, Limits: limits, MaxBody: o.MaxBody, Version: "test",
-		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset, SSHBase: sshBase})
+		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset, SSHBase: sshBase, Codespaces: cs})
 	if err != nil {
 		t.Fatalf("apitest: build: %v", err)
 	}
@@ -153,6 +165,9 @@ func New(t testing.TB, opts ...Options) *Env {
 		stopRunners = e.startRunners(deps, 1, o.ActionsWorker, o.ActionsSandbox, o.JobLimits)
 	}
 	t.Cleanup(func() {
+		if cs.IDE != nil {
+			cs.IDE.StopAll()
+		}
 		stopRunners() // before the server closes: it waits for their polls
 		stopSSH()
 		e.HTTP.Close()

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hubd/hubd/internal/api"
+	"github.com/hubd/hubd/internal/codespaces/ide"
 	"github.com/hubd/hubd/internal/runner"
 	"github.com/hubd/hubd/internal/sandbox"
 )
@@ -97,4 +98,36 @@ func (e *Env) startRunners(deps *api.Deps, n int, worker []string, mode string, 
 		}()
 	}
 	return func() { cancel(); wg.Wait() }
+}
+
+// codespaceIDE is the IDE manager of an environment: code-server as
+// scripts/deps.sh installs it, shared where the runner user can run it.
+func codespaceIDE(t testing.TB, cred *syscall.Credential, dataDir string) *ide.Manager {
+	t.Helper()
+	bin := ide.DefaultBinary()
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("apitest: code-server is not installed (run scripts/deps.sh): %v", err)
+	}
+	if cred != nil {
+		var err error
+		if bin, err = ide.Share(bin, filepath.Join(os.TempDir(), "hubd-code-server")); err != nil {
+			t.Fatalf("apitest: share code-server: %v", err)
+		}
+	}
+	return ide.New(ide.Options{Binary: bin, Credential: cred, Hide: []string{dataDir}})
+}
+
+// passThrough lets other users pass through dir and its parent (t.TempDir
+// makes both 0700), without listing them.
+func passThrough(t testing.TB, dir string) {
+	t.Helper()
+	for _, d := range []string{dir, filepath.Dir(dir)} {
+		fi, err := os.Stat(d)
+		if err == nil {
+			err = os.Chmod(d, fi.Mode().Perm()|0o001)
+		}
+		if err != nil {
+			t.Fatalf("apitest: %v", err)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/hubd/hubd/internal/actions"
 	"github.com/hubd/hubd/internal/api"
 	actionsapi "github.com/hubd/hubd/internal/api/actions"
 	activityapi "github.com/hubd/hubd/internal/api/activity"
@@ -15,6 +16,7 @@ import (
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
 	checksapi "github.com/hubd/hubd/internal/api/checks"
 	codespacesecretsapi "github.com/hubd/hubd/internal/api/codespacesecrets"
+	codespacesapi "github.com/hubd/hubd/internal/api/codespaces"
 	collaboratorsapi "github.com/hubd/hubd/internal/api/collaborators"
 	"github.com/hubd/hubd/internal/api/commitcomments"
 	"github.com/hubd/hubd/internal/api/commits"
@@ -58,6 +60,8 @@ import (
 	transfersapi "github.com/hubd/hubd/internal/api/transfers"
 	"github.com/hubd/hubd/internal/api/users"
 	variablesapi "github.com/hubd/hubd/internal/api/variables"
+	appsvc "github.com/hubd/hubd/internal/apps"
+	"github.com/hubd/hubd/internal/codespaces"
 	"github.com/hubd/hubd/internal/gitrepo"
 	graphqlapi "github.com/hubd/hubd/internal/graphql"
 	"github.com/hubd/hubd/internal/hooks"
@@ -92,6 +96,8 @@ type Config struct {
 	// goes on); MaxJobTimeout caps timeout-minutes (0: the defaults, a
 	// minute and 360 minutes).
 	RunnerOffline, MaxJobTimeout time.Duration
+	// Codespaces is how codespaces run on this host.
+	Codespaces CodespacesConfig
 	// SecretsKeys encrypt secrets at rest (hubd serve --secrets-key): the
 	// first seals, the others are former keys; none: a key kept in the
 	// database.
@@ -182,6 +188,23 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	exec.MaxTimeout = cfg.MaxJobTimeout
 	sshKeysAPI := sshkeysapi.New(d)
 	refsSvc := refs.New(d) // REST's git refs and GraphQL's linked branches
+	// A codespace's repository token is an installation token of the
+	// GitHub Actions app narrowed to its repository (as a job's).
+	csTokens := &actions.Tokens{Apps: &appsvc.Service{Store: d.Store, Revoked: func() {
+		if d.Tokens != nil {
+			d.Tokens.Flush()
+		}
+	}}}
+	codespacesAPI := codespacesapi.New(d, cfg.GitRoot, codespaces.Tokens{Mint: csTokens.Mint, Revoke: csTokens.Revoke}, reposAPI.Service())
+	cs := codespacesAPI.Service()
+	cs.Env, cs.Policy = csSecretsAPI.Service(), csSecretsAPI.Service() // secrets in the environment; the organization's policy
+	cs.Credential, cs.Sandbox = cfg.Codespaces.Credential, cfg.Codespaces.Sandbox
+	if cfg.Codespaces.Root != "" {
+		cs.Root = cfg.Codespaces.Root
+	}
+	if cfg.Codespaces.IDE != nil {
+		cs.IDE = cfg.Codespaces.IDE
+	}
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -242,6 +265,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		sshKeysAPI.Routes(),
 		signingkeysapi.New(d).Routes(),
 		migrationsapi.New(d, cfg.GitRoot).Routes(),
+		codespacesAPI.Routes(),
 		// Each api package adds its route set here, one line each.
 	}
 	s, err := New(*d, sets...)
@@ -262,6 +286,9 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	pages := oauthweb.New(oauthAPI.Service(), d.URLs.Web)
 	pages.Logins = s.LoginLimiter()
 	s.Pages, s.Clients = pages, oauthAPI.Clients
+	if cfg.Codespaces.IDE != nil {
+		s.codespaces = newCodespaceProxy(cfg.Codespaces.IDE, cs, oauthAPI.Service().SessionUser, s.authenticate)
+	}
 	s.Feeds = activityAPI.Feeds()
 	s.Settled = func() { <-reposAPI.Service().BackfillDone() }
 	return s, d, nil

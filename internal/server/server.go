@@ -58,6 +58,8 @@ type Server struct {
 		Serves(path string) bool
 	}
 	Clients func(r *http.Request, clientID, secret string) (*authz.Caller, bool, error)
+	// codespaces serves the codespaces' browser IDEs (nil: none run).
+	codespaces *codespaceProxy
 	// Feeds serves the Atom feeds of GET /feeds (internal/api/activity)
 	// among the pages no API route matches; set by Build.
 	Feeds interface {
@@ -220,6 +222,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.Pages != nil && s.Pages.Serves(r.URL.Path) {
 		s.Pages.ServeHTTP(w, r)
+		return
+	}
+	if s.codespaces != nil && s.codespaces.serves(r.URL.Path) {
+		s.codespaces.ServeHTTP(w, r) // a codespace's IDE, to its owner
 		return
 	}
 	if js := s.deps.JobServices; js != nil && js.Serves(r.URL.Path) {

@@ -81,15 +81,15 @@ func (q Q) CodespacesAccessUserIDs(ctx context.Context, orgID int64) ([]int64, e
 }
 
 // CodespacesAccessFor is what decides whether a user may create
-// codespaces an organization pays for: its visibility, whether it selects
+// codespaces for an organization: its visibility ("" when never set), whether it selects
 // the user, and whether the user is an active member or an outside
 // collaborator of it (one query).
 func (q Q) CodespacesAccessFor(ctx context.Context, orgID, userID int64) (visibility string, selected, member, outside bool, err error) {
-	err = q.row(ctx, `SELECT COALESCE((SELECT visibility FROM codespaces_access WHERE org_id = ?), ?),
+	err = q.row(ctx, `SELECT COALESCE((SELECT visibility FROM codespaces_access WHERE org_id = ?), ''),
  EXISTS (SELECT 1 FROM codespaces_access_users WHERE org_id = ? AND user_id = ?),
  EXISTS (SELECT 1 FROM org_members WHERE org_id = ? AND user_id = ? AND state = ?),
  EXISTS (SELECT 1 FROM repo_collaborators c JOIN repos r ON r.id = c.repo_id WHERE c.user_id = ? AND r.owner_id = ?)`,
-		orgID, CodespacesAccessDisabled, orgID, userID, orgID, userID, StateActive, userID, orgID).Scan(&visibility, &selected, &member, &outside)
+		orgID, orgID, userID, orgID, userID, StateActive, userID, orgID).Scan(&visibility, &selected, &member, &outside)
 	if member {
 		outside = false
 	}

@@ -2358,6 +2358,56 @@ CREATE TABLE codespaces_access_users (
 );
 CREATE INDEX codespaces_access_users_user ON codespaces_access_users (user_id);
 `,
+	// 71: codespaces: users' development environments (internal/codespaces),
+	// each a workspace directory with a clone of a repository, and their
+	// exports to branches.
+	`
+CREATE TABLE codespaces (
+  id {{id}},
+  name TEXT NOT NULL UNIQUE,
+  display_name TEXT NOT NULL DEFAULT '',
+  environment_id TEXT NOT NULL,
+  owner_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  ref TEXT NOT NULL,
+  pull_number BIGINT NOT NULL DEFAULT 0,
+  machine TEXT NOT NULL,
+  devcontainer_path TEXT NOT NULL DEFAULT '',
+  location TEXT NOT NULL,
+  state TEXT NOT NULL,
+  token_id BIGINT NOT NULL DEFAULT 0,
+  idle_timeout_minutes BIGINT NOT NULL,
+  retention_period_minutes BIGINT NOT NULL,
+  recent_folders TEXT NOT NULL DEFAULT '[]',
+  notes TEXT NOT NULL DEFAULT '',
+  created_once BOOLEAN NOT NULL DEFAULT FALSE,
+  ahead BIGINT NOT NULL DEFAULT 0,
+  behind BIGINT NOT NULL DEFAULT 0,
+  has_uncommitted BOOLEAN NOT NULL DEFAULT FALSE,
+  has_unpushed BOOLEAN NOT NULL DEFAULT FALSE,
+  head_sha TEXT NOT NULL DEFAULT '',
+  published_repo_id BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  last_used_at BIGINT NOT NULL,
+  stopped_at BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX codespaces_owner ON codespaces (owner_id, id);
+CREATE INDEX codespaces_repo ON codespaces (repo_id, owner_id);
+
+CREATE TABLE codespace_exports (
+  id {{id}},
+  codespace_id BIGINT NOT NULL REFERENCES codespaces(id) ON DELETE CASCADE,
+  state TEXT NOT NULL,
+  branch TEXT NOT NULL DEFAULT '',
+  sha TEXT NOT NULL DEFAULT '',
+  repo_id BIGINT NOT NULL DEFAULT 0,
+  message TEXT NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  completed_at BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX codespace_exports_codespace ON codespace_exports (codespace_id, id);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

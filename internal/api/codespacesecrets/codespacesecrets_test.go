@@ -445,8 +445,8 @@ func TestAccessPolicy(t *testing.T) {
 		}
 		return out
 	}
-	if got := may(); got != "" {
-		t.Errorf("default (disabled): %q", got)
+	if got := may(); got != "mona dev oc stranger " {
+		t.Errorf("default (no policy: whoever may read the repository): %q", got)
 	}
 	set := func(vis string, users ...string) error {
 		_, err := gh.Codespaces.SetOrgAccessControl(ctx, "acme", github.CodespacesOrgAccessControlRequest{Visibility: vis, SelectedUsernames: users})

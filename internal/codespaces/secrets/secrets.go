@@ -161,8 +161,11 @@ func (s *Service) Access(ctx context.Context, orgID int64) (string, error) {
 	return s.Store.R().CodespacesAccess(ctx, orgID)
 }
 
-// MayCreate reports whether the user may create codespaces the
-// organization pays for, per its access policy: nobody when disabled, the
+// MayCreate reports whether the user may create codespaces for the
+// organization's repositories, per its access policy. An organization that
+// never set one leaves codespaces to whoever may read the repository (on
+// GitHub they are then the user's own, billed to them; hubd bills nobody).
+// Once set: nobody when disabled, the
 // selected users (members or outside collaborators still) with
 // selected_members, its active members with all_members, and its outside
 // collaborators too with all_members_and_outside_collaborators.
@@ -172,6 +175,8 @@ func (s *Service) MayCreate(ctx context.Context, orgID, userID int64) (bool, err
 		return false, err
 	}
 	switch vis {
+	case "":
+		return true, nil
 	case AccessSelectedMembers:
 		return selected && (member || outside), nil
 	case AccessAllMembers:

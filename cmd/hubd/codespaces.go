@@ -1,0 +1,53 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hubd/hubd/internal/codespaces/ide"
+	"github.com/hubd/hubd/internal/server"
+)
+
+// codespacesConfig is how codespaces run: as the runner user when hubd is
+// root (their workspaces are theirs; a repository's commands never run as
+// hubd), in the workflow jobs' sandbox, with code-server as their IDE
+// unless codeServer is "none" or missing.
+func codespacesConfig(codeServer, runnerUser, sandboxMode, dataDir string) (server.CodespacesConfig, error) {
+	cfg := server.CodespacesConfig{Sandbox: sandboxMode}
+	if os.Geteuid() == 0 {
+		cred, err := lookupCredential(runnerUser)
+		if err != nil {
+			// The service refuses to run a codespace's commands as root.
+			fmt.Fprintf(os.Stderr, "hubd: codespaces cannot start: --runner-user %s: %v (scripts/deps.sh creates hubd-runner)\n", runnerUser, err)
+		}
+		cfg.Credential = cred
+		if cred != nil {
+			// Workspaces live in <data>/codespaces, owned by the runner
+			// user: it must pass through the data directory (not list it).
+			if fi, err := os.Stat(dataDir); err == nil && fi.Mode().Perm()&0o001 == 0 {
+				if err := os.Chmod(dataDir, fi.Mode().Perm()|0o001); err != nil {
+					return cfg, err
+				}
+			}
+		}
+	}
+	if codeServer == "none" {
+		return cfg, nil
+	}
+	if _, err := os.Stat(codeServer); err != nil {
+		fmt.Fprintf(os.Stderr, "hubd: codespaces run without a browser IDE: %v (scripts/deps.sh installs code-server; --code-server none says so)\n", err)
+		return cfg, nil
+	}
+	bin := codeServer
+	if cfg.Credential != nil {
+		// The runner user cannot enter root's home, where deps.sh installs
+		// code-server: it runs a shared copy (hard links).
+		var err error
+		if bin, err = ide.Share(codeServer, filepath.Join(os.TempDir(), "hubd-code-server")); err != nil {
+			return cfg, fmt.Errorf("--code-server: %w", err)
+		}
+	}
+	cfg.IDE = ide.New(ide.Options{Binary: bin, Sandbox: sandboxMode, Credential: cfg.Credential, Hide: []string{dataDir}})
+	return cfg, nil
+}
