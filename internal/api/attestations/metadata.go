@@ -1,6 +1,7 @@
 package attestations
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -53,16 +54,27 @@ func deploymentJSON(x *model.ArtifactDeploymentRecord) map[string]any {
 		"created_at": stamp(x.CreatedAt), "updated_at": stamp(x.UpdatedAt), "attestation_id": att}
 }
 
-func requireCaller(r *http.Request) error {
-	if !rest.Caller(r).Authenticated() {
+// requireCaller is the check before the body is read: an installation on
+// the organization, or a member whose token may write to repositories (the
+// repository of each record is checked after).
+func (a *API) requireCaller(r *http.Request, org *model.Account) error {
+	c := rest.Caller(r)
+	if !c.Authenticated() {
 		return rest.ErrRequiresAuth
 	}
-	return nil
+	if done, err := c.OrgToken(org.ID, "repo"); done {
+		return err
+	}
+	m, err := a.d.Store.R().Membership(r.Context(), org.ID, c.UserID())
+	if errors.Is(err, model.ErrNotFound) || err == nil && m.State != "active" {
+		return model.Forbidden("You must be a member of the organization to record artifact metadata.")
+	}
+	return err
 }
 
 // POST /orgs/{org}/artifacts/metadata/storage-record
 func (a *API) storageRecord(w http.ResponseWriter, r *http.Request, org *model.Account) error {
-	if err := requireCaller(r); err != nil {
+	if err := a.requireCaller(r, org); err != nil {
 		return err
 	}
 	// The schema (checked before this) holds the required fields, the
@@ -129,7 +141,7 @@ func deploymentsOut(list []*model.ArtifactDeploymentRecord, show bool) map[strin
 
 // POST /orgs/{org}/artifacts/metadata/deployment-record
 func (a *API) deploymentRecord(w http.ResponseWriter, r *http.Request, org *model.Account) error {
-	if err := requireCaller(r); err != nil {
+	if err := a.requireCaller(r, org); err != nil {
 		return err
 	}
 	var body struct {
@@ -153,7 +165,7 @@ func (a *API) deploymentRecord(w http.ResponseWriter, r *http.Request, org *mode
 
 // POST /orgs/{org}/artifacts/metadata/deployment-record/cluster/{cluster}
 func (a *API) clusterRecords(w http.ResponseWriter, r *http.Request, org *model.Account) error {
-	if err := requireCaller(r); err != nil {
+	if err := a.requireCaller(r, org); err != nil {
 		return err
 	}
 	var body struct {

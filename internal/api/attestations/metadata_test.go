@@ -62,7 +62,7 @@ func TestArtifactMetadata(t *testing.T) {
 	if st.TotalCount != 0 {
 		t.Fatalf("zed sees %+v", st)
 	}
-	e.Must(404, "POST", "/orgs/octo/artifacts/metadata/storage-record", w.zedT, storage)
+	e.Must(403, "POST", "/orgs/octo/artifacts/metadata/storage-record", w.zedT, storage) // not a member
 	e.Must(401, "POST", "/orgs/octo/artifacts/metadata/storage-record", "", storage)
 	// No attestation and no repository named: nothing to attach it to.
 	e.Must(404, "POST", "/orgs/octo/artifacts/metadata/storage-record", w.olgaT, map[string]any{"name": "x", "digest": d2, "registry_url": "https://reg.example.com/"})
