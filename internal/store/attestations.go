@@ -43,6 +43,9 @@ type AttestationQuery struct {
 	OwnerID int64 // the repositories this account owns
 	// Viewer, when set, keeps the attestations of repositories it may see.
 	Viewer *Viewer
+	// Reach, when not nil (and Viewer nil), keeps public repositories and
+	// these (an installation on the owner for selected repositories).
+	Reach []int64
 	// Digests keeps attestations with one of these subjects (none: any).
 	Digests []string
 	// PredicateType keeps those of this type or short kind.
@@ -67,6 +70,15 @@ func attestationWhere(f AttestationQuery) *sqlb {
 	} else {
 		s.w("r.owner_id = ?")
 		s.arg(f.OwnerID)
+	}
+	if f.Viewer == nil && f.Reach != nil {
+		s.w(" AND (r.visibility = 'public'")
+		if len(f.Reach) > 0 {
+			in, args := inList(f.Reach)
+			s.w(" OR r.id IN (", in, ")")
+			s.arg(args...)
+		}
+		s.w(")")
 	}
 	if len(f.Digests) > 0 {
 		in, args := inList(f.Digests)

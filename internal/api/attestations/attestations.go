@@ -245,8 +245,23 @@ func (a *API) bundle(w http.ResponseWriter, r *http.Request) error {
 // viewer is the owner query of the caller: what they may see of owner's
 // repositories.
 func viewer(r *http.Request, owner *model.Account, f *store.AttestationQuery) {
-	v := api.ViewerOf(rest.Caller(r))
-	f.OwnerID, f.Viewer = owner.ID, &v
+	c := rest.Caller(r)
+	f.OwnerID = owner.ID
+	if c.Kind == authz.Installation && c.InstallationTargetID == owner.ID {
+		// An installation on the owner reaches its repositories (all, or
+		// those selected) and reads the public ones.
+		if c.RepoIDs != nil {
+			f.Reach = []int64{}
+			for id, ok := range c.RepoIDs {
+				if ok {
+					f.Reach = append(f.Reach, id)
+				}
+			}
+		}
+		return
+	}
+	v := api.ViewerOf(c)
+	f.Viewer = &v
 }
 
 // GET /orgs/{org}/attestations/{subject_digest}, /users/{username}/...
