@@ -124,12 +124,12 @@ func (s *Service) PutDeployments(ctx context.Context, c *authz.Caller, org *mode
 }
 
 // StorageRecords are the storage records of digest the caller may see.
-func (s *Service) StorageRecords(ctx context.Context, org *model.Account, digest string, v store.Viewer) ([]*model.ArtifactStorageRecord, error) {
-	return s.Store.R().StorageRecords(ctx, org.ID, digest, v)
+func (s *Service) StorageRecords(ctx context.Context, org *model.Account, digest string, v *store.Viewer, reach []int64) ([]*model.ArtifactStorageRecord, error) {
+	return s.Store.R().StorageRecords(ctx, org.ID, digest, v, reach)
 }
 
 // DeploymentRecords are the deployment records of digest the caller may
 // see.
-func (s *Service) DeploymentRecords(ctx context.Context, org *model.Account, digest string, v store.Viewer) ([]*model.ArtifactDeploymentRecord, error) {
-	return s.Store.R().DeploymentRecords(ctx, org.ID, digest, v)
+func (s *Service) DeploymentRecords(ctx context.Context, org *model.Account, digest string, v *store.Viewer, reach []int64) ([]*model.ArtifactDeploymentRecord, error) {
+	return s.Store.R().DeploymentRecords(ctx, org.ID, digest, v, reach)
 }

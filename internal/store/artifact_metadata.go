@@ -59,9 +59,9 @@ func (q Q) PutStorageRecord(ctx context.Context, x *model.ArtifactStorageRecord)
 const metadataLimit = 1000
 
 // StorageRecords are the storage records of digest in org's repositories
-// that v may see, newest first.
-func (q Q) StorageRecords(ctx context.Context, orgID int64, digest string, v Viewer) ([]*model.ArtifactStorageRecord, error) {
-	s := visibleTo(v)
+// that v may see (see reachWhere), newest first.
+func (q Q) StorageRecords(ctx context.Context, orgID int64, digest string, v *Viewer, reach []int64) ([]*model.ArtifactStorageRecord, error) {
+	s := reachWhere(v, reach)
 	s.w("s.org_id = ? AND s.digest = ? ORDER BY s.id DESC LIMIT ?")
 	s.arg(orgID, digest, metadataLimit)
 	rows, err := q.query(ctx, `SELECT `+storageCols+` FROM artifact_storage_records s JOIN repos r ON r.id = s.repo_id
@@ -142,9 +142,9 @@ func (q Q) PutDeploymentRecord(ctx context.Context, x *model.ArtifactDeploymentR
 }
 
 // DeploymentRecords are the deployment records of digest in org's
-// repositories that v may see, newest first.
-func (q Q) DeploymentRecords(ctx context.Context, orgID int64, digest string, v Viewer) ([]*model.ArtifactDeploymentRecord, error) {
-	s := visibleTo(v)
+// repositories that v may see (see reachWhere), newest first.
+func (q Q) DeploymentRecords(ctx context.Context, orgID int64, digest string, v *Viewer, reach []int64) ([]*model.ArtifactDeploymentRecord, error) {
+	s := reachWhere(v, reach)
 	s.w("d.org_id = ? AND d.digest = ? ORDER BY d.id DESC LIMIT ?")
 	s.arg(orgID, digest, metadataLimit)
 	rows, err := q.query(ctx, `SELECT `+deploymentCols+` FROM artifact_deployment_records d JOIN repos r ON r.id = d.repo_id

@@ -55,30 +55,37 @@ type AttestationQuery struct {
 	Limit         int
 }
 
-// attestationWhere is the FROM and WHERE of f.
-func attestationWhere(f AttestationQuery) *sqlb {
-	var s *sqlb
-	if f.Viewer != nil {
-		s = visibleTo(*f.Viewer)
-	} else {
-		s = &sqlb{}
-		s.w(" WHERE ")
+// reachWhere starts the WHERE of a query over repositories r (with
+// viewerJoins) that v may see or, v nil, that are public or in reach (nil
+// reach: all): its arguments come first, and it ends with " AND ".
+func reachWhere(v *Viewer, reach []int64) *sqlb {
+	if v != nil {
+		return visibleTo(*v)
 	}
+	s := &sqlb{}
+	s.arg(int64(0), int64(0)) // viewerJoins
+	s.w(" WHERE ")
+	if reach != nil {
+		s.w("(r.visibility = 'public'")
+		if len(reach) > 0 {
+			in, args := inList(reach)
+			s.w(" OR r.id IN (", in, ")")
+			s.arg(args...)
+		}
+		s.w(") AND ")
+	}
+	return s
+}
+
+// attestationWhere is the WHERE of f.
+func attestationWhere(f AttestationQuery) *sqlb {
+	s := reachWhere(f.Viewer, f.Reach)
 	if f.RepoID != 0 {
 		s.w("t.repo_id = ?")
 		s.arg(f.RepoID)
 	} else {
 		s.w("r.owner_id = ?")
 		s.arg(f.OwnerID)
-	}
-	if f.Viewer == nil && f.Reach != nil {
-		s.w(" AND (r.visibility = 'public'")
-		if len(f.Reach) > 0 {
-			in, args := inList(f.Reach)
-			s.w(" OR r.id IN (", in, ")")
-			s.arg(args...)
-		}
-		s.w(")")
 	}
 	if len(f.Digests) > 0 {
 		in, args := inList(f.Digests)
@@ -110,10 +117,6 @@ func (q Q) Attestations(ctx context.Context, f AttestationQuery) ([]*model.Attes
 	}
 	limit := limitOr30(f.Limit)
 	args := append(s.args, limit+1)
-	if f.Viewer == nil {
-		// viewerJoins still take their two arguments.
-		args = append([]any{int64(0), int64(0)}, args...)
-	}
 	rows, err := q.query(ctx, `SELECT `+attestationCols+attestationFrom+s.b.String()+order+` LIMIT ?`, args...)
 	if err != nil {
 		return nil, false, err
@@ -249,9 +252,6 @@ func (q Q) AttestedRepos(ctx context.Context, f AttestationQuery) ([]AttestedRep
 	}
 	limit := limitOr30(f.Limit)
 	args := append(s.args, limit+1)
-	if f.Viewer == nil {
-		args = append([]any{int64(0), int64(0)}, args...)
-	}
 	rows, err := q.query(ctx, `SELECT DISTINCT r.id, r.name`+attestationFrom+s.b.String()+order+` LIMIT ?`, args...)
 	if err != nil {
 		return nil, false, err

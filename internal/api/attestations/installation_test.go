@@ -61,6 +61,19 @@ func TestAttestationsInstallation(t *testing.T) {
 		t.Fatalf("org list %+v", l)
 	}
 	e.Must(403, "GET", "/repos/octo/secret/attestations/"+d, other, nil)
+
+	// Artifact metadata of the private repository, read by an app with
+	// artifact_metadata:read.
+	e.Must(200, "POST", "/orgs/octo/artifacts/metadata/storage-record", w.olgaT, map[string]any{"name": "img", "digest": d, "registry_url": "https://reg.example.com/"})
+	meta := w.installationToken(t, "Inventory", map[string]string{"artifact_metadata": "read", "metadata": "read"})
+	var st struct {
+		TotalCount int `json:"total_count"`
+	}
+	e.Must(200, "GET", "/orgs/octo/artifacts/"+d+"/metadata/storage-records", meta, nil).JSON(t, &st)
+	if st.TotalCount != 1 {
+		t.Fatalf("app reads %d storage records", st.TotalCount)
+	}
+	e.Must(403, "GET", "/orgs/octo/artifacts/"+d+"/metadata/storage-records", other, nil)
 	e.Must(403, "DELETE", "/orgs/octo/attestations/digest/"+d, reader, nil)
 	e.Must(200, "DELETE", "/orgs/octo/attestations/digest/"+d, writer, nil)
 }

@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/hubd/hubd/internal/api"
 	svc "github.com/hubd/hubd/internal/attestations"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/store"
 )
 
 const metadataNote = "A record belongs to the repository of the digest's newest provenance attestation in the organization, else to github_repository; the caller must write to it. hubd keeps the records (no registry or cluster is contacted)."
@@ -236,7 +236,9 @@ func (a *API) listStorage(w http.ResponseWriter, r *http.Request, org *model.Acc
 	if err != nil {
 		return err
 	}
-	list, err := a.svc.StorageRecords(r.Context(), org, d, api.ViewerOf(rest.Caller(r)))
+	var f store.AttestationQuery
+	viewer(r, org, &f)
+	list, err := a.svc.StorageRecords(r.Context(), org, d, f.Viewer, f.Reach)
 	if err != nil {
 		return err
 	}
@@ -253,7 +255,9 @@ func (a *API) listDeployments(w http.ResponseWriter, r *http.Request, org *model
 	if err != nil {
 		return err
 	}
-	list, err := a.svc.DeploymentRecords(r.Context(), org, d, api.ViewerOf(rest.Caller(r)))
+	var f store.AttestationQuery
+	viewer(r, org, &f)
+	list, err := a.svc.DeploymentRecords(r.Context(), org, d, f.Viewer, f.Reach)
 	if err != nil {
 		return err
 	}
