@@ -89,7 +89,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		ps := params(rt.Pattern)
 		onRepo := slices.Contains(ps, "repo")
 		admin := strings.HasPrefix(rt.Pattern, "/admin/")
-		write := isWrite(rt.Method)
+		write := isWrite(rt.Method) && !readsByPost[rt.OperationID]
 		for _, c := range callers {
 			var repos []*repoFix
 			switch {
@@ -179,6 +179,10 @@ func TestAuthorizationMatrix(t *testing.T) {
 // template. Every other write there needs a role.
 // ownAccount are writes that act on the caller's own account although
 // their path names another user (blocking them).
+// readsByPost are the operations GitHub's description makes POSTs only
+// to carry a long query in the body: they read, and are checked as reads.
+var readsByPost = map[string]bool{"orgs/list-attestations-bulk": true, "users/list-attestations-bulk": true}
+
 var ownAccount = map[string]bool{"users/block": true, "users/unblock": true}
 
 var anyoneMay = map[string]bool{

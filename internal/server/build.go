@@ -11,6 +11,7 @@ import (
 	"github.com/hubd/hubd/internal/api/admin"
 	advisoriesapi "github.com/hubd/hubd/internal/api/advisories"
 	appsapi "github.com/hubd/hubd/internal/api/apps"
+	attestationsapi "github.com/hubd/hubd/internal/api/attestations"
 	autolinksapi "github.com/hubd/hubd/internal/api/autolinks"
 	blocksapi "github.com/hubd/hubd/internal/api/blocks"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
@@ -230,6 +231,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		reviewsAPI.Routes(),
 		forksAPI.Routes(),
 		advisoriesapi.New(d, forksAPI.Service()).Routes(),
+		attestationsapi.New(d).Routes(),
 		checksAPI.Routes(),
 		pullstacksapi.New(d).Routes(),
 		protAPI.Routes(),

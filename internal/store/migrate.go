@@ -2408,6 +2408,68 @@ CREATE TABLE codespace_exports (
 );
 CREATE INDEX codespace_exports_codespace ON codespace_exports (codespace_id, id);
 `,
+	// 72: attestations: Sigstore bundles stored per repository with the
+	// digests of their in-toto subjects, and the artifact metadata
+	// (storage and deployment records) an organization keeps per digest.
+	`
+CREATE TABLE attestations (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  predicate_type TEXT NOT NULL,
+  predicate_kind TEXT NOT NULL DEFAULT '',
+  bundle TEXT NOT NULL,
+  initiator TEXT NOT NULL,
+  creator_id BIGINT,
+  verified BOOLEAN NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX attestations_repo ON attestations (repo_id, id);
+
+CREATE TABLE attestation_subjects (
+  attestation_id BIGINT NOT NULL REFERENCES attestations(id) ON DELETE CASCADE,
+  digest TEXT NOT NULL,
+  PRIMARY KEY (attestation_id, digest)
+);
+CREATE INDEX attestation_subjects_digest ON attestation_subjects (digest, attestation_id);
+
+CREATE TABLE artifact_storage_records (
+  id {{id}},
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  repo_id BIGINT REFERENCES repos(id) ON DELETE SET NULL,
+  name TEXT NOT NULL,
+  digest TEXT NOT NULL,
+  version TEXT NOT NULL DEFAULT '',
+  artifact_url TEXT,
+  path TEXT,
+  registry_url TEXT NOT NULL,
+  repository TEXT,
+  status TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (org_id, digest, registry_url, name, version)
+);
+
+CREATE TABLE artifact_deployment_records (
+  id {{id}},
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  repo_id BIGINT REFERENCES repos(id) ON DELETE SET NULL,
+  attestation_id BIGINT REFERENCES attestations(id) ON DELETE SET NULL,
+  name TEXT NOT NULL,
+  digest TEXT NOT NULL,
+  version TEXT NOT NULL DEFAULT '',
+  status TEXT NOT NULL,
+  logical_environment TEXT NOT NULL,
+  physical_environment TEXT NOT NULL DEFAULT '',
+  cluster TEXT NOT NULL DEFAULT '',
+  deployment_name TEXT NOT NULL,
+  tags TEXT NOT NULL DEFAULT '{}',
+  runtime_risks TEXT NOT NULL DEFAULT '[]',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (org_id, logical_environment, physical_environment, cluster, deployment_name)
+);
+CREATE INDEX artifact_deployment_records_digest ON artifact_deployment_records (org_id, digest);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of
