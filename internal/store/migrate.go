@@ -2339,6 +2339,12 @@ CREATE TABLE enterprise_team_orgs (
 );
 CREATE INDEX enterprise_team_orgs_org ON enterprise_team_orgs (org_id, team_id);
 `,
+	// 70: enterprise rulesets (internal/rulesets): rulesets with neither
+	// repo_id nor org_id and enterprise set, names unique among them.
+	`
+ALTER TABLE rulesets ADD COLUMN enterprise BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE UNIQUE INDEX rulesets_enterprise_name ON rulesets (lower_name) WHERE enterprise = TRUE;
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of
