@@ -2345,6 +2345,35 @@ CREATE INDEX enterprise_team_orgs_org ON enterprise_team_orgs (org_id, team_id);
 ALTER TABLE rulesets ADD COLUMN enterprise BOOLEAN NOT NULL DEFAULT FALSE;
 CREATE UNIQUE INDEX rulesets_enterprise_name ON rulesets (lower_name) WHERE enterprise = TRUE;
 `,
+	// 71: the enterprise's announcement banner (one row, id 1) and its
+	// role assignments to users and enterprise teams (internal/enterprise;
+	// the roles themselves are GitHub's predefined ones, in code).
+	`
+CREATE TABLE enterprise_announcements (
+  id BIGINT PRIMARY KEY,
+  message TEXT NOT NULL,
+  expires_at BIGINT,
+  user_dismissible BOOLEAN NOT NULL DEFAULT FALSE,
+  actor_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  updated_at BIGINT NOT NULL
+);
+
+CREATE TABLE enterprise_role_users (
+  role_id BIGINT NOT NULL,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (role_id, user_id)
+);
+CREATE INDEX enterprise_role_users_user ON enterprise_role_users (user_id);
+
+CREATE TABLE enterprise_role_teams (
+  role_id BIGINT NOT NULL,
+  team_id BIGINT NOT NULL REFERENCES enterprise_teams(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (role_id, team_id)
+);
+CREATE INDEX enterprise_role_teams_team ON enterprise_role_teams (team_id);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of
