@@ -2374,6 +2374,20 @@ CREATE TABLE enterprise_role_teams (
 );
 CREATE INDEX enterprise_role_teams_team ON enterprise_role_teams (team_id);
 `,
+	// 72: Visual Studio subscriptions of the enterprise (internal/enterprise):
+	// each one a manual match made through the API may name, user_id null
+	// once the match is removed.
+	`
+CREATE TABLE enterprise_vs_subscriptions (
+  subscription_id TEXT PRIMARY KEY,
+  user_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  email TEXT NOT NULL DEFAULT '',
+  manual_match BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX enterprise_vs_subscriptions_user ON enterprise_vs_subscriptions (user_id);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

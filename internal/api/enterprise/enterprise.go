@@ -1,5 +1,5 @@
 // Package enterprise is the REST transport of the enterprise's own
-// settings (internal/enterprise): its announcement banner.
+// settings (internal/enterprise): its announcement banner and licensing.
 package enterprise
 
 import (
@@ -28,11 +28,11 @@ const noteBanner = "Stored with expires_at and user_dismissible; GET answers the
 func (a *API) Routes() []rest.Route {
 	read, write := []string{"read:enterprise", "admin:enterprise"}, []string{"admin:enterprise"}
 	b := "/enterprises/{enterprise}/announcement"
-	return []rest.Route{
+	return append([]rest.Route{
 		{Method: "GET", Pattern: b, OperationID: "announcement-banners/get-announcement-banner-for-enterprise", Handler: a.getBanner, Scopes: read, Note: noteBanner},
 		{Method: "PATCH", Pattern: b, OperationID: "announcement-banners/set-announcement-banner-for-enterprise", Handler: a.setBanner, Scopes: write, Note: noteBanner},
 		{Method: "DELETE", Pattern: b, OperationID: "announcement-banners/remove-announcement-banner-for-enterprise", Handler: a.removeBanner, Scopes: write, Note: noteBanner},
-	}
+	}, a.licenseRoutes()...)
 }
 
 // Banner is components/schemas/announcement-banner.
