@@ -209,3 +209,25 @@ func (q Q) EnterpriseRolesOfUser(ctx context.Context, userID int64) ([]int64, er
 	}
 	return out, rows.Err()
 }
+
+// CustomAgentsSource is the organization that holds the enterprise's
+// custom agents (0 when none is set).
+func (q Q) CustomAgentsSource(ctx context.Context) (int64, error) {
+	var id int64
+	err := q.row(ctx, `SELECT org_id FROM enterprise_custom_agents_source WHERE id = 1`).Scan(&id)
+	if err == sql.ErrNoRows {
+		return 0, nil
+	}
+	return id, err
+}
+
+// SetCustomAgentsSource sets (orgID) or clears (0) the source.
+func (q Q) SetCustomAgentsSource(ctx context.Context, orgID int64) error {
+	if orgID == 0 {
+		_, err := q.exec(ctx, `DELETE FROM enterprise_custom_agents_source WHERE id = 1`)
+		return err
+	}
+	_, err := q.exec(ctx, `INSERT INTO enterprise_custom_agents_source (id, org_id, updated_at) VALUES (1, ?, ?)
+ ON CONFLICT (id) DO UPDATE SET org_id = excluded.org_id, updated_at = excluded.updated_at`, orgID, unix(q.Now()))
+	return err
+}

@@ -2388,6 +2388,15 @@ CREATE TABLE enterprise_vs_subscriptions (
 );
 CREATE INDEX enterprise_vs_subscriptions_user ON enterprise_vs_subscriptions (user_id);
 `,
+	// 73: the organization whose .github-private repository holds the
+	// enterprise's custom agents (internal/enterprise; one row, id 1).
+	`
+CREATE TABLE enterprise_custom_agents_source (
+  id BIGINT PRIMARY KEY,
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  updated_at BIGINT NOT NULL
+);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of
