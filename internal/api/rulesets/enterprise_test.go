@@ -128,6 +128,12 @@ func TestEnterpriseRulesets(t *testing.T) {
 		t.Fatalf("repository list: %+v %v", list, err)
 	}
 	e.Must(200, "GET", "/repos/octo/core/rulesets/"+sid, olgaTok, nil)
+	// GraphQL's Repository.rulesets leaves it out (no Enterprise source
+	// object) and still answers.
+	gq := e.Must(200, "POST", "/graphql", olgaTok, map[string]any{"query": `{repository(owner:"octo",name:"core"){rulesets(first:10){nodes{name}}}}`})
+	if strings.Contains(string(gq.Body), `"errors"`) || strings.Contains(string(gq.Body), "no force pushes") {
+		t.Fatalf("graphql rulesets: %s", gq.Body)
+	}
 	e.Must(404, "GET", "/repos/other/core/rulesets/"+sid, olgaTok, nil)
 
 	// Enforced on pushes: mike may not force-push or delete octo/core's
