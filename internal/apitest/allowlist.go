@@ -45,6 +45,12 @@ var allowed = []struct {
 			"allOf checks simple-user first and stops at the first failing branch, so the account is still checked as a simple-user.",
 	},
 	{
+		OperationID: "repos/get-branch-rules", Status: 200, Contains: `value is not one of the allowed values ["Repository","Organization"]`,
+		Reason: "repository-rule-ruleset-info lists ruleset_source_type Repository and Organization only, while the ruleset " +
+			"itself (repository-ruleset.source_type) may be Enterprise: a rule of an enterprise ruleset names its source as " +
+			"GitHub's enterprise rulesets do (source_type Enterprise, source the enterprise's slug).",
+	},
+	{
 		OperationID: "gists/check-is-starred", Status: 404, Contains: `" is unsupported`,
 		Reason: "The description's 404 is the empty object GitHub answers for a gist that is not starred; a gist that does " +
 			"not exist (or that the caller may not see) gets GitHub's ordinary Not Found error body, which the description omits.",

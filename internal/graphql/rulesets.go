@@ -2,6 +2,7 @@ package graphql
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/hubd/hubd/internal/graphql/engine"
@@ -44,6 +45,10 @@ func (a *API) registerRulesets(svc *rulesets.Service) {
 		if err != nil {
 			return nil, gqlError(err)
 		}
+		// The enterprise's rulesets are left out: hubd's schema has no
+		// Enterprise object for their source (RuleSource is Organization
+		// or Repository here); REST lists them.
+		list = slices.DeleteFunc(list, func(r *model.Ruleset) bool { return r.SourceType == model.RulesetSourceEnterprise })
 		objs := make([]*rulesetObj, len(list))
 		for i, r := range list {
 			objs[i] = &rulesetObj{r: r, showBypass: rulesets.ShowsBypass(o.v.Repo, o.perm, r)}

@@ -14,6 +14,7 @@ const (
 
 	RulesetSourceRepository   = "Repository"
 	RulesetSourceOrganization = "Organization"
+	RulesetSourceEnterprise   = "Enterprise"
 )
 
 // Bypass actor types and modes.
@@ -24,6 +25,7 @@ const (
 	BypassTeam              = "Team"
 	BypassDeployKey         = "DeployKey"
 	BypassUser              = "User"
+	BypassEnterpriseOwner   = "EnterpriseOwner"
 
 	BypassAlways      = "always"
 	BypassPullRequest = "pull_request"
@@ -48,12 +50,14 @@ const (
 )
 
 // Ruleset is a named set of rules that applies to the refs its conditions
-// select: a repository's own (RepoID set) or an organization's (OrgID set),
+// select: a repository's own (RepoID set), an organization's (OrgID set),
 // which applies to the organization's repositories its repository name
-// condition selects.
+// condition selects, or the enterprise's (neither set), which applies to
+// the repositories of the organizations its organization condition
+// selects that its repository name condition selects.
 type Ruleset struct {
 	ID          int64
-	SourceType  string // RulesetSourceRepository or RulesetSourceOrganization
+	SourceType  string // RulesetSourceRepository, RulesetSourceOrganization or RulesetSourceEnterprise
 	RepoID      int64
 	OrgID       int64
 	Source      string // "owner/name" of the repository, or the organization's login
@@ -82,6 +86,10 @@ type BypassActor struct {
 type RulesetConditions struct {
 	RefName        *NamePatterns
 	RepositoryName *NamePatterns
+	// OrganizationName and OrganizationIDs select the organizations of an
+	// enterprise ruleset (one of them; OrganizationIDs nil when not given).
+	OrganizationName *NamePatterns
+	OrganizationIDs  []int64
 	// RepositoryProtected is repository_name.protected (stored; hubd does
 	// not prevent renames).
 	RepositoryProtected bool

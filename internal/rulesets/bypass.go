@@ -59,6 +59,8 @@ func (b *bypasser) is(ctx context.Context, r *model.Ruleset, x model.BypassActor
 		return perm >= need, err
 	case model.BypassOrganizationAdmin:
 		return b.orgOwner(ctx, r)
+	case model.BypassEnterpriseOwner:
+		return b.enterpriseOwner(ctx)
 	case model.BypassDeployKey:
 		return b.a.DeployKey, nil
 	case model.BypassTeam:
@@ -77,6 +79,19 @@ func (b *bypasser) is(ctx context.Context, r *model.Ruleset, x model.BypassActor
 		return in, nil
 	}
 	return false, nil
+}
+
+// enterpriseOwner reports whether the actor is one of the enterprise's
+// owners (hubd's site administrators).
+func (b *bypasser) enterpriseOwner(ctx context.Context) (bool, error) {
+	if b.a.UserID == 0 {
+		return false, nil
+	}
+	u, err := b.q.AccountByID(ctx, b.a.UserID)
+	if errors.Is(err, model.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil && u.SiteAdmin, err
 }
 
 // perm is the actor's permission on the repository: the transport's, or

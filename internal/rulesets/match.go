@@ -2,6 +2,7 @@ package rulesets
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hubd/hubd/internal/model"
@@ -136,6 +137,38 @@ func repoMatches(c *model.RulesetConditions, name string) bool {
 	}
 	for _, p := range c.RepositoryName.Exclude {
 		if p == "~ALL" || globMatch(strings.ToLower(p), name) {
+			return false
+		}
+	}
+	return true
+}
+
+// orgMatches reports whether an enterprise ruleset's organization
+// condition selects an organization: by id, or by login pattern (logins
+// compare without regard to case; ~ALL is every organization).
+func orgMatches(c *model.RulesetConditions, org *model.Account) bool {
+	if c == nil || org == nil {
+		return false
+	}
+	if c.OrganizationIDs != nil {
+		return slices.Contains(c.OrganizationIDs, org.ID)
+	}
+	if c.OrganizationName == nil {
+		return false
+	}
+	login := strings.ToLower(org.Login)
+	in := false
+	for _, p := range c.OrganizationName.Include {
+		if p == "~ALL" || globMatch(strings.ToLower(p), login) {
+			in = true
+			break
+		}
+	}
+	if !in {
+		return false
+	}
+	for _, p := range c.OrganizationName.Exclude {
+		if p == "~ALL" || globMatch(strings.ToLower(p), login) {
 			return false
 		}
 	}

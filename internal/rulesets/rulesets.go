@@ -115,19 +115,37 @@ func (s *Service) parentOrg(repo *model.Repo, includeParents bool) int64 {
 	return orgOf(repo)
 }
 
-// split separates the organization's rulesets that apply to repo from the
-// repository's own.
+// split separates the enterprise's and the organization's rulesets that
+// apply to repo (the enterprise's first) from the repository's own.
 func split(repo *model.Repo, all []*model.Ruleset) (parents, own []*model.Ruleset) {
 	parents, own = []*model.Ruleset{}, []*model.Ruleset{}
+	var org []*model.Ruleset
 	for _, r := range all {
 		switch {
 		case r.RepoID == repo.ID:
 			own = append(own, r)
-		case r.OrgID != 0 && repoMatches(r.Conditions, repo.Name):
+		case parentApplies(r, repo) && r.SourceType == model.RulesetSourceEnterprise:
 			parents = append(parents, r)
+		case parentApplies(r, repo):
+			org = append(org, r)
 		}
 	}
-	return parents, own
+	return append(parents, org...), own
+}
+
+// parentApplies reports whether an organization's or the enterprise's
+// ruleset applies to repo: the organization's to its repositories its
+// repository name condition selects, the enterprise's to the repositories
+// of the organizations its organization condition selects (none of
+// repositories owned by users) that its repository name condition selects.
+func parentApplies(r *model.Ruleset, repo *model.Repo) bool {
+	switch r.SourceType {
+	case model.RulesetSourceOrganization:
+		return r.OrgID == orgOf(repo) && repoMatches(r.Conditions, repo.Name)
+	case model.RulesetSourceEnterprise:
+		return orgOf(repo) != 0 && orgMatches(r.Conditions, repo.Owner) && repoMatches(r.Conditions, repo.Name)
+	}
+	return false
 }
 
 // List is one page of ForRepo (the organization's that apply first, then
@@ -143,8 +161,9 @@ func (s *Service) List(ctx context.Context, repo *model.Repo, includeParents boo
 		if err != nil {
 			return nil, 0, err
 		}
-		for _, r := range all {
-			if repoMatches(r.Conditions, repo.Name) && (len(targets) == 0 || slices.Contains(targets, r.Target)) {
+		applying, _ := split(repo, all)
+		for _, r := range applying {
+			if len(targets) == 0 || slices.Contains(targets, r.Target) {
 				parents = append(parents, r)
 			}
 		}
@@ -175,7 +194,7 @@ func (s *Service) Get(ctx context.Context, repo *model.Repo, id int64, includePa
 	switch {
 	case r.RepoID == repo.ID:
 		return r, nil
-	case includeParents && r.OrgID != 0 && r.OrgID == orgOf(repo) && repoMatches(r.Conditions, repo.Name):
+	case includeParents && parentApplies(r, repo):
 		return r, nil
 	}
 	return nil, model.ErrNotFound
@@ -324,7 +343,7 @@ func (s *Service) apply(ctx context.Context, r *model.Ruleset, orgID int64, in I
 		return err
 	}
 	if in.Bypass != nil {
-		list, err := s.validBypass(ctx, *in.Bypass, r.Target, orgID)
+		list, err := s.validBypass(ctx, *in.Bypass, r.Target, orgID, r.SourceType)
 		if err != nil {
 			return err
 		}
@@ -343,10 +362,16 @@ func validConditions(c *model.RulesetConditions, source string) error {
 	if c == nil {
 		return nil
 	}
-	if c.RepositoryName != nil && source != model.RulesetSourceOrganization {
-		return invalid("conditions", "repository_name applies to organization rulesets only")
+	if c.RepositoryName != nil && source == model.RulesetSourceRepository {
+		return invalid("conditions", "repository_name applies to organization and enterprise rulesets only")
 	}
-	for _, p := range []*model.NamePatterns{c.RefName, c.RepositoryName} {
+	if (c.OrganizationName != nil || c.OrganizationIDs != nil) && source != model.RulesetSourceEnterprise {
+		return invalid("conditions", "organization_name and organization_id apply to enterprise rulesets only")
+	}
+	if c.OrganizationName != nil && c.OrganizationIDs != nil {
+		return invalid("conditions", "give organization_name or organization_id, not both")
+	}
+	for _, p := range []*model.NamePatterns{c.RefName, c.RepositoryName, c.OrganizationName} {
 		if p == nil {
 			continue
 		}
@@ -458,7 +483,8 @@ func validRules(rules []model.RulesetRule, target string) error {
 // Repository role ids of bypass actors (GitHub's): maintain, write, admin.
 var repoRoleIDs = map[int64]authz.Permission{2: authz.Maintain, 4: authz.Write, 5: authz.Admin}
 
-func (s *Service) validBypass(ctx context.Context, list []model.BypassActor, target string, orgID int64) ([]model.BypassActor, error) {
+func (s *Service) validBypass(ctx context.Context, list []model.BypassActor, target string, orgID int64, source string) ([]model.BypassActor, error) {
+	enterprise := source == model.RulesetSourceEnterprise
 	q := s.Store.R()
 	out := []model.BypassActor{}
 	for _, b := range list {
@@ -478,8 +504,13 @@ func (s *Service) validBypass(ctx context.Context, list []model.BypassActor, tar
 			return nil, model.Invalid(resource, "bypass_actors.bypass_mode", "invalid")
 		}
 		switch b.ActorType {
+		case model.BypassEnterpriseOwner:
+			if !enterprise && orgID == 0 {
+				return nil, invalid("bypass_actors", "EnterpriseOwner does not apply to repositories owned by a user")
+			}
+			b.ActorID = 0
 		case model.BypassOrganizationAdmin, model.BypassDeployKey:
-			if b.ActorType == model.BypassOrganizationAdmin && orgID == 0 {
+			if b.ActorType == model.BypassOrganizationAdmin && orgID == 0 && !enterprise {
 				return nil, invalid("bypass_actors", "OrganizationAdmin does not apply to repositories owned by a user")
 			}
 			b.ActorID = 0

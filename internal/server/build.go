@@ -22,6 +22,7 @@ import (
 	"github.com/hubd/hubd/internal/api/commitcomments"
 	"github.com/hubd/hubd/internal/api/commits"
 	"github.com/hubd/hubd/internal/api/contents"
+	enterpriseapi "github.com/hubd/hubd/internal/api/enterprise"
 	enterpriseteamsapi "github.com/hubd/hubd/internal/api/enterpriseteams"
 	environmentsapi "github.com/hubd/hubd/internal/api/environments"
 	forksapi "github.com/hubd/hubd/internal/api/forks"
@@ -213,6 +214,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		admin.New(d).Routes(),
 		scimapi.New(d).Routes(),
 		enterpriseteamsapi.New(d).Routes(),
+		enterpriseapi.New(d).Routes(),
 		meta.New(d, APIVersions...).Routes(),
 		markdownapi.New(d).Routes(),
 		autolinksapi.New(d).Routes(),

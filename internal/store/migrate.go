@@ -2470,6 +2470,64 @@ CREATE TABLE artifact_deployment_records (
 );
 CREATE INDEX artifact_deployment_records_digest ON artifact_deployment_records (org_id, digest);
 `,
+	// 73: enterprise rulesets (internal/rulesets): rulesets with neither
+	// repo_id nor org_id and enterprise set, names unique among them.
+	`
+ALTER TABLE rulesets ADD COLUMN enterprise BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE UNIQUE INDEX rulesets_enterprise_name ON rulesets (lower_name) WHERE enterprise = TRUE;
+`,
+	// 74: the enterprise's announcement banner (one row, id 1) and its
+	// role assignments to users and enterprise teams (internal/enterprise;
+	// the roles themselves are GitHub's predefined ones, in code).
+	`
+CREATE TABLE enterprise_announcements (
+  id BIGINT PRIMARY KEY,
+  message TEXT NOT NULL,
+  expires_at BIGINT,
+  user_dismissible BOOLEAN NOT NULL DEFAULT FALSE,
+  actor_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  updated_at BIGINT NOT NULL
+);
+
+CREATE TABLE enterprise_role_users (
+  role_id BIGINT NOT NULL,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (role_id, user_id)
+);
+CREATE INDEX enterprise_role_users_user ON enterprise_role_users (user_id);
+
+CREATE TABLE enterprise_role_teams (
+  role_id BIGINT NOT NULL,
+  team_id BIGINT NOT NULL REFERENCES enterprise_teams(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (role_id, team_id)
+);
+CREATE INDEX enterprise_role_teams_team ON enterprise_role_teams (team_id);
+`,
+	// 75: Visual Studio subscriptions of the enterprise (internal/enterprise):
+	// each one a manual match made through the API may name, user_id null
+	// once the match is removed.
+	`
+CREATE TABLE enterprise_vs_subscriptions (
+  subscription_id TEXT PRIMARY KEY,
+  user_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  email TEXT NOT NULL DEFAULT '',
+  manual_match BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX enterprise_vs_subscriptions_user ON enterprise_vs_subscriptions (user_id);
+`,
+	// 76: the organization whose .github-private repository holds the
+	// enterprise's custom agents (internal/enterprise; one row, id 1).
+	`
+CREATE TABLE enterprise_custom_agents_source (
+  id BIGINT PRIMARY KEY,
+  org_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  updated_at BIGINT NOT NULL
+);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

@@ -32,6 +32,8 @@ type (
 		RefName             *jsonPatterns `json:"ref_name,omitempty"`
 		RepositoryName      *jsonPatterns `json:"repository_name,omitempty"`
 		RepositoryProtected bool          `json:"repository_protected,omitempty"`
+		OrganizationName    *jsonPatterns `json:"organization_name,omitempty"`
+		OrganizationIDs     []int64       `json:"organization_ids,omitempty"`
 	}
 	jsonCheck struct {
 		Context       string `json:"context"`
@@ -125,7 +127,7 @@ func encodeConditions(c *model.RulesetConditions) *jsonConditions {
 		return nil
 	}
 	return &jsonConditions{RefName: encodePatterns(c.RefName), RepositoryName: encodePatterns(c.RepositoryName),
-		RepositoryProtected: c.RepositoryProtected}
+		RepositoryProtected: c.RepositoryProtected, OrganizationName: encodePatterns(c.OrganizationName), OrganizationIDs: c.OrganizationIDs}
 }
 
 func decodeConditions(c *jsonConditions) *model.RulesetConditions {
@@ -133,7 +135,7 @@ func decodeConditions(c *jsonConditions) *model.RulesetConditions {
 		return nil
 	}
 	return &model.RulesetConditions{RefName: decodePatterns(c.RefName), RepositoryName: decodePatterns(c.RepositoryName),
-		RepositoryProtected: c.RepositoryProtected}
+		RepositoryProtected: c.RepositoryProtected, OrganizationName: decodePatterns(c.OrganizationName), OrganizationIDs: c.OrganizationIDs}
 }
 
 func encodeRules(list []model.RulesetRule) []jsonRule {
@@ -222,10 +224,11 @@ func rulesetColumns(r *model.Ruleset) (bypass, conditions, rules string, err err
 	return string(b), string(c), string(ru), nil
 }
 
-// The source is "owner/name" for a repository's ruleset and the login for
-// an organization's.
+// The source is "owner/name" for a repository's ruleset, the login for
+// an organization's and empty for the enterprise's (the transports name
+// the enterprise).
 const rulesetSelect = `SELECT x.id, x.repo_id, x.org_id, x.name, x.target, x.enforcement, x.bypass_actors, x.conditions, x.rules,
- x.created_at, x.updated_at, COALESCE(ra.login || '/' || r.name, o.login, '')
+ x.created_at, x.updated_at, COALESCE(ra.login || '/' || r.name, o.login, ''), x.enterprise
  FROM rulesets x LEFT JOIN repos r ON r.id = x.repo_id LEFT JOIN accounts ra ON ra.id = r.owner_id
  LEFT JOIN accounts o ON o.id = x.org_id`
 
@@ -234,14 +237,19 @@ func scanRuleset(sc rowScanner) (*model.Ruleset, error) {
 	var repoID, orgID sql.NullInt64
 	var bypass, conditions, rules string
 	var created, updated int64
+	var enterprise bool
 	if err := sc.Scan(&r.ID, &repoID, &orgID, &r.Name, &r.Target, &r.Enforcement, &bypass, &conditions, &rules,
-		&created, &updated, &r.Source); err != nil {
+		&created, &updated, &r.Source, &enterprise); err != nil {
 		return nil, err
 	}
 	r.RepoID, r.OrgID = repoID.Int64, orgID.Int64
-	r.SourceType = model.RulesetSourceRepository
-	if r.OrgID != 0 {
+	switch {
+	case enterprise:
+		r.SourceType = model.RulesetSourceEnterprise
+	case r.OrgID != 0:
 		r.SourceType = model.RulesetSourceOrganization
+	default:
+		r.SourceType = model.RulesetSourceRepository
 	}
 	r.CreatedAt, r.UpdatedAt = fromUnix(created), fromUnix(updated)
 	var jb []jsonBypass
@@ -303,12 +311,18 @@ func (q Q) RepoRulesets(ctx context.Context, repoID int64, targets []string, lim
 	return q.pageRulesets(ctx, `x.repo_id = ?`, repoID, targets, limit, offset)
 }
 
+// EnterpriseRulesets is one page of the enterprise's rulesets, as
+// RepoRulesets.
+func (q Q) EnterpriseRulesets(ctx context.Context, targets []string, limit, offset int) ([]*model.Ruleset, int, error) {
+	return q.pageRulesets(ctx, `x.enterprise = ?`, true, targets, limit, offset)
+}
+
 // OrgRulesets is one page of an organization's rulesets, as RepoRulesets.
 func (q Q) OrgRulesets(ctx context.Context, orgID int64, targets []string, limit, offset int) ([]*model.Ruleset, int, error) {
 	return q.pageRulesets(ctx, `x.org_id = ?`, orgID, targets, limit, offset)
 }
 
-func (q Q) pageRulesets(ctx context.Context, where string, id int64, targets []string, limit, offset int) ([]*model.Ruleset, int, error) {
+func (q Q) pageRulesets(ctx context.Context, where string, id any, targets []string, limit, offset int) ([]*model.Ruleset, int, error) {
 	filter, targs := targetFilter(targets)
 	args := append([]any{id}, targs...)
 	var total int
@@ -320,13 +334,17 @@ func (q Q) pageRulesets(ctx context.Context, where string, id int64, targets []s
 	return list, total, err
 }
 
-// RulesetsFor are every ruleset of a repository (repoID) and of its
-// organization (orgID; 0 for none), by id, in one query: the candidates
-// of what applies to the repository (the organization's are matched
-// against their repository name condition by the caller). enforcedOnly
-// leaves out disabled ones.
+// RulesetsFor are every ruleset of a repository (repoID), of its
+// organization (orgID; 0 for none) and, when it has an organization, of
+// the enterprise, by id, in one query: the candidates of what applies to
+// the repository (the organization's and the enterprise's are matched
+// against their conditions by the caller). enforcedOnly leaves out
+// disabled ones.
 func (q Q) RulesetsFor(ctx context.Context, repoID, orgID int64, enforcedOnly bool) ([]*model.Ruleset, error) {
 	where := ` WHERE (x.repo_id = ? OR x.org_id = ?)`
+	if orgID != 0 {
+		where = ` WHERE (x.repo_id = ? OR x.org_id = ? OR x.enterprise = TRUE)`
+	}
 	if enforcedOnly {
 		where += ` AND x.enforcement <> 'disabled'`
 	}
@@ -343,9 +361,9 @@ func (q Q) CreateRuleset(ctx context.Context, r *model.Ruleset) error {
 	now := q.Now()
 	r.CreatedAt, r.UpdatedAt = now, now
 	id, err := q.insert(ctx, `INSERT INTO rulesets (repo_id, org_id, name, lower_name, target, enforcement, bypass_actors, conditions, rules,
- created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
+ created_at, updated_at, enterprise) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)`,
 		idOrNil(r.RepoID), idOrNil(r.OrgID), r.Name, strings.ToLower(r.Name), r.Target, r.Enforcement, bypass, conditions, rules,
-		unix(now), unix(now))
+		unix(now), unix(now), r.SourceType == model.RulesetSourceEnterprise)
 	if isUnique(err) {
 		return ErrDuplicate
 	}

@@ -50,6 +50,14 @@ type Href struct {
 type RulesetConditions struct {
 	RefName        *RulesetNamePatterns `json:"ref_name,omitempty"`
 	RepositoryName *RulesetRepoPatterns `json:"repository_name,omitempty"`
+	// An enterprise ruleset's organization condition.
+	OrganizationName *RulesetNamePatterns `json:"organization_name,omitempty"`
+	OrganizationID   *RulesetOrgIDs       `json:"organization_id,omitempty"`
+}
+
+// RulesetOrgIDs is an enterprise ruleset's organization_id condition.
+type RulesetOrgIDs struct {
+	OrganizationIDs []int64 `json:"organization_ids"`
 }
 
 // RulesetNamePatterns are include and exclude patterns.
@@ -137,8 +145,11 @@ type RulesetVersionActor struct {
 // RulesetAPIURL is a ruleset's API URL at its source.
 func (u URLs) RulesetAPIURL(r *model.Ruleset) string {
 	id := strconv.FormatInt(r.ID, 10)
-	if r.SourceType == model.RulesetSourceOrganization {
+	switch r.SourceType {
+	case model.RulesetSourceOrganization:
 		return u.API + "/orgs/" + r.Source + "/rulesets/" + id
+	case model.RulesetSourceEnterprise:
+		return u.API + "/enterprises/" + u.EnterpriseSlug() + "/rulesets/" + id
 	}
 	return u.API + "/repos/" + r.Source + "/rulesets/" + id
 }
@@ -146,8 +157,11 @@ func (u URLs) RulesetAPIURL(r *model.Ruleset) string {
 // RulesetHTMLURL is a ruleset's settings page (GitHub's paths).
 func (u URLs) RulesetHTMLURL(r *model.Ruleset) string {
 	id := strconv.FormatInt(r.ID, 10)
-	if r.SourceType == model.RulesetSourceOrganization {
+	switch r.SourceType {
+	case model.RulesetSourceOrganization:
 		return u.Web + "/organizations/" + r.Source + "/settings/rules/" + id
+	case model.RulesetSourceEnterprise:
+		return u.Web + "/enterprises/" + u.EnterpriseSlug() + "/settings/policies/repositories/" + id
 	}
 	return u.Web + "/" + r.Source + "/rules/" + id
 }
@@ -156,7 +170,7 @@ func (u URLs) RulesetHTMLURL(r *model.Ruleset) string {
 // change it (GitHub hides the bypass list from others), canBypass the
 // caller's current_user_can_bypass ("" to leave it out).
 func (u URLs) ToRepositoryRuleset(r *model.Ruleset, showBypass bool, canBypass string) RepositoryRuleset {
-	out := RepositoryRuleset{ID: r.ID, Name: r.Name, Target: r.Target, SourceType: r.SourceType, Source: r.Source,
+	out := RepositoryRuleset{ID: r.ID, Name: r.Name, Target: r.Target, SourceType: r.SourceType, Source: u.RulesetSource(r),
 		Enforcement: r.Enforcement, CurrentUserCanBypass: canBypass, NodeID: NodeID("RRS", r.ID),
 		Links:      RulesetLinks{Self: Href{u.RulesetAPIURL(r)}, HTML: Href{u.RulesetHTMLURL(r)}},
 		Conditions: ToRulesetConditions(r.Conditions), Rules: make([]RepositoryRule, len(r.Rules)),
@@ -196,6 +210,12 @@ func ToRulesetConditions(c *model.RulesetConditions) *RulesetConditions {
 	if p := c.RepositoryName; p != nil {
 		out.RepositoryName = &RulesetRepoPatterns{Include: nonNilStrings(p.Include), Exclude: nonNilStrings(p.Exclude),
 			Protected: c.RepositoryProtected}
+	}
+	if p := c.OrganizationName; p != nil {
+		out.OrganizationName = &RulesetNamePatterns{Include: nonNilStrings(p.Include), Exclude: nonNilStrings(p.Exclude)}
+	}
+	if c.OrganizationIDs != nil {
+		out.OrganizationID = &RulesetOrgIDs{OrganizationIDs: c.OrganizationIDs}
 	}
 	return out
 }
@@ -237,10 +257,19 @@ func RuleParameters(r model.RulesetRule) any {
 	return nil
 }
 
+// RulesetSource is a ruleset's source: "owner/name", the organization's
+// login, or the enterprise's slug.
+func (u URLs) RulesetSource(r *model.Ruleset) string {
+	if r.SourceType == model.RulesetSourceEnterprise {
+		return u.EnterpriseSlug()
+	}
+	return r.Source
+}
+
 // ToRuleDetailed converts a rule with the ruleset it comes from.
-func ToRuleDetailed(rule model.RulesetRule, rs *model.Ruleset) RepositoryRuleDetailed {
+func (u URLs) ToRuleDetailed(rule model.RulesetRule, rs *model.Ruleset) RepositoryRuleDetailed {
 	return RepositoryRuleDetailed{Type: rule.Type, Parameters: RuleParameters(rule), RulesetSourceType: rs.SourceType,
-		RulesetSource: rs.Source, RulesetID: rs.ID}
+		RulesetSource: u.RulesetSource(rs), RulesetID: rs.ID}
 }
 
 // ToRulesetVersion converts a version; its state when it has one

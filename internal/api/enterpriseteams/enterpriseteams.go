@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/enterprise"
 	svc "github.com/hubd/hubd/internal/enterpriseteams"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
@@ -17,12 +18,13 @@ import (
 
 // API is the package.
 type API struct {
-	d   *api.Deps
-	svc *svc.Service
+	d     *api.Deps
+	svc   *svc.Service
+	roles *enterprise.Service
 }
 
 // New makes the package.
-func New(d *api.Deps) *API { return &API{d: d, svc: svc.New(d.Store)} }
+func New(d *api.Deps) *API { return &API{d: d, svc: svc.New(d.Store), roles: enterprise.New(d.Store)} }
 
 const noteTeams = "Teams of hubd's one enterprise; group_id is set for SCIM groups and not writable here; notification_setting is not kept."
 
@@ -36,7 +38,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: b + "/{team_slug}", OperationID: "enterprise-teams/get", Handler: a.get, Scopes: read},
 		{Method: "PATCH", Pattern: b + "/{team_slug}", OperationID: "enterprise-teams/update", Handler: a.update, Scopes: write, Note: noteTeams},
 		{Method: "DELETE", Pattern: b + "/{team_slug}", OperationID: "enterprise-teams/delete", Handler: a.remove, Scopes: write},
-	}, a.relationRoutes()...)
+	}, append(a.relationRoutes(), a.roleRoutes()...)...)
 }
 
 // Team is components/schemas/enterprise-team.

@@ -38,6 +38,14 @@ type conditionsBody struct {
 	RepositoryName     *patternsBody   `json:"repository_name"`
 	RepositoryID       json.RawMessage `json:"repository_id"`
 	RepositoryProperty json.RawMessage `json:"repository_property"`
+	// An enterprise ruleset's organization condition.
+	OrganizationName     *patternsBody   `json:"organization_name"`
+	OrganizationID       *orgIDsBody     `json:"organization_id"`
+	OrganizationProperty json.RawMessage `json:"organization_property"`
+}
+
+type orgIDsBody struct {
+	OrganizationIDs []int64 `json:"organization_ids"`
 }
 
 type ruleBody struct {
@@ -106,9 +114,23 @@ func (b *rulesetBody) input() (svc.Input, error) {
 				return in, unsupported("conditions.repository_id")
 			}
 			if given(c.RepositoryProperty) {
-				return in, unsupported("conditions.repository_property")
+				return in, model.Custom("Ruleset", "conditions.repository_property",
+					"conditions.repository_property is not supported: hubd keeps no custom repository properties")
+			}
+			if given(c.OrganizationProperty) {
+				return in, model.Custom("Ruleset", "conditions.organization_property",
+					"conditions.organization_property is not supported: hubd keeps no custom organization properties")
 			}
 			mc := &model.RulesetConditions{}
+			if p := c.OrganizationName; p != nil {
+				mc.OrganizationName = &model.NamePatterns{Include: p.Include, Exclude: p.Exclude}
+			}
+			if p := c.OrganizationID; p != nil {
+				mc.OrganizationIDs = p.OrganizationIDs
+				if mc.OrganizationIDs == nil {
+					mc.OrganizationIDs = []int64{}
+				}
+			}
 			if p := c.RefName; p != nil {
 				mc.RefName = &model.NamePatterns{Include: p.Include, Exclude: p.Exclude}
 			}

@@ -209,7 +209,7 @@ func (a *API) branchRules(w http.ResponseWriter, r *http.Request) error {
 	p := rest.ParsePage(r)
 	out := []wire.RepositoryRuleDetailed{}
 	for i := p.Offset(); i < len(rules) && i < p.Offset()+p.Limit(); i++ {
-		out = append(out, wire.ToRuleDetailed(rules[i].Rule, rules[i].Ruleset))
+		out = append(out, a.d.URLs.ToRuleDetailed(rules[i].Rule, rules[i].Ruleset))
 	}
 	rest.SetLink(w, r, a.d.URLs.API, p, len(rules))
 	return rest.JSON(w, http.StatusOK, out)

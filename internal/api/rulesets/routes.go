@@ -44,6 +44,8 @@ func (a *API) Routes() []rest.Route {
 	org := []string{"admin:org"}
 	const r = "/repos/{owner}/{repo}/rulesets"
 	const o = "/orgs/{org}/rulesets"
+	const e = "/enterprises/{enterprise}/rulesets"
+	ent := []string{"admin:enterprise"}
 	return []rest.Route{
 		{Method: "GET", Pattern: r, OperationID: "repos/get-repo-rulesets", Handler: a.list, Scopes: repo, Note: enforced},
 		{Method: "POST", Pattern: r, OperationID: "repos/create-repo-ruleset", Handler: a.create, Scopes: repo, Note: enforced},
@@ -62,5 +64,10 @@ func (a *API) Routes() []rest.Route {
 		{Method: "DELETE", Pattern: o + "/{ruleset_id}", OperationID: "repos/delete-org-ruleset", Handler: a.orgDelete, Scopes: org, Note: enforced},
 		{Method: "GET", Pattern: o + "/{ruleset_id}/history", OperationID: "orgs/get-org-ruleset-history", Handler: a.orgHistory, Scopes: org},
 		{Method: "GET", Pattern: o + "/{ruleset_id}/history/{version_id}", OperationID: "orgs/get-org-ruleset-version", Handler: a.orgVersion, Scopes: org},
+
+		{Method: "POST", Pattern: e, OperationID: "repos/create-enterprise-ruleset", Handler: a.enterpriseCreate, Scopes: ent, Note: noteEnterprise},
+		{Method: "GET", Pattern: e + "/{ruleset_id}", OperationID: "repos/get-enterprise-ruleset", Handler: a.enterpriseGet, Scopes: ent, Note: noteEnterprise},
+		{Method: "PUT", Pattern: e + "/{ruleset_id}", OperationID: "repos/update-enterprise-ruleset", Handler: a.enterpriseUpdate, Scopes: ent, Note: noteEnterprise},
+		{Method: "DELETE", Pattern: e + "/{ruleset_id}", OperationID: "repos/delete-enterprise-ruleset", Handler: a.enterpriseDelete, Scopes: ent, Note: noteEnterprise},
 	}
 }

@@ -159,7 +159,7 @@ func TestRulesetValidation(t *testing.T) {
 			map[string]any{"actor_type": "OrganizationAdmin", "bypass_mode": "always"}}}, "OrganizationAdmin does not apply"},
 		{"repository name on a repository", map[string]any{"name": "p", "enforcement": "active", "conditions": map[string]any{
 			"ref_name": map[string]any{"include": []string{"~ALL"}, "exclude": []string{}}, "repository_name": map[string]any{"include": []string{"~ALL"}, "exclude": []string{}}}},
-			"repository_name applies to organization rulesets only"},
+			"repository_name applies to organization and enterprise rulesets only"},
 	} {
 		resp := f.e.Do("POST", "/repos/mona/app/rulesets", f.token, tc.body)
 		if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(resp.Body), tc.want) {
