@@ -258,6 +258,9 @@ func (s *Service) SetValues(ctx context.Context, c *authz.Caller, p *Project, it
 	if p.Perm < authz.Write {
 		return model.Forbidden("You do not have permission to update this project.")
 	}
+	if len(vals) == 0 {
+		return nil
+	}
 	fields, err := s.Store.R().ProjectFields(ctx, p.ID)
 	if err != nil {
 		return err
