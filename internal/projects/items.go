@@ -204,7 +204,7 @@ func (s *Service) Archive(ctx context.Context, c *authz.Caller, p *Project, it *
 	if archived == (it.ArchivedAt != nil) {
 		return nil
 	}
-	action := "restored"
+	action, from := "restored", it.ArchivedAt
 	if archived {
 		now := s.Store.Now()
 		it.ArchivedAt, action = &now, "archived"
@@ -215,7 +215,7 @@ func (s *Service) Archive(ctx context.Context, c *authz.Caller, p *Project, it *
 		if err := tx.UpdateProjectItem(ctx, it); err != nil {
 			return err
 		}
-		return s.itemEvent(ctx, tx, c, p, it, action, nil)
+		return s.itemEvent(ctx, tx, c, p, it, action, map[string]any{"archived_at": map[string]any{"from": from, "to": it.ArchivedAt}})
 	})
 }
 
@@ -310,7 +310,7 @@ func (s *Service) SetValues(ctx context.Context, c *authz.Caller, p *Project, it
 			if err != nil {
 				return err
 			}
-			changed = append(changed, map[string]any{"field_node_id": o.f.ID, "field_type": o.f.DataType, "field_name": o.f.Name})
+			changed = append(changed, map[string]any{"field_id": o.f.ID, "field_type": o.f.DataType, "field_name": o.f.Name})
 		}
 		if err := tx.TouchProject(ctx, p.ID); err != nil {
 			return err
@@ -405,7 +405,7 @@ func parseDate(s string) (string, bool) {
 }
 
 func (s *Service) itemEvent(ctx context.Context, tx store.Q, c *authz.Caller, p *Project, it *model.ProjectItem, action string, changes map[string]any) error {
-	payload := map[string]any{"project_id": p.ID, "item_id": it.ID, "content_type": it.ContentType, "issue_id": it.IssueID}
+	payload := map[string]any{"project_id": p.ID, "project_number": p.Number, "item_id": it.ID, "webhook": map[string]any{"item": *it}}
 	if changes != nil {
 		payload["changes"] = changes
 	}

@@ -221,7 +221,7 @@ func (s *Service) Create(ctx context.Context, c *authz.Caller, owner *model.Acco
 		if err := tx.CreateProjectView(ctx, &model.ProjectView{ProjectID: p.ID, Name: "View 1", Layout: "table", CreatorID: c.User.ID}); err != nil {
 			return err
 		}
-		return s.event(ctx, tx, c, owner, "projects_v2", "created", map[string]any{"project_id": p.ID})
+		return s.event(ctx, tx, c, owner, "projects_v2", "created", projectPayload(p))
 	})
 	if err != nil {
 		return nil, err
@@ -262,7 +262,7 @@ func (s *Service) Update(ctx context.Context, c *authz.Caller, p *Project, in In
 		if err := tx.UpdateProject(ctx, p.Project); err != nil {
 			return err
 		}
-		return s.event(ctx, tx, c, p.Owner, "projects_v2", action, map[string]any{"project_id": p.ID})
+		return s.event(ctx, tx, c, p.Owner, "projects_v2", action, projectPayload(p.Project))
 	})
 }
 
@@ -272,7 +272,7 @@ func (s *Service) Delete(ctx context.Context, c *authz.Caller, p *Project) error
 		return model.Forbidden("You do not have permission to delete this project.")
 	}
 	return s.Store.Tx(ctx, func(tx store.Q) error {
-		if err := s.event(ctx, tx, c, p.Owner, "projects_v2", "deleted", map[string]any{"project_id": p.ID, "project": p.Project}); err != nil {
+		if err := s.event(ctx, tx, c, p.Owner, "projects_v2", "deleted", projectPayload(p.Project)); err != nil {
 			return err
 		}
 		return tx.DeleteProject(ctx, p.ID)
@@ -288,7 +288,13 @@ func (s *Service) event(ctx context.Context, tx store.Q, c *authz.Caller, owner 
 		orgID = owner.ID
 	}
 	payload["owner_id"] = owner.ID
-	return tx.AppendEvent(ctx, typ, c.UserID(), 0, orgID, payload)
+	return tx.AppendEvent(ctx, typ+"."+action, c.UserID(), 0, orgID, payload)
 }
 
 var errNoContent = errors.New("projects: item has no content")
+
+// projectPayload is a projects_v2 event's payload: the project as it is
+// after the change (a deleted one's webhook needs the copy).
+func projectPayload(p *model.Project) map[string]any {
+	return map[string]any{"project_id": p.ID, "webhook": map[string]any{"project": *p}}
+}
