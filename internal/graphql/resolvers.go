@@ -131,6 +131,12 @@ func typeOf(v any) string {
 		return "PinnedIssue"
 	case *linkedObj:
 		return "LinkedBranch"
+	case *projectObj:
+		return "ProjectV2"
+	case *projectItemObj:
+		return "ProjectV2Item"
+	case *selectValueObj:
+		return "ProjectV2ItemFieldSingleSelectValue"
 	}
 	return ""
 }

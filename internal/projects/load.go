@@ -136,3 +136,43 @@ func (s *Service) FindIssue(ctx context.Context, c *authz.Caller, id int64, owne
 	}
 	return is, v.Repo, nil
 }
+
+// Visible loads the projects of ids the caller may read, with their
+// owners: one query for the projects, one for the owners, and the
+// caller's organization roles once per owning organization.
+func (s *Service) Visible(ctx context.Context, c *authz.Caller, ids []int64) (map[int64]*Project, error) {
+	q := s.Store.R()
+	ps, err := q.ProjectsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	owners := map[int64]bool{}
+	for _, p := range ps {
+		owners[p.OwnerID] = true
+	}
+	oids := make([]int64, 0, len(owners))
+	for id := range owners {
+		oids = append(oids, id)
+	}
+	accs, err := q.AccountsByID(ctx, oids)
+	if err != nil {
+		return nil, err
+	}
+	subs := map[int64]authz.ProjectSubject{}
+	for id, acc := range accs {
+		if subs[id], err = s.subject(ctx, c, acc); err != nil {
+			return nil, err
+		}
+	}
+	out := map[int64]*Project{}
+	for id, p := range ps {
+		owner := accs[p.OwnerID]
+		if owner == nil {
+			continue
+		}
+		if pp := perm(c, subs[p.OwnerID], p); pp >= authz.Read {
+			out[id] = &Project{Project: p, Owner: owner, Perm: pp}
+		}
+	}
+	return out, nil
+}
