@@ -31,6 +31,7 @@ type selectValueObj struct {
 }
 
 func (a *API) registerProjects() {
+	a.registerOwnerProjects()
 	a.connectionTypes("ProjectV2ItemConnection", "ProjectV2ItemEdge")
 	for _, typ := range []string{"Issue", "PullRequest"} {
 		a.schema.Resolve(typ, "projectItems", a.projectItems)

@@ -137,6 +137,17 @@ func typeOf(v any) string {
 		return "ProjectV2Item"
 	case *selectValueObj:
 		return "ProjectV2ItemFieldSingleSelectValue"
+	case *valueObj:
+		return t.typeName()
+	case *draftObj:
+		return "DraftIssue"
+	case *projectFieldObj:
+		if t.f.DataType == "single_select" {
+			return "ProjectV2SingleSelectField"
+		}
+		return "ProjectV2Field"
+	case *optionObj:
+		return "ProjectV2SingleSelectFieldOption"
 	}
 	return ""
 }

@@ -176,3 +176,14 @@ func (s *Service) Visible(ctx context.Context, c *authz.Caller, ids []int64) (ma
 	}
 	return out, nil
 }
+
+// Subject is what the caller's permission on owner's projects depends on
+// but for each project's own flags (With).
+func (s *Service) Subject(ctx context.Context, c *authz.Caller, owner *model.Account) (authz.ProjectSubject, error) {
+	return s.subject(ctx, c, owner)
+}
+
+// With is p with owner and the caller's permission under sub.
+func With(c *authz.Caller, sub authz.ProjectSubject, owner *model.Account, p *model.Project) *Project {
+	return &Project{Project: p, Owner: owner, Perm: perm(c, sub, p)}
+}

@@ -652,3 +652,21 @@ func (q Q) ProjectRepoIDs(ctx context.Context, projectID int64) ([]int64, error)
 	}
 	return out, rows.Err()
 }
+
+// ProjectItemsPage is items [offset, offset+limit) of a project by id
+// (GraphQL's offset cursors).
+func (q Q) ProjectItemsPage(ctx context.Context, projectID int64, limit, offset int) ([]*model.ProjectItem, error) {
+	return q.projectItems(ctx, `SELECT `+itemCols+` FROM projects_v2_items WHERE project_id = ? ORDER BY id LIMIT ? OFFSET ?`, projectID, limit, offset)
+}
+
+// ProjectsPage is projects [offset, offset+limit) of an owner by number,
+// public ones only when publicOnly, with their count.
+func (q Q) ProjectsPage(ctx context.Context, ownerID int64, publicOnly bool, limit, offset int) ([]*model.Project, error) {
+	query := `SELECT ` + projectCols + ` FROM projects_v2 WHERE owner_id = ?`
+	args := []any{ownerID}
+	if publicOnly {
+		query += ` AND public = ?`
+		args = append(args, true)
+	}
+	return q.projects(ctx, query+` ORDER BY number LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+}
