@@ -32,19 +32,20 @@ type selectValueObj struct {
 
 func (a *API) registerProjects() {
 	a.registerOwnerProjects()
+	a.registerProjectMutations()
 	a.connectionTypes("ProjectV2ItemConnection", "ProjectV2ItemEdge")
 	for _, typ := range []string{"Issue", "PullRequest"} {
 		a.schema.Resolve(typ, "projectItems", a.projectItems)
 	}
 	a.field("ProjectV2Item", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
-		return wire.NodeID("PVTI_", p.(*projectItemObj).it.ID), nil
+		return wire.NodeID("PVTI", p.(*projectItemObj).it.ID), nil
 	})
 	a.field("ProjectV2Item", "project", func(_ context.Context, p any, _ map[string]any) (any, error) {
 		return p.(*projectItemObj).proj, nil
 	})
 	a.schema.Resolve("ProjectV2Item", "fieldValueByName", a.fieldValueByName)
 	a.field("ProjectV2", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
-		return wire.NodeID("PVT_", p.(*projectObj).p.ID), nil
+		return wire.NodeID("PVT", p.(*projectObj).p.ID), nil
 	})
 	a.field("ProjectV2", "title", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*projectObj).p.Title, nil })
 	a.field("ProjectV2", "number", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*projectObj).p.Number, nil })

@@ -106,7 +106,7 @@ func (a *API) registerOwnerProjects() {
 	a.schema.Resolve("ProjectV2Item", "content", a.itemContent)
 	a.schema.Resolve("ProjectV2Item", "fieldValues", a.fieldValues)
 	a.field("DraftIssue", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
-		return wire.NodeID("DI_", p.(*draftObj).it.ID), nil
+		return wire.NodeID("DI", p.(*draftObj).it.ID), nil
 	})
 	a.field("DraftIssue", "title", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*draftObj).it.DraftTitle, nil })
 	a.field("DraftIssue", "body", func(_ context.Context, p any, _ map[string]any) (any, error) { return p.(*draftObj).it.DraftBody, nil })

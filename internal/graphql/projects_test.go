@@ -2,6 +2,7 @@ package graphql_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"strconv"
 	"testing"
 
@@ -159,6 +160,9 @@ func TestProjectV2Items(t *testing.T) {
 	}
 	// The query count does not grow with the page.
 	cost := func(n int) int64 {
+		if err := w.e.Deps.Outbox.Sync(ctx); err != nil { // the items' events are consumed
+			t.Fatal(err)
+		}
 		if err := w.e.Store.Tx(ctx, func(store.Q) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
@@ -170,4 +174,77 @@ func TestProjectV2Items(t *testing.T) {
 	if one, many := cost(2), cost(29); one != many {
 		t.Errorf("a page of 2 items costs %d queries, a page of 29 costs %d", one, many)
 	}
+}
+
+// TestProjectV2Mutations: createProjectV2, addProjectV2DraftIssue,
+// addProjectV2ItemById, updateProjectV2ItemFieldValue,
+// clearProjectV2ItemFieldValue, archiveProjectV2Item,
+// deleteProjectV2Item, updateProjectV2 and deleteProjectV2, state read
+// back over REST; a stranger may not touch the project.
+func TestProjectV2Mutations(t *testing.T) {
+	w := newWorld(t)
+	seedIssues(t, w, 1)
+	tok := w.e.Token(w.mona, "repo,project")
+	me := mustData(t, post(t, w.e, tok, `{ viewer { id } repository(owner: "mona", name: "app") { issue(number: 1) { id } } }`, nil))
+	userID, issueID := dig(me, "viewer", "id").(string), dig(me, "repository", "issue", "id").(string)
+	d := mustData(t, post(t, w.e, tok, `mutation($o: ID!) { createProjectV2(input: {ownerId: $o, title: "Launch", clientMutationId: "m1"}) { clientMutationId projectV2 { id number title } } }`, map[string]any{"o": userID}))
+	pid := dig(d, "createProjectV2", "projectV2", "id").(string)
+	if dig(d, "createProjectV2", "projectV2", "title") != "Launch" || dig(d, "createProjectV2", "clientMutationId") != "m1" {
+		t.Fatalf("create: %v", d)
+	}
+	d = mustData(t, post(t, w.e, tok, `mutation($p: ID!) { addProjectV2DraftIssue(input: {projectId: $p, title: "Plan", body: "b"}) { projectItem { id type content { ... on DraftIssue { title } } } } }`, map[string]any{"p": pid}))
+	draft := dig(d, "addProjectV2DraftIssue", "projectItem", "id").(string)
+	d = mustData(t, post(t, w.e, tok, `mutation($p: ID!, $c: ID!) { addProjectV2ItemById(input: {projectId: $p, contentId: $c}) { item { id type } } }`, map[string]any{"p": pid, "c": issueID}))
+	item := dig(d, "addProjectV2ItemById", "item", "id").(string)
+	if dig(d, "addProjectV2ItemById", "item", "type") != "ISSUE" {
+		t.Fatalf("add item: %v", d)
+	}
+	// The fields come from REST (GitHub's own REST shape carries node ids).
+	var fields []map[string]any
+	w.e.Must(http.StatusOK, "GET", "/users/mona/projectsV2/1/fields", tok, nil).JSON(t, &fields)
+	var status map[string]any
+	for _, f := range fields {
+		if f["name"] == "Status" {
+			status = f
+		}
+	}
+	optID := status["options"].([]any)[2].(map[string]any)["id"].(string)
+	upd := `mutation($p: ID!, $i: ID!, $f: ID!, $v: ProjectV2FieldValue!) { updateProjectV2ItemFieldValue(input: {projectId: $p, itemId: $i, fieldId: $f, value: $v}) {
+		projectV2Item { fieldValues(first: 10) { nodes { ... on ProjectV2ItemFieldSingleSelectValue { name } } } } } }`
+	d = mustData(t, post(t, w.e, tok, upd, map[string]any{"p": pid, "i": item, "f": status["node_id"], "v": map[string]any{"singleSelectOptionId": optID}}))
+	if vals := dig(d, "updateProjectV2ItemFieldValue", "projectV2Item", "fieldValues", "nodes").([]any); len(vals) != 1 || dig(vals[0], "name") != "Done" {
+		t.Fatalf("update value: %v", d)
+	}
+	r := post(t, w.e, tok, upd, map[string]any{"p": pid, "i": item, "f": status["node_id"], "v": map[string]any{"singleSelectOptionId": "nope"}})
+	if len(r.Errors) == 0 {
+		t.Fatalf("an unknown option was taken: %s", r.Raw)
+	}
+	mustData(t, post(t, w.e, tok, `mutation($p: ID!, $i: ID!, $f: ID!) { clearProjectV2ItemFieldValue(input: {projectId: $p, itemId: $i, fieldId: $f}) { projectV2Item { id } } }`,
+		map[string]any{"p": pid, "i": item, "f": status["node_id"]}))
+	var items []map[string]any
+	w.e.Must(http.StatusOK, "GET", "/users/mona/projectsV2/1/items?fields="+strconv.FormatInt(int64(status["id"].(float64)), 10), tok, nil).JSON(t, &items)
+	if len(items) != 2 || items[1]["fields"].([]any)[0].(map[string]any)["value"] != nil {
+		t.Fatalf("cleared value: %v", items)
+	}
+	// A stranger may not add to it (it is private: not there for them).
+	stranger := post(t, w.e, w.strTok, `mutation($p: ID!) { addProjectV2DraftIssue(input: {projectId: $p, title: "x"}) { projectItem { id } } }`, map[string]any{"p": pid})
+	if len(stranger.Errors) == 0 || stranger.Errors[0].Type != "NOT_FOUND" {
+		t.Fatalf("stranger: %s", stranger.Raw)
+	}
+	mustData(t, post(t, w.e, tok, `mutation($p: ID!, $i: ID!) { archiveProjectV2Item(input: {projectId: $p, itemId: $i}) { item { isArchived } } }`, map[string]any{"p": pid, "i": draft}))
+	d = mustData(t, post(t, w.e, tok, `mutation($p: ID!, $i: ID!) { deleteProjectV2Item(input: {projectId: $p, itemId: $i}) { deletedItemId } }`, map[string]any{"p": pid, "i": draft}))
+	if dig(d, "deleteProjectV2Item", "deletedItemId") != draft {
+		t.Fatalf("delete item: %v", d)
+	}
+	d = mustData(t, post(t, w.e, tok, `mutation($p: ID!) { updateProjectV2(input: {projectId: $p, closed: true, public: true, shortDescription: "s"}) { projectV2 { closed public shortDescription } } }`, map[string]any{"p": pid}))
+	if dig(d, "updateProjectV2", "projectV2", "closed") != true || dig(d, "updateProjectV2", "projectV2", "public") != true {
+		t.Fatalf("update: %v", d)
+	}
+	var got map[string]any
+	w.e.Must(http.StatusOK, "GET", "/users/mona/projectsV2/1", tok, nil).JSON(t, &got)
+	if got["state"] != "closed" || got["public"] != true {
+		t.Fatalf("REST after update: %v", got)
+	}
+	mustData(t, post(t, w.e, tok, `mutation($p: ID!) { deleteProjectV2(input: {projectId: $p}) { projectV2 { id } } }`, map[string]any{"p": pid}))
+	w.e.Must(http.StatusNotFound, "GET", "/users/mona/projectsV2/1", tok, nil)
 }

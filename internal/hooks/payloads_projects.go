@@ -60,17 +60,17 @@ func (b *builder) projectItemEvent(ctx context.Context, d domain, action string,
 		return err
 	}
 	item := map[string]any{
-		"id": it.ID, "node_id": wire.NodeID("PVTI_", it.ID), "project_node_id": wire.NodeID("PVT_", d.int("project_id")),
+		"id": it.ID, "node_id": wire.NodeID("PVTI", it.ID), "project_node_id": wire.NodeID("PVT", d.int("project_id")),
 		"content_type": it.ContentType, "created_at": wire.Time(it.CreatedAt), "updated_at": wire.Time(it.UpdatedAt),
 		"archived_at": wire.TimePtr(it.ArchivedAt),
 	}
 	switch it.ContentType {
 	case "Issue":
-		item["content_node_id"] = wire.NodeID("I_", it.IssueID)
+		item["content_node_id"] = wire.NodeID("I", it.IssueID)
 	case "PullRequest":
-		item["content_node_id"] = wire.NodeID("PR_", it.IssueID)
+		item["content_node_id"] = wire.NodeID("PR", it.IssueID)
 	default:
-		item["content_node_id"] = wire.NodeID("DI_", it.ID)
+		item["content_node_id"] = wire.NodeID("DI", it.ID)
 	}
 	creator, err := b.account(ctx, it.CreatorID)
 	if err != nil {

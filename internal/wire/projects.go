@@ -61,7 +61,7 @@ func (u URLs) ToProjectV2(p *model.Project, owner, creator *model.Account) Proje
 		creator = owner
 	}
 	out := ProjectV2{
-		ID: p.ID, NodeID: NodeID("PVT_", p.ID), Owner: u.ToSimpleUser(owner), Creator: u.ToSimpleUser(creator),
+		ID: p.ID, NodeID: NodeID("PVT", p.ID), Owner: u.ToSimpleUser(owner), Creator: u.ToSimpleUser(creator),
 		Title: p.Title, Description: nonEmpty(p.Readme), Public: p.Public, ClosedAt: TimePtr(p.ClosedAt),
 		CreatedAt: Time(p.CreatedAt), UpdatedAt: Time(p.UpdatedAt), Number: p.Number,
 		ShortDescription: nonEmpty(p.ShortDescription), State: "open",
@@ -152,11 +152,11 @@ func IterationEnd(i model.ProjectIteration) string {
 func ProjectFieldNodeID(f *model.ProjectField) string {
 	switch f.DataType {
 	case "single_select":
-		return NodeID("PVTSSF_", f.ID)
+		return NodeID("PVTSSF", f.ID)
 	case "iteration":
-		return NodeID("PVTIF_", f.ID)
+		return NodeID("PVTIF", f.ID)
 	}
-	return NodeID("PVTF_", f.ID)
+	return NodeID("PVTF", f.ID)
 }
 
 // ProjectV2DraftIssue is components/schemas/projects-v2-draft-issue.
@@ -221,7 +221,7 @@ func (u URLs) ToProjectV2View(owner *model.Account, p *model.Project, v *model.P
 		sortBy = [][2]any{}
 	}
 	return ProjectV2View{
-		ID: v.ID, Number: v.Number, Name: v.Name, Layout: v.Layout, NodeID: NodeID("PVTV_", v.ID),
+		ID: v.ID, Number: v.Number, Name: v.Name, Layout: v.Layout, NodeID: NodeID("PVTV", v.ID),
 		ProjectURL: u.ProjectAPIURL(owner, p.Number), HTMLURL: u.ProjectHTMLURL(owner, p.Number) + "/views/" + strconv.FormatInt(v.Number, 10),
 		Creator: u.ToSimpleUser(creator), CreatedAt: Time(v.CreatedAt), UpdatedAt: Time(v.UpdatedAt), Filter: v.Filter,
 		VisibleFields: nz(v.VisibleFields), SortBy: sortBy, GroupBy: nz(v.GroupBy), VerticalGroupBy: nz(v.VerticalGroupBy),

@@ -77,6 +77,9 @@ func TestItemsQueryCount(t *testing.T) {
 		}
 	}
 	cost := func(perPage int) int64 {
+		if err := w.e.Deps.Outbox.Sync(ctx); err != nil { // the items' events are consumed
+			t.Fatal(err)
+		}
 		if err := w.e.Store.Tx(ctx, func(store.Q) error { return nil }); err != nil { // cold caches
 			t.Fatal(err)
 		}

@@ -63,7 +63,7 @@ func (a *API) render(r *http.Request, p *svc.Project, l *svc.Loaded, fieldIDs []
 	out := make([]wire.ProjectV2Item, 0, len(l.Items))
 	for _, it := range l.Items {
 		w := wire.ProjectV2Item{
-			ID: it.ID, NodeID: wire.NodeID("PVTI_", it.ID), ProjectURL: purl, ContentType: it.ContentType,
+			ID: it.ID, NodeID: wire.NodeID("PVTI", it.ID), ProjectURL: purl, ContentType: it.ContentType,
 			CreatedAt: wire.Time(it.CreatedAt), UpdatedAt: wire.Time(it.UpdatedAt), ArchivedAt: wire.TimePtr(it.ArchivedAt),
 			ItemURL: purl + "/items/" + strconv.FormatInt(it.ID, 10),
 		}
@@ -74,7 +74,7 @@ func (a *API) render(r *http.Request, p *svc.Project, l *svc.Loaded, fieldIDs []
 		is := l.Issues[it.IssueID]
 		switch {
 		case it.ContentType == "DraftIssue":
-			w.Content = wire.ProjectV2DraftIssue{ID: it.ID, NodeID: wire.NodeID("DI_", it.ID), Title: it.DraftTitle, Body: &it.DraftBody,
+			w.Content = wire.ProjectV2DraftIssue{ID: it.ID, NodeID: wire.NodeID("DI", it.ID), Title: it.DraftTitle, Body: &it.DraftBody,
 				User: w.Creator, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt}
 		case is != nil:
 			w.Content = iw.ToIssue(l.Repos[is.RepoID], is, nil)
