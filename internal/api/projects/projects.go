@@ -34,22 +34,28 @@ func (a *API) Routes() []rest.Route {
 	r := func(method, pattern, op string, h rest.Handler, scopes []string) rest.Route {
 		return rest.Route{Method: method, Pattern: pattern, OperationID: "projects/" + op, Handler: h, Scopes: scopes}
 	}
+	note := map[string]string{
+		"list":            "q matches words of the title and is:open / is:closed; GitHub's other project filters are not read.",
+		"list-items":      "q reads is:archived and -is:archived only; GitHub's other item filters are not read.",
+		"list-view-items": "The view's filter, sort and grouping are stored and returned but not applied: the items come in project order, archived ones left out.",
+		"add-field":       "Issue fields (issue_field_id) can't be added to projects.",
+	}
 	var out []rest.Route
 	for _, o := range []struct{ base, sfx string }{{"/orgs/{org}/projectsV2", "for-org"}, {"/users/{username}/projectsV2", "for-user"}} {
 		b := o.base
 		kind := strings.TrimPrefix(o.sfx, "for-")
 		out = append(out,
-			r("GET", b, "list-"+o.sfx, a.list, read),
+			noted(r("GET", b, "list-"+o.sfx, a.list, read), note["list"]),
 			r("GET", b+"/{project_number}", "get-"+o.sfx, a.get, read),
 			r("GET", b+"/{project_number}/fields", "list-fields-"+o.sfx, a.fields, read),
-			r("POST", b+"/{project_number}/fields", "add-field-"+o.sfx, a.addField, write),
+			noted(r("POST", b+"/{project_number}/fields", "add-field-"+o.sfx, a.addField, write), note["add-field"]),
 			r("GET", b+"/{project_number}/fields/{field_id}", "get-field-"+o.sfx, a.field, read),
-			r("GET", b+"/{project_number}/items", "list-items-"+o.sfx, a.items, read),
+			noted(r("GET", b+"/{project_number}/items", "list-items-"+o.sfx, a.items, read), note["list-items"]),
 			r("POST", b+"/{project_number}/items", "add-item-"+o.sfx, a.addItem, write),
 			r("GET", b+"/{project_number}/items/{item_id}", "get-"+kind+"-item", a.item, read),
 			r("PATCH", b+"/{project_number}/items/{item_id}", "update-item-"+o.sfx, a.updateItem, write),
 			r("DELETE", b+"/{project_number}/items/{item_id}", "delete-item-"+o.sfx, a.deleteItem, write),
-			r("GET", b+"/{project_number}/views/{view_number}/items", "list-view-items-"+o.sfx, a.viewItems, read),
+			noted(r("GET", b+"/{project_number}/views/{view_number}/items", "list-view-items-"+o.sfx, a.viewItems, read), note["list-view-items"]),
 		)
 	}
 	out = append(out,
@@ -59,6 +65,11 @@ func (a *API) Routes() []rest.Route {
 		r("POST", "/users/{user_id}/projectsV2/{project_number}/views", "create-view-for-user", a.createView, write),
 	)
 	return out
+}
+
+func noted(r rest.Route, note string) rest.Route {
+	r.Note = note
+	return r
 }
 
 // owner is the organization or user of the path.
