@@ -93,6 +93,19 @@ func (a *API) registerOwnerProjects() {
 		}
 		return c, nil
 	}))
+	a.connectionTypes("ProjectV2FieldConfigurationConnection", "ProjectV2FieldConfigurationEdge")
+	pf("owner", func(p *projects.Project) any { return p.Owner })
+	a.schema.Resolve("ProjectV2", "fields", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
+		list, err := a.d.Store.R().ProjectFields(ctx, p.(*projectObj).p.ID)
+		if err != nil {
+			return nil, err
+		}
+		objs := make([]*projectFieldObj, len(list))
+		for i, f := range list {
+			objs[i] = &projectFieldObj{f: f}
+		}
+		return slicePage(objs, b, "fields")
+	}))
 	itf := func(name string, f func(it *model.ProjectItem) any) {
 		a.field("ProjectV2Item", name, func(_ context.Context, o any, _ map[string]any) (any, error) { return f(o.(*projectItemObj).it), nil })
 	}
@@ -130,7 +143,7 @@ func (a *API) registerOwnerProjects() {
 	a.field("ProjectV2ItemFieldSingleSelectValue", "field", func(_ context.Context, p any, _ map[string]any) (any, error) {
 		return &projectFieldObj{f: p.(*selectValueObj).f}, nil
 	})
-	for _, typ := range []string{"ProjectV2Field", "ProjectV2SingleSelectField"} {
+	for _, typ := range []string{"ProjectV2Field", "ProjectV2SingleSelectField", "ProjectV2IterationField"} {
 		a.field(typ, "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
 			return wire.ProjectFieldNodeID(p.(*projectFieldObj).f), nil
 		})

@@ -153,6 +153,13 @@ func TestProjectV2Items(t *testing.T) {
 		dig(got["ProjectV2ItemFieldTextValue"], "text") != "n1" || dig(got["ProjectV2ItemFieldDateValue"], "date") != "2026-05-01" {
 		t.Fatalf("values: %v", vals)
 	}
+	// The project's fields and owner.
+	d = mustData(t, post(t, w.e, tok, `{ user(login: "mona") { projectV2(number: 1) { owner { __typename ... on User { login } }
+		fields(first: 50) { totalCount nodes { __typename ... on ProjectV2Field { name dataType } ... on ProjectV2SingleSelectField { name options { name } } } } } } }`, nil))
+	pv := dig(d, "user", "projectV2")
+	if dig(pv, "owner", "login") != "mona" || dig(pv, "fields", "totalCount").(json.Number).String() != "13" {
+		t.Fatalf("owner and fields: %v", pv)
+	}
 	// Another user sees no private project.
 	r := post(t, w.e, w.strTok, `{ user(login: "mona") { projectV2(number: 1) { title } projectsV2(first: 5) { totalCount } } }`, nil)
 	if len(r.Errors) == 0 || r.Errors[0].Type != "NOT_FOUND" {

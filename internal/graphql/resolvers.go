@@ -142,8 +142,11 @@ func typeOf(v any) string {
 	case *draftObj:
 		return "DraftIssue"
 	case *projectFieldObj:
-		if t.f.DataType == "single_select" {
+		switch t.f.DataType {
+		case "single_select":
 			return "ProjectV2SingleSelectField"
+		case "iteration":
+			return "ProjectV2IterationField"
 		}
 		return "ProjectV2Field"
 	case *optionObj:
