@@ -355,24 +355,20 @@ func (a *API) registerPullView() {
 	})
 }
 
-// registerProjectItems: hubd has no Projects (v2), so no issue or pull
-// request is in one; the item types only make gh's queries valid.
+// registerProjectItems: classic projects (cards) are gone from GitHub and
+// hubd has none, so an issue's projectCards are empty; its projectItems
+// (Projects v2) are projects.go's.
 func (a *API) registerProjectItems() {
-	a.connectionTypes("ProjectV2ItemConnection", "ProjectV2ItemEdge")
+	a.registerProjects()
 	a.connectionTypes("ProjectCardConnection", "ProjectCardEdge")
 	for _, typ := range []string{"Issue", "PullRequest"} {
-		for _, field := range []string{"projectItems", "projectCards"} {
-			a.schema.Resolve(typ, field, engine.EachBatch(func(_ context.Context, _ any, b *engine.Batch) (any, error) {
-				if _, err := pageWindow(b.Args, field, engine.SelectsItems(b.Field.SelectionSet)); err != nil {
-					return nil, err
-				}
-				return &connection{}, nil
-			}))
-		}
+		a.schema.Resolve(typ, "projectCards", engine.EachBatch(func(_ context.Context, _ any, b *engine.Batch) (any, error) {
+			if _, err := pageWindow(b.Args, "projectCards", engine.SelectsItems(b.Field.SelectionSet)); err != nil {
+				return nil, err
+			}
+			return &connection{}, nil
+		}))
 	}
-	a.noProjects("ProjectV2Item", "id", "project", "fieldValueByName")
-	a.noProjects("ProjectV2", "id", "title")
-	a.noProjects("ProjectV2ItemFieldSingleSelectValue", "id", "name", "optionId")
 	a.noProjects("ProjectCard", "id", "project", "column")
 	a.noProjects("Project", "id", "name")
 	a.noProjects("ProjectColumn", "id", "name")

@@ -7,10 +7,9 @@ import (
 	"github.com/hubd/hubd/internal/graphql/engine"
 )
 
-// registerRepoProjects: hubd has neither classic projects nor Projects
-// (v2), so a repository's projects and projectsV2 are empty (gh repo view
-// asks for both); the node types exist for the queries to validate and are
-// never returned.
+// registerRepoProjects: hubd has no classic projects, and no operation
+// links a Projects (v2) project to a repository yet, so a repository's
+// projects and projectsV2 are empty (gh repo view asks for both).
 func (a *API) registerRepoProjects() {
 	a.connectionTypes("ProjectConnection", "ProjectEdge")
 	a.connectionTypes("ProjectV2Connection", "ProjectV2Edge")
@@ -23,7 +22,6 @@ func (a *API) registerRepoProjects() {
 		}))
 	}
 	a.noProjects("Project", "number", "body", "resourcePath", "closed", "state", "url")
-	a.noProjects("ProjectV2", "number", "resourcePath", "closed", "url")
 }
 
 // noProjects resolves fields of a project type hubd never returns (it has

@@ -131,6 +131,26 @@ func typeOf(v any) string {
 		return "PinnedIssue"
 	case *linkedObj:
 		return "LinkedBranch"
+	case *projectObj:
+		return "ProjectV2"
+	case *projectItemObj:
+		return "ProjectV2Item"
+	case *selectValueObj:
+		return "ProjectV2ItemFieldSingleSelectValue"
+	case *valueObj:
+		return t.typeName()
+	case *draftObj:
+		return "DraftIssue"
+	case *projectFieldObj:
+		switch t.f.DataType {
+		case "single_select":
+			return "ProjectV2SingleSelectField"
+		case "iteration":
+			return "ProjectV2IterationField"
+		}
+		return "ProjectV2Field"
+	case *optionObj:
+		return "ProjectV2SingleSelectFieldOption"
 	}
 	return ""
 }

@@ -183,6 +183,8 @@ func (b *builder) resolve(ctx context.Context, e model.Event) ([]pair, error) {
 		return appPairs(typ, sub), nil
 	case "repository_advisory":
 		return advisoryPairs(sub), nil
+	case "projects_v2", "projects_v2_item":
+		return projectPairs(e, typ, sub), nil
 	}
 	if Events[typ] {
 		// A webhook event hubd has no payload for yet: build logs and
@@ -304,6 +306,10 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 		err = b.advisoryEvent(ctx, repo, d, out)
 	case "installation", "installation_repositories":
 		installationID, err = b.installationEvent(ctx, e, d, event, action, out)
+	case "projects_v2":
+		err = b.projectEvent(ctx, e, d, out)
+	case "projects_v2_item":
+		err = b.projectItemEvent(ctx, d, action, out)
 	default:
 		return nil, skip("%s %s has no payload", event, action)
 	}

@@ -42,6 +42,7 @@ import (
 	"github.com/hubd/hubd/internal/api/orgs"
 	outsideapi "github.com/hubd/hubd/internal/api/outside"
 	patokensapi "github.com/hubd/hubd/internal/api/patokens"
+	projectsapi "github.com/hubd/hubd/internal/api/projects"
 	protectionapi "github.com/hubd/hubd/internal/api/protection"
 	pullreviewsapi "github.com/hubd/hubd/internal/api/pullreviews"
 	pullsapi "github.com/hubd/hubd/internal/api/pulls"
@@ -228,6 +229,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		commitcomments.New(d).Routes(),
 		metrics.New(d).Routes(),
 		insightsapi.New(d).Routes(),
+		projectsapi.New(d).Routes(),
 		statuses.New(d).Routes(),
 		pullsAPI.Routes(),
 		reviewsAPI.Routes(),

@@ -2528,6 +2528,89 @@ CREATE TABLE enterprise_custom_agents_source (
   updated_at BIGINT NOT NULL
 );
 `,
+	// 77: projects: Projects (v2) of users and organizations (internal/projects):
+	// fields (built-in and custom, options as JSON), items (issues, pull
+	// requests, draft issues) with their field values, views, linked
+	// repositories.
+	`
+CREATE TABLE projects_v2 (
+  id {{id}},
+  owner_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  number BIGINT NOT NULL,
+  title TEXT NOT NULL,
+  short_description TEXT NOT NULL DEFAULT '',
+  readme TEXT NOT NULL DEFAULT '',
+  public BOOLEAN NOT NULL DEFAULT FALSE,
+  closed_at BIGINT,
+  base_role TEXT NOT NULL DEFAULT 'none',
+  creator_id BIGINT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (owner_id, number)
+);
+
+CREATE TABLE projects_v2_fields (
+  id {{id}},
+  project_id BIGINT NOT NULL REFERENCES projects_v2(id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  data_type TEXT NOT NULL,
+  position BIGINT NOT NULL,
+  config TEXT NOT NULL DEFAULT '',
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX projects_v2_fields_project ON projects_v2_fields (project_id, position);
+
+CREATE TABLE projects_v2_items (
+  id {{id}},
+  project_id BIGINT NOT NULL REFERENCES projects_v2(id) ON DELETE CASCADE,
+  content_type TEXT NOT NULL,
+  issue_id BIGINT REFERENCES issues(id) ON DELETE CASCADE,
+  draft_title TEXT NOT NULL DEFAULT '',
+  draft_body TEXT NOT NULL DEFAULT '',
+  creator_id BIGINT NOT NULL,
+  archived_at BIGINT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (project_id, issue_id)
+);
+CREATE INDEX projects_v2_items_issue ON projects_v2_items (issue_id);
+
+CREATE TABLE projects_v2_values (
+  item_id BIGINT NOT NULL REFERENCES projects_v2_items(id) ON DELETE CASCADE,
+  field_id BIGINT NOT NULL REFERENCES projects_v2_fields(id) ON DELETE CASCADE,
+  text_value TEXT NOT NULL DEFAULT '',
+  number_value DOUBLE PRECISION,
+  updated_at BIGINT NOT NULL,
+  PRIMARY KEY (item_id, field_id)
+);
+CREATE INDEX projects_v2_values_field ON projects_v2_values (field_id);
+
+CREATE TABLE projects_v2_views (
+  id {{id}},
+  project_id BIGINT NOT NULL REFERENCES projects_v2(id) ON DELETE CASCADE,
+  number BIGINT NOT NULL,
+  name TEXT NOT NULL,
+  layout TEXT NOT NULL,
+  filter TEXT,
+  visible_fields TEXT NOT NULL DEFAULT '[]',
+  sort_by TEXT NOT NULL DEFAULT '[]',
+  group_by TEXT NOT NULL DEFAULT '[]',
+  vertical_group_by TEXT NOT NULL DEFAULT '[]',
+  creator_id BIGINT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (project_id, number)
+);
+
+CREATE TABLE projects_v2_repos (
+  project_id BIGINT NOT NULL REFERENCES projects_v2(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (project_id, repo_id)
+);
+CREATE INDEX projects_v2_repos_repo ON projects_v2_repos (repo_id);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of
