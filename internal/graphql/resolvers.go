@@ -131,6 +131,8 @@ func typeOf(v any) string {
 		return "PinnedIssue"
 	case *linkedObj:
 		return "LinkedBranch"
+	case *timelineObj:
+		return t.kind.typ
 	}
 	return ""
 }
@@ -188,6 +190,7 @@ func (a *API) register() {
 	a.registerPullFiles()
 	a.registerIsRequired()
 	a.registerClosing()
+	a.registerTimeline()
 	a.registerProjectItems()
 	a.registerSearch()
 	a.registerReleases()
