@@ -62,7 +62,10 @@ func TestIssueTimelineItems(t *testing.T) {
 	}
 	n := is.GetNumber()
 	steps := []func() error{
-		func() error { _, _, err := gh.Issues.AddLabelsToIssue(ctx, "mona", "app", n, []string{"urgent"}); return err },
+		func() error {
+			_, _, err := gh.Issues.AddLabelsToIssue(ctx, "mona", "app", n, []string{"urgent"})
+			return err
+		},
 		func() error {
 			_, _, err := gh.Issues.CreateComment(ctx, "mona", "app", n, github.IssueCommentRequest{Body: "a comment"})
 			return err
@@ -71,11 +74,23 @@ func TestIssueTimelineItems(t *testing.T) {
 			_, _, err := gh.Issues.Update(ctx, "mona", "app", n, github.UpdateIssueRequest{State: github.Ptr("closed"), StateReason: github.Ptr("not_planned")})
 			return err
 		},
-		func() error { _, _, err := gh.Issues.Update(ctx, "mona", "app", n, github.UpdateIssueRequest{State: github.Ptr("open")}); return err },
-		func() error { _, _, err := gh.Issues.Update(ctx, "mona", "app", n, github.UpdateIssueRequest{Title: github.Ptr("renamed")}); return err },
+		func() error {
+			_, _, err := gh.Issues.Update(ctx, "mona", "app", n, github.UpdateIssueRequest{State: github.Ptr("open")})
+			return err
+		},
+		func() error {
+			_, _, err := gh.Issues.Update(ctx, "mona", "app", n, github.UpdateIssueRequest{Title: github.Ptr("renamed")})
+			return err
+		},
 		func() error { _, _, err := gh.Issues.AddAssignees(ctx, "mona", "app", n, []string{"mona"}); return err },
-		func() error { _, _, err := gh.Issues.RemoveAssignees(ctx, "mona", "app", n, []string{"mona"}); return err },
-		func() error { _, _, err := gh.Issues.Update(ctx, "mona", "app", n, github.UpdateIssueRequest{Milestone: ms.Number}); return err },
+		func() error {
+			_, _, err := gh.Issues.RemoveAssignees(ctx, "mona", "app", n, []string{"mona"})
+			return err
+		},
+		func() error {
+			_, _, err := gh.Issues.Update(ctx, "mona", "app", n, github.UpdateIssueRequest{Milestone: ms.Number})
+			return err
+		},
 		func() error { _, err := gh.Issues.RemoveLabelForIssue(ctx, "mona", "app", n, "urgent"); return err },
 		func() error {
 			_, _, err := gh.Issues.Create(ctx, "mona", "app", github.CreateIssueRequest{Title: "second", Body: github.Ptr("see #1")})
