@@ -2378,6 +2378,15 @@ CREATE UNIQUE INDEX check_suites_head ON check_suites (repo_id, head_sha, app_id
 CREATE UNIQUE INDEX check_suites_workflow_run ON check_suites (workflow_run_id) WHERE workflow_run_id IS NOT NULL;
 CREATE INDEX check_suites_sha ON check_suites (repo_id, head_sha, id);
 `,
+	// 71: codeindex: PostgreSQL's trigram GIN indexes take their entries
+	// at once (fastupdate off): with it on, writes queue in a pending list
+	// every search reads whole until a vacuum merges it, and the index
+	// job's bulk writes kept it full. SQLite has no such list.
+	`
+-- postgres: ALTER INDEX code_files_content_trgm SET (fastupdate = off);
+-- postgres: ALTER INDEX code_files_path_trgm SET (fastupdate = off);
+-- postgres: ALTER INDEX code_commits_message_trgm SET (fastupdate = off)
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of
