@@ -176,11 +176,11 @@ type codeSearchMode struct {
 	// (not extension:'s or filename:'s) finds its files.
 	scoped bool
 	// fence (PostgreSQL) finds a word's files in a subquery over the
-	// trigram indexes (trigramText): for a search nothing else narrows,
+	// trigram indexes (trigramText): for a search of one word alone,
 	// where a misestimate of the word's rows had the planner walk the
-	// joins testing every file. With repo:, user:, extension: or
-	// filename: the planner's own choice stands: a common word there
-	// (module extension:md) would fetch most of the index.
+	// joins testing every file. With any other condition the planner's
+	// own choice stands: a common word with extension: fetched most of
+	// the index through the fence, and path: ran slower in the bench.
 	fence bool
 }
 
@@ -191,7 +191,7 @@ type codeSearchMode struct {
 func (q Q) codeMode(ctx context.Context, c SearchCond) (codeSearchMode, error) {
 	conds := narrowing(c)
 	if q.s.pg {
-		return codeSearchMode{fence: len(conds) == 0 && pgTrigramFence}, nil
+		return codeSearchMode{fence: c.Op == CondLeaf && c.Field == "text" && pgTrigramFence}, nil
 	}
 	if len(conds) == 0 || !hasText(c) {
 		// No word to test: the mode changes nothing but the index that
