@@ -209,7 +209,10 @@ func BenchmarkSearchCode(b *testing.B) {
 	}
 	all := min(repos*perRepo, store.SearchCountCap)
 	mid, quarter := repos/2, repos/4
-	queries := []shape{
+	queries := []struct {
+		name, q string
+		total   int
+	}{
 		{"plain", "Handler42(", all},
 		{"one-file", "zanzibarquux", 1},
 		{"no-hit", "quxzanzibar", 0},
@@ -222,33 +225,8 @@ func BenchmarkSearchCode(b *testing.B) {
 		{"filename", fmt.Sprintf("filename:handler%d.go", files/3), min(repos, store.SearchCountCap)},
 		{"combined", fmt.Sprintf("Handler42( repo:owner%d/repo%d language:go path:pkg2 extension:go", quarter%owners, quarter), 1},
 	}
-	// COMPARE=1 on PostgreSQL measures each shape twice on the one seed:
-	// "unfenced" tests words with ILIKE in the joined query (the planner
-	// choosing the path, as before store.SetPGTrigramFence), then the
-	// default, a subquery over the trigram indexes.
-	type variant struct {
-		suffix string
-		fence  bool
-	}
-	variants := []variant{{"", true}}
-	if e.Store.Postgres() && os.Getenv("COMPARE") != "" {
-		variants = []variant{{"-unfenced", false}, {"", true}}
-	}
-	for _, v := range variants {
-		undo := store.SetPGTrigramFence(v.fence)
-		runShapes(b, e, tok, queries, v.suffix)
-		undo()
-	}
-}
-
-type shape struct {
-	name, q string
-	total   int
-}
-
-func runShapes(b *testing.B, e *apitest.Env, tok string, queries []shape, suffix string) {
 	for _, qq := range queries {
-		b.Run(qq.name+suffix, func(b *testing.B) {
+		b.Run(qq.name, func(b *testing.B) {
 			var times []time.Duration
 			cpu0 := cpuTime(b)
 			for i := 0; i < b.N; i++ {

@@ -175,13 +175,6 @@ type codeSearchMode struct {
 	// scoped: repo:, user: or org: narrow the search, and their index
 	// (not extension:'s or filename:'s) finds its files.
 	scoped bool
-	// fence (PostgreSQL) finds a word's files in a subquery over the
-	// trigram indexes (trigramText): for a search of one word alone,
-	// where a misestimate of the word's rows had the planner walk the
-	// joins testing every file. With any other condition the planner's
-	// own choice stands: a common word with extension: fetched most of
-	// the index through the fence, and path: ran slower in the bench.
-	fence bool
 }
 
 // codeMode chooses a code search's mode: scan when the files its indexed
@@ -190,10 +183,7 @@ type codeSearchMode struct {
 // these choices itself from its statistics.
 func (q Q) codeMode(ctx context.Context, c SearchCond) (codeSearchMode, error) {
 	conds := narrowing(c)
-	if q.s.pg {
-		return codeSearchMode{fence: c.Op == CondLeaf && c.Field == "text" && pgTrigramFence}, nil
-	}
-	if len(conds) == 0 || !hasText(c) {
+	if len(conds) == 0 || q.s.pg || !hasText(c) {
 		// No word to test: the mode changes nothing but the index that
 		// finds the files, which SQLite then chooses itself.
 		return codeSearchMode{}, nil
@@ -266,7 +256,7 @@ func narrowing(c SearchCond) []SearchCond {
 // shorter than three characters cannot use a trigram index, and those of
 // a narrow scan (few rows to test) need not: they are tested with LIKE on
 // exprs.
-func (q Q) trigramText(ctx context.Context, s *sqlb, idExpr, ftsTable string, columns, exprs []string, word string, scan, fence bool) error {
+func (q Q) trigramText(ctx context.Context, s *sqlb, idExpr, ftsTable string, columns, exprs []string, word string, scan bool) error {
 	word = strings.ToLower(word)
 	like := func() {
 		s.w("(")
@@ -282,24 +272,6 @@ func (q Q) trigramText(ctx context.Context, s *sqlb, idExpr, ftsTable string, co
 			}
 		}
 		s.w(")")
-	}
-	if q.s.pg && fence && len([]rune(word)) >= 3 {
-		// The rows whose indexed text holds the word, found through the
-		// pg_trgm GIN indexes alone (OFFSET 0 keeps the planner from
-		// pulling the subquery up): a misestimated count of them can no
-		// longer make it walk the joined tables and test every file.
-		table := trigramTables[ftsTable]
-		s.w(idExpr, " IN (SELECT t.id FROM ", table, " t WHERE ")
-		for i, expr := range exprs {
-			if i > 0 {
-				s.w(" OR ")
-			}
-			_, col, _ := strings.Cut(expr, ".")
-			s.w("t.", col, " ILIKE ? ESCAPE '\\'")
-			s.arg(likeArg(word))
-		}
-		s.w(" OFFSET 0)")
-		return nil
 	}
 	if q.s.pg || scan || len([]rune(word)) < 3 {
 		like()
@@ -326,24 +298,6 @@ func (q Q) trigramText(ctx context.Context, s *sqlb, idExpr, ftsTable string, co
 	s.w(idExpr, " IN (SELECT rowid FROM ", ftsTable, " WHERE ", ftsTable, " MATCH ?)")
 	s.arg(colset + ftsString(word))
 	return nil
-}
-
-// trigramTables are the tables the trigram indexes are of, by their FTS5
-// table (whose rowid is the table's id).
-var trigramTables = map[string]string{"code_fts": "code_files", "code_commits_fts": "code_commits"}
-
-// pgTrigramFence is whether PostgreSQL may find a word's rows in a
-// subquery of their table (codeSearchMode.fence); off, the word is always
-// tested in the joined query as ILIKE, the planner choosing the path (the
-// code search bench measures both).
-var pgTrigramFence = true
-
-// SetPGTrigramFence sets pgTrigramFence, for the code search bench's
-// comparison of the two query forms on one index; it returns the undo.
-func SetPGTrigramFence(on bool) func() {
-	old := pgTrigramFence
-	pgTrigramFence = on
-	return func() { pgTrigramFence = old }
 }
 
 // ftsString quotes s as an FTS5 string.
@@ -425,7 +379,7 @@ func (q Q) codeLeaf(ctx context.Context, s *sqlb, c SearchCond, m codeSearchMode
 			s.w("1 = 0")
 			return nil
 		}
-		return q.trigramText(ctx, s, "f.id", "code_fts", columns, exprs, c.Text, m.scan, m.fence)
+		return q.trigramText(ctx, s, "f.id", "code_fts", columns, exprs, c.Text, m.scan)
 	case "repo", "owner", "visibility", "fork":
 		repoScopeLeaf(s, c, "f.repo_id")
 	case "language":
@@ -521,7 +475,7 @@ func (q Q) SearchCommits(ctx context.Context, f CommitSearch) ([]*CodeCommit, in
 func (q Q) commitLeaf(ctx context.Context, s *sqlb, c SearchCond) error {
 	switch c.Field {
 	case "text":
-		return q.trigramText(ctx, s, "cc.id", "code_commits_fts", []string{"message"}, []string{"cc.message"}, c.Text, false, false)
+		return q.trigramText(ctx, s, "cc.id", "code_commits_fts", []string{"message"}, []string{"cc.message"}, c.Text, false)
 	case "repo", "owner", "visibility":
 		repoScopeLeaf(s, c, "cc.repo_id")
 	case "author":
