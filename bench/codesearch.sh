@@ -45,6 +45,22 @@
 # rows plus the index job for their own commit (a full index job each took
 # 14 minutes for 2,000 on SQLite). Index job (PUSHES=200): 177.9 pushes/s
 # on SQLite, 212.9 on PostgreSQL (under load 25: 68.9 and 24.8).
+#
+# PostgreSQL follow-up (2026-11-29, issue 26): the trigram GIN indexes now
+# have fastupdate off (migration 71), so no pending list left by the index
+# job's bulk writes is read by every search. A fenced form (the word's rows
+# in an OFFSET 0 subquery over the GIN indexes, then joined) was measured
+# against the planner's own plan on one seed, REPOS=300 FILES=500
+# (150,301 files), SEARCHES=15, median ms planner / fenced:
+#   load 30:  plain 73 / 34, path 56 / 93, extension 20 / 1332 (a common
+#             word through the fence fetches most of the index)
+#   load 25:  plain 119 / 72, one-file 7 / 27, path 62 / 365
+#   load 3:   plain 40 / 58, one-file 3.1 / 3.1, path 36 / 25 (fenced for
+#             plain, one-file and no-hit only)
+# No consistent gain: it was not kept. The 2,000 x 500 PostgreSQL run did
+# not finish its seed before the deadline on the shared machine (186
+# repositories in 4 minutes at load 30), so plain/path there are not
+# re-measured after migration 71.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export REPOS=${REPOS:-2000} FILES=${FILES:-500}

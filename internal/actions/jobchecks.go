@@ -59,7 +59,8 @@ func (s *Service) createJob(ctx context.Context, tx store.Q, jc **jobChecks, run
 	repo := (*jc).repo
 	web := s.Exec.Web
 	cr, err := s.Checks.CreateJobRun(ctx, tx, repo, run.TriggeringActorID, checks.JobRun{Name: j.Name, HeadSHA: run.HeadSHA,
-		HeadBranch: run.HeadBranch, AppID: (*jc).appID, Status: j.Status, Conclusion: done,
+		HeadBranch: run.HeadBranch, AppID: (*jc).appID, WorkflowRunID: run.ID, SuiteID: run.CheckSuiteID,
+		Status: j.Status, Conclusion: done,
 		DetailsURL: func(id int64) string {
 			return fmt.Sprintf("%s/%s/%s/actions/runs/%d/job/%d", web, repo.Owner.Login, repo.Name, run.ID, id)
 		}})

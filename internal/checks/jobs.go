@@ -12,7 +12,9 @@ import (
 // A workflow job is a check run with the same id, as on GitHub: the
 // actions service makes the job's check run in the transaction that makes
 // the job and gives the job the run's id, then moves the run with the job.
-// The runs belong to the GitHub Actions app, in its suite of the commit.
+// The runs belong to the GitHub Actions app, in the suite of their
+// workflow run: each workflow run is a suite of its own, made with its
+// first job; the jobs of later attempts join it.
 
 // JobRun is the check run of a new workflow job.
 type JobRun struct {
@@ -20,8 +22,12 @@ type JobRun struct {
 	HeadSHA    string // a commit id (resolved by the caller)
 	HeadBranch *string
 	AppID      int64
-	Status     string
-	Conclusion *string
+	// WorkflowRunID is the job's run; SuiteID the run's suite, 0 until its
+	// first job made it.
+	WorkflowRunID int64
+	SuiteID       int64
+	Status        string
+	Conclusion    *string
 	// DetailsURL is the job's page, given the id the job and run share.
 	DetailsURL func(id int64) string
 }
@@ -29,8 +35,18 @@ type JobRun struct {
 // CreateJobRun makes a job's check run in tx (the caller made sure the
 // commit exists); its id is the job's.
 func (s *Service) CreateJobRun(ctx context.Context, tx store.Q, repo *model.Repo, actorID int64, in JobRun) (*model.CheckRun, error) {
-	suite := &model.CheckSuite{RepoID: repo.ID, HeadSHA: in.HeadSHA, HeadBranch: in.HeadBranch, AppID: in.AppID}
-	created, err := tx.EnsureCheckSuite(ctx, suite)
+	suite := &model.CheckSuite{RepoID: repo.ID, HeadSHA: in.HeadSHA, HeadBranch: in.HeadBranch, AppID: in.AppID,
+		WorkflowRunID: in.WorkflowRunID}
+	var err error
+	created := false
+	switch {
+	case in.SuiteID != 0:
+		suite, err = tx.CheckSuiteByID(ctx, repo.ID, in.SuiteID)
+	case in.WorkflowRunID != 0:
+		created, err = true, tx.CreateWorkflowRunSuite(ctx, suite)
+	default:
+		created, err = tx.EnsureCheckSuite(ctx, suite)
+	}
 	if err != nil {
 		return nil, err
 	}

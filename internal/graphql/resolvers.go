@@ -151,6 +151,8 @@ func typeOf(v any) string {
 		return "ProjectV2Field"
 	case *optionObj:
 		return "ProjectV2SingleSelectFieldOption"
+	case *timelineObj:
+		return t.kind.typ
 	}
 	return ""
 }
@@ -208,6 +210,7 @@ func (a *API) register() {
 	a.registerPullFiles()
 	a.registerIsRequired()
 	a.registerClosing()
+	a.registerTimeline()
 	a.registerProjectItems()
 	a.registerSearch()
 	a.registerReleases()

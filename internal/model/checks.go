@@ -29,6 +29,10 @@ type CheckSuite struct {
 	After      *string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	// WorkflowRunID is the workflow run the suite is (a suite of the
+	// GitHub Actions app: each run is its own suite); 0 for the one suite
+	// of a commit and app.
+	WorkflowRunID int64
 
 	// LatestRuns counts the newest run of each name in the suite (loaded
 	// for responses).

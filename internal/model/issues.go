@@ -161,7 +161,7 @@ type IssueEvent struct {
 	RenameTo    string
 	LockReason  *string
 	StateReason *string
-	SubjectID   int64 // the other issue of sub-issue, dependency and reference events; the team of a team review request
+	SubjectID   int64 // the other issue of sub-issue, dependency and reference events; the team of a team review request; the repository a transferred issue came from
 	Team        *Team // a team review request's team, when the viewer may see it (loaded for responses)
 	CreatedAt   time.Time
 }

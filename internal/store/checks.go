@@ -20,9 +20,9 @@ const checkRunCols = `c.id, c.repo_id, c.suite_id, c.head_sha, c.app_id, c.name,
 
 const checkRunSelect = `SELECT ` + checkRunCols + ` FROM check_runs c`
 
-// latestRun keeps the newest run of each name (and app) of a commit.
-const latestRun = ` c.id = (SELECT MAX(x.id) FROM check_runs x WHERE x.repo_id = c.repo_id AND x.head_sha = c.head_sha
- AND x.app_id = c.app_id AND x.name = c.name)`
+// latestRun keeps the newest run of each name of a suite (a commit's
+// suite of an app, or a workflow run's, whose re-run attempts add runs).
+const latestRun = ` c.id = (SELECT MAX(x.id) FROM check_runs x WHERE x.suite_id = c.suite_id AND x.name = c.name)`
 
 // The JSON columns of a run: small arrays shown whole, never queried.
 type imageRow struct {
@@ -319,8 +319,8 @@ func (q Q) checkAnnotations(ctx context.Context, query string, args ...any) ([]*
 // Suites.
 
 const checkSuiteSelect = `SELECT s.id, s.repo_id, s.head_sha, s.head_branch, s.app_id, s.status, s.conclusion, s.before_sha,
- s.after_sha, s.created_at, s.updated_at, (SELECT COUNT(DISTINCT x.name) FROM check_runs x WHERE x.suite_id = s.id)
- FROM check_suites s`
+ s.after_sha, s.created_at, s.updated_at, (SELECT COUNT(DISTINCT x.name) FROM check_runs x WHERE x.suite_id = s.id),
+ COALESCE(s.workflow_run_id, 0) FROM check_suites s`
 
 func (q Q) checkSuites(ctx context.Context, query string, args ...any) ([]*model.CheckSuite, error) {
 	rows, err := q.query(ctx, query, args...)
@@ -334,7 +334,7 @@ func (q Q) checkSuites(ctx context.Context, query string, args ...any) ([]*model
 		var branch, concl, before, after sql.NullString
 		var created, updated int64
 		if err := rows.Scan(&s.ID, &s.RepoID, &s.HeadSHA, &branch, &s.AppID, &s.Status, &concl, &before, &after,
-			&created, &updated, &s.LatestRuns); err != nil {
+			&created, &updated, &s.LatestRuns, &s.WorkflowRunID); err != nil {
 			return nil, err
 		}
 		s.HeadBranch, s.Conclusion, s.Before, s.After = nullStr(branch), nullStr(concl), nullStr(before), nullStr(after)
@@ -356,9 +356,10 @@ func (q Q) CheckSuiteByID(ctx context.Context, repoID, id int64) (*model.CheckSu
 	return list[0], nil
 }
 
-// CheckSuiteFor is the suite of a commit and app.
+// CheckSuiteFor is the suite of a commit and app (not a workflow run's).
 func (q Q) CheckSuiteFor(ctx context.Context, repoID int64, sha string, appID int64) (*model.CheckSuite, error) {
-	list, err := q.checkSuites(ctx, checkSuiteSelect+` WHERE s.repo_id = ? AND s.head_sha = ? AND s.app_id = ?`, repoID, sha, appID)
+	list, err := q.checkSuites(ctx, checkSuiteSelect+` WHERE s.repo_id = ? AND s.head_sha = ? AND s.app_id = ?
+ AND s.workflow_run_id IS NULL`, repoID, sha, appID)
 	if err != nil {
 		return nil, err
 	}
@@ -368,12 +369,31 @@ func (q Q) CheckSuiteFor(ctx context.Context, repoID int64, sha string, appID in
 	return list[0], nil
 }
 
+// CreateWorkflowRunSuite makes the suite of a workflow run
+// (s.WorkflowRunID) and loads it into s.
+func (q Q) CreateWorkflowRunSuite(ctx context.Context, s *model.CheckSuite) error {
+	now := unix(q.Now())
+	id, err := q.insert(ctx, `INSERT INTO check_suites (repo_id, head_sha, head_branch, app_id, status, before_sha, after_sha,
+ created_at, updated_at, workflow_run_id) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		s.RepoID, s.HeadSHA, strOrNil(s.HeadBranch), s.AppID, model.CheckQueued, strOrNil(s.Before), strOrNil(s.After), now, now,
+		s.WorkflowRunID)
+	if err != nil {
+		return err
+	}
+	got, err := q.CheckSuiteByID(ctx, s.RepoID, id)
+	if err != nil {
+		return err
+	}
+	*s = *got
+	return nil
+}
+
 // EnsureCheckSuite makes the suite of s's repository, head commit and app
 // unless there is one, and loads it into s; created tells which.
 func (q Q) EnsureCheckSuite(ctx context.Context, s *model.CheckSuite) (created bool, err error) {
 	now := unix(q.Now())
 	res, err := q.exec(ctx, `INSERT INTO check_suites (repo_id, head_sha, head_branch, app_id, status, before_sha, after_sha,
- created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (repo_id, head_sha, app_id) DO NOTHING`,
+ created_at, updated_at) VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT (repo_id, head_sha, app_id) WHERE workflow_run_id IS NULL DO NOTHING`,
 		s.RepoID, s.HeadSHA, strOrNil(s.HeadBranch), s.AppID, model.CheckQueued, strOrNil(s.Before), strOrNil(s.After), now, now)
 	if err != nil {
 		return false, err

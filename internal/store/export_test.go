@@ -1,6 +1,9 @@
 package store
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Synchronous reads SQLite's synchronous pragma on the write connection
 // (1 NORMAL, 2 FULL), for tests.
@@ -16,4 +19,33 @@ func SetRareTrigramCap(n int) func() {
 	old := rareTrigramCap
 	rareTrigramCap = n
 	return func() { rareTrigramCap = old }
+}
+
+// OpenMigratedTo opens dsn applying only the first n migrations (a test
+// then writes what an older hubd wrote and opens it again with all).
+func OpenMigratedTo(ctx context.Context, dsn string, n int) (*Store, error) {
+	all := migrations
+	migrations = all[:n]
+	defer func() { migrations = all }()
+	return Open(ctx, dsn)
+}
+
+// MigrationCount is how many migrations there are.
+func MigrationCount() int { return len(migrations) }
+
+// Exec runs a statement on the write side, for tests that set up rows an
+// older hubd wrote.
+func Exec(ctx context.Context, s *Store, query string, args ...any) error {
+	_, err := s.write.ExecContext(ctx, s.rebind(query), args...)
+	return err
+}
+
+// MigrationWith is the number of the first migration whose text holds s.
+func MigrationWith(s string) int {
+	for i, m := range migrations {
+		if strings.Contains(m, s) {
+			return i + 1
+		}
+	}
+	return 0
 }

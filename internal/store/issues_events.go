@@ -187,3 +187,60 @@ func (q Q) HasCrossReference(ctx context.Context, targetID, sourceID int64) (boo
 		targetID, sourceID).Scan(&n)
 	return n > 0, err
 }
+
+// TimelinePage is one page of an issue's timeline and the count of the
+// events its filter selects.
+type TimelinePage struct {
+	Total  int
+	Events []*model.IssueEvent
+}
+
+// IssueTimelines pages the timelines of issueIDs in SQL, oldest first,
+// keeping the kinds in events: page turns an issue's total into the
+// [start, end) offsets of its page. Three queries whatever the number of
+// issues (counts, the pages' ids, their events).
+func (q Q) IssueTimelines(ctx context.Context, issueIDs []int64, events []string, page func(total int) (int, int)) (map[int64]*TimelinePage, error) {
+	out := map[int64]*TimelinePage{}
+	if len(issueIDs) == 0 {
+		return out, nil
+	}
+	in, args := inList(issueIDs)
+	cond := `issue_id IN (` + in + `)`
+	if len(events) > 0 {
+		cond += ` AND event IN (` + strings.TrimSuffix(strings.Repeat("?,", len(events)), ",") + `)`
+		for _, e := range events {
+			args = append(args, e)
+		}
+	} else {
+		cond += ` AND 1 = 0`
+	}
+	for _, id := range issueIDs {
+		out[id] = &TimelinePage{}
+	}
+	var ids []int64
+	err := q.pagedByKey(ctx, `SELECT issue_id, COUNT(*) FROM issue_events WHERE `+cond+` GROUP BY issue_id`,
+		`SELECT id, issue_id AS k, ROW_NUMBER() OVER (PARTITION BY issue_id ORDER BY id) AS rn FROM issue_events WHERE `+cond,
+		`id`, args, page,
+		func(rows *sql.Rows) error {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+			return nil
+		}, func(k int64, n int) { out[k].Total = n })
+	if err != nil || len(ids) == 0 {
+		return out, err
+	}
+	in, args = inList(ids)
+	list, err := q.events(ctx, eventSelect+` WHERE e.id IN (`+in+`) ORDER BY e.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range list {
+		if p := out[e.IssueID]; p != nil {
+			p.Events = append(p.Events, e)
+		}
+	}
+	return out, nil
+}

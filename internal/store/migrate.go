@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -2611,6 +2613,52 @@ CREATE TABLE projects_v2_repos (
 );
 CREATE INDEX projects_v2_repos_repo ON projects_v2_repos (repo_id);
 `,
+	// 78: checks: each workflow run is its own check suite of the GitHub
+	// Actions app (workflow_run_id), while every other suite stays one per
+	// head commit and app (a partial unique index). SQLite cannot drop the
+	// inline UNIQUE of migration 11: the table is rebuilt, with foreign keys
+	// off (see foreignKeysOff) so that dropping the old table does not
+	// cascade into check_runs. A suite one workflow run alone points at
+	// becomes that run's.
+	foreignKeysOff + `
+-- sqlite: CREATE TABLE check_suites_new (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  head_sha TEXT NOT NULL,
+  head_branch TEXT,
+  app_id BIGINT NOT NULL DEFAULT 0,
+  status TEXT NOT NULL DEFAULT 'queued',
+  conclusion TEXT,
+  before_sha TEXT,
+  after_sha TEXT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  workflow_run_id BIGINT
+);
+-- sqlite: INSERT INTO check_suites_new (id, repo_id, head_sha, head_branch, app_id, status, conclusion, before_sha, after_sha,
+ created_at, updated_at) SELECT id, repo_id, head_sha, head_branch, app_id, status, conclusion, before_sha, after_sha,
+ created_at, updated_at FROM check_suites;
+-- sqlite: DELETE FROM sqlite_sequence WHERE name = 'check_suites_new';
+-- sqlite: UPDATE sqlite_sequence SET name = 'check_suites_new' WHERE name = 'check_suites';
+-- sqlite: DROP TABLE check_suites;
+-- sqlite: ALTER TABLE check_suites_new RENAME TO check_suites;
+-- postgres: ALTER TABLE check_suites DROP CONSTRAINT check_suites_repo_id_head_sha_app_id_key;
+-- postgres: ALTER TABLE check_suites ADD COLUMN workflow_run_id BIGINT;
+UPDATE check_suites SET workflow_run_id = (SELECT MIN(r.id) FROM actions_runs r WHERE r.check_suite_id = check_suites.id)
+ WHERE (SELECT COUNT(*) FROM actions_runs r WHERE r.check_suite_id = check_suites.id) = 1;
+CREATE UNIQUE INDEX check_suites_head ON check_suites (repo_id, head_sha, app_id) WHERE workflow_run_id IS NULL;
+CREATE UNIQUE INDEX check_suites_workflow_run ON check_suites (workflow_run_id) WHERE workflow_run_id IS NOT NULL;
+CREATE INDEX check_suites_sha ON check_suites (repo_id, head_sha, id);
+`,
+	// 79: codeindex: PostgreSQL's trigram GIN indexes take their entries
+	// at once (fastupdate off): with it on, writes queue in a pending list
+	// every search reads whole until a vacuum merges it, and the index
+	// job's bulk writes kept it full. SQLite has no such list.
+	`
+-- postgres: ALTER INDEX code_files_content_trgm SET (fastupdate = off);
+-- postgres: ALTER INDEX code_files_path_trgm SET (fastupdate = off);
+-- postgres: ALTER INDEX code_commits_message_trgm SET (fastupdate = off)
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of
@@ -2634,7 +2682,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	for i, m := range migrations {
 		v := i + 1
-		err := s.Tx(ctx, func(tx Q) error {
+		run := s.Tx
+		if body, ok := strings.CutPrefix(m, foreignKeysOff); ok {
+			m, run = body, s.txForeignKeysOff
+		}
+		err := run(ctx, func(tx Q) error {
 			var n int
 			if err := tx.row(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, v).Scan(&n); err != nil {
 				return err
@@ -2659,6 +2711,71 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// foreignKeysOff begins a migration that runs with SQLite's foreign keys
+// off: one that rebuilds a table others reference (dropping the old table
+// would otherwise delete, by cascade, the rows that reference it).
+const foreignKeysOff = "-- foreign_keys off\n"
+
+// txForeignKeysOff is Tx on SQLite's one write connection with its
+// foreign keys off (the pragma is a no-op inside a transaction, so it is
+// set before and restored after). The transaction makes sure they are off
+// before fn runs and that fn left no reference dangling before it commits.
+// PostgreSQL keeps them on: it alters constraints in place.
+func (s *Store) txForeignKeysOff(ctx context.Context, fn func(tx Q) error) error {
+	if s.pg {
+		return s.Tx(ctx, fn)
+	}
+	conn, err := s.write.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+		return err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`)
+	s.writes.Add(1)
+	t, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	err = func() error {
+		var on int
+		if err := t.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on); err != nil {
+			return err
+		}
+		if on != 0 {
+			return errors.New("foreign keys are still on")
+		}
+		if err := fn(Q{s: s, db: s.write, tx: t}); err != nil {
+			return err
+		}
+		rows, err := t.QueryContext(ctx, `PRAGMA foreign_key_check`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if rows.Next() {
+			var table string
+			var rowid sql.NullInt64
+			var parent string
+			var fk int
+			if err := rows.Scan(&table, &rowid, &parent, &fk); err != nil {
+				return err
+			}
+			return fmt.Errorf("foreign key check: row %d of %s references a missing row of %s", rowid.Int64, table, parent)
+		}
+		return rows.Err()
+	}()
+	if err != nil {
+		t.Rollback()
+		return err
+	}
+	err = t.Commit()
+	s.cache.invalidate()
+	return err
 }
 
 // dialect keeps a statement of one database only: one written after

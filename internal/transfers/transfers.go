@@ -373,7 +373,9 @@ func (s *Service) TransferIssue(ctx context.Context, c *authz.Caller, in IssueIn
 		// The transferred event shows on the issue's timeline where it is
 		// now; its domain event (issues.transferred, the webhook) goes to
 		// the repository it left.
-		e := &model.IssueEvent{RepoID: to.ID, IssueID: is.ID, ActorID: c.User.ID, Event: "transferred"}
+		// It records the repository the issue came from (GraphQL's
+		// TransferredEvent.fromRepository).
+		e := &model.IssueEvent{RepoID: to.ID, IssueID: is.ID, ActorID: c.User.ID, Event: "transferred", SubjectID: from.ID}
 		if err := tx.AddIssueEventAs(ctx, e, from.ID, orgID(from.Owner), map[string]any{
 			"action": "transferred", "number": oldNumber, "new_repository_id": to.ID, "new_number": is.Number}); err != nil {
 			return err

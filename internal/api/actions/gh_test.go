@@ -127,3 +127,41 @@ func TestGhPrChecks(t *testing.T) {
 		t.Fatalf("gh pr checks --json:\n%s", r)
 	}
 }
+
+// gh pr checks and gh run view agree with the suites: two workflows with a
+// job of the same name are two checks of the pull request's head, each
+// linking to its own run; gh run view shows each run's own job.
+func TestGhChecksOfTwoWorkflows(t *testing.T) {
+	f := newFixture(t)
+	head := f.pushTo(t, "feature", "two workflows", map[string]string{
+		".github/workflows/a.yml": "name: A\non: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo a\n",
+		".github/workflows/b.yml": "name: B\non: push\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n      - run: exit 1\n",
+	})
+	runs := f.runsOf(t, "push", 2, true)
+	if _, _, err := f.gh.PullRequests.Create(ctx, "mona", "app", github.CreatePullRequest{Title: github.Ptr("two"),
+		Head: "feature", Base: "main"}); err != nil {
+		t.Fatal(err)
+	}
+	g := ghcli.Start(t, f.e)
+	g.LoginAs("mona", f.token)
+	r := g.Run("pr", "checks", "1", "-R", "mona/app", "--json", "name,state,link,workflow")
+	var checks []struct{ Name, State, Link, Workflow string }
+	if err := json.Unmarshal([]byte(r.Stdout), &checks); err != nil || len(checks) != 2 {
+		t.Fatalf("gh pr checks --json (%v):\n%s", err, r)
+	}
+	for _, run := range runs {
+		want := map[string]string{"A": "SUCCESS", "B": "FAILURE"}[run.GetName()]
+		found := false
+		for _, c := range checks {
+			found = found || (c.Name == "build" && c.Workflow == run.GetName() && c.State == want &&
+				strings.Contains(c.Link, fmt.Sprintf("/actions/runs/%d/", run.GetID())))
+		}
+		if !found || run.GetHeadSHA() != head {
+			t.Errorf("no check of run %s (%d) in %+v", run.GetName(), run.GetID(), checks)
+		}
+		v := g.Run("run", "view", fmt.Sprint(run.GetID()), "-R", "mona/app", "--json", "jobs,conclusion,workflowName")
+		if v.Err != nil || !strings.Contains(v.Stdout, `"workflowName":"`+run.GetName()+`"`) || strings.Count(v.Stdout, `"databaseId"`) != 1 {
+			t.Errorf("gh run view %d:\n%s", run.GetID(), v)
+		}
+	}
+}

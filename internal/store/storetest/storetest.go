@@ -248,3 +248,26 @@ func randHex(n int) string {
 	}
 	return hex.EncodeToString(b)
 }
+
+// Empty makes a fresh database with no migrations applied (for tests of a
+// migration over earlier data) and returns its address; it is removed when
+// t ends.
+func Empty(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv("HUBD_TEST_DATABASE")
+	if base == "" {
+		return filepath.Join(t.TempDir(), "hubd.db")
+	}
+	pg, err := postgres(base)
+	if err != nil {
+		t.Fatalf("storetest: %v", err)
+	}
+	name := pg.db + "_" + randHex(6)
+	if _, err := pg.admin.ExecContext(context.Background(), "CREATE DATABASE "+quote(name)); err != nil {
+		t.Fatalf("storetest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		pg.admin.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+quote(name)+" WITH (FORCE)")
+	})
+	return withDatabase(pg.url, name)
+}
