@@ -63,6 +63,7 @@ import (
 	"github.com/hubd/hubd/internal/insights"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/oauthweb"
+	"github.com/hubd/hubd/internal/web"
 	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/ratelimit"
@@ -254,6 +255,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	pages := oauthweb.New(oauthAPI.Service(), d.URLs.Web)
 	pages.Logins = s.LoginLimiter()
 	s.Pages, s.Clients = pages, oauthAPI.Clients
+	// The pages' forms run the services REST and GraphQL run.
+	s.web.Use(web.Services{Sessions: oauthAPI.Service(), Issues: issuesAPI.Service(), Pulls: pullsAPI.Service(), Reviews: reviewsAPI.Service(), Refs: refsSvc})
 	s.Feeds = activityAPI.Feeds()
 	s.Settled = func() { <-reposAPI.Service().BackfillDone() }
 	return s, d, nil
