@@ -63,7 +63,6 @@ import (
 	"github.com/hubd/hubd/internal/insights"
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/oauthweb"
-	"github.com/hubd/hubd/internal/web"
 	"github.com/hubd/hubd/internal/outbox"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/ratelimit"
@@ -72,6 +71,7 @@ import (
 	"github.com/hubd/hubd/internal/signatures"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/tempclone"
+	"github.com/hubd/hubd/internal/web"
 	"github.com/hubd/hubd/internal/wire"
 )
 

@@ -2,9 +2,9 @@ package web
 
 import (
 	"errors"
-	"net/url"
 	"html/template"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
