@@ -47,7 +47,7 @@ func TestPullRequestLoopInBrowser(t *testing.T) {
 	os.MkdirAll(shots, 0o755)
 
 	exe := chromium(t)
-	parent, stop := context.WithTimeout(context.Background(), 3*time.Minute)
+	parent, stop := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer stop()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
@@ -90,7 +90,7 @@ func TestPullRequestLoopInBrowser(t *testing.T) {
 		t.Helper()
 		for _, w := range []int64{1280, 390} {
 			do("viewport", chromedp.EmulateViewport(w, 900))
-			b, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+			b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 			if err != nil {
 				t.Fatalf("screenshot %s: %v", name, err)
 			}
@@ -142,7 +142,7 @@ func TestPullRequestLoopInBrowser(t *testing.T) {
 	// rita reviews from the diff.
 	signIn("rita")
 	open("/mona/app/pull/2/files")
-	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`a.ln[aria-label="Comment on line 2"]`)))
+	resp, err := chromedp.RunResponse(ctx, chromedp.Click(chromedp.CSS(`a.ln[aria-label="Comment on new line 2"]`)))
 	if err != nil || resp.Status != 200 {
 		t.Fatalf("line link: %v", err)
 	}

@@ -162,9 +162,9 @@ func TestPullRequestLoop(t *testing.T) {
 		`aria-current="page">Pull requests`, "Shout two", "Merge pull request", `value="squash"`)
 	// rita opens a comment form on line 2 of the new a.txt from the diff.
 	files := l.rita.Get("/mona/app/pull/2/files")
-	must(t, files, 200, "a.txt", "Review changes", `/mona/app/pull/2/files?line=a.txt:RIGHT:2`)
+	must(t, files, 200, "a.txt", "Review changes", `href="?line=a.txt:RIGHT:2#LRIGHT2-diff-0"`)
 	form := l.rita.Get("/mona/app/pull/2/files?line=a.txt:RIGHT:2")
-	must(t, form, 200, "Comment on line 2", `name="comment_body"`)
+	must(t, form, 200, "Comment on new line 2", `name="comment_body"`)
 	// The form of the line is the second /review form (the first is the
 	// review box at the top); post its fields.
 	v := url.Values{}
@@ -188,7 +188,7 @@ func TestPullRequestLoop(t *testing.T) {
 		t.Fatalf("bad line: %d %s", bad.Status, bad.Location)
 	}
 	pr = l.mona.Get("/mona/app/pull/2")
-	must(t, pr, 200, "approved these changes", "Louder is <em>better</em>.", "a.txt")
+	must(t, pr, 200, "approved these changes", "Louder is <em>better</em>.", "a.txt", "&#43;TWO</span>")
 	must(t, l.mona.Get("/mona/app/pulls"), 200, "Shout two", "Approved")
 	must(t, l.mona.Get("/mona/app/pull/2/commits"), 200, "Shout two")
 	// mona comments, then merges with squash.
