@@ -9,6 +9,7 @@ import (
 
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/gitrepo"
+	"github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/pullreviews"
 	"github.com/hubd/hubd/internal/pulls"
@@ -22,6 +23,16 @@ func (x *req) submit() bool {
 	switch x.pg.kind {
 	case "compare":
 		return x.openPull()
+	case "issues":
+		if x.pg.number == 0 {
+			break
+		}
+		switch x.pg.tab {
+		case "comments":
+			return x.commentIssue()
+		case "close", "reopen":
+			return x.issueState()
+		}
 	case "pull":
 		switch x.pg.tab {
 		case "merge":
@@ -241,4 +252,43 @@ func (x *req) openForm(base, head string, commits []*gitrepo.Commit) (*openForm,
 		f.Title = summary(commits[0].Message)
 	}
 	return f, nil
+}
+
+func (x *req) issueHref() string {
+	return x.base + "/issues/" + strconv.FormatInt(x.pg.number, 10)
+}
+
+// commentIssue comments on an issue; "Close with comment" closes it too.
+func (x *req) commentIssue() bool {
+	ctx := x.r.Context()
+	f := x.r.PostForm
+	if strings.TrimSpace(f.Get("body")) != "" {
+		if _, err := x.h.svc.Issues.AddComment(ctx, x.caller(), x.repo, x.perm, x.pg.number, f.Get("body")); err != nil {
+			return x.outcome(x.issueHref(), err)
+		}
+	}
+	if f.Get("close") == "" {
+		return x.back(x.issueHref(), "")
+	}
+	return x.issueState()
+}
+
+// issueState closes (as completed or not planned) or reopens an issue.
+func (x *req) issueState() bool {
+	ctx := x.r.Context()
+	is, err := x.h.d.Store.R().IssueByNumber(ctx, x.repo.ID, x.pg.number)
+	if errors.Is(err, model.ErrNotFound) || (err == nil && is.IsPull) {
+		return x.notFound()
+	}
+	if err != nil {
+		return x.fail(err)
+	}
+	in := issues.IssueInput{State: "open", Reason: "reopened"}
+	if x.pg.tab != "reopen" {
+		in.State, in.Reason = "closed", "completed"
+		if x.r.PostForm.Get("reason") == "not_planned" {
+			in.Reason = "not_planned"
+		}
+	}
+	return x.outcome(x.issueHref(), x.h.svc.Issues.ChangeIssue(ctx, x.caller(), x.repo, x.perm, is, in))
 }

@@ -269,3 +269,40 @@ func TestPrivatePullPages(t *testing.T) {
 		t.Fatal("rita commented")
 	}
 }
+
+// TestIssueForms: an issue's page comments, closes and reopens through
+// the issues service, with its events in the timeline.
+func TestIssueForms(t *testing.T) {
+	l := newLoop(t)
+	e := l.e
+	is := l.rita.Get("/mona/app/issues/1")
+	must(t, is, 200, "Add a comment", "Close as not planned")
+	if p := l.rita.Post("/mona/app/issues/1/comments", url.Values{"body": {"no token"}}); p.Status != http.StatusForbidden {
+		t.Fatalf("no CSRF: %d", p.Status)
+	}
+	if p := post(t, l.rita, is, "/mona/app/issues/1/comments", "body", "Me too, **loudly**."); p.Status != http.StatusSeeOther || strings.Contains(p.Location, "flash=") {
+		t.Fatalf("rita's comment: %d %s", p.Status, p.Location)
+	}
+	// rita may comment on mona's public issue but not close it.
+	p := post(t, l.rita, is, "/mona/app/issues/1/close")
+	if p.Status != http.StatusSeeOther || !strings.Contains(p.Location, "flash=") {
+		t.Fatalf("rita closes: %d %s", p.Status, p.Location)
+	}
+	is = l.mona.Get("/mona/app/issues/1")
+	must(t, is, 200, "Me too, <strong>loudly</strong>.", `<span class="state">`)
+	if p := post(t, l.mona, is, "/mona/app/issues/1/comments", "body", "Fixed by hand.", "close", "1"); p.Status != http.StatusSeeOther || strings.Contains(p.Location, "flash=") {
+		t.Fatalf("close with comment: %d %s", p.Status, p.Location)
+	}
+	is = l.mona.Get("/mona/app/issues/1")
+	must(t, is, 200, "Fixed by hand.", `<span class="state closed">`, "closed this", "Reopen issue")
+	if p := post(t, l.mona, is, "/mona/app/issues/1/reopen"); p.Status != http.StatusSeeOther {
+		t.Fatalf("reopen: %d", p.Status)
+	}
+	must(t, l.mona.Get("/mona/app/issues/1"), 200, "reopened this", "Close as not planned")
+	r := e.Must(200, "GET", "/repos/mona/app/issues/1", l.monaTok, nil)
+	if !strings.Contains(string(r.Body), `"state":"open"`) || !strings.Contains(string(r.Body), `"comments":2`) {
+		t.Fatalf("issue: %s", r.Body)
+	}
+	// The forms' addresses are not pages.
+	must(t, l.mona.Get("/mona/app/issues/1/close"), 404)
+}

@@ -45,7 +45,7 @@ type page struct {
 }
 
 // forms are the kinds of page that take a POSTed form.
-var forms = map[string]bool{"pull": true, "compare": true}
+var forms = map[string]bool{"pull": true, "compare": true, "issues": true}
 
 // wantsForm reports whether a POST is a browser's form.
 func wantsForm(r *http.Request) bool {
@@ -56,7 +56,7 @@ func wantsForm(r *http.Request) bool {
 // kinds are the pages under a repository and how many segments follow
 // them (max < 0: any number).
 var kinds = map[string]struct{ min, max int }{
-	"issues":     {0, 1}, // the list, or issues/{number}
+	"issues":     {0, 2}, // the list, issues/{number}, or a form's issues/{number}/{action}
 	"pull":       {1, 2}, // pull/{n}, pull/{n}/files, pull/{n}/commits
 	"pulls":      {0, 0},
 	"milestone":  {1, 1},
@@ -106,6 +106,15 @@ func parse(escaped string) (page, bool) {
 	}
 	switch pg.kind {
 	case "issues", "pull", "milestone":
+		if pg.kind == "issues" && len(pg.rest) == 2 {
+			switch pg.rest[1] {
+			case "comments", "close", "reopen":
+				pg.tab = pg.rest[1]
+			default:
+				return page{}, false
+			}
+			pg.rest = pg.rest[:1]
+		}
 		if pg.kind == "pull" && len(pg.rest) == 2 {
 			switch pg.rest[1] {
 			case "files", "commits", "merge", "review", "comments", "delete-branch":
@@ -208,6 +217,9 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 	case "":
 		return x.repoPage()
 	case "issues":
+		if pg.tab != "" {
+			return x.notFound() // a form's address takes POSTs only
+		}
 		if pg.number != 0 {
 			return x.issuePage()
 		}
