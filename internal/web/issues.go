@@ -2,10 +2,10 @@ package web
 
 import (
 	"context"
-	"sort"
 	"errors"
 	"html/template"
 	"net/http"
+	"sort"
 	"strconv"
 
 	"github.com/hubd/hubd/internal/markdown"
