@@ -20,6 +20,9 @@ import (
 // the browser back to the page; a refusal comes back as the page's flash
 // message in the service's words.
 func (x *req) submit() bool {
+	if x.h.svc.Pulls == nil || x.h.svc.Issues == nil || x.h.svc.Reviews == nil || x.h.svc.Refs == nil {
+		return x.notFound() // a server built without the services (Use) takes no forms
+	}
 	switch x.pg.kind {
 	case "compare":
 		return x.openPull()

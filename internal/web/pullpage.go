@@ -208,6 +208,10 @@ type reviewerState struct {
 
 // pull loads the pull request the page names with what every tab shows.
 func (x *req) pull() (*pullView, bool) {
+	if x.h.svc.Pulls == nil {
+		// A server built without the services (Use) draws the issue page.
+		return nil, x.issuePage()
+	}
 	ctx := x.r.Context()
 	st := x.h.d.Store.R()
 	p, err := st.PullByNumber(ctx, x.repo.ID, x.pg.number)
