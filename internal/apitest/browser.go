@@ -17,6 +17,9 @@ type Browser struct {
 	env    *Env
 	Client *http.Client
 	Jar    *cookiejar.Jar
+	// Accept, when set, is sent with every request (a real browser sends
+	// text/html; the pages of internal/web answer HTML 404s only then).
+	Accept string
 }
 
 // Browser makes a browser with an empty cookie jar.
@@ -63,6 +66,9 @@ func (b *Browser) do(method, path string, form url.Values) *Page {
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
+	if b.Accept != "" {
+		req.Header.Set("Accept", b.Accept)
+	}
 	resp, err := b.Client.Do(req)
 	if err != nil {
 		b.env.T.Fatalf("browser: %s %s: %v", method, path, err)
@@ -73,9 +79,25 @@ func (b *Browser) do(method, path string, form url.Values) *Page {
 }
 
 var (
-	formRE   = regexp.MustCompile(`(?s)<form method="post" action="([^"]*)">(.*?)</form>`)
+	formRE   = regexp.MustCompile(`(?s)<form method="post" action="([^"]*)"[^>]*>(.*?)</form>`)
 	hiddenRE = regexp.MustCompile(`<input type="hidden" name="([^"]*)" value="([^"]*)">`)
 )
+
+// FormFor is the hidden fields of the page's form that posts to action
+// (nil when it has none).
+func (p *Page) FormFor(action string) url.Values {
+	for _, m := range formRE.FindAllStringSubmatch(p.Body, -1) {
+		if html.UnescapeString(m[1]) != action {
+			continue
+		}
+		v := url.Values{}
+		for _, h := range hiddenRE.FindAllStringSubmatch(m[2], -1) {
+			v.Set(html.UnescapeString(h[1]), html.UnescapeString(h[2]))
+		}
+		return v
+	}
+	return nil
+}
 
 // Form is the action and hidden fields of the page's form ("" and nil
 // when it has none).

@@ -13,7 +13,6 @@ package oauthweb
 
 import (
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -29,13 +28,13 @@ import (
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/oauth"
 	"github.com/hubd/hubd/internal/ratelimit"
+	"github.com/hubd/hubd/internal/websession"
 )
 
-// Cookie names.
+// Cookie names (internal/websession, shared with the pages of internal/web).
 const (
-	SessionCookie = "hubd_session"
-	CSRFCookie    = "hubd_csrf"
-	csrfField     = "authenticity_token"
+	SessionCookie = websession.SessionCookie
+	CSRFCookie    = websession.CSRFCookie
 )
 
 // Handler serves the pages.
@@ -139,35 +138,17 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, v v
 	return page.Execute(w, v)
 }
 
-func (h *Handler) secure(r *http.Request) bool {
-	return r.TLS != nil || strings.HasPrefix(h.BaseURL, "https://")
-}
-
 func (h *Handler) setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge int) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
-		Secure: h.secure(r), MaxAge: maxAge})
+	websession.SetCookie(w, r, h.BaseURL, name, value, maxAge)
 }
 
 // csrf is the CSRF token of the browser, set as a cookie on first use.
 func (h *Handler) csrf(w http.ResponseWriter, r *http.Request) string {
-	if c, err := r.Cookie(CSRFCookie); err == nil && len(c.Value) >= 32 {
-		return c.Value
-	}
-	v := oauth.NewSessionSecret()
-	h.setCookie(w, r, CSRFCookie, v, 0)
-	// The same request may render a form after setting it.
-	r.AddCookie(&http.Cookie{Name: CSRFCookie, Value: v})
-	return v
+	return websession.CSRF(w, r, h.BaseURL)
 }
 
 // checkCSRF reports whether a POST form carries the browser's CSRF token.
-func checkCSRF(r *http.Request) bool {
-	c, err := r.Cookie(CSRFCookie)
-	if err != nil || len(c.Value) < 32 {
-		return false
-	}
-	return subtle.ConstantTimeCompare([]byte(c.Value), []byte(r.PostFormValue(csrfField))) == 1
-}
+func checkCSRF(r *http.Request) bool { return websession.CheckCSRF(r) }
 
 func forbiddenCSRF(w http.ResponseWriter) error {
 	http.Error(w, "Your browser did something unexpected. Please try again.", http.StatusForbidden)

@@ -79,6 +79,7 @@ import (
 	"github.com/hubd/hubd/internal/signatures"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/tempclone"
+	"github.com/hubd/hubd/internal/web"
 	"github.com/hubd/hubd/internal/wire"
 )
 
@@ -295,6 +296,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	if cfg.Codespaces.IDE != nil {
 		s.codespaces = newCodespaceProxy(cfg.Codespaces.IDE, cs, oauthAPI.Service().SessionUser, s.authenticate)
 	}
+	// The pages' forms run the services REST and GraphQL run.
+	s.web.Use(web.Services{Sessions: oauthAPI.Service(), Issues: issuesAPI.Service(), Pulls: pullsAPI.Service(), Reviews: reviewsAPI.Service(), Refs: refsSvc})
 	s.Feeds = activityAPI.Feeds()
 	s.Settled = func() { <-reposAPI.Service().BackfillDone() }
 	return s, d, nil

@@ -307,6 +307,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(store.WithViaApp(r.Context(), c.AppID))
 	}
 	setVary(h, info.Caller.Authenticated())
+	if info.Prefix == "" && r.URL.Path == "/" && s.web.ServeHome(w, r) {
+		// A browser's home page (GitHub's www host); API clients get the
+		// API root (its api host).
+		return
+	}
 
 	// mux.Handler finds the route; mux.ServeHTTP (below) also sets the path
 	// values the handlers read.

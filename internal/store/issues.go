@@ -342,7 +342,9 @@ type IssueQuery struct {
 	// Involves keeps issues the user created, is assigned to, is mentioned
 	// in or commented on (filter=subscribed).
 	Involves int64
-	Since    *time.Time
+	// ReviewRequestedID keeps pull requests that ask this user's review.
+	ReviewRequestedID int64
+	Since             *time.Time
 	// Type filters by issue type: a type's name (any case), "*" any type,
 	// "none" no type.
 	Type string
@@ -362,7 +364,7 @@ type IssueQuery struct {
 func (f *IssueQuery) simple() bool {
 	return f.Repos == nil && len(f.Labels) == 0 && f.MilestoneID == 0 && !f.MilestoneAny && !f.MilestoneNone &&
 		f.AssigneeID == 0 && !f.AssigneeAny && !f.AssigneeNone && f.CreatorID == 0 && f.MentionedID == 0 &&
-		f.Involves == 0 && f.Since == nil && !f.Nothing && !f.Pulls && f.Type == "" && (f.Sort == "" || f.Sort == "created")
+		f.Involves == 0 && f.ReviewRequestedID == 0 && f.Since == nil && !f.Nothing && !f.Pulls && f.Type == "" && (f.Sort == "" || f.Sort == "created")
 }
 
 func (f *IssueQuery) states() []string {
@@ -457,6 +459,10 @@ func (f *IssueQuery) where() (string, []any) {
  OR EXISTS (SELECT 1 FROM issue_mentions im WHERE im.issue_id = i.id AND im.user_id = ?)
  OR EXISTS (SELECT 1 FROM issue_comments ic WHERE ic.issue_id = i.id AND ic.user_id = ?))`)
 		args = append(args, f.Involves, f.Involves, f.Involves, f.Involves)
+	}
+	if f.ReviewRequestedID != 0 {
+		conds = append(conds, "EXISTS (SELECT 1 FROM pull_review_requests rr WHERE rr.pull_id = i.id AND rr.reviewer_id = ?)")
+		args = append(args, f.ReviewRequestedID)
 	}
 	if f.Since != nil {
 		conds, args = append(conds, "i.updated_at >= ?"), append(args, unix(*f.Since))

@@ -52,3 +52,55 @@ func BenchmarkPages(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPullPage measures a pull request's conversation (200 timeline
+// items: 150 comments and 50 reviews with an inline comment each, plus
+// its commits) and its files page (a 5,000-line diff in ten files), over
+// real HTTP as the signed-in reviewer sees them.
+func BenchmarkPullPage(b *testing.B) {
+	e := apitest.New(b)
+	_, tok := e.NewUser("mona", false)
+	e.Must(201, "POST", "/user/repos", tok, map[string]any{"name": "hello"})
+	w := newWork(b)
+	base := map[string]string{}
+	for i := range 10 {
+		base[fmt.Sprintf("src/f%d.go", i)] = strings.Repeat("// an old line of code <with> & entities\n", 250)
+	}
+	w.commit("Base", base)
+	w.push(e, tok, "mona", "hello", "main")
+	w.git("checkout", "-q", "-b", "feature")
+	changed := map[string]string{}
+	for i := range 10 {
+		changed[fmt.Sprintf("src/f%d.go", i)] = strings.Repeat("// a new line of code\n", 250)
+	}
+	w.commit("Change", changed)
+	w.push(e, tok, "mona", "hello", "feature")
+	e.Must(201, "POST", "/repos/mona/hello/pulls", tok, map[string]any{"title": "Big", "head": "feature", "base": "main", "body": "Fixes **much**."})
+	for range 150 {
+		e.Must(201, "POST", "/repos/mona/hello/issues/1/comments", tok, map[string]any{"body": "A comment with `code`, @mona and #1."})
+	}
+	for i := range 50 {
+		e.Must(200, "POST", "/repos/mona/hello/pulls/1/reviews", tok, map[string]any{"event": "COMMENT", "body": "Looked.",
+			"comments": []map[string]any{{"path": fmt.Sprintf("src/f%d.go", i%10), "line": 1 + i, "side": "RIGHT", "body": "Why *this*?"}}})
+	}
+	e.RunJobs()
+	for _, p := range []string{"/mona/hello/pull/1", "/mona/hello/pull/1/files"} {
+		b.Run(strings.ReplaceAll(strings.TrimPrefix(p, "/"), "/", "_"), func(b *testing.B) {
+			req, _ := http.NewRequest("GET", e.URL+p, nil)
+			req.Header.Set("Accept", "text/html")
+			req.SetBasicAuth("mona", tok)
+			for b.Loop() {
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, _ := io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					b.Fatalf("%s: %d", p, resp.StatusCode)
+				}
+				b.SetBytes(n)
+			}
+		})
+	}
+}

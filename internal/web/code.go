@@ -483,6 +483,14 @@ type commitsView struct {
 	Prev, Next   string
 	Title, Intro string
 	Diff         *diffView
+	Open         *openForm // the compare page's "Open a pull request"
+}
+
+// openForm is the compare page's form that opens a pull request.
+type openForm struct {
+	Action, CSRF, Title, Flash string
+	Existing                   string // the open pull request of these branches
+	SignIn                     string
 }
 
 // commitList serves /commits/{ref} (the default branch without one).
@@ -583,6 +591,11 @@ func (x *req) comparePage() bool {
 		Title: "Comparing " + base + "..." + headRef}
 	if total > len(items) {
 		v.Intro = "Showing the first " + plural(len(items), "commit") + " of " + plural(total, "commit") + "."
+	}
+	if threeDot && total > 0 {
+		if v.Open, err = x.openForm(base, headRef, list); err != nil {
+			return x.fail(err)
+		}
 	}
 	return x.ok(v.Title+" · "+x.repo.FullName(), "commits", v)
 }

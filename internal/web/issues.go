@@ -5,6 +5,7 @@ import (
 	"errors"
 	"html/template"
 	"net/http"
+	"sort"
 	"strconv"
 
 	"github.com/hubd/hubd/internal/markdown"
@@ -222,7 +223,11 @@ type issueView struct {
 	Kind       string // "Issue" or "Pull request"
 	Body       template.HTML
 	Comments   []comment
+	Timeline   []item // the comments and events, in time order
 	Prev, Next string
+	// The forms: comment (and close or reopen) for signed-in readers.
+	Href, CSRF, Flash    string
+	SignedIn, CanComment bool
 }
 
 // issuePage serves /issues/{number} and /pull/{number} with the comments.
@@ -284,6 +289,25 @@ func (x *req) issuePage() bool {
 		v.Comments = append(v.Comments, comment{IssueComment: c, Body: body})
 	}
 	v.Prev, v.Next = pager(canonical, "", n, total, maxComments)
+	for i := range v.Comments {
+		v.Timeline = append(v.Timeline, item{At: v.Comments[i].CreatedAt, Kind: "comment", Comment: &v.Comments[i]})
+	}
+	if n == 1 {
+		events, _, err := st.ListIssueEvents(ctx, store.EventQuery{RepoID: x.repo.ID, IssueID: is.ID, Limit: maxEvents})
+		if err != nil {
+			return x.fail(err)
+		}
+		for _, e := range events {
+			if shownEvents[e.Event] {
+				v.Timeline = append(v.Timeline, item{At: e.CreatedAt, Kind: "event", Event: e})
+			}
+		}
+		sort.SliceStable(v.Timeline, func(i, j int) bool { return v.Timeline[i].At.Before(v.Timeline[j].At) })
+	}
+	v.Href, v.Flash, v.SignedIn = canonical, x.query("flash"), x.caller().UserID() != 0
+	if v.SignedIn && !is.IsPull {
+		v.CSRF, v.CanComment = x.csrf(), x.repo.WriteRefusal() == nil
+	}
 	title := is.Title + " · " + v.Kind + " #" + strconv.FormatInt(is.Number, 10) + " · " + x.repo.FullName()
 	return x.ok(title, "issue", v)
 }

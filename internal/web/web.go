@@ -21,10 +21,14 @@ import (
 	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/websession"
 )
 
 // Handler serves the pages.
-type Handler struct{ d *deps.Deps }
+type Handler struct {
+	d   *deps.Deps
+	svc Services
+}
 
 // New makes the handler.
 func New(d *deps.Deps) *Handler { return &Handler{d: d} }
@@ -37,13 +41,24 @@ type page struct {
 	rest        []string // the unescaped segments after kind
 	number      int64    // issues/{n}, pull/{n}, milestone/{n}
 	format      string   // pull/{n}.diff or .patch: "diff" or "patch"
+	tab         string   // pull/{n}/{tab}: files, commits, or a form's action
+}
+
+// forms are the kinds of page that take a POSTed form.
+var forms = map[string]bool{"pull": true, "compare": true, "issues": true}
+
+// wantsForm reports whether a POST is a browser's form.
+func wantsForm(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	return strings.HasPrefix(ct, "application/x-www-form-urlencoded") || strings.HasPrefix(ct, "multipart/form-data")
 }
 
 // kinds are the pages under a repository and how many segments follow
 // them (max < 0: any number).
 var kinds = map[string]struct{ min, max int }{
-	"issues":     {0, 1}, // the list, or issues/{number}
-	"pull":       {1, 1},
+	"issues":     {0, 2}, // the list, issues/{number}, or a form's issues/{number}/{action}
+	"pull":       {1, 2}, // pull/{n}, pull/{n}/files, pull/{n}/commits
+	"pulls":      {0, 0},
 	"milestone":  {1, 1},
 	"milestones": {0, 0},
 	"labels":     {0, 1},  // the list, or labels/{name}
@@ -91,6 +106,24 @@ func parse(escaped string) (page, bool) {
 	}
 	switch pg.kind {
 	case "issues", "pull", "milestone":
+		if pg.kind == "issues" && len(pg.rest) == 2 {
+			switch pg.rest[1] {
+			case "comments", "close", "reopen":
+				pg.tab = pg.rest[1]
+			default:
+				return page{}, false
+			}
+			pg.rest = pg.rest[:1]
+		}
+		if pg.kind == "pull" && len(pg.rest) == 2 {
+			switch pg.rest[1] {
+			case "files", "commits", "merge", "review", "comments", "delete-branch":
+				pg.tab = pg.rest[1]
+			default:
+				return page{}, false
+			}
+			pg.rest = pg.rest[:1]
+		}
 		if len(pg.rest) == 1 {
 			num := pg.rest[0]
 			if pg.kind == "pull" {
@@ -116,14 +149,38 @@ func parse(escaped string) (page, bool) {
 // clients that ask for HTML; for others it reports false and leaves the
 // answer to the API's JSON 404.
 func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	post := r.Method == http.MethodPost
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && !post {
 		return false
+	}
+	if r.URL.Path == "/search" && !post {
+		if err := h.signIn(r); err != nil {
+			return h.fail(w, r, err)
+		}
+		return h.search(w, r)
 	}
 	pg, ok := parse(r.URL.EscapedPath())
-	if !ok {
+	if !ok || (post && !forms[pg.kind]) {
 		return false
 	}
+	if post && !wantsForm(r) {
+		return false // an API client's unknown POST: the API's JSON 404
+	}
+	if err := h.signIn(r); err != nil {
+		return h.fail(w, r, err)
+	}
+	if post {
+		if !h.form(w, r) {
+			return true
+		}
+		if user(r) == nil {
+			return h.signInFirst(w, r)
+		}
+	}
 	if pg.kind == "account" {
+		if post {
+			return false
+		}
 		return h.accountPage(w, r, pg.owner)
 	}
 	r.SetPathValue("owner", pg.owner)
@@ -153,10 +210,16 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 		return true
 	}
 	x := &req{h: h, w: w, r: r, repo: repo, perm: perm, pg: pg, base: base}
+	if post {
+		return x.submit()
+	}
 	switch pg.kind {
 	case "":
 		return x.repoPage()
 	case "issues":
+		if pg.tab != "" {
+			return x.notFound() // a form's address takes POSTs only
+		}
 		if pg.number != 0 {
 			return x.issuePage()
 		}
@@ -165,7 +228,9 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 		if pg.format != "" {
 			return x.pullText()
 		}
-		return x.issuePage()
+		return x.pullPage()
+	case "pulls":
+		return x.pullList()
 	case "milestone":
 		return x.milestonePage()
 	case "milestones":
@@ -284,7 +349,11 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, tit
 	if t == nil {
 		err = errors.New("web: no template " + name)
 	} else {
-		err = t.ExecuteTemplate(&buf, "layout", layoutData{Title: title, Data: data})
+		ld := layoutData{Title: title, Data: data, User: user(r), Site: h.siteName(), Return: r.URL.RequestURI()}
+		if ld.User != nil {
+			ld.CSRF, ld.Avatar = websession.CSRF(w, r, h.d.URLs.Web), h.d.URLs.AvatarURL(ld.User)
+		}
+		err = t.ExecuteTemplate(&buf, "layout", ld)
 	}
 	if err != nil {
 		slog.Error("web: render", "page", name, "err", err)
@@ -296,7 +365,7 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, tit
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
 	hd.Set("Cache-Control", "max-age=0, private, must-revalidate")
-	hd.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src * data:; base-uri 'none'; form-action 'self'")
+	hd.Set("Content-Security-Policy", csp)
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "deny")
 	hd.Set("Referrer-Policy", "origin-when-cross-origin, strict-origin-when-cross-origin")
@@ -311,7 +380,16 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, tit
 	return true
 }
 
+// csp is the pages' Content-Security-Policy: no script, inline styles,
+// forms only to this site.
+const csp = "default-src 'none'; style-src 'unsafe-inline'; img-src * data:; base-uri 'none'; form-action 'self'"
+
 type layoutData struct {
 	Title string
 	Data  any
+	// The site header: the signed-in user (nil: a sign-in link back to
+	// Return), the CSRF token of its sign-out form, the site's name.
+	User               *model.Account
+	CSRF, Site, Return string
+	Avatar             string
 }
