@@ -1,12 +1,10 @@
 package codespacesecrets
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
 
-	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
@@ -196,7 +194,7 @@ func (a *API) selectedRepos(sc scope) rest.Handler {
 				list = append(list, v)
 			}
 		}
-		out, err := a.minimalRepos(ctx, t.Caller, list)
+		out, err := repos.MinimalList(ctx, a.d, t.Caller, list)
 		if err != nil {
 			return err
 		}
@@ -255,23 +253,4 @@ func (a *API) addRepo(sc scope, remove bool) rest.Handler {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-}
-
-// minimalRepos renders repositories as minimal-repository for caller c,
-// their facts loaded in one batch.
-func (a *API) minimalRepos(ctx context.Context, c *authz.Caller, views []*store.RepoView) ([]wire.MinimalRepository, error) {
-	ids := make([]int64, len(views))
-	for i, v := range views {
-		ids[i] = v.Repo.ID
-	}
-	facts, err := a.d.Store.R().RepoFacts(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]wire.MinimalRepository, len(views))
-	for i, v := range views {
-		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: true}
-		out[i] = a.d.URLs.ToMinimalRepository(v.Repo, repos.Counts(a.d, v.Repo, facts[v.Repo.ID]), access)
-	}
-	return out, nil
 }

@@ -1,9 +1,7 @@
 package secrets
 
 import (
-	"context"
 
-	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/repos"
 	"net/http"
 	"strconv"
@@ -188,12 +186,12 @@ func (a *API) selectedRepos(sc Scope) rest.Handler {
 				list = append(list, v)
 			}
 		}
-		repos, err := a.minimalRepos(ctx, c, list)
+		out, err := repos.MinimalList(ctx, a.d, c, list)
 		if err != nil {
 			return err
 		}
 		rest.SetLink(w, r, a.d.URLs.API, p, total)
-		return rest.JSON(w, http.StatusOK, map[string]any{"total_count": total, "repositories": repos})
+		return rest.JSON(w, http.StatusOK, map[string]any{"total_count": total, "repositories": out})
 	}
 }
 
@@ -236,23 +234,4 @@ func (a *API) addRepo(sc Scope, remove bool) rest.Handler {
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-}
-
-// minimalRepos renders repositories as minimal-repository for caller c,
-// their facts loaded in one batch.
-func (a *API) minimalRepos(ctx context.Context, c *authz.Caller, views []*store.RepoView) ([]wire.MinimalRepository, error) {
-	ids := make([]int64, len(views))
-	for i, v := range views {
-		ids[i] = v.Repo.ID
-	}
-	facts, err := a.d.Store.R().RepoFacts(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]wire.MinimalRepository, len(views))
-	for i, v := range views {
-		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: true}
-		out[i] = a.d.URLs.ToMinimalRepository(v.Repo, repos.Counts(a.d, v.Repo, facts[v.Repo.ID]), access)
-	}
-	return out, nil
 }
