@@ -44,9 +44,9 @@ func TestCatalogueJSON(t *testing.T) {
 		byID[op.OperationID] = op
 	}
 	for id, st := range map[string]catalogue.Status{
-		"users/get-authenticated":                catalogue.Supported,
-		"enterprise-admin/get-cluster-status":    catalogue.Never,
-		"codespaces/list-for-authenticated-user": catalogue.Unsupported,
+		"users/get-authenticated":                                   catalogue.Supported,
+		"enterprise-admin/get-cluster-status":                       catalogue.Never,
+		"hosted-compute/list-network-configurations-for-enterprise": catalogue.Unsupported,
 	} {
 		if op := byID[id]; op.Status != st || op.Label != st.Label() {
 			t.Errorf("%s: %s (%s), want %s", id, op.Status, op.Label, st)
