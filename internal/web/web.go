@@ -369,14 +369,16 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, tit
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "deny")
 	hd.Set("Referrer-Policy", "origin-when-cross-origin, strict-origin-when-cross-origin")
+	// The view counts before the page goes out: a client that has read
+	// the page finds it counted.
+	if status == http.StatusOK && r.Method != http.MethodHead && repoID != 0 && h.d.Metrics != nil {
+		h.d.Metrics.Viewed(r, repoID, path, title)
+	}
 	w.WriteHeader(status)
 	if r.Method == http.MethodHead {
 		return true
 	}
 	w.Write(buf.Bytes())
-	if status == http.StatusOK && repoID != 0 && h.d.Metrics != nil {
-		h.d.Metrics.Viewed(r, repoID, path, title)
-	}
 	return true
 }
 
