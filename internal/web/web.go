@@ -45,7 +45,7 @@ type page struct {
 }
 
 // forms are the kinds of page that take a POSTed form.
-var forms = map[string]bool{"pull": true, "compare": true, "issues": true}
+var forms = map[string]bool{"pull": true, "compare": true, "issues": true, "actions": true}
 
 // wantsForm reports whether a POST is a browser's form.
 func wantsForm(r *http.Request) bool {
@@ -69,6 +69,8 @@ var kinds = map[string]struct{ min, max int }{
 	"raw":        {2, -1},
 	"compare":    {1, -1}, // compare/{base}...{head} (refs may hold slashes)
 	"releases":   {2, -1}, // releases/tag/{tag...}
+	"actions":    {0, 4},  // the runs, runs/{id}, runs/{id}/job/{job}, runs/{id}/{form}
+	"runs":       {1, 1},  // a check run
 }
 
 // maxSegments bounds the path a page request may have.
@@ -252,6 +254,10 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 		return x.comparePage()
 	case "releases":
 		return x.releasePage()
+	case "actions":
+		return x.actionsPage()
+	case "runs":
+		return x.checkRunPage()
 	}
 	return false
 }
