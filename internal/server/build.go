@@ -256,7 +256,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	pages.Logins = s.LoginLimiter()
 	s.Pages, s.Clients = pages, oauthAPI.Clients
 	// The pages' forms run the services REST and GraphQL run.
-	s.web.Use(web.Services{Sessions: oauthAPI.Service(), Issues: issuesAPI.Service(), Pulls: pullsAPI.Service(), Reviews: reviewsAPI.Service(), Refs: refsSvc, Actions: actionsAPI.Service()})
+	s.web.Use(web.Services{Sessions: oauthAPI.Service(), Issues: issuesAPI.Service(), Pulls: pullsAPI.Service(), Reviews: reviewsAPI.Service(), Refs: refsSvc, Actions: actionsAPI.Service(), Artifacts: actionsAPI.Storage()})
 	s.Feeds = activityAPI.Feeds()
 	s.Settled = func() { <-reposAPI.Service().BackfillDone() }
 	return s, d, nil

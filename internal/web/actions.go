@@ -2,7 +2,10 @@ package web
 
 import (
 	"errors"
+	"mime"
+	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"time"
 
@@ -39,6 +42,13 @@ func (x *req) actionsPage() bool {
 			}
 		}
 	case 4:
+		if x.pg.rest[0] == "runs" && x.pg.rest[2] == "artifacts" {
+			rid, ok1 := posID(x.pg.rest[1])
+			aid, ok2 := posID(x.pg.rest[3])
+			if ok1 && ok2 {
+				return x.artifactZip(rid, aid)
+			}
+		}
 		if x.pg.rest[0] == "runs" && x.pg.rest[2] == "job" {
 			rid, ok1 := posID(x.pg.rest[1])
 			jid, ok2 := posID(x.pg.rest[3])
@@ -150,7 +160,11 @@ func (x *req) runPage(id int64) bool {
 	}
 	now := time.Now()
 	for _, a := range arts {
-		v.Artifacts = append(v.Artifacts, x.h.d.URLs.ToArtifact(x.repo, a, now))
+		wa := x.h.d.URLs.ToArtifact(x.repo, a, now)
+		// A browser downloads through the page, with its session (the
+		// API's archive_download_url wants a token).
+		wa.ArchiveDownloadURL = v.Href + "/artifacts/" + strconv.FormatInt(a.ID, 10)
+		v.Artifacts = append(v.Artifacts, wa)
 	}
 	accs, err := st.AccountsByID(ctx, []int64{run.ActorID})
 	if err != nil {
@@ -296,4 +310,28 @@ func (x *req) checkRunPage() bool {
 		v.Text = *c.OutputText
 	}
 	return x.ok(c.Name+" · "+x.repo.FullName(), "checkrun", v)
+}
+
+// artifactZip serves an artifact of the run to a reader of the
+// repository, as the API's signed download URL serves it.
+func (x *req) artifactZip(runID, id int64) bool {
+	if x.h.svc.Artifacts == nil {
+		return x.notFound()
+	}
+	art, err := x.h.d.Store.R().Artifact(x.r.Context(), x.repo.ID, id)
+	if errors.Is(err, model.ErrNotFound) || (err == nil && (art.RunID != runID || !art.Finalized || art.Expired(time.Now()))) {
+		return x.notFound()
+	}
+	if err != nil {
+		return x.fail(err)
+	}
+	f, err := os.Open(x.h.svc.Artifacts.ArtifactPath(art.ID))
+	if err != nil {
+		return x.notFound()
+	}
+	defer f.Close()
+	x.w.Header().Set("Content-Type", "application/zip")
+	x.w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": art.Name + ".zip"}))
+	http.ServeContent(x.w, x.r, art.Name+".zip", art.UpdatedAt, f)
+	return true
 }

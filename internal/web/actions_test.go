@@ -4,12 +4,15 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // TestMain doubles as `hubd actions-worker`: the runner starts this test
@@ -164,6 +167,37 @@ func TestActionsPages(t *testing.T) {
 	must(t, mona.Get(strings.TrimPrefix(checkURL, e.URL)), 200, "lint", "neutral", "Lint report", "3 warnings &lt;i&gt;")
 	must(t, mona.Get("/mona/app/runs/999999"), 404)
 
+	// An artifact the run uploaded (its row and zip as the runtime's
+	// upload leaves them) is offered on the run page and downloads with
+	// the browser's session.
+	zipBytes := []byte("PK\x05\x06" + strings.Repeat("\x00", 18))
+	var repo struct {
+		ID int64 `json:"id"`
+	}
+	e.Must(200, "GET", "/repos/mona/app", monaTok, nil).JSON(t, &repo)
+	art := &model.Artifact{RepoID: repo.ID, RunID: run.ID, Name: "bundle", HeadSHA: "x", ExpiresAt: time.Now().Add(time.Hour)}
+	if err := e.Store.Tx(t.Context(), func(tx store.Q) error {
+		if err := tx.CreateArtifact(t.Context(), art); err != nil {
+			return err
+		}
+		return tx.FinalizeArtifact(t.Context(), art.ID, int64(len(zipBytes)), "")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(e.DataDir, "actions-storage", "artifacts")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, strconv.FormatInt(art.ID, 10)+".zip"), zipBytes, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	artPath := runPath + "/artifacts/" + strconv.FormatInt(art.ID, 10)
+	must(t, mona.Get(runPath), 200, `href="`+artPath+`"`, ">bundle</a>")
+	if p := mona.Get(artPath); p.Status != 200 || p.Body != string(zipBytes) {
+		t.Fatalf("artifact download: %d %q", p.Status, p.Body)
+	}
+	must(t, mona.Get(runPath+"/artifacts/999999"), 404)
+
 	// mona re-runs the failed jobs through the form: a second attempt.
 	if p := post(t, mona, rp, runPath+"/rerun-failed-jobs"); p.Status != http.StatusSeeOther || strings.Contains(p.Location, "flash=") {
 		t.Fatalf("re-run: %d %s", p.Status, p.Location)
@@ -178,7 +212,7 @@ func TestActionsPages(t *testing.T) {
 	e.Must(200, "PATCH", "/repos/mona/app", monaTok, map[string]any{"private": true})
 	anon := e.Browser()
 	anon.Accept = htmlAccept
-	for _, p := range []string{"/mona/app/actions", runPath, strings.TrimPrefix(jobURL, e.URL), strings.TrimPrefix(checkURL, e.URL)} {
+	for _, p := range []string{"/mona/app/actions", runPath, artPath, strings.TrimPrefix(jobURL, e.URL), strings.TrimPrefix(checkURL, e.URL)} {
 		must(t, rita.Get(p), 404)
 		must(t, anon.Get(p), 404)
 		must(t, mona.Get(p), 200)

@@ -30,6 +30,8 @@ type Services struct {
 	Refs    *refs.Service
 	// Actions runs the re-run and cancel buttons and reads job logs.
 	Actions *actions.Service
+	// Artifacts holds the artifacts a run page offers to download.
+	Artifacts *actions.Storage
 }
 
 // Use installs the services (server/build.go).
