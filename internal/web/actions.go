@@ -35,6 +35,14 @@ func (x *req) actionsPage() bool {
 	switch len(x.pg.rest) {
 	case 0:
 		return x.runList()
+	case 5:
+		if x.pg.rest[0] == "runs" && x.pg.rest[2] == "job" && x.pg.rest[4] == "logs" {
+			rid, ok1 := posID(x.pg.rest[1])
+			jid, ok2 := posID(x.pg.rest[3])
+			if ok1 && ok2 {
+				return x.jobRawLog(rid, jid)
+			}
+		}
 	case 2:
 		if x.pg.rest[0] == "runs" {
 			if id, ok := posID(x.pg.rest[1]); ok {
@@ -200,6 +208,7 @@ type jobView struct {
 	Steps   []stepView
 	Log     string // the whole log when it splits into no step
 	RunHref string
+	RawHref string
 	Live    bool
 }
 
@@ -219,7 +228,7 @@ func (x *req) jobPage(runID, jobID int64) bool {
 	if run == nil {
 		return ok
 	}
-	v := jobView{Head: x.head("actions"), Run: run, Job: j, RunHref: x.base + "/actions/runs/" + strconv.FormatInt(run.ID, 10), Live: j.Status != "completed"}
+	v := jobView{RawHref: x.base + "/actions/runs/" + strconv.FormatInt(run.ID, 10) + "/job/" + strconv.FormatInt(j.ID, 10) + "/logs", Head: x.head("actions"), Run: run, Job: j, RunHref: x.base + "/actions/runs/" + strconv.FormatInt(run.ID, 10), Live: j.Status != "completed"}
 	if x.h.svc.Actions != nil {
 		text, err := x.h.svc.Actions.JobLog(ctx, j)
 		if err == nil {
@@ -333,5 +342,37 @@ func (x *req) artifactZip(runID, id int64) bool {
 	x.w.Header().Set("Content-Type", "application/zip")
 	x.w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": art.Name + ".zip"}))
 	http.ServeContent(x.w, x.r, art.Name+".zip", art.UpdatedAt, f)
+	return true
+}
+
+// jobRawLog is a job's whole log as text ("View raw logs"), as far as it
+// has run, from the service REST's job logs read.
+func (x *req) jobRawLog(runID, jobID int64) bool {
+	if x.h.svc.Actions == nil {
+		return x.notFound()
+	}
+	j, err := x.h.d.Store.R().Job(x.r.Context(), x.repo.ID, jobID)
+	if errors.Is(err, model.ErrNotFound) || (err == nil && j.RunID != runID) {
+		return x.notFound()
+	}
+	if err != nil {
+		return x.fail(err)
+	}
+	text, err := x.h.svc.Actions.JobLog(x.r.Context(), j)
+	if errors.Is(err, model.ErrNotFound) {
+		return x.notFound()
+	}
+	if err != nil {
+		return x.fail(err)
+	}
+	h := x.w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(text)))
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	x.w.WriteHeader(http.StatusOK)
+	if x.r.Method != http.MethodHead {
+		x.w.Write([]byte(text))
+	}
 	return true
 }

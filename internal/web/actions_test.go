@@ -162,7 +162,12 @@ func TestActionsPages(t *testing.T) {
 			must(t, mona.Get(strings.TrimPrefix(j.HTMLURL, e.URL)), 200, "Greet", "hello-from-step &lt;b&gt;")
 		}
 	}
+	raw := mona.Get(strings.TrimPrefix(jobURL, e.URL) + "/logs")
+	if raw.Status != 200 || !strings.Contains(raw.Body, "about to fail") {
+		t.Fatalf("raw log: %d %.300s", raw.Status, raw.Body)
+	}
 	must(t, mona.Get(runPath+"/job/999999"), 404)
+	must(t, mona.Get(runPath+"/job/999999/logs"), 404)
 	must(t, mona.Get("/mona/app/actions/runs/999999"), 404)
 	must(t, mona.Get(strings.TrimPrefix(checkURL, e.URL)), 200, "lint", "neutral", "Lint report", "3 warnings &lt;i&gt;")
 	must(t, mona.Get("/mona/app/runs/999999"), 404)
@@ -212,7 +217,7 @@ func TestActionsPages(t *testing.T) {
 	e.Must(200, "PATCH", "/repos/mona/app", monaTok, map[string]any{"private": true})
 	anon := e.Browser()
 	anon.Accept = htmlAccept
-	for _, p := range []string{"/mona/app/actions", runPath, artPath, strings.TrimPrefix(jobURL, e.URL), strings.TrimPrefix(checkURL, e.URL)} {
+	for _, p := range []string{"/mona/app/actions", runPath, artPath, strings.TrimPrefix(jobURL, e.URL) + "/logs", strings.TrimPrefix(jobURL, e.URL), strings.TrimPrefix(checkURL, e.URL)} {
 		must(t, rita.Get(p), 404)
 		must(t, anon.Get(p), 404)
 		must(t, mona.Get(p), 200)

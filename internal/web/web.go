@@ -69,7 +69,7 @@ var kinds = map[string]struct{ min, max int }{
 	"raw":        {2, -1},
 	"compare":    {1, -1}, // compare/{base}...{head} (refs may hold slashes)
 	"releases":   {2, -1}, // releases/tag/{tag...}
-	"actions":    {0, 4},  // the runs, runs/{id}, runs/{id}/job/{job}, runs/{id}/{form}
+	"actions":    {0, 5},  // the runs, runs/{id}, runs/{id}/job/{job}[/logs], runs/{id}/{form}, runs/{id}/artifacts/{id}
 	"runs":       {1, 1},  // a check run
 }
 
