@@ -1,6 +1,7 @@
 package web
 
 import (
+	_ "embed"
 	"errors"
 	"mime"
 	"net/http"
@@ -251,7 +252,7 @@ func (x *req) jobPage(runID, jobID int64) bool {
 		}
 	}
 	if v.Live {
-		x.w.Header().Set("Refresh", "3") // the log grows while the job runs
+		x.w.Header().Set("Refresh", "30") // without a script: the live log is live.js's
 	}
 	return x.ok(j.Name+" · "+runTitle(run)+" · "+x.repo.FullName(), "job", v)
 }
@@ -370,9 +371,31 @@ func (x *req) jobRawLog(runID, jobID int64) bool {
 	h.Set("Content-Length", strconv.Itoa(len(text)))
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Job-Status", j.Status) // the live log stops polling once completed
 	x.w.WriteHeader(http.StatusOK)
 	if x.r.Method != http.MethodHead {
 		x.w.Write([]byte(text))
 	}
 	return true
 }
+
+//go:embed static/live.js
+var liveJS []byte
+
+// serveLiveJS serves the job page's live log script (the only script of
+// the pages: the job page's CSP allows it while its job runs).
+func serveLiveJS(w http.ResponseWriter, r *http.Request) bool {
+	h := w.Header()
+	h.Set("Content-Type", "text/javascript; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(liveJS)))
+	h.Set("Cache-Control", "public, max-age=300")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(liveJS)
+	}
+	return true
+}
+
+// liveJSPath is where the live log script is served.
+const liveJSPath = "/-/live.js"

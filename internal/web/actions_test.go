@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -221,5 +222,101 @@ func TestActionsPages(t *testing.T) {
 		must(t, rita.Get(p), 404)
 		must(t, anon.Get(p), 404)
 		must(t, mona.Get(p), 200)
+	}
+}
+
+// TestLiveJobAndCancel: while a job runs its page carries the live log
+// script (and a CSP that allows only this site's script), its raw log
+// says the job's status, and the run page's Cancel button cancels it
+// through the actions service.
+func TestLiveJobAndCancel(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := apitest.New(t, apitest.Options{ActionsWorker: []string{exe}})
+	_, monaTok := e.NewUser("mona", false)
+	e.SetPassword("mona", "correct horse battery")
+	e.Must(201, "POST", "/user/repos", monaTok, map[string]any{"name": "app"})
+	w := newWork(t)
+	w.commit("Slow", map[string]string{".github/workflows/slow.yml": `on: push
+jobs:
+  slow:
+    runs-on: ubuntu-latest
+    steps:
+      - run: echo started-slowly; sleep 300
+`})
+	w.push(e, monaTok, "mona", "app", "main")
+	type job struct {
+		Status  string `json:"status"`
+		HTMLURL string `json:"html_url"`
+		RunID   int64  `json:"run_id"`
+	}
+	var running job
+	for deadline := time.Now().Add(90 * time.Second); running.HTMLURL == "" && time.Now().Before(deadline); {
+		var runs struct {
+			Runs []apiRun `json:"workflow_runs"`
+		}
+		e.Must(200, "GET", "/repos/mona/app/actions/runs", monaTok, nil).JSON(t, &runs)
+		if len(runs.Runs) > 0 {
+			var jobs struct {
+				Jobs []job `json:"jobs"`
+			}
+			e.Must(200, "GET", "/repos/mona/app/actions/runs/"+strconv.FormatInt(runs.Runs[0].ID, 10)+"/jobs", monaTok, nil).JSON(t, &jobs)
+			if len(jobs.Jobs) > 0 && jobs.Jobs[0].Status == "in_progress" {
+				running = jobs.Jobs[0]
+				break
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if running.HTMLURL == "" {
+		t.Fatal("the job never ran")
+	}
+	mona := e.Browser()
+	mona.Accept = htmlAccept
+	mona.SignIn("mona", "correct horse battery")
+	jobPath := strings.TrimPrefix(running.HTMLURL, e.URL)
+	resp, err := http.Get(running.HTMLURL) // public: anyone may watch
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if c := resp.Header.Get("Content-Security-Policy"); !strings.Contains(c, "script-src 'self'") || !strings.Contains(c, "connect-src 'self'") {
+		t.Fatalf("live job page CSP: %q", c)
+	}
+	must(t, mona.Get(jobPath), 200, `id="live-log"`, `data-src="`+jobPath+`/logs"`, `<script src="/-/live.js" defer></script>`)
+	js, err := http.Get(e.URL + "/-/live.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsBody, _ := io.ReadAll(js.Body)
+	js.Body.Close()
+	if js.StatusCode != 200 || js.Header.Get("Content-Type") != "text/javascript; charset=utf-8" || !strings.Contains(string(jsBody), "X-Job-Status") {
+		t.Fatalf("live.js: %d %s", js.StatusCode, js.Header.Get("Content-Type"))
+	}
+	raw, err := http.Get(running.HTMLURL + "/logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw.Body.Close()
+	if raw.StatusCode != 200 || raw.Header.Get("X-Job-Status") != "in_progress" {
+		t.Fatalf("raw log while running: %d %q", raw.StatusCode, raw.Header.Get("X-Job-Status"))
+	}
+
+	runPath := "/mona/app/actions/runs/" + strconv.FormatInt(running.RunID, 10)
+	rp := mona.Get(runPath)
+	must(t, rp, 200, "Cancel workflow")
+	if p := post(t, mona, rp, runPath+"/cancel"); p.Status != http.StatusSeeOther || strings.Contains(p.Location, "flash=") {
+		t.Fatalf("cancel: %d %s", p.Status, p.Location)
+	}
+	done := waitRuns(t, e, monaTok, 1)
+	if done.Conclusion != "cancelled" {
+		t.Fatalf("after cancel: %+v", done)
+	}
+	page := mona.Get(jobPath)
+	must(t, page, 200, "cancelled")
+	if strings.Contains(page.Body, "live.js") {
+		t.Fatal("a finished job's page still loads the live script")
 	}
 }

@@ -155,6 +155,9 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead && !post {
 		return false
 	}
+	if r.URL.Path == liveJSPath && !post {
+		return serveLiveJS(w, r)
+	}
 	if r.URL.Path == "/search" && !post {
 		if err := h.signIn(r); err != nil {
 			return h.fail(w, r, err)
@@ -371,7 +374,11 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, tit
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
 	hd.Set("Cache-Control", "max-age=0, private, must-revalidate")
-	hd.Set("Content-Security-Policy", csp)
+	if v, ok := data.(jobView); ok && v.Live {
+		hd.Set("Content-Security-Policy", csp+"; script-src 'self'; connect-src 'self'")
+	} else {
+		hd.Set("Content-Security-Policy", csp)
+	}
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "deny")
 	hd.Set("Referrer-Policy", "origin-when-cross-origin, strict-origin-when-cross-origin")
