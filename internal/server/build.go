@@ -297,7 +297,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		s.codespaces = newCodespaceProxy(cfg.Codespaces.IDE, cs, oauthAPI.Service().SessionUser, s.authenticate)
 	}
 	// The pages' forms run the services REST and GraphQL run.
-	s.web.Use(web.Services{Sessions: oauthAPI.Service(), Issues: issuesAPI.Service(), Pulls: pullsAPI.Service(), Reviews: reviewsAPI.Service(), Refs: refsSvc})
+	s.web.Use(web.Services{Sessions: oauthAPI.Service(), Issues: issuesAPI.Service(), Pulls: pullsAPI.Service(), Reviews: reviewsAPI.Service(), Refs: refsSvc, Actions: actionsAPI.Service(), Artifacts: actionsAPI.Storage()})
 	s.Feeds = activityAPI.Feeds()
 	s.Settled = func() { <-reposAPI.Service().BackfillDone() }
 	return s, d, nil

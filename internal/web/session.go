@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"github.com/hubd/hubd/internal/actions"
 	"net/http"
 	"strings"
 
@@ -27,6 +28,10 @@ type Services struct {
 	Pulls   *pulls.Service
 	Reviews *pullreviews.Service
 	Refs    *refs.Service
+	// Actions runs the re-run and cancel buttons and reads job logs.
+	Actions *actions.Service
+	// Artifacts holds the artifacts a run page offers to download.
+	Artifacts *actions.Storage
 }
 
 // Use installs the services (server/build.go).

@@ -45,7 +45,7 @@ type page struct {
 }
 
 // forms are the kinds of page that take a POSTed form.
-var forms = map[string]bool{"pull": true, "compare": true, "issues": true}
+var forms = map[string]bool{"pull": true, "compare": true, "issues": true, "actions": true}
 
 // wantsForm reports whether a POST is a browser's form.
 func wantsForm(r *http.Request) bool {
@@ -69,6 +69,8 @@ var kinds = map[string]struct{ min, max int }{
 	"raw":        {2, -1},
 	"compare":    {1, -1}, // compare/{base}...{head} (refs may hold slashes)
 	"releases":   {2, -1}, // releases/tag/{tag...}
+	"actions":    {0, 5},  // the runs, runs/{id}, runs/{id}/job/{job}[/logs], runs/{id}/{form}, runs/{id}/artifacts/{id}
+	"runs":       {1, 1},  // a check run
 }
 
 // maxSegments bounds the path a page request may have.
@@ -152,6 +154,9 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 	post := r.Method == http.MethodPost
 	if r.Method != http.MethodGet && r.Method != http.MethodHead && !post {
 		return false
+	}
+	if r.URL.Path == liveJSPath && !post {
+		return serveLiveJS(w, r)
 	}
 	if r.URL.Path == "/search" && !post {
 		if err := h.signIn(r); err != nil {
@@ -252,6 +257,10 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 		return x.comparePage()
 	case "releases":
 		return x.releasePage()
+	case "actions":
+		return x.actionsPage()
+	case "runs":
+		return x.checkRunPage()
 	}
 	return false
 }
@@ -365,7 +374,11 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, tit
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
 	hd.Set("Cache-Control", "max-age=0, private, must-revalidate")
-	hd.Set("Content-Security-Policy", csp)
+	if v, ok := data.(jobView); ok && v.Live {
+		hd.Set("Content-Security-Policy", csp+"; script-src 'self'; connect-src 'self'")
+	} else {
+		hd.Set("Content-Security-Policy", csp)
+	}
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "deny")
 	hd.Set("Referrer-Policy", "origin-when-cross-origin, strict-origin-when-cross-origin")

@@ -72,6 +72,10 @@ func New(d *api.Deps, checks *checks.Service, gitRoot string) *API {
 // Service is the actions service (the program starts its runner).
 func (a *API) Service() *actions.Service { return a.svc }
 
+// Storage is where artifacts are kept (the web serves their zips to
+// signed-in readers).
+func (a *API) Storage() *actions.Storage { return a.storage }
+
 const (
 	noteLogs  = "A running job's log is streamed to disk and these operations return what it has written so far (from the hubd process whose worker runs it), each line timestamped as GitHub's; a log is cut at 16 MiB; the run's zip holds GitHub's layout: a text file per job and a folder per job with one file per step."
 	noteRuns  = "referenced_workflows is absent (reusable workflows come later). Jobs run on runners that connect to hubd (hubd runner; nektos/act's host executor in a verified bubblewrap sandbox with per-job limits, as an unprivileged user) without containers: Docker container actions, docker:// steps, container: and services: fail the job before its steps run; uses: owner/repo@ref resolves from hubd's own repositories (public ones and the job repository owner's), never from github.com."
