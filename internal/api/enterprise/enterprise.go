@@ -24,6 +24,10 @@ const noteBanner = "Stored with expires_at and user_dismissible; GET answers the
 	"none), expired or not; the service's ShownAnnouncement is what the web shows (unexpired only), which hubd's " +
 	"web does not display yet."
 
+// entApp says who reaches the enterprise's operations that take app tokens.
+const entApp = "Enterprise owners' classic tokens, and a GitHub App installed on the enterprise with Enterprise " +
+	"administration (its installation token, or its user access token for a site administrator)."
+
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
 	read, write := []string{"read:enterprise", "admin:enterprise"}, []string{"admin:enterprise"}
