@@ -1,6 +1,7 @@
 package deps
 
 import (
+	"errors"
 	"net/http"
 	"net/mail"
 	"strings"
@@ -76,12 +77,18 @@ func RequireSiteAdmin(r *http.Request) (*authz.Caller, error) {
 // the path's {enterprise}, when it has one, must be its slug (else not
 // found), and the caller a site administrator (hubd's enterprise owners)
 // whose classic token carries scope. what names the operations in the
-// 403 a non-administrator gets.
+// 403 a non-administrator gets. A GitHub App installed on the enterprise
+// acts as an owner too: its installation token, or its user access token
+// for a site administrator (enterpriseApp); the fine-grained permission
+// the operation needs (authz's rules) was checked before the handler ran.
 func (d *Deps) RequireEnterpriseOwner(r *http.Request, scope, what string) (*authz.Caller, error) {
 	if e := r.PathValue("enterprise"); e != "" && !strings.EqualFold(e, d.URLs.EnterpriseSlug()) {
 		return nil, model.ErrNotFound
 	}
 	c := rest.Caller(r)
+	if c.Authenticated() && (c.Kind == authz.Installation || c.Kind == authz.UserToServer) {
+		return d.enterpriseApp(r, c)
+	}
 	switch {
 	case !c.Authenticated():
 		return nil, rest.ErrRequiresAuth
@@ -93,6 +100,35 @@ func (d *Deps) RequireEnterpriseOwner(r *http.Request, scope, what string) (*aut
 		return nil, model.Forbidden("You must be an enterprise owner (a site administrator) to " + what + ".")
 	case !c.HasScope(scope):
 		return nil, model.Forbidden("Resource not accessible by personal access token")
+	}
+	return c, nil
+}
+
+var errIntegration = model.Forbidden("Resource not accessible by integration")
+
+// enterpriseApp lets through an installation token of an installation on
+// the enterprise, and a user access token of an app installed on the
+// enterprise acting for a site administrator; any other app token gets
+// GitHub's 403.
+func (d *Deps) enterpriseApp(r *http.Request, c *authz.Caller) (*authz.Caller, error) {
+	ctx := r.Context()
+	if c.Kind == authz.Installation {
+		in, err := d.Store.R().InstallationByID(ctx, c.InstallationID)
+		if errors.Is(err, model.ErrNotFound) || (err == nil && !in.Enterprise) {
+			return nil, errIntegration
+		}
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	if !c.SiteAdmin() {
+		return nil, errIntegration
+	}
+	if _, err := d.Store.R().EnterpriseInstallation(ctx, c.AppID); errors.Is(err, model.ErrNotFound) {
+		return nil, errIntegration
+	} else if err != nil {
+		return nil, err
 	}
 	return c, nil
 }

@@ -2659,6 +2659,28 @@ CREATE INDEX check_suites_sha ON check_suites (repo_id, head_sha, id);
 -- postgres: ALTER INDEX code_files_path_trgm SET (fastupdate = off);
 -- postgres: ALTER INDEX code_commits_message_trgm SET (fastupdate = off)
 `,
+	// 80: the enterprise's innersource vulnerabilities (internal/enterprise):
+	// OSV records synced by external id, each with its GHIS id, and the
+	// sync operations (queued, processing, done or error) with their result.
+	`
+CREATE TABLE enterprise_innersource_vulns (
+  external_id TEXT PRIMARY KEY,
+  ghis_id TEXT NOT NULL UNIQUE,
+  osv TEXT NOT NULL,
+  withdrawn_at BIGINT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE TABLE enterprise_vuln_syncs (
+  id TEXT PRIMARY KEY,
+  status TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  result TEXT NOT NULL DEFAULT '',
+  actor_id BIGINT NOT NULL,
+  created_at BIGINT NOT NULL,
+  finished_at BIGINT
+);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

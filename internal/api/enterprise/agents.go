@@ -9,8 +9,7 @@ import (
 
 const noteAgents = "The source is an organization's .github-private repository; agents are its agents/*.md files on " +
 	"the default branch. create_ruleset (true by default) is refused with 422: hubd's rulesets cannot protect file " +
-	"paths, so clients send create_ruleset false. There is no Copilot here: the agents are listed, not run. Classic " +
-	"tokens of enterprise owners only (installation tokens are refused)."
+	"paths, so clients send create_ruleset false. There is no Copilot here: the agents are listed, not run. " + entApp
 
 func (a *API) agentRoutes() []rest.Route {
 	s := []string{"admin:enterprise"}

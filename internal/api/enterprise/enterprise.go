@@ -13,16 +13,23 @@ import (
 
 // API is the package.
 type API struct {
-	d   *api.Deps
-	svc *svc.Service
+	d    *api.Deps
+	svc  *svc.Service
+	sync *svc.Syncer
 }
 
 // New makes the package.
-func New(d *api.Deps) *API { return &API{d: d, svc: svc.New(d.Store)} }
+func New(d *api.Deps) *API {
+	return &API{d: d, svc: svc.New(d.Store), sync: svc.NewSyncer(d.Store, d.Jobs)}
+}
 
 const noteBanner = "Stored with expires_at and user_dismissible; GET answers the banner as set (null message when " +
 	"none), expired or not; the service's ShownAnnouncement is what the web shows (unexpired only), which hubd's " +
 	"web does not display yet."
+
+// entApp says who reaches the enterprise's operations that take app tokens.
+const entApp = "Enterprise owners' classic tokens, and a GitHub App installed on the enterprise with Enterprise " +
+	"administration (its installation token, or its user access token for a site administrator)."
 
 // Routes is the package's route table.
 func (a *API) Routes() []rest.Route {
@@ -32,7 +39,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: b, OperationID: "announcement-banners/get-announcement-banner-for-enterprise", Handler: a.getBanner, Scopes: read, Note: noteBanner},
 		{Method: "PATCH", Pattern: b, OperationID: "announcement-banners/set-announcement-banner-for-enterprise", Handler: a.setBanner, Scopes: write, Note: noteBanner},
 		{Method: "DELETE", Pattern: b, OperationID: "announcement-banners/remove-announcement-banner-for-enterprise", Handler: a.removeBanner, Scopes: write, Note: noteBanner},
-	}, append(a.licenseRoutes(), a.agentRoutes()...)...)
+	}, append(append(a.licenseRoutes(), a.agentRoutes()...), a.innersourceRoutes()...)...)
 }
 
 // Banner is components/schemas/announcement-banner.

@@ -17,8 +17,9 @@ import (
 const noteRoles = "GitHub's predefined enterprise roles (1 app_manager, 2 security_manager); custom enterprise roles have " +
 	"no REST operations and are not kept. Assignments to users and enterprise teams are stored, listed (a team's members " +
 	"hold its roles: assignment indirect, or mixed with a direct one) and revoked; they grant nothing yet: hubd's " +
-	"permission resolver gives enterprise access to its owners (site administrators) only. Classic tokens of enterprise " +
-	"owners only: installation tokens, even of an app installed on the enterprise, are refused."
+	"permission resolver gives enterprise access to its owners (site administrators) only. Enterprise owners' classic " +
+	"tokens, and a GitHub App installed on the enterprise with Enterprise administration (its installation token, or " +
+	"its user access token for a site administrator)."
 
 func (a *API) roleRoutes() []rest.Route {
 	read, write := []string{"read:enterprise", "admin:enterprise"}, []string{"admin:enterprise"}

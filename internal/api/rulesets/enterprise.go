@@ -15,8 +15,11 @@ const noteEnterprise = "Enterprise rulesets apply to the repositories of the org
 	"no organization), and are enforced and listed (GET .../rules/branches/{branch}, ruleset_source_type Enterprise) " +
 	"where organization rulesets are. Bypass actors also take EnterpriseOwner (hubd's site administrators); " +
 	"organization_property and repository_property conditions are refused (hubd keeps no custom properties), " +
-	"EnterpriseRole and Team bypass actors too. Classic tokens of enterprise owners only: installation tokens, even of " +
-	"an app installed on the enterprise, are refused. " + enforced
+	"EnterpriseRole and Team bypass actors too. " + entApp + enforced
+
+// entApp says who reaches the enterprise's operations.
+const entApp = "Enterprise owners' classic tokens, and a GitHub App installed on the enterprise with Enterprise " +
+	"administration (its installation token, or its user access token for a site administrator). "
 
 func (a *API) enterpriseCaller(r *http.Request) (*authz.Caller, error) {
 	return a.d.RequireEnterpriseOwner(r, "admin:enterprise", "manage enterprise rulesets")
