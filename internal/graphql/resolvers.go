@@ -139,6 +139,16 @@ func typeOf(v any) string {
 		return "ProjectV2ItemFieldSingleSelectValue"
 	case *valueObj:
 		return t.typeName()
+	case *workflowRunObj:
+		return "WorkflowRun"
+	case *workflowOf:
+		return "Workflow"
+	case *contentValueObj:
+		return t.typ
+	case *iterationConfig:
+		return "ProjectV2IterationFieldConfiguration"
+	case *iterationObj:
+		return "ProjectV2IterationFieldIteration"
 	case *draftObj:
 		return "DraftIssue"
 	case *projectFieldObj:

@@ -320,6 +320,12 @@ func (q Q) ProjectFieldByID(ctx context.Context, projectID, id int64) (*model.Pr
 	return one(q.projectFields(ctx, `SELECT `+fieldCols+` FROM projects_v2_fields WHERE project_id = ? AND id = ?`, projectID, id))
 }
 
+// ProjectFieldAnyProject is field id of whichever project holds it (the
+// caller checks it may see that project).
+func (q Q) ProjectFieldAnyProject(ctx context.Context, id int64) (*model.ProjectField, error) {
+	return one(q.projectFields(ctx, `SELECT `+fieldCols+` FROM projects_v2_fields WHERE id = ?`, id))
+}
+
 // CreateProjectField appends a field to a project.
 func (q Q) CreateProjectField(ctx context.Context, f *model.ProjectField) error {
 	cfg, err := encodeFieldConfig(f)

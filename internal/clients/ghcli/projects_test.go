@@ -1,0 +1,152 @@
+package ghcli_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/clients/ghcli"
+)
+
+// ghJSON runs gh with args and decodes its JSON output.
+func ghJSON(t *testing.T, g *ghcli.GH, args ...string) map[string]any {
+	t.Helper()
+	out := g.Must(args...)
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("gh %s: not JSON: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return m
+}
+
+// gh project create, list, view, edit, field-create, field-list,
+// item-create, item-add, item-edit, item-list, link and delete against
+// hubd, with the state read back over REST.
+func TestGhProjects(t *testing.T) {
+	e := apitest.New(t)
+	mona, _ := e.NewUser("mona", false)
+	// gh project needs a token with the project scope, as on GitHub.
+	tok := e.Token(mona, apitest.AllScopes+",project")
+	e.Must(201, "POST", "/user/repos", tok, map[string]any{"name": "hello"})
+	issue := e.Must(201, "POST", "/repos/mona/hello/issues", tok, map[string]any{"title": "Crash on start", "labels": []string{"bug"}}).Map(t)
+	g := ghcli.Start(t, e)
+	g.LoginAs("mona", tok)
+
+	created := ghJSON(t, g, "project", "create", "--owner", "mona", "--title", "Roadmap", "--format", "json")
+	if created["number"] != float64(1) || created["title"] != "Roadmap" {
+		t.Fatalf("gh project create: %v", created)
+	}
+	projectID, _ := created["id"].(string)
+	var rest map[string]any
+	e.Must(200, "GET", "/users/mona/projectsV2/1", tok, nil).JSON(t, &rest)
+	if rest["title"] != "Roadmap" || rest["node_id"] != projectID {
+		t.Fatalf("the project over REST: %v (gh said %v)", rest, created)
+	}
+
+	list := ghJSON(t, g, "project", "list", "--owner", "mona", "--format", "json")
+	if ps, _ := list["projects"].([]any); len(ps) != 1 || dig(ps[0], "title") != "Roadmap" {
+		t.Fatalf("gh project list: %v", list)
+	}
+	g.Must("project", "edit", "1", "--owner", "mona", "--description", "What we ship", "--readme", "Plans")
+	view := ghJSON(t, g, "project", "view", "1", "--owner", "mona", "--format", "json")
+	if view["title"] != "Roadmap" || view["shortDescription"] != "What we ship" || view["readme"] != "Plans" {
+		t.Fatalf("gh project view: %v", view)
+	}
+
+	g.Must("project", "field-create", "1", "--owner", "mona", "--name", "Points", "--data-type", "NUMBER")
+	g.Must("project", "field-create", "1", "--owner", "mona", "--name", "Priority", "--data-type", "SINGLE_SELECT", "--single-select-options", "High,Low")
+	g.Must("project", "field-create", "1", "--owner", "mona", "--name", "Notes", "--data-type", "TEXT")
+	fields := ghJSON(t, g, "project", "field-list", "1", "--owner", "mona", "--format", "json")
+	byName := map[string]map[string]any{}
+	for _, f := range fields["fields"].([]any) {
+		m := f.(map[string]any)
+		byName[m["name"].(string)] = m
+	}
+	if byName["Points"]["type"] != "ProjectV2Field" || byName["Priority"]["type"] != "ProjectV2SingleSelectField" || byName["Title"] == nil || byName["Status"] == nil {
+		t.Fatalf("gh project field-list: %v", fields)
+	}
+	if opts, _ := byName["Priority"]["options"].([]any); len(opts) != 2 || dig(opts[0], "name") != "High" {
+		t.Fatalf("gh project field-list options: %v", byName["Priority"])
+	}
+	var restFields []map[string]any
+	e.Must(200, "GET", "/users/mona/projectsV2/1/fields", tok, nil).JSON(t, &restFields)
+	names := map[string]string{}
+	var pointsID string
+	for _, f := range restFields {
+		names[f["name"].(string)], _ = f["data_type"].(string)
+		if f["name"] == "Points" {
+			pointsID = itoa(f["id"])
+		}
+	}
+	if names["Points"] != "number" || names["Priority"] != "single_select" || names["Notes"] != "text" {
+		t.Fatalf("fields over REST after gh project field-create: %v", names)
+	}
+
+	draft := ghJSON(t, g, "project", "item-create", "1", "--owner", "mona", "--title", "Write docs", "--body", "All of them", "--format", "json")
+	if draft["title"] != "Write docs" {
+		t.Fatalf("gh project item-create: %v", draft)
+	}
+	added := ghJSON(t, g, "project", "item-add", "1", "--owner", "mona", "--url", issue["html_url"].(string), "--format", "json")
+	if added["title"] != "Crash on start" {
+		t.Fatalf("gh project item-add: %v", added)
+	}
+	itemID, _ := added["id"].(string)
+	priorityHigh := dig(byName["Priority"], "options", "0", "id").(string)
+	g.Must("project", "item-edit", "--id", itemID, "--project-id", projectID, "--field-id", byName["Points"]["id"].(string), "--number", "5")
+	g.Must("project", "item-edit", "--id", itemID, "--project-id", projectID, "--field-id", byName["Priority"]["id"].(string), "--single-select-option-id", priorityHigh)
+	g.Must("project", "item-edit", "--id", itemID, "--project-id", projectID, "--field-id", byName["Notes"]["id"].(string), "--text", "seen twice")
+	draftContent, _ := dig(draft, "content", "id").(string)
+	if draftContent == "" {
+		draftContent, _ = dig(draft, "id").(string)
+	}
+
+	items := ghJSON(t, g, "project", "item-list", "1", "--owner", "mona", "--format", "json")
+	if items["totalCount"] != float64(2) {
+		t.Fatalf("gh project item-list: %v", items)
+	}
+	var got map[string]any
+	for _, it := range items["items"].([]any) {
+		if dig(it, "id") == itemID {
+			got = it.(map[string]any)
+		}
+	}
+	if got == nil || got["points"] != float64(5) || got["priority"] != "High" || got["notes"] != "seen twice" ||
+		dig(got, "content", "number") != float64(1) || !strings.HasSuffix(dig(got, "repository").(string), "/mona/hello") {
+		t.Fatalf("gh project item-list, the issue: %v", got)
+	}
+	if labels, _ := got["labels"].([]any); len(labels) != 1 || labels[0] != "bug" {
+		t.Fatalf("gh project item-list, the issue's labels: %v", got)
+	}
+
+	// The values over REST.
+	var restItems []map[string]any
+	e.Must(200, "GET", "/users/mona/projectsV2/1/items?fields="+pointsID, tok, nil).JSON(t, &restItems)
+	points := map[string]any{}
+	for _, it := range restItems {
+		for _, f := range it["fields"].([]any) {
+			if dig(f, "name") == "Points" && dig(f, "value") != nil {
+				points[itoa(it["id"])] = dig(f, "value")
+			}
+		}
+	}
+	if len(restItems) != 2 || len(points) != 1 || !hasValue(points, 5) {
+		t.Fatalf("items over REST: %v", restItems)
+	}
+
+	g.Must("project", "link", "1", "--owner", "mona", "--repo", "mona/hello")
+	g.Must("project", "unlink", "1", "--owner", "mona", "--repo", "mona/hello")
+
+	g.Must("project", "delete", "1", "--owner", "mona")
+	e.Must(404, "GET", "/users/mona/projectsV2/1", tok, nil)
+}
+
+// hasValue is whether a value of m is the number n.
+func hasValue(m map[string]any, n float64) bool {
+	for _, v := range m {
+		if v == n {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,162 @@
+package graphql
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/hubd/hubd/internal/graphql/engine"
+	"github.com/hubd/hubd/internal/model"
+)
+
+// Values of Projects (v2) fields beyond text, number, date and single
+// select: iteration values of iteration fields, and the built-in fields
+// whose values are the content's (Title, Labels, Assignees, Milestone,
+// Repository). They load with the page: the issues and pull requests of
+// the items and their details in a constant number of queries.
+
+// contentValueObj is a field value that is not a stored text, number,
+// date or option: an iteration, or a built-in field's value taken from
+// the item's issue or pull request.
+type contentValueObj struct {
+	typ  string // the GraphQL type
+	item int64
+	f    *model.ProjectField
+	iss  *issueObj
+	iter model.ProjectIteration
+	prs  []any // linked pull requests
+	revs []any // requested reviewers
+}
+
+// iterationConfig is an iteration field's configuration.
+type iterationConfig struct{ c *model.ProjectIterations }
+
+type iterationObj struct{ it model.ProjectIteration }
+
+// iterationEnded is whether an iteration lies wholly before today.
+func iterationEnded(it model.ProjectIteration, now time.Time) bool {
+	start, err := time.Parse("2006-01-02", it.StartDate)
+	if err != nil {
+		return false
+	}
+	return !start.AddDate(0, 0, it.Duration).After(now.UTC().Truncate(24 * time.Hour))
+}
+
+func (a *API) registerProjectValues() {
+	a.connectionTypes("RequestedReviewerConnection", "RequestedReviewerEdge")
+	cv := func(p any) *contentValueObj { return p.(*contentValueObj) }
+	for _, typ := range []string{"ProjectV2ItemFieldIterationValue", "ProjectV2ItemFieldLabelValue", "ProjectV2ItemFieldMilestoneValue",
+		"ProjectV2ItemFieldPullRequestValue", "ProjectV2ItemFieldRepositoryValue", "ProjectV2ItemFieldUserValue", "ProjectV2ItemFieldReviewerValue"} {
+		a.field(typ, "field", func(_ context.Context, p any, _ map[string]any) (any, error) {
+			return &projectFieldObj{f: cv(p).f}, nil
+		})
+	}
+	a.field("ProjectV2ItemFieldIterationValue", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		v := cv(p)
+		return "PVTFIV_" + strconv.FormatInt(v.item, 10) + "_" + strconv.FormatInt(v.f.ID, 10), nil
+	})
+	a.field("ProjectV2ItemFieldIterationValue", "iterationId", func(_ context.Context, p any, _ map[string]any) (any, error) { return cv(p).iter.ID, nil })
+	a.field("ProjectV2ItemFieldIterationValue", "title", func(_ context.Context, p any, _ map[string]any) (any, error) { return cv(p).iter.Title, nil })
+	a.field("ProjectV2ItemFieldIterationValue", "startDate", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		return cv(p).iter.StartDate, nil
+	})
+	a.field("ProjectV2ItemFieldIterationValue", "duration", func(_ context.Context, p any, _ map[string]any) (any, error) { return cv(p).iter.Duration, nil })
+	a.schema.Resolve("ProjectV2ItemFieldLabelValue", "labels", engine.EachBatch(func(_ context.Context, p any, b *engine.Batch) (any, error) {
+		o := cv(p).iss
+		list := make([]*labelObj, len(o.is.Labels))
+		for j, l := range o.is.Labels {
+			list[j] = &labelObj{l: l, repo: o.repo}
+		}
+		return slicePage(list, b, "labels")
+	}))
+	a.schema.Resolve("ProjectV2ItemFieldUserValue", "users", engine.EachBatch(func(_ context.Context, p any, b *engine.Batch) (any, error) {
+		return slicePage(cv(p).iss.is.Assignees, b, "users")
+	}))
+	a.schema.Resolve("ProjectV2ItemFieldPullRequestValue", "pullRequests", engine.EachBatch(func(_ context.Context, p any, b *engine.Batch) (any, error) {
+		return slicePage(cv(p).prs, b, "pullRequests")
+	}))
+	a.schema.Resolve("ProjectV2ItemFieldReviewerValue", "reviewers", engine.EachBatch(func(_ context.Context, p any, b *engine.Batch) (any, error) {
+		return slicePage(cv(p).revs, b, "reviewers")
+	}))
+	a.field("ProjectV2ItemFieldMilestoneValue", "milestone", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		o := cv(p).iss
+		if o.is.Milestone == nil {
+			return nil, nil
+		}
+		return &milestoneObj{m: o.is.Milestone, repo: o.repo}, nil
+	})
+	a.field("ProjectV2ItemFieldRepositoryValue", "repository", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		return cv(p).iss.repo, nil
+	})
+	a.field("ProjectV2IterationField", "configuration", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		c := p.(*projectFieldObj).f.Iteration
+		if c == nil {
+			c = &model.ProjectIterations{StartDay: 1, Duration: 14}
+		}
+		return &iterationConfig{c: c}, nil
+	})
+	ic := func(p any) *model.ProjectIterations { return p.(*iterationConfig).c }
+	a.field("ProjectV2IterationFieldConfiguration", "duration", func(_ context.Context, p any, _ map[string]any) (any, error) { return ic(p).Duration, nil })
+	a.field("ProjectV2IterationFieldConfiguration", "startDay", func(_ context.Context, p any, _ map[string]any) (any, error) { return ic(p).StartDay, nil })
+	iters := func(ended bool) func(context.Context, any, map[string]any) (any, error) {
+		return func(_ context.Context, p any, _ map[string]any) (any, error) {
+			now := time.Now()
+			out := []any{}
+			for _, it := range ic(p).Iterations {
+				if iterationEnded(it, now) == ended {
+					out = append(out, &iterationObj{it: it})
+				}
+			}
+			return out, nil
+		}
+	}
+	a.field("ProjectV2IterationFieldConfiguration", "iterations", iters(false))
+	a.field("ProjectV2IterationFieldConfiguration", "completedIterations", iters(true))
+	io := func(p any) model.ProjectIteration { return p.(*iterationObj).it }
+	a.field("ProjectV2IterationFieldIteration", "id", func(_ context.Context, p any, _ map[string]any) (any, error) { return io(p).ID, nil })
+	a.field("ProjectV2IterationFieldIteration", "title", func(_ context.Context, p any, _ map[string]any) (any, error) { return io(p).Title, nil })
+	a.field("ProjectV2IterationFieldIteration", "startDate", func(_ context.Context, p any, _ map[string]any) (any, error) { return io(p).StartDate, nil })
+	a.field("ProjectV2IterationFieldIteration", "duration", func(_ context.Context, p any, _ map[string]any) (any, error) { return io(p).Duration, nil })
+}
+
+// contentValues is the values of an item's built-in fields taken from its
+// issue or pull request (o; nil for drafts and content the viewer may not
+// see), in the project's field order, or nil when the field shows none.
+func contentValue(it *model.ProjectItem, f *model.ProjectField, o *issueObj) any {
+	switch f.DataType {
+	case "title":
+		title := it.DraftTitle
+		if o != nil {
+			title = o.is.Title
+		} else if it.ContentType != "DraftIssue" {
+			return nil
+		}
+		return &valueObj{item: it.ID, f: f, v: &model.ProjectValue{ItemID: it.ID, FieldID: f.ID, Text: title}}
+	}
+	if o == nil {
+		return nil
+	}
+	v := &contentValueObj{item: it.ID, f: f, iss: o}
+	switch f.DataType {
+	case "labels":
+		if len(o.is.Labels) == 0 {
+			return nil
+		}
+		v.typ = "ProjectV2ItemFieldLabelValue"
+	case "assignees":
+		if len(o.is.Assignees) == 0 {
+			return nil
+		}
+		v.typ = "ProjectV2ItemFieldUserValue"
+	case "milestone":
+		if o.is.Milestone == nil {
+			return nil
+		}
+		v.typ = "ProjectV2ItemFieldMilestoneValue"
+	case "repository":
+		v.typ = "ProjectV2ItemFieldRepositoryValue"
+	default:
+		return nil
+	}
+	return v
+}
