@@ -255,3 +255,53 @@ func (a *API) resource(ctx context.Context, raw string) (any, error) {
 	}
 	return nil, nil
 }
+
+// projectNodes resolves the Projects (v2) ids among ids into out: projects
+// (PVT_), items (PVTI_) and draft issues (DI_) of projects the viewer may
+// read, in one query for the items and one for the projects.
+func (a *API) projectNodes(ctx context.Context, ids []string, out []any) error {
+	var itemIDs, projectIDs []int64
+	for _, s := range ids {
+		prefix, id, _ := decodeNodeID(s)
+		switch prefix {
+		case "PVT":
+			projectIDs = append(projectIDs, id)
+		case "PVTI", "DI":
+			itemIDs = append(itemIDs, id)
+		}
+	}
+	q := a.d.Store.R()
+	items, err := q.ProjectItemsByID(ctx, itemIDs)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		projectIDs = append(projectIDs, it.ProjectID)
+	}
+	visible, err := projects.New(a.d.Store).Visible(ctx, from(ctx).caller, projectIDs)
+	if err != nil {
+		return err
+	}
+	for i, s := range ids {
+		prefix, id, _ := decodeNodeID(s)
+		switch prefix {
+		case "PVT":
+			if p := visible[id]; p != nil {
+				out[i] = &projectObj{p: p}
+			}
+		case "PVTI", "DI":
+			it := items[id]
+			if it == nil || visible[it.ProjectID] == nil {
+				continue
+			}
+			if prefix == "DI" {
+				if it.ContentType == "DraftIssue" {
+					out[i] = &draftObj{it: it}
+				}
+				continue
+			}
+			out[i] = &projectItemObj{it: it, proj: &projectObj{p: visible[it.ProjectID]}}
+		}
+	}
+	return nil
+}

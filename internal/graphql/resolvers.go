@@ -418,6 +418,7 @@ func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 	out := make([]any, len(ids))
 	var repoIDs, issueIDs, gistIDs []int64
 	linked := false // LinkedBranch ids among them
+	projectish := false // Projects (v2) ids among them
 	for i, s := range ids {
 		prefix, id, ok := decodeNodeID(s)
 		if !ok {
@@ -443,6 +444,13 @@ func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 			gistIDs = append(gistIDs, id)
 		case "LB":
 			linked = true
+		case "PVT", "PVTI", "DI":
+			projectish = true
+		}
+	}
+	if projectish {
+		if err := a.projectNodes(ctx, ids, out); err != nil {
+			return nil, err
 		}
 	}
 	if linked {

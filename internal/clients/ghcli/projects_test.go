@@ -101,6 +101,35 @@ func TestGhProjects(t *testing.T) {
 		draftContent, _ = dig(draft, "id").(string)
 	}
 
+	// An iteration field (gh's field-create makes no iteration fields: it
+	// is made over REST) and an item in its first iteration.
+	sprint := e.Must(201, "POST", "/users/mona/projectsV2/1/fields", tok, map[string]any{"name": "Sprint", "data_type": "iteration",
+		"iteration_configuration": map[string]any{"start_date": "2030-01-07", "duration": 14,
+			"iterations": []any{map[string]any{"title": "Sprint 1", "start_date": "2030-01-07", "duration": 14}}}}).Map(t)
+	iterationID := dig(sprint, "configuration", "iterations", "0", "id").(string)
+	fields = ghJSON(t, g, "project", "field-list", "1", "--owner", "mona", "--format", "json")
+	var sprintField map[string]any
+	for _, f := range fields["fields"].([]any) {
+		if dig(f, "name") == "Sprint" {
+			sprintField = f.(map[string]any)
+		}
+	}
+	if sprintField["type"] != "ProjectV2IterationField" {
+		t.Fatalf("gh project field-list, the iteration field: %v", fields)
+	}
+	g.Must("project", "item-edit", "--id", itemID, "--project-id", projectID, "--field-id", sprintField["id"].(string), "--iteration-id", iterationID)
+
+	// The draft's title, edited through its content id (DI_...).
+	var drafts []map[string]any
+	e.Must(200, "GET", "/users/mona/projectsV2/1/items", tok, nil).JSON(t, &drafts)
+	var draftNodeID string
+	for _, it := range drafts {
+		if it["content_type"] == "DraftIssue" {
+			draftNodeID, _ = dig(it, "content", "node_id").(string)
+		}
+	}
+	g.Must("project", "item-edit", "--id", draftNodeID, "--title", "Write more docs")
+
 	items := ghJSON(t, g, "project", "item-list", "1", "--owner", "mona", "--format", "json")
 	if items["totalCount"] != float64(2) {
 		t.Fatalf("gh project item-list: %v", items)
@@ -117,6 +146,18 @@ func TestGhProjects(t *testing.T) {
 	}
 	if labels, _ := got["labels"].([]any); len(labels) != 1 || labels[0] != "bug" {
 		t.Fatalf("gh project item-list, the issue's labels: %v", got)
+	}
+	if dig(got, "sprint", "title") != "Sprint 1" || dig(got, "sprint", "startDate") != "2030-01-07" || dig(got, "sprint", "duration") != float64(14) {
+		t.Fatalf("gh project item-list, the issue's iteration: %v", got)
+	}
+	var draftTitle any
+	for _, it := range items["items"].([]any) {
+		if dig(it, "content", "type") == "DraftIssue" {
+			draftTitle = dig(it, "content", "title")
+		}
+	}
+	if draftTitle != "Write more docs" {
+		t.Fatalf("gh project item-list after gh project item-edit --title: %v", items)
 	}
 
 	// The values over REST.
