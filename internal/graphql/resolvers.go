@@ -417,7 +417,7 @@ func decodeNodeID(s string) (prefix string, id int64, ok bool) {
 func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 	out := make([]any, len(ids))
 	var repoIDs, issueIDs, gistIDs []int64
-	linked := false // LinkedBranch ids among them
+	linked := false     // LinkedBranch ids among them
 	projectish := false // Projects (v2) ids among them
 	for i, s := range ids {
 		prefix, id, ok := decodeNodeID(s)
