@@ -186,14 +186,16 @@ func (a *API) ownerProjects(ctx context.Context, svc *projects.Service, owner *m
 	probe := &model.Project{BaseRole: "read"}
 	publicOnly := projects.With(c, sub, owner, probe).Perm < authz.Read
 	q := a.d.Store.R()
-	total, err := q.CountProjects(ctx, owner.ID, publicOnly)
+	f := projectsFilter(b.Args)
+	f.OwnerID, f.PublicOnly = owner.ID, publicOnly
+	total, err := q.CountProjectsOf(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	start, end := page(total)
 	conn := &connection{offset: start, total: total}
 	if end > start {
-		list, err := q.ProjectsPage(ctx, owner.ID, publicOnly, end-start, start)
+		list, err := q.ProjectsPageOf(ctx, f, end-start, start)
 		if err != nil {
 			return nil, err
 		}

@@ -2,11 +2,15 @@ package graphql
 
 import (
 	"context"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/projects"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // Values of Projects (v2) fields beyond text, number, date and single
@@ -44,6 +48,9 @@ func iterationEnded(it model.ProjectIteration, now time.Time) bool {
 
 func (a *API) registerProjectValues() {
 	a.connectionTypes("RequestedReviewerConnection", "RequestedReviewerEdge")
+	a.schema.Resolve("Repository", "projectsV2", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
+		return a.repoProjects(ctx, p.(*repoObj), b)
+	}))
 	cv := func(p any) *contentValueObj { return p.(*contentValueObj) }
 	for _, typ := range []string{"ProjectV2ItemFieldIterationValue", "ProjectV2ItemFieldLabelValue", "ProjectV2ItemFieldMilestoneValue",
 		"ProjectV2ItemFieldPullRequestValue", "ProjectV2ItemFieldRepositoryValue", "ProjectV2ItemFieldUserValue", "ProjectV2ItemFieldReviewerValue"} {
@@ -159,4 +166,77 @@ func contentValue(it *model.ProjectItem, f *model.ProjectField, o *issueObj) any
 		return nil
 	}
 	return v
+}
+
+// projectsFilter reads projectsV2's query ("is:open", "is:closed" and
+// words of the title) and orderBy (NUMBER, TITLE, CREATED_AT, UPDATED_AT).
+func projectsFilter(args map[string]any) store.ProjectsFilter {
+	var f store.ProjectsFilter
+	q, _ := args["query"].(string)
+	var words []string
+	for _, w := range strings.Fields(q) {
+		switch strings.ToLower(w) {
+		case "is:open":
+			b := false
+			f.Closed = &b
+		case "is:closed":
+			b := true
+			f.Closed = &b
+		default:
+			words = append(words, w)
+		}
+	}
+	f.Title = strings.Join(words, " ")
+	if o, ok := args["orderBy"].(map[string]any); ok {
+		field, _ := o["field"].(string)
+		f.OrderBy = strings.ToLower(field)
+		dir, _ := o["direction"].(string)
+		f.Desc = dir == "DESC"
+	}
+	return f
+}
+
+// repoProjects is a repository's projectsV2: the projects linked to it
+// that the viewer may read, filtered and ordered as the arguments say.
+func (a *API) repoProjects(ctx context.Context, repo *repoObj, b *engine.Batch) (any, error) {
+	ids, err := a.d.Store.R().ProjectIDsOfRepo(ctx, repo.v.Repo.ID)
+	if err != nil {
+		return nil, err
+	}
+	visible, err := projects.New(a.d.Store).Visible(ctx, from(ctx).caller, ids)
+	if err != nil {
+		return nil, err
+	}
+	f := projectsFilter(b.Args)
+	var list []*projectObj
+	for _, id := range ids {
+		p := visible[id]
+		if p == nil || f.Title != "" && !strings.Contains(strings.ToLower(p.Title), strings.ToLower(f.Title)) ||
+			f.Closed != nil && *f.Closed != (p.ClosedAt != nil) {
+			continue
+		}
+		list = append(list, &projectObj{p: p})
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		x, y := list[i].p, list[j].p
+		var less, equal bool
+		switch f.OrderBy {
+		case "title":
+			less, equal = strings.ToLower(x.Title) < strings.ToLower(y.Title), strings.EqualFold(x.Title, y.Title)
+		case "created_at":
+			less, equal = x.CreatedAt.Before(y.CreatedAt), x.CreatedAt.Equal(y.CreatedAt)
+		case "updated_at":
+			less, equal = x.UpdatedAt.Before(y.UpdatedAt), x.UpdatedAt.Equal(y.UpdatedAt)
+		default:
+			less, equal = x.Number < y.Number, x.Number == y.Number
+		}
+		if equal {
+			less = x.ID < y.ID
+		}
+		if f.Desc {
+			return !less && !equal
+		}
+		return less
+	})
+	return slicePage(list, b, "projectsV2")
 }

@@ -175,7 +175,20 @@ func TestGhProjects(t *testing.T) {
 		t.Fatalf("items over REST: %v", restItems)
 	}
 
+	// gh issue create --project finds the project among the viewer's
+	// (and, once linked, the repository's) projects by title.
 	g.Must("project", "link", "1", "--owner", "mona", "--repo", "mona/hello")
+	g.Must("issue", "create", "-R", "mona/hello", "--title", "Slow start", "--body", "It takes a minute", "--project", "Roadmap")
+	e.Must(200, "GET", "/users/mona/projectsV2/1/items", tok, nil).JSON(t, &restItems)
+	found := false
+	for _, it := range restItems {
+		if dig(it, "content", "title") == "Slow start" && it["content_type"] == "Issue" {
+			found = true
+		}
+	}
+	if len(restItems) != 3 || !found {
+		t.Fatalf("items after gh issue create --project: %v", restItems)
+	}
 	g.Must("project", "unlink", "1", "--owner", "mona", "--repo", "mona/hello")
 
 	g.Must("project", "delete", "1", "--owner", "mona")
