@@ -1,0 +1,124 @@
+package graphql_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/projects"
+	"github.com/hubd/hubd/internal/wire"
+)
+
+// firstOf is the first element of a JSON list (nil if none).
+func firstOf(v any) any {
+	if l, _ := v.([]any); len(l) > 0 {
+		return l[0]
+	}
+	return nil
+}
+
+// TestProjectV2ContentValues: an item's values of the built-in fields come
+// from its issue (Title, Labels, Assignees, Milestone, Repository), an
+// iteration value names its iteration, an iteration field shows its
+// configuration, the repository lists its linked projects and node(id)
+// resolves a draft issue.
+func TestProjectV2ContentValues(t *testing.T) {
+	w := newWorld(t)
+	seedIssues(t, w, 2)
+	s := projects.New(w.e.Store)
+	c := &authz.Caller{Kind: authz.ClassicPAT, User: w.mona, Scopes: authz.ParseScopes("project,repo")}
+	p, err := s.Create(ctx, c, w.mona, "Plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sprint, err := s.CreateField(ctx, c, p, projects.FieldInput{Name: "Sprint", DataType: "iteration", Iteration: &model.ProjectIterations{StartDay: 1, Duration: 7,
+		Iterations: []model.ProjectIteration{{Title: "Past", StartDate: "2020-01-06", Duration: 7}, {Title: "Next", StartDate: "2090-01-02", Duration: 7}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	is, _, err := s.FindIssue(ctx, c, 0, "mona", "app", 2, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := s.AddIssue(ctx, c, p, is)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := sprint.Iteration.Iterations[1]
+	if err := s.SetValues(ctx, c, p, it, []projects.Value{{FieldID: sprint.ID, Value: next.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	draft, err := s.AddDraft(ctx, c, p, "Idea", "later")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := w.e.Store.R().RepoByName(ctx, "mona", "app", w.mona.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.LinkRepo(ctx, c, p, repo.Repo, true); err != nil {
+		t.Fatal(err)
+	}
+	tok := w.e.Token(w.mona, "repo,project")
+	q := `query($draft: ID!) { user(login: "mona") { projectV2(number: 1) {
+		fields(first: 30) { nodes { ... on ProjectV2IterationField { name configuration { duration startDay
+			iterations { id title startDate duration } completedIterations { title } } } } }
+		items(first: 10) { nodes { type fieldValues(first: 30) { nodes { __typename
+			... on ProjectV2ItemFieldTextValue { text field { ... on ProjectV2Field { name } } }
+			... on ProjectV2ItemFieldIterationValue { title iterationId startDate duration field { ... on ProjectV2IterationField { name } } }
+			... on ProjectV2ItemFieldLabelValue { labels(first: 10) { nodes { name } } }
+			... on ProjectV2ItemFieldUserValue { users(first: 10) { nodes { login } } }
+			... on ProjectV2ItemFieldMilestoneValue { milestone { title } }
+			... on ProjectV2ItemFieldRepositoryValue { repository { nameWithOwner } } } } } } } }
+		repository(owner: "mona", name: "app") { open: projectsV2(first: 10, query: "is:open", orderBy: {field: TITLE, direction: ASC}) { totalCount nodes { title } }
+			closed: projectsV2(first: 10, query: "is:closed") { totalCount } }
+		node(id: $draft) { ... on DraftIssue { title body } } }`
+	d := mustData(t, post(t, w.e, tok, q, map[string]any{"draft": wire.NodeID("DI", draft.ID)}))
+	var cfg any
+	for _, f := range dig(d, "user", "projectV2", "fields", "nodes").([]any) {
+		if dig(f, "name") == "Sprint" {
+			cfg = dig(f, "configuration")
+		}
+	}
+	iters, _ := dig(cfg, "iterations").([]any)
+	done, _ := dig(cfg, "completedIterations").([]any)
+	if len(iters) != 1 || dig(iters[0], "title") != "Next" || len(done) != 1 || dig(done[0], "title") != "Past" ||
+		dig(cfg, "duration").(json.Number).String() != "7" {
+		t.Fatalf("iteration configuration: %v", cfg)
+	}
+	got := map[string]any{}
+	for _, item := range dig(d, "user", "projectV2", "items", "nodes").([]any) {
+		if dig(item, "type") != "ISSUE" {
+			continue
+		}
+		for _, v := range dig(item, "fieldValues", "nodes").([]any) {
+			got[dig(v, "__typename").(string)] = v
+		}
+	}
+	if v := got["ProjectV2ItemFieldIterationValue"]; dig(v, "title") != "Next" || dig(v, "iterationId") != next.ID || dig(v, "startDate") != "2090-01-02" || dig(v, "field", "name") != "Sprint" {
+		t.Fatalf("iteration value: %v", got)
+	}
+	if v := got["ProjectV2ItemFieldTextValue"]; dig(v, "text") != "issue 2" || dig(v, "field", "name") != "Title" {
+		t.Fatalf("title value: %v", got)
+	}
+	if dig(firstOf(dig(got["ProjectV2ItemFieldLabelValue"], "labels", "nodes")), "name") != "kind: bug" ||
+		dig(firstOf(dig(got["ProjectV2ItemFieldUserValue"], "users", "nodes")), "login") != "mona" ||
+		dig(got["ProjectV2ItemFieldMilestoneValue"], "milestone", "title") != "v1" ||
+		dig(got["ProjectV2ItemFieldRepositoryValue"], "repository", "nameWithOwner") != "mona/app" {
+		t.Fatalf("values from the issue: %v", got)
+	}
+	if dig(d, "repository", "open", "totalCount").(json.Number).String() != "1" || dig(firstOf(dig(d, "repository", "open", "nodes")), "title") != "Plan" ||
+		dig(d, "repository", "closed", "totalCount").(json.Number).String() != "0" {
+		t.Fatalf("the repository's projects: %v", dig(d, "repository"))
+	}
+	if dig(d, "node", "title") != "Idea" || dig(d, "node", "body") != "later" {
+		t.Fatalf("node(id) of a draft issue: %v", dig(d, "node"))
+	}
+	// Another user does not resolve the private project's draft.
+	_, other := w.e.NewUser("hubot", false)
+	r := post(t, w.e, other, `query($draft: ID!) { node(id: $draft) { id } }`, map[string]any{"draft": wire.NodeID("DI", draft.ID)})
+	if len(r.Errors) == 0 {
+		t.Fatalf("another user resolves the draft: %s", r.Raw)
+	}
+}
