@@ -204,3 +204,42 @@ func hasValue(m map[string]any, n float64) bool {
 	}
 	return false
 }
+
+// gh project in an organization: create, field-create, item-create,
+// item-list and close, read back over REST.
+func TestGhOrgProjects(t *testing.T) {
+	e := apitest.New(t)
+	mona, _ := e.NewUser("mona", false)
+	tok := e.Token(mona, apitest.AllScopes+",project")
+	e.Must(201, "POST", "/admin/organizations", e.AdminToken, map[string]any{"login": "acme", "admin": "mona"})
+	g := ghcli.Start(t, e)
+	g.LoginAs("mona", tok)
+
+	created := ghJSON(t, g, "project", "create", "--owner", "acme", "--title", "Launch", "--format", "json")
+	if created["number"] != float64(1) || dig(created, "owner", "login") != "acme" {
+		t.Fatalf("gh project create --owner acme: %v", created)
+	}
+	g.Must("project", "field-create", "1", "--owner", "acme", "--name", "Due", "--data-type", "DATE")
+	g.Must("project", "item-create", "1", "--owner", "acme", "--title", "Press release")
+	items := ghJSON(t, g, "project", "item-list", "1", "--owner", "acme", "--format", "json")
+	if items["totalCount"] != float64(1) || dig(firstItem(items), "content", "title") != "Press release" {
+		t.Fatalf("gh project item-list --owner acme: %v", items)
+	}
+	g.Must("project", "close", "1", "--owner", "acme")
+	var rest map[string]any
+	e.Must(200, "GET", "/orgs/acme/projectsV2/1", tok, nil).JSON(t, &rest)
+	if rest["title"] != "Launch" || rest["state"] != "closed" {
+		t.Fatalf("the organization's project over REST after gh project close: %v", rest)
+	}
+	list := ghJSON(t, g, "project", "list", "--owner", "acme", "--closed", "--format", "json")
+	if ps, _ := list["projects"].([]any); len(ps) != 1 || dig(ps[0], "closed") != true {
+		t.Fatalf("gh project list --closed: %v", list)
+	}
+}
+
+func firstItem(items map[string]any) any {
+	if l, _ := items["items"].([]any); len(l) > 0 {
+		return l[0]
+	}
+	return nil
+}
