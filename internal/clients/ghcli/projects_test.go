@@ -191,6 +191,33 @@ func TestGhProjects(t *testing.T) {
 	}
 	g.Must("project", "unlink", "1", "--owner", "mona", "--repo", "mona/hello")
 
+	// field-delete, item-archive (and --undo), item-delete.
+	g.Must("project", "field-delete", "--id", byName["Notes"]["id"].(string))
+	e.Must(200, "GET", "/users/mona/projectsV2/1/fields", tok, nil).JSON(t, &restFields)
+	for _, f := range restFields {
+		if f["name"] == "Notes" {
+			t.Fatalf("fields after gh project field-delete: %v", restFields)
+		}
+	}
+	archived := func() int {
+		var list []map[string]any
+		e.Must(200, "GET", "/users/mona/projectsV2/1/items?q=is:archived", tok, nil).JSON(t, &list)
+		return len(list)
+	}
+	g.Must("project", "item-archive", "1", "--owner", "mona", "--id", itemID)
+	if n := archived(); n != 1 {
+		t.Fatalf("%d archived items after gh project item-archive", n)
+	}
+	g.Must("project", "item-archive", "1", "--owner", "mona", "--id", itemID, "--undo")
+	if n := archived(); n != 0 {
+		t.Fatalf("%d archived items after gh project item-archive --undo", n)
+	}
+	g.Must("project", "item-delete", "1", "--owner", "mona", "--id", itemID)
+	e.Must(200, "GET", "/users/mona/projectsV2/1/items", tok, nil).JSON(t, &restItems)
+	if len(restItems) != 2 {
+		t.Fatalf("items after gh project item-delete: %v", restItems)
+	}
+
 	g.Must("project", "delete", "1", "--owner", "mona")
 	e.Must(404, "GET", "/users/mona/projectsV2/1", tok, nil)
 }
