@@ -258,7 +258,7 @@ func (a *API) itemContent(ctx context.Context, b *engine.Batch) ([]any, error) {
 // their projects in one query, their values in one per hundred items.
 // Values follow the project's field order; built-in fields take their
 // values from the content (Title, Labels, Assignees, Milestone,
-// Repository; linked pull requests and reviewers are not listed yet).
+// Repository, Reviewers; linked pull requests are not listed yet).
 func (a *API) fieldValues(ctx context.Context, b *engine.Batch) ([]any, error) {
 	q := a.d.Store.R()
 	pids := map[int64]bool{}
@@ -307,6 +307,33 @@ func (a *API) fieldValues(ctx context.Context, b *engine.Batch) ([]any, error) {
 			return nil, err
 		}
 	}
+	// The requested reviewers of the pull requests, users and teams, in
+	// one query each.
+	var pullIDs []int64
+	for id, o := range issues {
+		if o.is.IsPull {
+			pullIDs = append(pullIDs, id)
+		}
+	}
+	reviewers := map[int64][]any{}
+	if len(pullIDs) > 0 {
+		users, err := q.RequestedReviewers(ctx, pullIDs)
+		if err != nil {
+			return nil, err
+		}
+		teams, err := q.RequestedTeams(ctx, pullIDs, from(ctx).caller.UserID())
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range pullIDs {
+			for _, u := range users[id] {
+				reviewers[id] = append(reviewers[id], u)
+			}
+			for _, t := range teams[id] {
+				reviewers[id] = append(reviewers[id], t)
+			}
+		}
+	}
 	out := b.Values(len(b.Parents))
 	for i, id := range items {
 		it := b.Parents[i].(*projectItemObj).it
@@ -319,7 +346,7 @@ func (a *API) fieldValues(ctx context.Context, b *engine.Batch) ([]any, error) {
 			v := stored[f.ID]
 			switch {
 			case v == nil:
-				if cv := contentValue(it, f, issues[it.IssueID]); cv != nil {
+				if cv := contentValue(it, f, issues[it.IssueID], reviewers[it.IssueID]); cv != nil {
 					list = append(list, cv)
 				}
 			case f.DataType == "single_select":

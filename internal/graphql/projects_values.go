@@ -16,7 +16,7 @@ import (
 // Values of Projects (v2) fields beyond text, number, date and single
 // select: iteration values of iteration fields, and the built-in fields
 // whose values are the content's (Title, Labels, Assignees, Milestone,
-// Repository). They load with the page: the issues and pull requests of
+// Repository, Reviewers). They load with the page: the issues and pull requests of
 // the items and their details in a constant number of queries.
 
 // contentValueObj is a field value that is not a stored text, number,
@@ -128,8 +128,9 @@ func (a *API) registerProjectValues() {
 
 // contentValues is the values of an item's built-in fields taken from its
 // issue or pull request (o; nil for drafts and content the viewer may not
-// see), in the project's field order, or nil when the field shows none.
-func contentValue(it *model.ProjectItem, f *model.ProjectField, o *issueObj) any {
+// see) and the requested reviewers of a pull request, or nil when the
+// field shows none.
+func contentValue(it *model.ProjectItem, f *model.ProjectField, o *issueObj, reviewers []any) any {
 	switch f.DataType {
 	case "title":
 		title := it.DraftTitle
@@ -162,6 +163,11 @@ func contentValue(it *model.ProjectItem, f *model.ProjectField, o *issueObj) any
 		v.typ = "ProjectV2ItemFieldMilestoneValue"
 	case "repository":
 		v.typ = "ProjectV2ItemFieldRepositoryValue"
+	case "reviewers":
+		if len(reviewers) == 0 {
+			return nil
+		}
+		v.typ, v.revs = "ProjectV2ItemFieldReviewerValue", reviewers
 	default:
 		return nil
 	}

@@ -2,6 +2,7 @@ package graphql_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/hubd/hubd/internal/authz"
@@ -49,6 +50,19 @@ func TestProjectV2ContentValues(t *testing.T) {
 	if err := s.SetValues(ctx, c, p, it, []projects.Value{{FieldID: sprint.ID, Value: next.ID}}); err != nil {
 		t.Fatal(err)
 	}
+	// A pull request with a requested reviewer.
+	_, rita := w.e.NewUser("rita", false)
+	inv := w.e.Must(201, "PUT", "/repos/mona/app/collaborators/rita", w.monaTok, map[string]any{"permission": "push"}).Map(t)
+	w.e.Must(204, "PATCH", "/user/repository_invitations/"+strconv.FormatFloat(inv["id"].(float64), 'f', -1, 64), rita, nil)
+	pr := openPull(t, w, "reviewed", "Reviewed change")
+	w.e.Must(201, "POST", "/repos/mona/app/pulls/"+strconv.Itoa(pr.GetNumber())+"/requested_reviewers", w.monaTok, map[string]any{"reviewers": []string{"rita"}})
+	pull, _, err := s.FindIssue(ctx, c, 0, "mona", "app", int64(pr.GetNumber()), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddIssue(ctx, c, p, pull); err != nil {
+		t.Fatal(err)
+	}
 	draft, err := s.AddDraft(ctx, c, p, "Idea", "later")
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +84,8 @@ func TestProjectV2ContentValues(t *testing.T) {
 			... on ProjectV2ItemFieldLabelValue { labels(first: 10) { nodes { name } } }
 			... on ProjectV2ItemFieldUserValue { users(first: 10) { nodes { login } } }
 			... on ProjectV2ItemFieldMilestoneValue { milestone { title } }
-			... on ProjectV2ItemFieldRepositoryValue { repository { nameWithOwner } } } } } } } }
+			... on ProjectV2ItemFieldRepositoryValue { repository { nameWithOwner } }
+			... on ProjectV2ItemFieldReviewerValue { reviewers(first: 10) { nodes { __typename ... on User { login } } } } } } } } } }
 		repository(owner: "mona", name: "app") { open: projectsV2(first: 10, query: "is:open", orderBy: {field: TITLE, direction: ASC}) { totalCount nodes { title } }
 			closed: projectsV2(first: 10, query: "is:closed") { totalCount } }
 		node(id: $draft) { ... on DraftIssue { title body } } }`
@@ -88,7 +103,14 @@ func TestProjectV2ContentValues(t *testing.T) {
 		t.Fatalf("iteration configuration: %v", cfg)
 	}
 	got := map[string]any{}
+	var prValues map[string]any
 	for _, item := range dig(d, "user", "projectV2", "items", "nodes").([]any) {
+		if dig(item, "type") == "PULL_REQUEST" {
+			prValues = map[string]any{}
+			for _, v := range dig(item, "fieldValues", "nodes").([]any) {
+				prValues[dig(v, "__typename").(string)] = v
+			}
+		}
 		if dig(item, "type") != "ISSUE" {
 			continue
 		}
@@ -107,6 +129,12 @@ func TestProjectV2ContentValues(t *testing.T) {
 		dig(got["ProjectV2ItemFieldMilestoneValue"], "milestone", "title") != "v1" ||
 		dig(got["ProjectV2ItemFieldRepositoryValue"], "repository", "nameWithOwner") != "mona/app" {
 		t.Fatalf("values from the issue: %v", got)
+	}
+	if r := firstOf(dig(prValues["ProjectV2ItemFieldReviewerValue"], "reviewers", "nodes")); dig(r, "__typename") != "User" || dig(r, "login") != "rita" {
+		t.Fatalf("the pull request's reviewers: %v", prValues)
+	}
+	if _, ok := got["ProjectV2ItemFieldReviewerValue"]; ok {
+		t.Fatalf("an issue has reviewers: %v", got)
 	}
 	if dig(d, "repository", "open", "totalCount").(json.Number).String() != "1" || dig(firstOf(dig(d, "repository", "open", "nodes")), "title") != "Plan" ||
 		dig(d, "repository", "closed", "totalCount").(json.Number).String() != "0" {
