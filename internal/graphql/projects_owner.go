@@ -258,7 +258,7 @@ func (a *API) itemContent(ctx context.Context, b *engine.Batch) ([]any, error) {
 // their projects in one query, their values in one per hundred items.
 // Values follow the project's field order; built-in fields take their
 // values from the content (Title, Labels, Assignees, Milestone,
-// Repository, Reviewers; linked pull requests are not listed yet).
+// Repository, Reviewers, Linked pull requests).
 func (a *API) fieldValues(ctx context.Context, b *engine.Batch) ([]any, error) {
 	q := a.d.Store.R()
 	pids := map[int64]bool{}
@@ -315,6 +315,10 @@ func (a *API) fieldValues(ctx context.Context, b *engine.Batch) ([]any, error) {
 			pullIDs = append(pullIDs, id)
 		}
 	}
+	linked, err := a.linkedPulls(ctx, issues)
+	if err != nil {
+		return nil, err
+	}
 	reviewers := map[int64][]any{}
 	if len(pullIDs) > 0 {
 		users, err := q.RequestedReviewers(ctx, pullIDs)
@@ -346,7 +350,7 @@ func (a *API) fieldValues(ctx context.Context, b *engine.Batch) ([]any, error) {
 			v := stored[f.ID]
 			switch {
 			case v == nil:
-				if cv := contentValue(it, f, issues[it.IssueID], reviewers[it.IssueID]); cv != nil {
+				if cv := contentValue(it, f, issues[it.IssueID], reviewers[it.IssueID], linked[it.IssueID]); cv != nil {
 					list = append(list, cv)
 				}
 			case f.DataType == "single_select":

@@ -16,7 +16,7 @@ import (
 // Values of Projects (v2) fields beyond text, number, date and single
 // select: iteration values of iteration fields, and the built-in fields
 // whose values are the content's (Title, Labels, Assignees, Milestone,
-// Repository, Reviewers). They load with the page: the issues and pull requests of
+// Repository, Reviewers, Linked pull requests). They load with the page: the issues and pull requests of
 // the items and their details in a constant number of queries.
 
 // contentValueObj is a field value that is not a stored text, number,
@@ -128,9 +128,10 @@ func (a *API) registerProjectValues() {
 
 // contentValues is the values of an item's built-in fields taken from its
 // issue or pull request (o; nil for drafts and content the viewer may not
-// see) and the requested reviewers of a pull request, or nil when the
+// see), the requested reviewers of a pull request and the pull requests
+// linked to an issue (those that close it), or nil when the
 // field shows none.
-func contentValue(it *model.ProjectItem, f *model.ProjectField, o *issueObj, reviewers []any) any {
+func contentValue(it *model.ProjectItem, f *model.ProjectField, o *issueObj, reviewers, linked []any) any {
 	switch f.DataType {
 	case "title":
 		title := it.DraftTitle
@@ -163,6 +164,11 @@ func contentValue(it *model.ProjectItem, f *model.ProjectField, o *issueObj, rev
 		v.typ = "ProjectV2ItemFieldMilestoneValue"
 	case "repository":
 		v.typ = "ProjectV2ItemFieldRepositoryValue"
+	case "linked_pull_requests":
+		if len(linked) == 0 {
+			return nil
+		}
+		v.typ, v.prs = "ProjectV2ItemFieldPullRequestValue", linked
 	case "reviewers":
 		if len(reviewers) == 0 {
 			return nil
@@ -245,4 +251,52 @@ func (a *API) repoProjects(ctx context.Context, repo *repoObj, b *engine.Batch) 
 		return less
 	})
 	return slicePage(list, b, "projectsV2")
+}
+
+// linkedPulls is the pull requests that close each issue (not pull
+// request) of issues, the first hundred of each, those the viewer may
+// see: in a constant number of queries.
+func (a *API) linkedPulls(ctx context.Context, issues map[int64]*issueObj) (map[int64][]any, error) {
+	var ids []int64
+	for id, o := range issues {
+		if !o.is.IsPull {
+			ids = append(ids, id)
+		}
+	}
+	out := map[int64][]any{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	q := a.d.Store.R()
+	links, err := q.ClosingReferences(ctx, ids, false, false, func(total int) (int, int) { return 0, min(total, 100) })
+	if err != nil {
+		return nil, err
+	}
+	var others []int64
+	for _, l := range links {
+		others = append(others, l.IDs...)
+	}
+	if len(others) == 0 {
+		return out, nil
+	}
+	pulls, err := q.PullsByIssueID(ctx, others)
+	if err != nil {
+		return nil, err
+	}
+	repoIDs := make([]int64, 0, len(pulls))
+	for _, p := range pulls {
+		repoIDs = append(repoIDs, p.Issue.RepoID)
+	}
+	repos, err := a.reposByID(ctx, repoIDs)
+	if err != nil {
+		return nil, err
+	}
+	for id, l := range links {
+		for _, other := range l.IDs {
+			if p := pulls[other]; p != nil && repos[p.Issue.RepoID] != nil {
+				out[id] = append(out[id], a.pullOf(p, repos[p.Issue.RepoID]))
+			}
+		}
+	}
+	return out, nil
 }

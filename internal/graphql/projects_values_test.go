@@ -56,6 +56,8 @@ func TestProjectV2ContentValues(t *testing.T) {
 	w.e.Must(204, "PATCH", "/user/repository_invitations/"+strconv.FormatFloat(inv["id"].(float64), 'f', -1, 64), rita, nil)
 	pr := openPull(t, w, "reviewed", "Reviewed change")
 	w.e.Must(201, "POST", "/repos/mona/app/pulls/"+strconv.Itoa(pr.GetNumber())+"/requested_reviewers", w.monaTok, map[string]any{"reviewers": []string{"rita"}})
+	// The pull request closes issue 2: it is the issue's linked pull request.
+	w.e.Must(200, "PATCH", "/repos/mona/app/pulls/"+strconv.Itoa(pr.GetNumber()), w.monaTok, map[string]any{"body": "Fixes #2"})
 	pull, _, err := s.FindIssue(ctx, c, 0, "mona", "app", int64(pr.GetNumber()), true)
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +87,7 @@ func TestProjectV2ContentValues(t *testing.T) {
 			... on ProjectV2ItemFieldUserValue { users(first: 10) { nodes { login } } }
 			... on ProjectV2ItemFieldMilestoneValue { milestone { title } }
 			... on ProjectV2ItemFieldRepositoryValue { repository { nameWithOwner } }
+			... on ProjectV2ItemFieldPullRequestValue { pullRequests(first: 10) { nodes { number } } }
 			... on ProjectV2ItemFieldReviewerValue { reviewers(first: 10) { nodes { __typename ... on User { login } } } } } } } } } }
 		repository(owner: "mona", name: "app") { open: projectsV2(first: 10, query: "is:open", orderBy: {field: TITLE, direction: ASC}) { totalCount nodes { title } }
 			closed: projectsV2(first: 10, query: "is:closed") { totalCount } }
@@ -132,6 +135,9 @@ func TestProjectV2ContentValues(t *testing.T) {
 	}
 	if r := firstOf(dig(prValues["ProjectV2ItemFieldReviewerValue"], "reviewers", "nodes")); dig(r, "__typename") != "User" || dig(r, "login") != "rita" {
 		t.Fatalf("the pull request's reviewers: %v", prValues)
+	}
+	if n := dig(firstOf(dig(got["ProjectV2ItemFieldPullRequestValue"], "pullRequests", "nodes")), "number"); n == nil || n.(json.Number).String() != strconv.Itoa(pr.GetNumber()) {
+		t.Fatalf("the issue's linked pull requests: %v", got)
 	}
 	if _, ok := got["ProjectV2ItemFieldReviewerValue"]; ok {
 		t.Fatalf("an issue has reviewers: %v", got)
