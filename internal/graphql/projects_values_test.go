@@ -8,6 +8,7 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/projects"
+	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
 
@@ -154,5 +155,67 @@ func TestProjectV2ContentValues(t *testing.T) {
 	r := post(t, w.e, other, `query($draft: ID!) { node(id: $draft) { id } }`, map[string]any{"draft": wire.NodeID("DI", draft.ID)})
 	if len(r.Errors) == 0 {
 		t.Fatalf("another user resolves the draft: %s", r.Raw)
+	}
+}
+
+// TestProjectV2ValuesQueryCount: a page of issue items with the values of
+// all built-in fields (gh project item-list's fragments) costs as many
+// queries for 2 items as for 8.
+func TestProjectV2ValuesQueryCount(t *testing.T) {
+	w := newWorld(t)
+	seedIssues(t, w, 8)
+	s := projects.New(w.e.Store)
+	c := &authz.Caller{Kind: authz.ClassicPAT, User: w.mona, Scopes: authz.ParseScopes("project,repo")}
+	p, err := s.Create(ctx, c, w.mona, "Plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := int64(1); n <= 8; n++ {
+		is, _, err := s.FindIssue(ctx, c, 0, "mona", "app", n, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.AddIssue(ctx, c, p, is); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tok := w.e.Token(w.mona, "repo,project")
+	q := `query($n: Int!) { user(login: "mona") { projectV2(number: 1) { items(first: $n) { nodes { content { ... on Issue { number } }
+		fieldValues(first: 100) { nodes { __typename
+			... on ProjectV2ItemFieldTextValue { text }
+			... on ProjectV2ItemFieldLabelValue { labels(first: 10) { nodes { name } } }
+			... on ProjectV2ItemFieldUserValue { users(first: 10) { nodes { login } } }
+			... on ProjectV2ItemFieldMilestoneValue { milestone { title } }
+			... on ProjectV2ItemFieldRepositoryValue { repository { url } }
+			... on ProjectV2ItemFieldPullRequestValue { pullRequests(first: 10) { nodes { url } } }
+			... on ProjectV2ItemFieldReviewerValue { reviewers(first: 10) { nodes { __typename } } } } } } } } } }`
+	cost := func(n int) (int64, map[string]int) {
+		if err := w.e.Deps.Outbox.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.e.Store.Tx(ctx, func(store.Q) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		before := w.e.Store.Reads()
+		d := mustData(t, post(t, w.e, tok, q, map[string]any{"n": n}))
+		types := map[string]int{}
+		for _, it := range dig(d, "user", "projectV2", "items", "nodes").([]any) {
+			for _, v := range dig(it, "fieldValues", "nodes").([]any) {
+				types[dig(v, "__typename").(string)]++
+			}
+		}
+		return w.e.Store.Reads() - before, types
+	}
+	cost(1)
+	two, _ := cost(2)
+	eight, types := cost(8)
+	if two != eight {
+		t.Errorf("a page of 2 items costs %d queries, a page of 8 costs %d", two, eight)
+	}
+	// Every issue has a title and a repository; the even ones a label,
+	// an assignee and a milestone.
+	if types["ProjectV2ItemFieldTextValue"] != 8 || types["ProjectV2ItemFieldRepositoryValue"] != 8 || types["ProjectV2ItemFieldLabelValue"] != 4 ||
+		types["ProjectV2ItemFieldUserValue"] != 4 || types["ProjectV2ItemFieldMilestoneValue"] != 4 {
+		t.Fatalf("values of 8 issues: %v", types)
 	}
 }
