@@ -171,6 +171,30 @@ func (a *API) registerProjectFieldMutations() {
 		raw, _ := args["url"].(string)
 		return a.resource(ctx, raw)
 	})
+	a.field("Mutation", "copyProjectV2", func(ctx context.Context, _ any, args map[string]any) (any, error) {
+		m := in(args)
+		src, err := a.projectByNodeID(ctx, svc, str(m, "projectId"), authz.Read)
+		if err != nil {
+			return nil, err
+		}
+		prefix, ownerID, ok := decodeNodeID(str(m, "ownerId"))
+		if !ok || prefix != "U" && prefix != "O" {
+			return nil, notResolved(str(m, "ownerId"))
+		}
+		owner, err := a.d.Store.R().AccountByID(ctx, ownerID)
+		if err != nil {
+			return nil, notResolved(str(m, "ownerId"))
+		}
+		drafts, _ := m["includeDraftIssues"].(bool)
+		p, err := svc.Copy(ctx, from(ctx).caller, src.p, owner, str(m, "title"), drafts)
+		if err != nil {
+			if errors.Is(err, model.ErrNotFound) {
+				return nil, notResolved(str(m, "ownerId"))
+			}
+			return nil, gqlError(err)
+		}
+		return &projectPayload{clientMutationID: m["clientMutationId"], project: &projectObj{p: p}}, nil
+	})
 	a.field("Mutation", "linkProjectV2ToRepository", link(true))
 	a.field("Mutation", "unlinkProjectV2FromRepository", link(false))
 	pay := func(typ, field string, f func(p *fieldPayload) any) {

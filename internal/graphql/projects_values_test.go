@@ -219,3 +219,57 @@ func TestProjectV2ValuesQueryCount(t *testing.T) {
 		t.Fatalf("values of 8 issues: %v", types)
 	}
 }
+
+// TestCopyProjectV2: a copy has the fields and views, not the issues; a
+// stranger may not copy a private project, nor copy into another's account.
+func TestCopyProjectV2(t *testing.T) {
+	w := newWorld(t)
+	seedIssues(t, w, 1)
+	s := projects.New(w.e.Store)
+	c := &authz.Caller{Kind: authz.ClassicPAT, User: w.mona, Scopes: authz.ParseScopes("project,repo")}
+	p, err := s.Create(ctx, c, w.mona, "Plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateField(ctx, c, p, projects.FieldInput{Name: "Size", DataType: "single_select", Options: []model.ProjectOption{{Name: "S"}, {Name: "L"}}}); err != nil {
+		t.Fatal(err)
+	}
+	is, _, err := s.FindIssue(ctx, c, 0, "mona", "app", 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddIssue(ctx, c, p, is); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddDraft(ctx, c, p, "Idea", ""); err != nil {
+		t.Fatal(err)
+	}
+	tok := w.e.Token(w.mona, "repo,project")
+	m := `mutation($p: ID!, $o: ID!, $d: Boolean) { copyProjectV2(input: {projectId: $p, ownerId: $o, title: "Copy", includeDraftIssues: $d}) {
+		projectV2 { number title items(first: 10) { totalCount nodes { type } } fields(first: 30) { nodes { ... on ProjectV2SingleSelectField { name options { name } } } } } } }`
+	pid, owner := wire.NodeID("PVT", p.ID), wire.NodeID("U", w.mona.ID)
+	d := mustData(t, post(t, w.e, tok, m, map[string]any{"p": pid, "o": owner, "d": false}))
+	cp := dig(d, "copyProjectV2", "projectV2")
+	var size any
+	for _, f := range dig(cp, "fields", "nodes").([]any) {
+		if dig(f, "name") == "Size" {
+			size = f
+		}
+	}
+	if dig(cp, "title") != "Copy" || dig(cp, "number").(json.Number).String() != "2" || dig(cp, "items", "totalCount").(json.Number).String() != "0" ||
+		len(dig(size, "options").([]any)) != 2 {
+		t.Fatalf("copy: %v", cp)
+	}
+	d = mustData(t, post(t, w.e, tok, m, map[string]any{"p": pid, "o": owner, "d": true}))
+	if items := dig(d, "copyProjectV2", "projectV2", "items"); dig(items, "totalCount").(json.Number).String() != "1" || dig(firstOf(dig(items, "nodes")), "type") != "DRAFT_ISSUE" {
+		t.Fatalf("copy with drafts: %v", items)
+	}
+	stranger, strTok := w.e.NewUser("eve", false)
+	strTok = w.e.Token(stranger, "repo,project")
+	if r := post(t, w.e, strTok, m, map[string]any{"p": pid, "o": wire.NodeID("U", stranger.ID), "d": false}); len(r.Errors) == 0 || r.Errors[0].Type != "NOT_FOUND" {
+		t.Fatalf("a stranger copies a private project: %s", r.Raw)
+	}
+	if r := post(t, w.e, tok, m, map[string]any{"p": pid, "o": wire.NodeID("U", stranger.ID), "d": false}); len(r.Errors) == 0 {
+		t.Fatalf("a copy into another user's account: %s", r.Raw)
+	}
+}

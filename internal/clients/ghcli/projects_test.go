@@ -218,6 +218,21 @@ func TestGhProjects(t *testing.T) {
 		t.Fatalf("items after gh project item-delete: %v", restItems)
 	}
 
+	// gh project copy: fields and drafts come along, issues do not.
+	copied := ghJSON(t, g, "project", "copy", "1", "--source-owner", "mona", "--target-owner", "mona", "--title", "Roadmap 2", "--drafts", "--format", "json")
+	if copied["number"] != float64(2) || copied["title"] != "Roadmap 2" {
+		t.Fatalf("gh project copy: %v", copied)
+	}
+	e.Must(200, "GET", "/users/mona/projectsV2/2/fields", tok, nil).JSON(t, &restFields)
+	e.Must(200, "GET", "/users/mona/projectsV2/2/items", tok, nil).JSON(t, &restItems)
+	copiedFields := map[string]bool{}
+	for _, f := range restFields {
+		copiedFields[f["name"].(string)] = true
+	}
+	if !copiedFields["Points"] || !copiedFields["Priority"] || !copiedFields["Sprint"] || len(restItems) != 1 || dig(restItems[0], "content", "title") != "Write more docs" {
+		t.Fatalf("the copy over REST: fields %v, items %v", copiedFields, restItems)
+	}
+
 	g.Must("project", "delete", "1", "--owner", "mona")
 	e.Must(404, "GET", "/users/mona/projectsV2/1", tok, nil)
 }
