@@ -100,19 +100,22 @@ func (a *API) registerWorkflowRuns() {
 		for i, p := range b.Parents {
 			o := p.(*checkSuiteObj)
 			if r := runs[o.repo.v.Repo.ID][o.runID]; r != nil {
-				out[i] = r
+				out[i] = &workflowRunObj{r: r, repo: o.repo}
 			}
 		}
 		return out, nil
 	})
 	run := func(name string, f func(r *model.WorkflowRun) any) {
-		a.field("WorkflowRun", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*model.WorkflowRun)), nil })
+		a.field("WorkflowRun", name, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*workflowRunObj).r), nil })
 	}
 	run("id", func(r *model.WorkflowRun) any { return wire.NodeID("WFR_", r.ID) })
 	run("databaseId", func(r *model.WorkflowRun) any { return r.ID })
 	run("runNumber", func(r *model.WorkflowRun) any { return r.RunNumber })
 	run("event", func(r *model.WorkflowRun) any { return r.Event })
-	run("workflow", func(r *model.WorkflowRun) any { return &workflowOf{r} })
+	a.field("WorkflowRun", "workflow", func(_ context.Context, p any, _ map[string]any) (any, error) {
+		o := p.(*workflowRunObj)
+		return &workflowOf{r: o.r, repo: o.repo}, nil
+	})
 	a.field("Workflow", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
 		return wire.NodeID("W_", p.(*workflowOf).r.WorkflowID), nil
 	})
@@ -120,7 +123,16 @@ func (a *API) registerWorkflowRuns() {
 }
 
 // workflowOf is the workflow of a run, as the run names it.
-type workflowOf struct{ r *model.WorkflowRun }
+type workflowOf struct {
+	r    *model.WorkflowRun
+	repo *repoObj
+}
+
+// workflowRunObj is a workflow run of a repository.
+type workflowRunObj struct {
+	r    *model.WorkflowRun
+	repo *repoObj
+}
 
 // registerCheckAnnotations resolves CheckRun.annotations, oldest first:
 // each run counts its annotations, so the pages of a whole batch of runs

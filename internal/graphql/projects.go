@@ -32,6 +32,9 @@ type selectValueObj struct {
 
 func (a *API) registerProjects() {
 	a.registerOwnerProjects()
+	a.registerProjectValues()
+	a.registerProjectFieldMutations()
+	a.registerLocatable()
 	a.registerProjectMutations()
 	a.connectionTypes("ProjectV2ItemConnection", "ProjectV2ItemEdge")
 	for _, typ := range []string{"Issue", "PullRequest"} {

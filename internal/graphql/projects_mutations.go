@@ -242,11 +242,11 @@ func (a *API) registerProjectMutations() {
 	pay := func(typ, field string, f func(p *projectPayload) any) {
 		a.field(typ, field, func(_ context.Context, p any, _ map[string]any) (any, error) { return f(p.(*projectPayload)), nil })
 	}
-	for _, typ := range []string{"CreateProjectV2Payload", "UpdateProjectV2Payload", "DeleteProjectV2Payload", "AddProjectV2DraftIssuePayload",
+	for _, typ := range []string{"CreateProjectV2Payload", "UpdateProjectV2Payload", "DeleteProjectV2Payload", "CopyProjectV2Payload", "AddProjectV2DraftIssuePayload",
 		"AddProjectV2ItemByIdPayload", "UpdateProjectV2ItemFieldValuePayload", "ClearProjectV2ItemFieldValuePayload", "DeleteProjectV2ItemPayload", "ArchiveProjectV2ItemPayload"} {
 		pay(typ, "clientMutationId", func(p *projectPayload) any { return p.clientMutationID })
 	}
-	for _, typ := range []string{"CreateProjectV2Payload", "UpdateProjectV2Payload", "DeleteProjectV2Payload"} {
+	for _, typ := range []string{"CreateProjectV2Payload", "UpdateProjectV2Payload", "DeleteProjectV2Payload", "CopyProjectV2Payload"} {
 		pay(typ, "projectV2", func(p *projectPayload) any { return p.project })
 	}
 	pay("AddProjectV2DraftIssuePayload", "projectItem", func(p *projectPayload) any { return p.item })

@@ -186,14 +186,16 @@ func (a *API) ownerProjects(ctx context.Context, svc *projects.Service, owner *m
 	probe := &model.Project{BaseRole: "read"}
 	publicOnly := projects.With(c, sub, owner, probe).Perm < authz.Read
 	q := a.d.Store.R()
-	total, err := q.CountProjects(ctx, owner.ID, publicOnly)
+	f := projectsFilter(b.Args)
+	f.OwnerID, f.PublicOnly = owner.ID, publicOnly
+	total, err := q.CountProjectsOf(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	start, end := page(total)
 	conn := &connection{offset: start, total: total}
 	if end > start {
-		list, err := q.ProjectsPage(ctx, owner.ID, publicOnly, end-start, start)
+		list, err := q.ProjectsPageOf(ctx, f, end-start, start)
 		if err != nil {
 			return nil, err
 		}
@@ -254,9 +256,9 @@ func (a *API) itemContent(ctx context.Context, b *engine.Batch) ([]any, error) {
 
 // fieldValues resolves fieldValues for a batch of items: the fields of
 // their projects in one query, their values in one per hundred items.
-// Built-in fields take their values from the content and are not listed;
-// iteration values are left out (hubd's schema has no iteration field
-// type yet).
+// Values follow the project's field order; built-in fields take their
+// values from the content (Title, Labels, Assignees, Milestone,
+// Repository, Reviewers, Linked pull requests).
 func (a *API) fieldValues(ctx context.Context, b *engine.Batch) ([]any, error) {
 	q := a.d.Store.R()
 	pids := map[int64]bool{}
@@ -274,12 +276,6 @@ func (a *API) fieldValues(ctx context.Context, b *engine.Batch) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	byID := map[int64]*model.ProjectField{}
-	for _, list := range fields {
-		for _, f := range list {
-			byID[f.ID] = f
-		}
-	}
 	vals := map[int64][]*model.ProjectValue{}
 	for start := 0; start < len(items); start += 100 {
 		part, err := q.ProjectValues(ctx, items[start:min(start+100, len(items))])
@@ -290,17 +286,83 @@ func (a *API) fieldValues(ctx context.Context, b *engine.Batch) ([]any, error) {
 			vals[k] = v
 		}
 	}
+	// The items' issues and pull requests with their labels, assignees and
+	// milestones, for the built-in fields' values.
+	var issueIDs []int64
+	for _, p := range b.Parents {
+		if it := p.(*projectItemObj).it; it.IssueID != 0 {
+			issueIDs = append(issueIDs, it.IssueID)
+		}
+	}
+	issues := map[int64]*issueObj{}
+	if len(issueIDs) > 0 {
+		if issues, err = a.issuesAndPullsByID(ctx, issueIDs); err != nil {
+			return nil, err
+		}
+		parents := make([]any, 0, len(issues))
+		for _, o := range issues {
+			parents = append(parents, o)
+		}
+		if err := a.details(ctx, parents); err != nil {
+			return nil, err
+		}
+	}
+	// The requested reviewers of the pull requests, users and teams, in
+	// one query each.
+	var pullIDs []int64
+	for id, o := range issues {
+		if o.is.IsPull {
+			pullIDs = append(pullIDs, id)
+		}
+	}
+	linked, err := a.linkedPulls(ctx, issues)
+	if err != nil {
+		return nil, err
+	}
+	reviewers := map[int64][]any{}
+	if len(pullIDs) > 0 {
+		users, err := q.RequestedReviewers(ctx, pullIDs)
+		if err != nil {
+			return nil, err
+		}
+		teams, err := q.RequestedTeams(ctx, pullIDs, from(ctx).caller.UserID())
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range pullIDs {
+			for _, u := range users[id] {
+				reviewers[id] = append(reviewers[id], u)
+			}
+			for _, t := range teams[id] {
+				reviewers[id] = append(reviewers[id], t)
+			}
+		}
+	}
 	out := b.Values(len(b.Parents))
 	for i, id := range items {
-		var list []any
+		it := b.Parents[i].(*projectItemObj).it
+		stored := map[int64]*model.ProjectValue{}
 		for _, v := range vals[id] {
-			f := byID[v.FieldID]
+			stored[v.FieldID] = v
+		}
+		var list []any
+		for _, f := range fields[it.ProjectID] {
+			v := stored[f.ID]
 			switch {
-			case f == nil:
+			case v == nil:
+				if cv := contentValue(it, f, issues[it.IssueID], reviewers[it.IssueID], linked[it.IssueID]); cv != nil {
+					list = append(list, cv)
+				}
 			case f.DataType == "single_select":
 				for _, o := range f.Options {
 					if o.ID == v.Text {
 						list = append(list, &selectValueObj{item: id, f: f, opt: o})
+					}
+				}
+			case f.DataType == "iteration" && f.Iteration != nil:
+				for _, iter := range f.Iteration.Iterations {
+					if iter.ID == v.Text {
+						list = append(list, &contentValueObj{typ: "ProjectV2ItemFieldIterationValue", item: id, f: f, iter: iter})
 					}
 				}
 			case f.DataType == "text" || f.DataType == "number" || f.DataType == "date":

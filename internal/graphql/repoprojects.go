@@ -7,13 +7,13 @@ import (
 	"github.com/hubd/hubd/internal/graphql/engine"
 )
 
-// registerRepoProjects: hubd has no classic projects, and no operation
-// links a Projects (v2) project to a repository yet, so a repository's
-// projects and projectsV2 are empty (gh repo view asks for both).
+// registerRepoProjects: hubd has no classic projects, so a repository's
+// projects are empty (gh repo view asks for them); its projectsV2 are the
+// Projects (v2) projects linked to it (projects_values.go).
 func (a *API) registerRepoProjects() {
 	a.connectionTypes("ProjectConnection", "ProjectEdge")
 	a.connectionTypes("ProjectV2Connection", "ProjectV2Edge")
-	for _, f := range []string{"projects", "projectsV2"} {
+	for _, f := range []string{"projects"} {
 		a.schema.Resolve("Repository", f, engine.EachBatch(func(_ context.Context, _ any, b *engine.Batch) (any, error) {
 			if _, err := pageWindow(b.Args, f, engine.SelectsItems(b.Field.SelectionSet)); err != nil {
 				return nil, err

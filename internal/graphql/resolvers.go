@@ -139,6 +139,16 @@ func typeOf(v any) string {
 		return "ProjectV2ItemFieldSingleSelectValue"
 	case *valueObj:
 		return t.typeName()
+	case *workflowRunObj:
+		return "WorkflowRun"
+	case *workflowOf:
+		return "Workflow"
+	case *contentValueObj:
+		return t.typ
+	case *iterationConfig:
+		return "ProjectV2IterationFieldConfiguration"
+	case *iterationObj:
+		return "ProjectV2IterationFieldIteration"
 	case *draftObj:
 		return "DraftIssue"
 	case *projectFieldObj:
@@ -410,7 +420,8 @@ func decodeNodeID(s string) (prefix string, id int64, ok bool) {
 func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 	out := make([]any, len(ids))
 	var repoIDs, issueIDs, gistIDs []int64
-	linked := false // LinkedBranch ids among them
+	linked := false     // LinkedBranch ids among them
+	projectish := false // Projects (v2) ids among them
 	for i, s := range ids {
 		prefix, id, ok := decodeNodeID(s)
 		if !ok {
@@ -436,6 +447,13 @@ func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 			gistIDs = append(gistIDs, id)
 		case "LB":
 			linked = true
+		case "PVT", "PVTI", "DI":
+			projectish = true
+		}
+	}
+	if projectish {
+		if err := a.projectNodes(ctx, ids, out); err != nil {
+			return nil, err
 		}
 	}
 	if linked {

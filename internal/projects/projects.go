@@ -177,24 +177,8 @@ func validTitle(t string) error {
 // own projects; organization members create the organization's (owners
 // and, as on GitHub by default, members).
 func (s *Service) Create(ctx context.Context, c *authz.Caller, owner *model.Account, title string) (*Project, error) {
-	if c.User == nil || c.Kind == authz.Installation {
-		return nil, model.Forbidden("Resource not accessible by integration")
-	}
-	sub, err := s.subject(ctx, c, owner)
+	sub, err := s.mayCreate(ctx, c, owner, title)
 	if err != nil {
-		return nil, err
-	}
-	may := sub.OrgOwner || sub.OrgMember || !sub.OrgOwned && owner.ID == c.User.ID || c.SiteAdmin()
-	if !may {
-		if sub.OrgOwned {
-			return nil, model.ErrNotFound
-		}
-		return nil, model.Forbidden("You do not have permission to create projects for this owner.")
-	}
-	if c.ProjectToken(sub, authz.Admin) < authz.Write {
-		return nil, model.Forbidden("Resource not accessible by personal access token")
-	}
-	if err := validTitle(title); err != nil {
 		return nil, err
 	}
 	p := &model.Project{OwnerID: owner.ID, CreatorID: c.User.ID, Title: title, BaseRole: "none"}
@@ -220,6 +204,126 @@ func (s *Service) Create(ctx context.Context, c *authz.Caller, owner *model.Acco
 		}
 		if err := tx.CreateProjectView(ctx, &model.ProjectView{ProjectID: p.ID, Name: "View 1", Layout: "table", CreatorID: c.User.ID}); err != nil {
 			return err
+		}
+		return s.event(ctx, tx, c, owner, "projects_v2", "created", projectPayload(p))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Project{Project: p, Owner: owner, Perm: authz.Admin}, nil
+}
+
+// mayCreate checks that c may create a project titled title for owner.
+func (s *Service) mayCreate(ctx context.Context, c *authz.Caller, owner *model.Account, title string) (authz.ProjectSubject, error) {
+	if c.User == nil || c.Kind == authz.Installation {
+		return authz.ProjectSubject{}, model.Forbidden("Resource not accessible by integration")
+	}
+	sub, err := s.subject(ctx, c, owner)
+	if err != nil {
+		return sub, err
+	}
+	may := sub.OrgOwner || sub.OrgMember || !sub.OrgOwned && owner.ID == c.User.ID || c.SiteAdmin()
+	if !may {
+		if sub.OrgOwned {
+			return sub, model.ErrNotFound
+		}
+		return sub, model.Forbidden("You do not have permission to create projects for this owner.")
+	}
+	if c.ProjectToken(sub, authz.Admin) < authz.Write {
+		return sub, model.Forbidden("Resource not accessible by personal access token")
+	}
+	return sub, validTitle(title)
+}
+
+// Copy copies project src (which the caller may read) to owner as a new
+// project titled title: its description, readme, fields (with their
+// options and iterations), views and, with drafts, its draft issues; not
+// its issues, pull requests or field values, as GitHub copies. One
+// transaction.
+func (s *Service) Copy(ctx context.Context, c *authz.Caller, src *Project, owner *model.Account, title string, drafts bool) (*Project, error) {
+	sub, err := s.mayCreate(ctx, c, owner, title)
+	if err != nil {
+		return nil, err
+	}
+	p := &model.Project{OwnerID: owner.ID, CreatorID: c.User.ID, Title: title, ShortDescription: src.ShortDescription, Readme: src.Readme, BaseRole: "none"}
+	if sub.OrgOwned {
+		p.BaseRole = "write"
+	}
+	err = s.Store.Tx(ctx, func(tx store.Q) error {
+		fields, err := tx.ProjectFields(ctx, src.ID)
+		if err != nil {
+			return err
+		}
+		views, err := tx.ProjectViews(ctx, src.ID)
+		if err != nil {
+			return err
+		}
+		if err := tx.CreateProject(ctx, p); err != nil {
+			return err
+		}
+		ids := map[int64]int64{}
+		for _, f := range fields {
+			nf := &model.ProjectField{ProjectID: p.ID, Name: f.Name, DataType: f.DataType}
+			for _, o := range f.Options {
+				o.ID = optionID()
+				nf.Options = append(nf.Options, o)
+			}
+			if f.Iteration != nil {
+				cfg := *f.Iteration
+				cfg.Iterations = nil
+				for _, it := range f.Iteration.Iterations {
+					it.ID = optionID()
+					cfg.Iterations = append(cfg.Iterations, it)
+				}
+				nf.Iteration = &cfg
+			}
+			if err := tx.CreateProjectField(ctx, nf); err != nil {
+				return err
+			}
+			ids[f.ID] = nf.ID
+		}
+		mapIDs := func(list []int64) []int64 {
+			var out []int64
+			for _, id := range list {
+				if n, ok := ids[id]; ok {
+					out = append(out, n)
+				}
+			}
+			return out
+		}
+		for _, v := range views {
+			nv := &model.ProjectView{ProjectID: p.ID, Name: v.Name, Layout: v.Layout, Filter: v.Filter, CreatorID: c.User.ID,
+				VisibleFields: mapIDs(v.VisibleFields), GroupBy: mapIDs(v.GroupBy), VerticalGroupBy: mapIDs(v.VerticalGroupBy)}
+			for _, sb := range v.SortBy {
+				var id int64
+				switch x := sb[0].(type) {
+				case int64:
+					id = x
+				case float64:
+					id = int64(x)
+				}
+				if ids[id] != 0 {
+					nv.SortBy = append(nv.SortBy, [2]any{ids[id], sb[1]})
+				}
+			}
+			if err := tx.CreateProjectView(ctx, nv); err != nil {
+				return err
+			}
+		}
+		if drafts {
+			items, err := tx.ProjectItemsPage(ctx, src.ID, 1<<30, 0)
+			if err != nil {
+				return err
+			}
+			for _, it := range items {
+				if it.ContentType != "DraftIssue" {
+					continue
+				}
+				d := &model.ProjectItem{ProjectID: p.ID, ContentType: "DraftIssue", DraftTitle: it.DraftTitle, DraftBody: it.DraftBody, CreatorID: c.User.ID}
+				if err := tx.AddProjectItem(ctx, d); err != nil {
+					return err
+				}
+			}
 		}
 		return s.event(ctx, tx, c, owner, "projects_v2", "created", projectPayload(p))
 	})

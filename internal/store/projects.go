@@ -143,15 +143,79 @@ func (q Q) ListProjects(ctx context.Context, f ProjectQuery) ([]*model.Project, 
 
 // CountProjects counts an owner's projects as ListProjects selects them.
 func (q Q) CountProjects(ctx context.Context, ownerID int64, publicOnly bool) (int, error) {
-	var n int
-	query := `SELECT COUNT(*) FROM projects_v2 WHERE owner_id = ?`
-	args := []any{ownerID}
-	if publicOnly {
-		query += ` AND public = ?`
+	return q.CountProjectsOf(ctx, ProjectsFilter{OwnerID: ownerID, PublicOnly: publicOnly})
+}
+
+// ProjectsFilter selects an owner's projects for GraphQL's projectsV2:
+// by title words and open or closed, in an order.
+type ProjectsFilter struct {
+	OwnerID    int64
+	PublicOnly bool
+	Title      string // substring of the title, case-insensitive
+	Closed     *bool
+	OrderBy    string // number (default), title, created_at, updated_at
+	Desc       bool
+}
+
+func (f ProjectsFilter) where() (string, []any) {
+	where := ` WHERE owner_id = ?`
+	args := []any{f.OwnerID}
+	if f.PublicOnly {
+		where += ` AND public = ?`
 		args = append(args, true)
 	}
-	err := q.row(ctx, query, args...).Scan(&n)
+	if f.Title != "" {
+		where += ` AND LOWER(title) LIKE ?`
+		args = append(args, "%"+likeEscape(strings.ToLower(f.Title))+"%")
+	}
+	if f.Closed != nil {
+		if *f.Closed {
+			where += ` AND closed_at IS NOT NULL`
+		} else {
+			where += ` AND closed_at IS NULL`
+		}
+	}
+	return where, args
+}
+
+// CountProjectsOf counts the projects f selects.
+func (q Q) CountProjectsOf(ctx context.Context, f ProjectsFilter) (int, error) {
+	var n int
+	where, args := f.where()
+	err := q.row(ctx, `SELECT COUNT(*) FROM projects_v2`+where, args...).Scan(&n)
 	return n, err
+}
+
+// ProjectsPageOf is a page of the projects f selects, in its order.
+func (q Q) ProjectsPageOf(ctx context.Context, f ProjectsFilter, limit, offset int) ([]*model.Project, error) {
+	where, args := f.where()
+	col := map[string]string{"title": "LOWER(title)", "created_at": "created_at", "updated_at": "updated_at"}[f.OrderBy]
+	if col == "" {
+		col = "number"
+	}
+	dir := " ASC"
+	if f.Desc {
+		dir = " DESC"
+	}
+	return q.projects(ctx, `SELECT `+projectCols+` FROM projects_v2`+where+` ORDER BY `+col+dir+`, number`+dir+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+}
+
+// ProjectIDsOfRepo is the ids of the projects linked to a repository.
+func (q Q) ProjectIDsOfRepo(ctx context.Context, repoID int64) ([]int64, error) {
+	rows, err := q.query(ctx, `SELECT project_id FROM projects_v2_repos WHERE repo_id = ? ORDER BY project_id`, repoID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 func likeEscape(s string) string {
@@ -318,6 +382,12 @@ func (q Q) ListProjectFields(ctx context.Context, projectID int64, k Keyset) ([]
 // ProjectFieldByID is field id of a project.
 func (q Q) ProjectFieldByID(ctx context.Context, projectID, id int64) (*model.ProjectField, error) {
 	return one(q.projectFields(ctx, `SELECT `+fieldCols+` FROM projects_v2_fields WHERE project_id = ? AND id = ?`, projectID, id))
+}
+
+// ProjectFieldAnyProject is field id of whichever project holds it (the
+// caller checks it may see that project).
+func (q Q) ProjectFieldAnyProject(ctx context.Context, id int64) (*model.ProjectField, error) {
+	return one(q.projectFields(ctx, `SELECT `+fieldCols+` FROM projects_v2_fields WHERE id = ?`, id))
 }
 
 // CreateProjectField appends a field to a project.
@@ -662,11 +732,5 @@ func (q Q) ProjectItemsPage(ctx context.Context, projectID int64, limit, offset 
 // ProjectsPage is projects [offset, offset+limit) of an owner by number,
 // public ones only when publicOnly, with their count.
 func (q Q) ProjectsPage(ctx context.Context, ownerID int64, publicOnly bool, limit, offset int) ([]*model.Project, error) {
-	query := `SELECT ` + projectCols + ` FROM projects_v2 WHERE owner_id = ?`
-	args := []any{ownerID}
-	if publicOnly {
-		query += ` AND public = ?`
-		args = append(args, true)
-	}
-	return q.projects(ctx, query+` ORDER BY number LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	return q.ProjectsPageOf(ctx, ProjectsFilter{OwnerID: ownerID, PublicOnly: publicOnly}, limit, offset)
 }
