@@ -1,12 +1,11 @@
 package secrets
 
 import (
-
-	"github.com/hubd/hubd/internal/repos"
 	"net/http"
 	"strconv"
 
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	svc "github.com/hubd/hubd/internal/secrets"
 	"github.com/hubd/hubd/internal/store"
