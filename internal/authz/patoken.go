@@ -76,12 +76,20 @@ var patUnavailable = map[string]bool{
 	"enterprise-apps/remove-repository-access-to-installation":         true,
 }
 
+// enterpriseAdministration reports whether the operation takes the
+// enterprise's "Enterprise administration" permission: only apps installed
+// on the enterprise hold it (fine-grained personal access tokens belong to
+// a user or an organization, never to the enterprise).
+func enterpriseAdministration(operationID string) bool {
+	return strings.HasPrefix(permissionRules[operationID], "enterprise_administration")
+}
+
 // FineGrainedOperation reports whether a fine-grained personal access
 // token may call an operation with these token badges: GitHub lets them
 // call what user access tokens may (the UAT badge), but for the
 // operations only GitHub Apps may call.
 func FineGrainedOperation(operationID string, badges []string) bool {
-	if patUnavailable[operationID] {
+	if patUnavailable[operationID] || enterpriseAdministration(operationID) {
 		return false
 	}
 	for _, b := range badges {
