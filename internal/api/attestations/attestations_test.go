@@ -316,4 +316,7 @@ func TestDeleteAttestations(t *testing.T) {
 	e.Must(200, "DELETE", "/users/zed/attestations/digest/"+d1, w.zedT, nil)
 	w.attest(t, "zed/mine", w.zedT, provenance, d2)
 	e.Must(200, "DELETE", "/users/zed/attestations/digest/"+d2, w.zedT, nil)
+	z = w.attest(t, "zed/mine", w.zedT, provenance, d1)
+	e.Must(200, "DELETE", "/users/zed/attestations/"+id(z), w.zedT, nil)
+	e.Must(404, "DELETE", "/users/zed/attestations/"+id(z), w.zedT, nil)
 }

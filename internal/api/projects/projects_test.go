@@ -322,3 +322,45 @@ func mustAcc(t *testing.T, w *world, login string) *model.Account {
 	}
 	return a
 }
+
+// A user's project serves the same item, field and view operations as an
+// organization's, under /users/{username}.
+func TestUserProjectItems(t *testing.T) {
+	w := newWorld(t)
+	w.create(t, w.monaU, "mona", "Mine")
+	w.e.Must(http.StatusCreated, "POST", "/user/repos", w.mona, map[string]any{"name": "notes"})
+	var is struct {
+		ID int64 `json:"id"`
+	}
+	w.e.Must(http.StatusCreated, "POST", "/repos/mona/notes/issues", w.mona, map[string]any{"title": "Mine"}).JSON(t, &is)
+	base := "/users/mona/projectsV2/1"
+	var item struct {
+		ID int64 `json:"id"`
+	}
+	w.e.Must(http.StatusCreated, "POST", base+"/items", w.mona, map[string]any{"type": "Issue", "id": is.ID}).JSON(t, &item)
+	var fields []struct {
+		ID   int64  `json:"id"`
+		Name string `json:"name"`
+	}
+	w.e.Must(http.StatusOK, "GET", base+"/fields", w.mona, nil).JSON(t, &fields)
+	if len(fields) == 0 {
+		t.Fatal("no fields")
+	}
+	if f := w.e.Must(http.StatusOK, "GET", base+"/fields/"+strconv.FormatInt(fields[0].ID, 10), w.mona, nil).Map(t); f["name"] != fields[0].Name {
+		t.Fatalf("field: %v", f)
+	}
+	ipath := base + "/items/" + strconv.FormatInt(item.ID, 10)
+	if got := w.e.Must(http.StatusOK, "GET", ipath, w.mona, nil).Map(t); got["id"] != float64(item.ID) {
+		t.Fatalf("item: %v", got)
+	}
+	w.e.Must(http.StatusOK, "PATCH", ipath, w.mona, map[string]any{"fields": []any{}, "archived": true})
+	w.e.Must(http.StatusNotFound, "GET", ipath, w.bob, nil)
+	var view struct {
+		Number int `json:"number"`
+	}
+	w.e.Must(http.StatusCreated, "POST", "/users/"+strconv.FormatInt(w.monaU.ID, 10)+"/projectsV2/1/views", w.mona, map[string]any{"name": "All", "layout": "table"}).JSON(t, &view)
+	var vitems []map[string]any
+	w.e.Must(http.StatusOK, "GET", base+"/views/"+strconv.Itoa(view.Number)+"/items", w.mona, nil).JSON(t, &vitems)
+	w.e.Must(http.StatusNoContent, "DELETE", ipath, w.mona, nil)
+	w.e.Must(http.StatusNotFound, "GET", ipath, w.mona, nil)
+}
