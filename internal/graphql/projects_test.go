@@ -181,9 +181,17 @@ func TestProjectV2Items(t *testing.T) {
 		return w.e.Store.Reads() - before
 	}
 	cost(1)
-	// A page of 29 costs no more than a page of 2 (on PostgreSQL the page of
-	// 2 has been seen to cost 2 queries more; not explained yet).
-	if one, many := cost(2), cost(29); many > one {
+	// Reads are counted process-wide: a background goroutine's query can
+	// land inside one measurement, never take one away, so each page's
+	// count is the least of three.
+	least := func(n int) int64 {
+		m := cost(n)
+		for range 2 {
+			m = min(m, cost(n))
+		}
+		return m
+	}
+	if one, many := least(2), least(29); one != many {
 		t.Errorf("a page of 2 items costs %d queries, a page of 29 costs %d", one, many)
 	}
 }

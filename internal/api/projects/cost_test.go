@@ -95,9 +95,17 @@ func TestItemsQueryCount(t *testing.T) {
 		return w.e.Store.Reads() - before
 	}
 	cost(1) // warms what is loaded once per process (the token's authentication)
-	// A page of 23 costs no more than a page of 1 (on PostgreSQL the page of
-	// 1 has been seen to cost 2 queries more; not explained yet).
-	if one, many := cost(1), cost(23); many > one {
+	// Reads are counted process-wide: a background goroutine's query can
+	// land inside one measurement, never take one away, so each page's
+	// count is the least of three.
+	least := func(n int) int64 {
+		m := cost(n)
+		for range 2 {
+			m = min(m, cost(n))
+		}
+		return m
+	}
+	if one, many := least(1), least(23); one != many {
 		t.Errorf("a page of 1 item costs %d queries, a page of 23 costs %d", one, many)
 	}
 }
