@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,6 +55,31 @@ type Env struct {
 
 	mu      sync.Mutex
 	covered map[string]bool
+
+	reads, serving atomic.Int64
+}
+
+// Reads is how many queries the store has run for the requests this
+// environment served (not for jobs or other background work), once no request
+// is being served: tests take the difference around a request to bound its
+// number of queries.
+func (e *Env) Reads() int64 {
+	for deadline := time.Now().Add(10 * time.Second); e.serving.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	return e.reads.Load()
+}
+
+// readCounter counts the queries of every request into Env.reads.
+type readCounter struct {
+	e    *Env
+	next http.Handler
+}
+
+func (c readCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.e.serving.Add(1)
+	defer c.e.serving.Add(-1)
+	c.next.ServeHTTP(w, r.WithContext(store.CountReads(r.Context(), &c.e.reads)))
 }
 
 // Options change the environment.
@@ -135,7 +161,7 @@ func New(t testing.TB, opts ...Options) *Env {
 	if !o.NoVerify {
 		h = &validator{env: e, specs: sp, next: srv}
 	}
-	e.HTTP.Config.Handler = h
+	e.HTTP.Config.Handler = readCounter{e, h}
 	e.HTTP.Start()
 	stopSSH := func() {}
 	if sshLn != nil {

@@ -93,9 +93,9 @@ func TestCheckRunAnnotations(t *testing.T) {
 	w.e.Deps.Jobs.Stop()
 	reads := func() int64 {
 		contexts(nil)
-		before := w.e.Store.Reads()
+		before := w.e.Reads()
 		contexts(nil)
-		return w.e.Store.Reads() - before
+		return w.e.Reads() - before
 	}
 	three := reads()
 	for i := 0; i < 5; i++ {

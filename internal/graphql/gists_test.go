@@ -67,12 +67,12 @@ func TestGistListQueries(t *testing.T) {
 	w := newWorld(t)
 	q := `{ viewer { gists(first: 50, privacy: ALL) { totalCount nodes { name stargazerCount viewerHasStarred owner { login } files { name size } } } } }`
 	reads := func() (gql, rest int64) {
-		before := w.e.Store.Reads()
+		before := w.e.Reads()
 		mustData(t, post(t, w.e, w.monaTok, q, nil))
-		gql = w.e.Store.Reads() - before
-		before = w.e.Store.Reads()
+		gql = w.e.Reads() - before
+		before = w.e.Reads()
 		w.e.Must(200, "GET", "/gists?per_page=50", w.monaTok, nil)
-		return gql, w.e.Store.Reads() - before
+		return gql, w.e.Reads() - before
 	}
 	create := func(n int) {
 		for i := 0; i < n; i++ {

@@ -76,9 +76,9 @@ func TestIssueList(t *testing.T) {
 	// Nor do the events log's consumers (activity events, webhooks): they
 	// catch up first.
 	syncOutbox(t, w)
-	before := w.e.Store.Reads()
+	before := w.e.Reads()
 	r := post(t, w.e, w.melTok, issueList, vars)
-	queries := w.e.Store.Reads() - before
+	queries := w.e.Reads() - before
 	d := mustData(t, r)
 	issues := dig(d, "repository", "issues").(map[string]any)
 	if n, _ := issues["totalCount"].(json.Number).Int64(); n != 6 {
@@ -112,9 +112,9 @@ func TestIssueList(t *testing.T) {
 	}
 	w.e.RunJobs()
 	syncOutbox(t, w)
-	before = w.e.Store.Reads()
+	before = w.e.Reads()
 	post(t, w.e, w.melTok, issueList, map[string]any{"owner": "mona", "repo": "app", "limit": 6})
-	if longer := w.e.Store.Reads() - before; longer > queries {
+	if longer := w.e.Reads() - before; longer > queries {
 		t.Fatalf("IssueList of 6 issues ran %d queries, of 4 %d", longer, queries)
 	}
 	// Next page through the cursor.

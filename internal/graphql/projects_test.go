@@ -176,9 +176,9 @@ func TestProjectV2Items(t *testing.T) {
 		if err := w.e.Store.Tx(ctx, func(store.Q) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
-		before := w.e.Store.Reads()
+		before := w.e.Reads()
 		mustData(t, post(t, w.e, tok, q, map[string]any{"n": n}))
-		return w.e.Store.Reads() - before
+		return w.e.Reads() - before
 	}
 	cost(1)
 	// Reads are counted process-wide: a background goroutine's query can

@@ -196,7 +196,7 @@ func TestProjectV2ValuesQueryCount(t *testing.T) {
 		if err := w.e.Store.Tx(ctx, func(store.Q) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
-		before := w.e.Store.Reads()
+		before := w.e.Reads()
 		d := mustData(t, post(t, w.e, tok, q, map[string]any{"n": n}))
 		types := map[string]int{}
 		for _, it := range dig(d, "user", "projectV2", "items", "nodes").([]any) {
@@ -204,7 +204,7 @@ func TestProjectV2ValuesQueryCount(t *testing.T) {
 				types[dig(v, "__typename").(string)]++
 			}
 		}
-		return w.e.Store.Reads() - before, types
+		return w.e.Reads() - before, types
 	}
 	cost(1)
 	two, _ := cost(2)

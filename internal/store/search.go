@@ -804,7 +804,7 @@ func (q Q) SearchLabels(ctx context.Context, repoID int64, words []string, sort 
 // client's query compiled, so caching its statement (and its PostgreSQL
 // rebinding) would keep one per distinct search.
 func (q Q) searchRows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	q.s.reads.Add(1)
+	q.counted(ctx)
 	query = q.placeholders(query)
 	if q.tx != nil {
 		return q.tx.QueryContext(ctx, query, args...)
@@ -813,7 +813,7 @@ func (q Q) searchRows(ctx context.Context, query string, args ...any) (*sql.Rows
 }
 
 func (q Q) searchRow(ctx context.Context, query string, args ...any) rowScanner {
-	q.s.reads.Add(1)
+	q.counted(ctx)
 	query = q.placeholders(query)
 	if q.tx != nil {
 		return q.tx.QueryRowContext(ctx, query, args...)

@@ -270,6 +270,34 @@ func (s *Store) rebind(q string) string {
 // difference around a request to bound its number of queries.
 func (s *Store) Reads() int64 { return s.reads.Load() }
 
+type readCounterKey struct{}
+
+// countingReads is set once any context counts its reads, so a server that
+// never does pays no context lookup per query.
+var countingReads atomic.Bool
+
+// CountReads returns a context under which every query the store runs for it
+// (and for contexts derived from it) is also added to n. Unlike Reads, which
+// counts the whole process's queries, this counts one request's, whatever
+// jobs and other requests run meanwhile.
+func CountReads(ctx context.Context, n *atomic.Int64) context.Context {
+	countingReads.Store(true)
+	return context.WithValue(ctx, readCounterKey{}, n)
+}
+
+// counted records one query run for ctx.
+func (q Q) counted(ctx context.Context) {
+	if q.quiet {
+		return
+	}
+	q.s.reads.Add(1)
+	if countingReads.Load() {
+		if n, ok := ctx.Value(readCounterKey{}).(*atomic.Int64); ok {
+			n.Add(1)
+		}
+	}
+}
+
 type Q struct {
 	s  *Store
 	db *sql.DB
@@ -324,9 +352,7 @@ func (q Q) exec(ctx context.Context, query string, args ...any) (sql.Result, err
 }
 
 func (q Q) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if !q.quiet {
-		q.s.reads.Add(1)
-	}
+	q.counted(ctx)
 	st, err := q.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -336,9 +362,7 @@ func (q Q) query(ctx context.Context, query string, args ...any) (*sql.Rows, err
 
 // row runs a one-row query; a preparation error surfaces from Scan.
 func (q Q) row(ctx context.Context, query string, args ...any) rowScanner {
-	if !q.quiet {
-		q.s.reads.Add(1)
-	}
+	q.counted(ctx)
 	st, err := q.stmt(ctx, query)
 	if err != nil {
 		return errRow{err}

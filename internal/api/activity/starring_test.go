@@ -276,9 +276,9 @@ func TestStarredSortAndPages(t *testing.T) {
 		if err := e.Store.Tx(ctx, func(store.Q) error { return nil }); err != nil {
 			t.Fatal(err)
 		}
-		before := e.Store.Reads()
+		before := e.Reads()
 		e.Must(200, "GET", "/users/hubot/starred?per_page="+perPage, "", nil, "Accept: application/vnd.github.star+json")
-		return e.Store.Reads() - before
+		return e.Reads() - before
 	}
 	// Both pages carry a Link header (whose rewrite to the id form costs
 	// a lookup of its own).

@@ -86,13 +86,13 @@ func TestItemsQueryCount(t *testing.T) {
 		if err := w.e.Store.Tx(ctx, func(store.Q) error { return nil }); err != nil { // cold caches
 			t.Fatal(err)
 		}
-		before := w.e.Store.Reads()
+		before := w.e.Reads()
 		var items []map[string]any
 		w.e.Must(http.StatusOK, "GET", apitest.Query("/orgs/acme/projectsV2/1/items", "per_page", strconv.Itoa(perPage), "fields", joinIDs(fieldIDs)), w.mona, nil).JSON(t, &items)
 		if len(items) != perPage || len(items[perPage-1]["fields"].([]any)) != len(fieldIDs) {
 			t.Fatalf("page of %d: %d items", perPage, len(items))
 		}
-		return w.e.Store.Reads() - before
+		return w.e.Reads() - before
 	}
 	cost(1) // warms what is loaded once per process (the token's authentication)
 	// Reads are counted process-wide: a background goroutine's query can
