@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/hubd/hubd/internal/actions"
@@ -295,6 +296,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	s.Pages, s.Clients = pages, oauthAPI.Clients
 	if cfg.Codespaces.IDE != nil {
 		s.codespaces = newCodespaceProxy(cfg.Codespaces.IDE, cs, oauthAPI.Service().SessionUser, s.authenticate)
+		s.codespaces.origin, s.codespaces.signer = strings.TrimSuffix(cfg.Codespaces.URL, "/"), d.Downloads()
 	}
 	// The pages' forms run the services REST and GraphQL run.
 	s.web.Use(web.Services{Sessions: oauthAPI.Service(), Issues: issuesAPI.Service(), Pulls: pullsAPI.Service(), Reviews: reviewsAPI.Service(), Refs: refsSvc, Actions: actionsAPI.Service(), Artifacts: actionsAPI.Storage()})

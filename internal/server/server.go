@@ -205,6 +205,16 @@ func (s *Server) Match(r *http.Request) (rt *rest.Route, params map[string]strin
 	return rt, params, true
 }
 
+// CodespacesHandler serves the IDEs' own origin (CodespacesConfig.URL) on a
+// listener of its own: /codespaces/{name}/ of each codespace, to its owner;
+// nothing else. Nil when no IDE runs or they share hubd's origin.
+func (s *Server) CodespacesHandler() http.Handler {
+	if s.codespaces == nil || s.codespaces.origin == "" {
+		return nil
+	}
+	return http.HandlerFunc(s.codespaces.ideOrigin)
+}
+
 // ServeHTTP runs the middleware chain and dispatches.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	info := &rest.Info{RequestID: newRequestID(), Start: time.Now(), Caller: &authz.Caller{}, Media: rest.ParseAccept(r.Header.Get("Accept"))}
@@ -225,6 +235,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.codespaces != nil && s.codespaces.serves(r.URL.Path) {
+		if s.codespaces.origin != "" {
+			s.codespaces.handoff(w, r) // the owner, to the IDEs' origin
+			return
+		}
 		s.codespaces.ServeHTTP(w, r) // a codespace's IDE, to its owner
 		return
 	}
