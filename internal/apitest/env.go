@@ -52,6 +52,8 @@ type Env struct {
 	Admin      *model.Account
 	AdminToken string
 	SSHAddr    string // host:port of the SSH transport (Options.SSH)
+	// CodespacesURL is the IDEs' own origin (Options.CodespaceIDE).
+	CodespacesURL string
 
 	mu      sync.Mutex
 	covered map[string]bool
@@ -106,7 +108,8 @@ type Options struct {
 	// points at it.
 	SSH bool
 	// CodespaceIDE runs codespaces' browser IDE (code-server, installed by
-	// scripts/deps.sh) behind web_url.
+	// scripts/deps.sh) behind web_url, on an origin of its own
+	// (Env.CodespacesURL).
 	CodespaceIDE bool
 }
 
@@ -148,8 +151,14 @@ func New(t testing.TB, opts ...Options) *Env {
 		// <DataDir>/codespaces (as hubd serve opens its data directory).
 		passThrough(t, e.DataDir)
 	}
+	var ideHTTP *httptest.Server
 	if o.CodespaceIDE {
 		cs.IDE = codespaceIDE(t, cs.Credential, e.DataDir)
+		// The IDEs' origin: another port of the same host, as hubd serve
+		// --codespaces-addr makes it.
+		ideHTTP = httptest.NewUnstartedServer(nil)
+		e.CodespacesURL = "http://" + ideHTTP.Listener.Addr().String()
+		cs.URL = e.CodespacesURL
 	}
 	srv, deps, err := server.Build(server.Config{Store: e.Store, ExternalURL: e.URL, Limits: limits, MaxBody: o.MaxBody, Version: "test",
 		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset, SSHBase: sshBase, Codespaces: cs})
@@ -163,6 +172,10 @@ func New(t testing.TB, opts ...Options) *Env {
 	}
 	e.HTTP.Config.Handler = readCounter{e, h}
 	e.HTTP.Start()
+	if ideHTTP != nil {
+		ideHTTP.Config.Handler = srv.CodespacesHandler()
+		ideHTTP.Start()
+	}
 	stopSSH := func() {}
 	if sshLn != nil {
 		hostKey, err := gitssh.HostKey(filepath.Join(e.DataDir, "ssh_host_ed25519_key"))
@@ -196,6 +209,9 @@ func New(t testing.TB, opts ...Options) *Env {
 		}
 		stopRunners() // before the server closes: it waits for their polls
 		stopSSH()
+		if ideHTTP != nil {
+			ideHTTP.Close()
+		}
 		e.HTTP.Close()
 		deps.Runner.Stop()
 		deps.Jobs.Stop()

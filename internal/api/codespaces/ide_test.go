@@ -54,6 +54,55 @@ func TestCodespaceWebURL(t *testing.T) {
 		}
 	}
 
+	// The IDE is not served at hubd's origin: web_url (there) signs the
+	// owner's browser over to the IDEs' own origin, whose cookie then
+	// opens the IDE; the hand-off works once per browser, for that
+	// codespace only, and hubd's session never reaches the IDE's origin
+	// as a credential.
+	if !strings.HasPrefix(cs.GetWebURL(), e.URL+"/codespaces/") || e.CodespacesURL == "" || e.CodespacesURL == e.URL {
+		t.Fatalf("web_url %s, hubd %s, IDEs %s", cs.GetWebURL(), e.URL, e.CodespacesURL)
+	}
+	e.SetPassword("alice", "correct horse battery")
+	e.SetPassword("bob", "correct horse battery")
+	b := e.Browser()
+	b.SignIn("alice", "correct horse battery")
+	p := b.Get(cs.GetWebURL())
+	if p.Status != 303 || !strings.HasPrefix(p.Location, e.CodespacesURL+"/codespaces/"+name+"/?hubd_handoff=") {
+		t.Fatalf("hand-off: %d %q", p.Status, p.Location)
+	}
+	handoff := p.Location
+	if p = b.Get(handoff); p.Status != 303 || p.Location != "/codespaces/"+name+"/" {
+		t.Fatalf("IDE origin, hand-off: %d %q", p.Status, p.Location)
+	}
+	p = b.Get(e.CodespacesURL + p.Location)
+	if p.Status == 302 && strings.HasPrefix(p.Location, "./?folder=") { // code-server opens the workspace
+		p = b.Get(e.CodespacesURL + "/codespaces/" + name + "/" + strings.TrimPrefix(p.Location, "./"))
+	}
+	if p.Status != 200 || !strings.Contains(p.Body, "workbench") {
+		t.Fatalf("IDE origin, with its cookie: %d %.300s", p.Status, p.Body)
+	}
+	// Without the hand-off's cookie, hubd's session opens nothing there.
+	other := e.Browser()
+	other.SignIn("alice", "correct horse battery")
+	if p = other.Get(e.CodespacesURL + "/codespaces/" + name + "/"); p.Status != 404 {
+		t.Fatalf("IDE origin, hubd's session only: %d", p.Status)
+	}
+	// A hand-off is the owner's and that codespace's: bob's browser can
+	// not be signed over, and a forged or altered one is refused.
+	bb := e.Browser()
+	bb.SignIn("bob", "correct horse battery")
+	if p = bb.Get(cs.GetWebURL()); p.Status != 404 {
+		t.Fatalf("bob's hand-off: %d %q", p.Status, p.Location)
+	}
+	forged := strings.Replace(handoff, "hubd_handoff=", "hubd_handoff=9", 1)
+	if p = bb.Get(forged); p.Status != 404 {
+		t.Fatalf("forged hand-off: %d %q", p.Status, p.Location)
+	}
+	// The IDEs' origin serves the IDEs only.
+	if p = b.Get(e.CodespacesURL + "/user"); p.Status != 404 {
+		t.Fatalf("IDE origin, API path: %d", p.Status)
+	}
+
 	if _, _, err := gh.Codespaces.Stop(ctx, name); err != nil && apitest.Status(err) != 202 {
 		t.Fatal(err)
 	}
