@@ -2,8 +2,12 @@ package main
 
 import (
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/hubd/hubd/internal/codespaces/ide"
 	"github.com/hubd/hubd/internal/server"
@@ -50,4 +54,56 @@ func codespacesConfig(codeServer, runnerUser, sandboxMode, dataDir string) (serv
 	}
 	cfg.IDE = ide.New(ide.Options{Binary: bin, Sandbox: sandboxMode, Credential: cfg.Credential, Hide: []string{dataDir}})
 	return cfg, nil
+}
+
+// codespacesListener opens the IDEs' own origin: addr ("auto": the host of
+// hubd's listener, the next port; "none" or "": no listener, the IDEs stay at
+// hubd's origin) and the URL browsers reach it by (default: hubd's external
+// URL with the listener's port).
+func codespacesListener(addr, external string, hubd net.Addr, hubdURL string) (net.Listener, string, error) {
+	switch addr {
+	case "", "none":
+		if external != "" {
+			return nil, "", fmt.Errorf("--codespaces-url needs --codespaces-addr")
+		}
+		return nil, "", nil
+	case "auto":
+		host, port, err := net.SplitHostPort(hubd.String())
+		if err != nil {
+			return nil, "", err
+		}
+		// The next port when it is free, else any free one (hubd on an
+		// ephemeral port, or two hubds on neighbouring ports).
+		if n, _ := strconv.Atoi(port); n > 0 && n < 65535 {
+			if ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(n+1))); err == nil {
+				return codespacesURL(ln, external, hubdURL)
+			}
+		}
+		addr = net.JoinHostPort(host, "0")
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("--codespaces-addr %s: %w (another address, or none)", addr, err)
+	}
+	return codespacesURL(ln, external, hubdURL)
+}
+
+// codespacesURL is the URL of the IDEs' listener ln: external, else hubd's
+// URL with ln's port.
+func codespacesURL(ln net.Listener, external, hubdURL string) (net.Listener, string, error) {
+	if external != "" {
+		u, err := url.Parse(external)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			ln.Close()
+			return nil, "", fmt.Errorf("--codespaces-url %q: want an http:// or https:// URL", external)
+		}
+		return ln, strings.TrimSuffix(external, "/"), nil
+	}
+	u, err := url.Parse(hubdURL)
+	if err != nil {
+		ln.Close()
+		return nil, "", err
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return ln, u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port), nil
 }

@@ -62,6 +62,8 @@ func serve(args []string) error {
 	fs.DurationVar(&to.Idle, "idle-timeout", to.Idle, "how long an idle keep-alive connection stays open")
 	actionsWorkers := fs.Int("actions-workers", 1, "local runners: `hubd runner` children as --runner-user, each running one workflow job at a time (0: none)")
 	actionsSandbox := fs.String("actions-sandbox", "auto", "sandbox of workflow jobs: auto (bubblewrap: own user namespace without capabilities, seccomp filter, read-only system, hubd's data directory hidden, limits; where it does not work, jobs fail with a message naming the fix), bwrap (the same, but hubd refuses to start where it does not work), or none (no isolation: only for trusted workflows, warned at start and in every job's log)")
+	csAddr := fs.String("codespaces-addr", envOr("HUBD_CODESPACES_ADDR", "auto"), "listen address of the codespaces' browser IDEs, an origin apart from hubd's so that what runs in an IDE cannot act on hubd's pages as its owner (env HUBD_CODESPACES_ADDR; auto: --addr's host, the next port; none: at hubd's own origin, only where every repository is trusted)")
+	csURL := fs.String("codespaces-url", os.Getenv("HUBD_CODESPACES_URL"), "URL browsers use to reach --codespaces-addr (env HUBD_CODESPACES_URL; default: the --external-url with that listener's port)")
 	codeServer := fs.String("code-server", ide.DefaultBinary(), "code-server's bin/code-server, the browser IDE of codespaces (scripts/deps.sh installs it; none: codespaces run without one)")
 	runnerUser := fs.String("runner-user", defaultRunnerUser, "the Unix user the local runners and their jobs run as (hubd must be root to switch to it)")
 	runnerWork := fs.String("runner-work", filepath.Join(os.TempDir(), "hubd-runners"), "the local runners' work root (a directory per runner, one per job inside)")
@@ -170,8 +172,17 @@ func serve(args []string) error {
 	if err != nil {
 		return err
 	}
+	var csLn net.Listener
 	if cs.IDE != nil {
 		defer cs.IDE.StopAll()
+		if csLn, cs.URL, err = codespacesListener(*csAddr, *csURL, ln.Addr(), *external); err != nil {
+			return err
+		}
+		if csLn != nil {
+			defer csLn.Close()
+		} else {
+			fmt.Fprintf(os.Stderr, "hubd: WARNING: --codespaces-addr none: the codespaces' IDEs share hubd's origin\n")
+		}
 	}
 	srv, deps, err := server.Build(server.Config{Codespaces: cs, Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
 		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(abs, "git"), MaxPush: *maxPush,
@@ -248,6 +259,18 @@ func serve(args []string) error {
 		close(sshDone)
 	}
 	hs := srv.HTTPServer(to)
+	var ideSrv *http.Server
+	if csLn != nil {
+		// The IDEs' websockets last as long as their window: no read or
+		// write timeout, only the header's and idle connections'.
+		ideSrv = &http.Server{Handler: srv.CodespacesHandler(), ReadHeaderTimeout: to.ReadHeader, IdleTimeout: to.Idle}
+		fmt.Printf("Codespaces: %s (IDEs at %s)\n", csLn.Addr(), cs.URL)
+		go func() {
+			if err := ideSrv.Serve(csLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				slog.Error("codespaces listener", "err", err)
+			}
+		}()
+	}
 	stopped := make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -256,6 +279,9 @@ func serve(args []string) error {
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		sshSrv.Shutdown(sctx)
+		if ideSrv != nil {
+			ideSrv.Shutdown(sctx)
+		}
 		hs.Shutdown(sctx)
 		<-sshDone
 	}()
