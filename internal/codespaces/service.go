@@ -67,6 +67,10 @@ const (
 	kindRetention = "codespace.retention"
 )
 
+// LongestLifecycle bounds a codespace's creation or start (its clone and
+// lifecycle commands) and an export: the job fails past it (hubd's bound).
+const LongestLifecycle = time.Hour
+
 // Defaults and bounds (GitHub's).
 const (
 	DefaultIdleTimeout = 30
@@ -110,11 +114,12 @@ type Service struct {
 func New(st *store.Store, git *gitrepo.Manager, q *jobs.Queue, urls wire.URLs, root string) *Service {
 	s := &Service{Store: st, Git: git, Jobs: q, URLs: urls, Root: root, locks: map[string]*sync.Mutex{}}
 	if q != nil {
-		q.Handle(kindProvision, s.job(s.provision))
-		q.Handle(kindStart, s.job(s.start))
+		// Cloning, the lifecycle commands and exports may outlast a lease.
+		q.HandleLong(kindProvision, s.job(s.provision), LongestLifecycle)
+		q.HandleLong(kindStart, s.job(s.start), LongestLifecycle)
 		q.Handle(kindStop, s.job(s.stop))
 		q.Handle(kindDelete, s.job(s.remove))
-		q.Handle(kindExport, s.job(s.export))
+		q.HandleLong(kindExport, s.job(s.export), LongestLifecycle)
 		q.Handle(kindIdle, s.job(s.idle))
 		q.Handle(kindRetention, s.job(s.retention))
 	}

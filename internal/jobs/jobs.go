@@ -79,7 +79,8 @@ type Queue struct {
 	worker   string
 	mu       sync.Mutex
 	handlers map[string]Handler
-	takeBack []string // kinds taken back from stopped processes at Start
+	takeBack []string                 // kinds taken back from stopped processes at Start
+	long     map[string]time.Duration // HandleLong kinds' longest runs
 	kinds    []string
 	wake     chan struct{}
 	stop     context.CancelFunc
@@ -106,6 +107,21 @@ func (q *Queue) Handle(kind string, h Handler) {
 	q.handlers[kind] = h
 	q.kinds = append(q.kinds, kind)
 	sort.Strings(q.kinds)
+}
+
+// HandleLong registers the handler of a kind whose jobs may run longer
+// than a lease (a codespace's lifecycle commands): the running job's lease
+// is renewed every quarter lease (or every Renew), so that it may run up to
+// maxRun while a dead worker's job is still taken over one lease after its
+// last renewal.
+func (q *Queue) HandleLong(kind string, h Handler, maxRun time.Duration) {
+	q.Handle(kind, h)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.long == nil {
+		q.long = map[string]time.Duration{}
+	}
+	q.long[kind] = maxRun
 }
 
 // TakeBack makes Start take back at once the jobs of kind that a stopped
@@ -203,12 +219,21 @@ func (q *Queue) RunOne(ctx context.Context) (bool, error) {
 	}
 	q.mu.Lock()
 	h := q.handlers[j.Kind]
+	maxRun, long := q.long[j.Kind]
 	q.mu.Unlock()
 	deadline := q.Lease
 	stopRenew := func() {}
-	if q.Renew > 0 {
+	switch {
+	case long:
+		every := q.Renew
+		if every <= 0 {
+			every = q.Lease / 4
+		}
+		deadline = max(maxRun, q.Lease)
+		stopRenew = q.renew(j.ID, every)
+	case q.Renew > 0:
 		deadline = max(q.MaxRun, q.Lease)
-		stopRenew = q.renew(j.ID)
+		stopRenew = q.renew(j.ID, q.Renew)
 	}
 	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), deadline)
 	err = run(jctx, h, j.Payload)
@@ -230,14 +255,14 @@ func (q *Queue) RunOne(ctx context.Context) (bool, error) {
 	return true, q.Store.FailJob(rctx, j.ID, q.worker, err.Error(), retry)
 }
 
-// renew renews job id's lease every q.Renew until the returned stop.
-func (q *Queue) renew(id int64) (stop func()) {
+// renew renews job id's lease every interval until the returned stop.
+func (q *Queue) renew(id int64, every time.Duration) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(q.Renew)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {

@@ -236,3 +236,61 @@ func TestRenewKeepsLease(t *testing.T) {
 		t.Fatalf("left %v", c)
 	}
 }
+
+// A kind registered with HandleLong keeps its lease while it runs on a
+// queue that renews nothing else, and is cut off at its own longest run;
+// the other kinds keep the lease as their deadline.
+func TestHandleLong(t *testing.T) {
+	s := storetest.Open(t)
+	var mu sync.Mutex
+	now := time.Unix(1_800_000_000, 0).UTC()
+	s.SetClock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now })
+	q := jobs.New(s)
+	q.Lease = 40 * time.Millisecond // renewed every 10 ms
+	release := make(chan struct{})
+	started := make(chan struct{})
+	q.HandleLong("lifecycle", func(ctx context.Context, _ []byte) error {
+		close(started)
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}, time.Hour)
+	if err := q.Enqueue(ctx, jobs.Job{Kind: "lifecycle"}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := q.RunOne(ctx); done <- err }()
+	<-started
+	for range 5 { // many leases later (the clock's and the deadline's)
+		mu.Lock()
+		now = now.Add(30 * time.Millisecond)
+		mu.Unlock()
+		time.Sleep(30 * time.Millisecond)
+	}
+	if j, err := s.ClaimJob(ctx, "other", time.Minute, []string{"lifecycle"}); err != nil || j != nil {
+		t.Fatalf("taken over: %+v %v", j, err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if c := counts(t, s); c["running"]+c["pending"]+c["failed"] != 0 {
+		t.Fatalf("left %v", c)
+	}
+
+	// Cut off at its longest run.
+	q.HandleLong("stuck", func(ctx context.Context, _ []byte) error { <-ctx.Done(); return jobs.Permanent(ctx.Err()) }, 100*time.Millisecond)
+	if err := q.Enqueue(ctx, jobs.Job{Kind: "stuck"}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := q.RunOne(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 100*time.Millisecond {
+		t.Fatalf("cut off after %v, before its longest run", took)
+	}
+}
