@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hubd/hubd/internal/model"
@@ -171,6 +172,44 @@ type logWriter struct {
 	// stepsPath is where the steps as they stand are written whenever one
 	// starts or ends (the runner reports them while the job runs).
 	stepsPath string
+	// lastOutput is when a step's output last came (unix nanoseconds).
+	lastOutput atomic.Int64
+}
+
+// drainHook holds back the entry that ends a failed step until the step's
+// output has stopped coming. act copies a step's output from a pseudo-
+// terminal in a goroutine, and when the step's process fails it reports the
+// step over before that copy has drained: the last lines (often the error
+// itself) would land after the step's end, in the next step's group. Hooks
+// run before the logger takes its lock, so the copy's lines are written
+// meanwhile.
+type drainHook struct{ lw *logWriter }
+
+// Output that stops for drainQuiet is over; a step waits drainMost at most.
+const (
+	drainQuiet = 30 * time.Millisecond
+	drainMost  = 300 * time.Millisecond
+)
+
+func (drainHook) Levels() []logrus.Level { return logrus.AllLevels }
+
+func (h drainHook) Fire(e *logrus.Entry) error {
+	if _, ok := e.Data["stepResult"]; !ok || fmt.Sprint(e.Data["stepResult"]) != "failure" {
+		if !strings.Contains(e.Message, "Failure - ") {
+			return nil
+		}
+	}
+	// The copy may not have written anything yet: quiet is counted from
+	// the failure at the earliest.
+	start := time.Now()
+	for time.Since(start) < drainMost {
+		last := max(start.UnixNano(), h.lw.lastOutput.Load())
+		if time.Since(time.Unix(0, last)) >= drainQuiet {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
 }
 
 // StepsFile is the file of a job's directory where its worker keeps its
@@ -203,6 +242,7 @@ func (lw *logWriter) WithJobLogger() *logrus.Logger {
 	l.SetLevel(logrus.DebugLevel)
 	l.SetFormatter(lw)
 	l.SetOutput(lwOut{lw})
+	l.AddHook(drainHook{lw})
 	return l
 }
 
@@ -245,6 +285,7 @@ func (lw *logWriter) Format(e *logrus.Entry) ([]byte, error) {
 		}
 	}
 	if raw, _ := e.Data["raw_output"].(bool); raw {
+		lw.lastOutput.Store(time.Now().UnixNano())
 		return []byte(e.Message + "\n"), nil
 	}
 	if e.Level > logrus.InfoLevel {
