@@ -65,6 +65,23 @@ func MinimalList(ctx context.Context, d *deps.Deps, c *authz.Caller, views []*st
 	return listed(ctx, d, c, views, d.URLs.ToMinimalRepository)
 }
 
+// MinimalByIDs is MinimalList of the repositories ids, in that order (those
+// gone since are left out): the selected repositories of secrets,
+// variables and runner groups.
+func MinimalByIDs(ctx context.Context, d *deps.Deps, c *authz.Caller, ids []int64) ([]wire.MinimalRepository, error) {
+	views, err := d.Store.R().ReposByID(ctx, ids, c.UserID())
+	if err != nil {
+		return nil, err
+	}
+	list := make([]*store.RepoView, 0, len(ids))
+	for _, id := range ids {
+		if v := views[id]; v != nil {
+			list = append(list, v)
+		}
+	}
+	return MinimalList(ctx, d, c, list)
+}
+
 // RepositoryList: see MinimalList.
 func RepositoryList(ctx context.Context, d *deps.Deps, c *authz.Caller, views []*store.RepoView) ([]wire.Repository, error) {
 	return listed(ctx, d, c, views, d.URLs.ToRepository)

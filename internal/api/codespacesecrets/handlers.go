@@ -9,7 +9,6 @@ import (
 	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	sealed "github.com/hubd/hubd/internal/secrets"
-	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
 
@@ -184,17 +183,7 @@ func (a *API) selectedRepos(sc scope) rest.Handler {
 		if err != nil {
 			return err
 		}
-		views, err := a.d.Store.R().ReposByID(ctx, ids, t.Caller.UserID())
-		if err != nil {
-			return err
-		}
-		list := make([]*store.RepoView, 0, len(ids))
-		for _, id := range ids {
-			if v := views[id]; v != nil {
-				list = append(list, v)
-			}
-		}
-		out, err := repos.MinimalList(ctx, a.d, t.Caller, list)
+		out, err := repos.MinimalByIDs(ctx, a.d, t.Caller, ids)
 		if err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package runners
 import (
 	"net/http"
 
-	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
@@ -199,21 +198,9 @@ func (a *API) targets(kind string) rest.Handler {
 				Organizations []wire.OrganizationSimple `json:"organizations"`
 			}{total, out})
 		}
-		c := rest.Caller(r)
-		views, err := q.ReposByID(ctx, ids, c.UserID())
+		out, err := repos.MinimalByIDs(ctx, a.d, rest.Caller(r), ids)
 		if err != nil {
 			return err
-		}
-		facts, err := q.RepoFacts(ctx, ids)
-		if err != nil {
-			return err
-		}
-		out := []wire.MinimalRepository{}
-		for _, id := range ids {
-			if v := views[id]; v != nil {
-				access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: true}
-				out = append(out, a.d.URLs.ToMinimalRepository(v.Repo, repos.Counts(a.d, v.Repo, facts[id]), access))
-			}
 		}
 		return rest.JSON(w, http.StatusOK, struct {
 			TotalCount   int                      `json:"total_count"`

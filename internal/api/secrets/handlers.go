@@ -8,7 +8,6 @@ import (
 	"github.com/hubd/hubd/internal/repos"
 	"github.com/hubd/hubd/internal/rest"
 	svc "github.com/hubd/hubd/internal/secrets"
-	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
 
@@ -174,18 +173,7 @@ func (a *API) selectedRepos(sc Scope) rest.Handler {
 		if err != nil {
 			return err
 		}
-		c := rest.Caller(r)
-		views, err := a.d.Store.R().ReposByID(ctx, ids, c.UserID())
-		if err != nil {
-			return err
-		}
-		list := make([]*store.RepoView, 0, len(ids))
-		for _, id := range ids {
-			if v := views[id]; v != nil {
-				list = append(list, v)
-			}
-		}
-		out, err := repos.MinimalList(ctx, a.d, c, list)
+		out, err := repos.MinimalByIDs(ctx, a.d, rest.Caller(r), ids)
 		if err != nil {
 			return err
 		}
