@@ -2681,6 +2681,17 @@ CREATE TABLE enterprise_vuln_syncs (
   finished_at BIGINT
 );
 `,
+	// 81: enterprise teams assigned to an organization (internal/
+	// enterpriseteams): each assignment has its organization team (teams.
+	// enterprise_team_id, slug "ent:..."), whose members follow the
+	// enterprise team's and to which the organization grants repositories;
+	// an organization membership that exists only through such teams is
+	// marked (org_members.via_enterprise) so that it goes when they do.
+	`
+ALTER TABLE teams ADD COLUMN enterprise_team_id BIGINT REFERENCES enterprise_teams(id) ON DELETE CASCADE;
+CREATE UNIQUE INDEX teams_enterprise_team ON teams (enterprise_team_id, org_id);
+ALTER TABLE org_members ADD COLUMN via_enterprise BOOLEAN NOT NULL DEFAULT FALSE
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of
