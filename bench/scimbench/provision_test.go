@@ -27,7 +27,9 @@ const Groups = 500
 //
 //	HUBD_TEST_DATABASE=postgres://... go test ./bench/scimbench -run '^$' -bench SCIMProvision -benchtime 1x
 //
-// Goal: under 2 minutes on PostgreSQL.
+// Goal: under 2 minutes on PostgreSQL. Measured 2026-11-29 on the 2-core
+// development machine (shared): 86 s (users 77 s, groups 9 s), 4.3 times
+// the control's 20 s.
 func BenchmarkSCIMProvision(b *testing.B) {
 	for range b.N {
 		e := apitest.New(b)
