@@ -26,6 +26,8 @@ Usage:
   hubd user create --login NAME [--email ADDR] [--name NAME] [--site-admin]
   hubd user set-password --login NAME   (reads the password from standard input)
   hubd org create --login NAME --admin USER [--name NAME] [--email ADDR]
+  hubd network-settings add --name NAME --subnet-id SUBNET --region REGION
+                             (a hosted compute network settings resource for network configurations)
   hubd token create --user NAME [--scopes repo,admin:org] [--note TEXT] [--expires-in 720h]
   hubd token create --fine-grained --user NAME --name N [--owner ORG] [--repos a,b | --all-repos]
                     [--permissions issues:write,contents:read] [--expires-in 30d] [--description TEXT]
@@ -40,7 +42,7 @@ Usage:
   hubd runner --jitconfig CONFIG   (a runner: runs workflow jobs hubd gives it; docs/runner-protocol.md)
   hubd actions-worker        (run by a runner: one workflow job, its spec on standard input)
 
-serve, user, org, token, app and oauth-app take --data (env HUBD_DATA, default ./hubd-data),
+serve, user, org, token, app, oauth-app and network-settings take --data (env HUBD_DATA, default ./hubd-data),
 --database (env HUBD_DATABASE: a postgres:// URL, sqlite:PATH or a SQLite
 file path; default DATA/hubd.db) and --sqlite-synchronous full|normal.
 Only serve creates the data directory; the others refuse a missing one.
@@ -67,6 +69,8 @@ func main() {
 		err = sub(args, "create", orgCreate)
 	case "token":
 		err = sub(args, "create", tokenCreate)
+	case "network-settings":
+		err = sub(args, "add", networkSettingsAdd)
 	case "app":
 		err = appCmd(args)
 	case "catalogue":

@@ -60,13 +60,15 @@ func (s *Service) ViewerOf(ctx context.Context, c *authz.Caller, repo *model.Rep
 }
 
 // SecurityManager reports whether a user holds the security manager role
-// of an organization.
+// of an organization, or an enterprise role that manages the security of
+// every organization (the enterprise's security_manager).
 func (s *Service) SecurityManager(ctx context.Context, orgID, userID int64) (bool, error) {
 	ids, err := s.Store.R().OrgRoleIDsOf(ctx, orgID, userID)
-	if err != nil {
-		return false, err
+	if err != nil || slices.Contains(ids, securityManagerRole) {
+		return err == nil, err
 	}
-	return slices.Contains(ids, securityManagerRole), nil
+	held, err := s.Store.R().EnterpriseRolesOfUser(ctx, userID)
+	return authz.EnterpriseRolesGrant(held, authz.WriteEnterpriseSecurity), err
 }
 
 // CreditInput credits a user by login.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/enterpriseteams"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
@@ -26,10 +27,10 @@ var rolesSince = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 // Roles are the predefined enterprise roles, by id.
 var Roles = []Role{
 	{ID: 1, Name: "app_manager", Description: "Can view, create, edit and delete the GitHub App registrations the enterprise owns.",
-		Permissions: []string{"manage_enterprise_apps"}},
+		Permissions: authz.EnterpriseRolePermissions[1]},
 	{ID: 2, Name: "security_manager", Description: "Can view security results and manage the enterprise's security settings; " +
 		"reads the code of every repository and writes every security alert in the enterprise.",
-		Permissions: []string{"read_enterprise_security", "write_enterprise_security", "read_enterprise_repository_contents"}},
+		Permissions: authz.EnterpriseRolePermissions[2]},
 }
 
 // RolesCreated is the created_at and updated_at of the predefined roles.

@@ -47,7 +47,10 @@ func Update(ctx context.Context, tx store.Q, actorID int64, t *model.EnterpriseT
 	if err := named(t, func() error { return tx.UpdateEnterpriseTeam(ctx, t) }); err != nil {
 		return err
 	}
-	return tx.AppendEvent(ctx, "enterprise_team.updated", actorID, 0, 0, map[string]any{"team_id": t.ID, "slug": t.Slug})
+	if err := tx.AppendEvent(ctx, "enterprise_team.updated", actorID, 0, 0, map[string]any{"team_id": t.ID, "slug": t.Slug}); err != nil {
+		return err
+	}
+	return SyncOrgs(ctx, tx, actorID, t)
 }
 
 // named derives t's slug from its name and runs write, turning a taken
@@ -66,11 +69,54 @@ func named(t *model.EnterpriseTeam, write func() error) error {
 }
 
 // Delete removes a team and its memberships.
+// The organizations it was assigned to lose its organization teams and
+// the memberships that existed only through it.
 func Delete(ctx context.Context, tx store.Q, actorID int64, t *model.EnterpriseTeam) error {
+	orgs, err := tx.EnterpriseTeamOrgIDs(ctx, t.ID)
+	if err != nil {
+		return err
+	}
 	if err := tx.DeleteEnterpriseTeam(ctx, t.ID); err != nil {
 		return err
 	}
-	return tx.AppendEvent(ctx, "enterprise_team.deleted", actorID, 0, 0, map[string]any{"team_id": t.ID, "slug": t.Slug})
+	if err := tx.AppendEvent(ctx, "enterprise_team.deleted", actorID, 0, 0, map[string]any{"team_id": t.ID, "slug": t.Slug}); err != nil {
+		return err
+	}
+	return syncOrgs(ctx, tx, actorID, t, orgs)
+}
+
+// SyncOrgs brings every organization t is assigned to in line with it
+// (store.SyncEnterpriseTeamOrg): its organization team and members there,
+// and the organization memberships its members have through it. Each
+// membership added or removed appends the organization's member event.
+func SyncOrgs(ctx context.Context, tx store.Q, actorID int64, t *model.EnterpriseTeam) error {
+	orgs, err := tx.EnterpriseTeamOrgIDs(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	return syncOrgs(ctx, tx, actorID, t, orgs)
+}
+
+func syncOrgs(ctx context.Context, tx store.Q, actorID int64, t *model.EnterpriseTeam, orgIDs []int64) error {
+	for _, orgID := range orgIDs {
+		res, err := tx.SyncEnterpriseTeamOrg(ctx, t, orgID)
+		if err != nil {
+			return err
+		}
+		for _, uid := range res.Added {
+			if err := tx.AppendEvent(ctx, "organization.member_added", actorID, 0, orgID,
+				map[string]any{"user_id": uid, "role": model.RoleMember, "enterprise_team_id": t.ID}); err != nil {
+				return err
+			}
+		}
+		for _, uid := range res.Removed {
+			if err := tx.AppendEvent(ctx, "organization.member_removed", actorID, 0, orgID,
+				map[string]any{"user_id": uid, "role": model.RoleMember, "enterprise_team_id": t.ID}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // SetMembers changes a team's members by mode: "add" puts userIDs in,
@@ -95,7 +141,10 @@ func SetMembers(ctx context.Context, tx store.Q, actorID int64, t *model.Enterpr
 	if err := tx.TouchEnterpriseTeam(ctx, t.ID); err != nil {
 		return err
 	}
-	return tx.AppendEvent(ctx, "enterprise_team.members_changed", actorID, 0, 0, map[string]any{"team_id": t.ID, "mode": mode, "user_ids": userIDs})
+	if err := tx.AppendEvent(ctx, "enterprise_team.members_changed", actorID, 0, 0, map[string]any{"team_id": t.ID, "mode": mode, "user_ids": userIDs}); err != nil {
+		return err
+	}
+	return SyncOrgs(ctx, tx, actorID, t)
 }
 
 // RemoveUserEverywhere takes a user out of every enterprise team (a
@@ -107,6 +156,21 @@ func RemoveUserEverywhere(ctx context.Context, tx store.Q, actorID, userID int64
 	}
 	for _, t := range of[userID] {
 		if err := SetMembers(ctx, tx, actorID, t, []int64{userID}, "remove"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SyncUserOrgs brings the organizations of a user's enterprise teams in
+// line with them (the user was suspended or reactivated).
+func SyncUserOrgs(ctx context.Context, tx store.Q, actorID, userID int64) error {
+	of, err := tx.EnterpriseTeamsOfUsers(ctx, []int64{userID})
+	if err != nil {
+		return err
+	}
+	for _, t := range of[userID] {
+		if err := SyncOrgs(ctx, tx, actorID, t); err != nil {
 			return err
 		}
 	}

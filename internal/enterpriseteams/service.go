@@ -218,7 +218,10 @@ func (s *Service) ChangeOrgs(ctx context.Context, actorID int64, ref string, log
 				return err
 			}
 		}
-		return tx.AppendEvent(ctx, "enterprise_team.organizations_changed", actorID, 0, 0, map[string]any{"team_id": t.ID, "assigned": on, "org_ids": ids})
+		if err := tx.AppendEvent(ctx, "enterprise_team.organizations_changed", actorID, 0, 0, map[string]any{"team_id": t.ID, "assigned": on, "org_ids": ids}); err != nil {
+			return err
+		}
+		return syncOrgs(ctx, tx, actorID, t, ids)
 	})
 	return orgs, err
 }

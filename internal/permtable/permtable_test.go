@@ -223,6 +223,34 @@ var rows = []row{
 	customRoleRow("collaborator", "triage", "triage"),
 	customRoleRow("team", "write", "write"),
 
+	// Enterprise teams: assigned to an organization, a team makes its
+	// members members of it and is a team there (slug ent:...) the
+	// organization grants repositories to; unassigning it, or taking the
+	// user out of it, takes both away, but not a membership the
+	// organization gave directly.
+	{name: "enterprise team assigned to the organization (base read)", repo: "octo-read/core", role: "read", grant: func(t *testing.T, w *world, u *person) {
+		w.assign(t, w.enterpriseTeam(t, u), "octo-read")
+	}},
+	{name: "enterprise team assigned to the organization, its team granted push", repo: core, role: "write", grant: func(t *testing.T, w *world, u *person) {
+		w.grantTeam(t, "octo", w.assign(t, w.enterpriseTeam(t, u), "octo"), core, "push")
+	}},
+	{name: "enterprise team granted maintain, then unassigned", repo: core, role: "none", grant: func(t *testing.T, w *world, u *person) {
+		slug := w.enterpriseTeam(t, u)
+		w.grantTeam(t, "octo", w.assign(t, slug, "octo"), core, "maintain")
+		w.unassign(t, slug, "octo")
+	}},
+	{name: "enterprise team granted push, then the user left it", repo: core, role: "none", grant: func(t *testing.T, w *world, u *person) {
+		slug := w.enterpriseTeam(t, u)
+		w.grantTeam(t, "octo", w.assign(t, slug, "octo"), core, "push")
+		w.e.Must(204, "DELETE", "/enterprises/hubd/teams/"+slug+"/memberships/"+u.login(), w.ent, nil)
+	}},
+	{name: "direct member, an enterprise team assigned and unassigned", repo: "octo-write/core", role: "write", grant: func(t *testing.T, w *world, u *person) {
+		w.member(t, "octo-write", u, model.RoleMember)
+		slug := w.enterpriseTeam(t, u)
+		w.assign(t, slug, "octo-write")
+		w.unassign(t, slug, "octo-write")
+	}},
+
 	// A private user-owned repository: the owner and collaborators only.
 	// GitHub's article on personal repositories names one collaborator
 	// level, but its API takes pull, push (the default) and admin there and

@@ -44,6 +44,7 @@ type world struct {
 	olga *person
 	mona *person
 	orgs map[string]*model.Account
+	ent  string // a site administrator's token with admin:enterprise (hubd's enterprise owners)
 	src  string // a local git repository with one commit, pushed by the rows
 }
 
@@ -52,6 +53,7 @@ func newWorld(t *testing.T) *world {
 	e := apitest.New(t)
 	w := &world{e: e, orgs: map[string]*model.Account{}}
 	w.olga = w.person(t, "olga")
+	w.ent = e.Token(e.Admin, "admin:enterprise")
 	w.mona = w.person(t, "mona")
 	for login, base := range map[string]string{"octo": "none", "octo-read": "read", "octo-write": "write", "octo-admin": "admin"} {
 		org := store.NewOrg(login)
@@ -219,4 +221,44 @@ func status(resp *github.Response) int {
 		return 0
 	}
 	return resp.StatusCode
+}
+
+// enterpriseTeam makes an enterprise team whose one member is u and
+// returns its slug.
+func (w *world) enterpriseTeam(t *testing.T, u *person) string {
+	t.Helper()
+	var team struct{ Slug string }
+	w.e.Must(201, "POST", "/enterprises/hubd/teams", w.ent, map[string]any{"name": "et-" + u.login()}).JSON(t, &team)
+	w.e.Must(201, "PUT", "/enterprises/hubd/teams/"+team.Slug+"/memberships/"+u.login(), w.ent, nil)
+	return team.Slug
+}
+
+// assign assigns an enterprise team to an organization and returns the
+// slug of its team there, which the organization's teams list shows.
+func (w *world) assign(t *testing.T, slug, org string) string {
+	t.Helper()
+	w.e.Must(201, "PUT", "/enterprises/hubd/teams/"+slug+"/organizations/"+org, w.ent, nil)
+	team, _, err := w.olga.gh.Teams.GetTeamBySlug(ctx, org, slug)
+	if err != nil || team.GetSlug() != slug {
+		t.Fatalf("the organization team of %s in %s: %+v %v", slug, org, team, err)
+	}
+	return team.GetSlug()
+}
+
+func (w *world) unassign(t *testing.T, slug, org string) {
+	t.Helper()
+	w.e.Must(204, "DELETE", "/enterprises/hubd/teams/"+slug+"/organizations/"+org, w.ent, nil)
+	if _, resp, _ := w.olga.gh.Teams.GetTeamBySlug(ctx, org, slug); status(resp) != 404 {
+		t.Fatalf("the organization team of %s in %s after unassigning: %d", slug, org, status(resp))
+	}
+}
+
+// grantTeam grants an organization's team perm on a repository.
+func (w *world) grantTeam(t *testing.T, org, slug, full, perm string) {
+	t.Helper()
+	owner, repo, _ := strings.Cut(full, "/")
+	resp, err := w.olga.gh.Teams.AddTeamRepoBySlug(ctx, org, slug, owner, repo, &github.TeamAddTeamRepoOptions{Permission: perm})
+	if err != nil || resp.StatusCode != 204 {
+		t.Fatalf("grant %s on %s to team %s: %v", perm, full, slug, err)
+	}
 }

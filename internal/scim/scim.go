@@ -132,7 +132,7 @@ func (s *Service) Provision(ctx context.Context, actorID int64, a UserAttrs) (*U
 			return err
 		}
 		su.UserID = acct.ID
-		if err := s.sync(ctx, tx, su, acct); err != nil {
+		if err := s.sync(ctx, tx, actorID, su, acct); err != nil {
 			return err
 		}
 		if err := tx.CreateSCIMUser(ctx, su); err != nil {
@@ -151,8 +151,11 @@ func (s *Service) Provision(ctx context.Context, actorID int64, a UserAttrs) (*U
 }
 
 // sync writes an identity's attributes onto its user: name, email, role,
-// and suspension with the obfuscated login and email while inactive.
-func (s *Service) sync(ctx context.Context, tx store.Q, su *model.SCIMUser, acct *model.Account) error {
+// and suspension with the obfuscated login and email while inactive. A
+// suspended user keeps their enterprise teams but not the organization
+// memberships those give; reactivated, they have them again.
+func (s *Service) sync(ctx context.Context, tx store.Q, actorID int64, su *model.SCIMUser, acct *model.Account) error {
+	wasSuspended := acct.SuspendedAt != nil
 	su.Email = Attrs(su).PrimaryEmail()
 	if su.Email != "" {
 		taken, err := tx.EmailTaken(ctx, su.Email, acct.ID)
@@ -179,6 +182,9 @@ func (s *Service) sync(ctx context.Context, tx store.Q, su *model.SCIMUser, acct
 			return conflict("The login %q is taken.", acct.Login)
 		}
 		return err
+	}
+	if wasSuspended != (acct.SuspendedAt != nil) {
+		return enterpriseteams.SyncUserOrgs(ctx, tx, actorID, acct.ID)
 	}
 	return nil
 }
@@ -279,7 +285,7 @@ func (s *Service) update(ctx context.Context, actorID int64, uuid string, change
 		if err != nil {
 			return err
 		}
-		if err := s.sync(ctx, tx, su, acct); err != nil {
+		if err := s.sync(ctx, tx, actorID, su, acct); err != nil {
 			return err
 		}
 		if err := tx.UpdateSCIMUser(ctx, su); err != nil {
@@ -321,7 +327,7 @@ func (s *Service) DeleteUser(ctx context.Context, actorID int64, uuid string) er
 			return err
 		}
 		su.Active = false
-		if err := s.sync(ctx, tx, su, acct); err != nil {
+		if err := s.sync(ctx, tx, actorID, su, acct); err != nil {
 			return err
 		}
 		if err := enterpriseteams.RemoveUserEverywhere(ctx, tx, actorID, su.UserID); err != nil {

@@ -2681,6 +2681,44 @@ CREATE TABLE enterprise_vuln_syncs (
   finished_at BIGINT
 );
 `,
+	// 81: enterprise teams assigned to an organization (internal/
+	// enterpriseteams): each assignment has its organization team (teams.
+	// enterprise_team_id, slug "ent:..."), whose members follow the
+	// enterprise team's and to which the organization grants repositories;
+	// an organization membership that exists only through such teams is
+	// marked (org_members.via_enterprise) so that it goes when they do.
+	`
+ALTER TABLE teams ADD COLUMN enterprise_team_id BIGINT REFERENCES enterprise_teams(id) ON DELETE CASCADE;
+CREATE UNIQUE INDEX teams_enterprise_team ON teams (enterprise_team_id, org_id);
+ALTER TABLE org_members ADD COLUMN via_enterprise BOOLEAN NOT NULL DEFAULT FALSE
+`,
+	// 82: hosted compute networking (internal/enterprise/network.go): the
+	// network settings resources a site administrator registers (a subnet
+	// in a region, made outside hubd) and the enterprise's network
+	// configurations (owner_id 0) that use them, one configuration per
+	// settings resource.
+	`
+CREATE TABLE network_settings (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  subnet_id TEXT NOT NULL,
+  region TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE TABLE network_configurations (
+  id TEXT PRIMARY KEY,
+  owner_id BIGINT NOT NULL,
+  name TEXT NOT NULL,
+  lower_name TEXT NOT NULL,
+  compute_service TEXT NOT NULL,
+  settings_id TEXT NOT NULL UNIQUE REFERENCES network_settings(id),
+  failover_settings_id TEXT REFERENCES network_settings(id),
+  failover_enabled BOOLEAN NOT NULL DEFAULT FALSE,
+  created_at BIGINT NOT NULL,
+  UNIQUE (owner_id, lower_name)
+);
+CREATE UNIQUE INDEX network_configurations_failover ON network_configurations (failover_settings_id);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

@@ -61,11 +61,13 @@ func (q Q) SetMembership(ctx context.Context, m *model.Membership) error {
 	return err
 }
 
+// A membership set here is direct: one that existed only through
+// enterprise teams (via_enterprise) stops depending on them.
 func (q Q) upsertMember(ctx context.Context, m *model.Membership) error {
 	m.CreatedAt, m.State = q.Now(), StateActive
 	_, err := q.exec(ctx, `INSERT INTO org_members (org_id, user_id, role, state, created_at) VALUES (?,?,?,?,?)
- ON CONFLICT (org_id, user_id) DO UPDATE SET role = excluded.role, state = excluded.state`,
-		m.OrgID, m.UserID, string(m.Role), m.State, unix(m.CreatedAt))
+ ON CONFLICT (org_id, user_id) DO UPDATE SET role = excluded.role, state = excluded.state, via_enterprise = ?`,
+		m.OrgID, m.UserID, string(m.Role), m.State, unix(m.CreatedAt), false)
 	return err
 }
 

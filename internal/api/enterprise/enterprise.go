@@ -39,7 +39,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: b, OperationID: "announcement-banners/get-announcement-banner-for-enterprise", Handler: a.getBanner, Scopes: read, Note: noteBanner},
 		{Method: "PATCH", Pattern: b, OperationID: "announcement-banners/set-announcement-banner-for-enterprise", Handler: a.setBanner, Scopes: write, Note: noteBanner},
 		{Method: "DELETE", Pattern: b, OperationID: "announcement-banners/remove-announcement-banner-for-enterprise", Handler: a.removeBanner, Scopes: write, Note: noteBanner},
-	}, append(append(a.licenseRoutes(), a.agentRoutes()...), a.innersourceRoutes()...)...)
+	}, append(append(append(a.licenseRoutes(), a.agentRoutes()...), a.innersourceRoutes()...), a.networkRoutes()...)...)
 }
 
 // Banner is components/schemas/announcement-banner.

@@ -11,7 +11,9 @@ import (
 	"github.com/hubd/hubd/internal/wire"
 )
 
-const noteOrgs = "Assignments are recorded and listed; they do not yet make the team or its members appear in the organization."
+const noteOrgs = "An assignment gives the organization the team (slug ent:..., members the enterprise team's) to grant repositories to, " +
+	"and makes its members members of the organization; unassigning (or a member leaving, or the team's deletion) takes " +
+	"them away, except memberships the organization gave directly. organization_selection_type all assigns nothing by itself."
 
 // relationRoutes are the memberships and organization assignments. The
 // description names the team {enterprise-team}; the routes spell it

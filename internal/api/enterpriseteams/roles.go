@@ -16,8 +16,10 @@ import (
 
 const noteRoles = "GitHub's predefined enterprise roles (1 app_manager, 2 security_manager); custom enterprise roles have " +
 	"no REST operations and are not kept. Assignments to users and enterprise teams are stored, listed (a team's members " +
-	"hold its roles: assignment indirect, or mixed with a direct one) and revoked; they grant nothing yet: hubd's " +
-	"permission resolver gives enterprise access to its owners (site administrators) only. Enterprise owners' classic " +
+	"hold its roles: assignment indirect, or mixed with a direct one) and revoked. security_manager is enforced where " +
+	"hubd has security results: its holders list and manage every organization's repository security advisories as " +
+	"the organization's security managers do; its repository-contents read and app_manager's app registrations grant " +
+	"nothing yet. Enterprise owners' classic " +
 	"tokens, and a GitHub App installed on the enterprise with Enterprise administration (its installation token, or " +
 	"its user access token for a site administrator)."
 
