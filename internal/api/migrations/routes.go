@@ -79,6 +79,10 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: user + "/{migration_id}/repositories", OperationID: "migrations/list-repos-for-authenticated-user", Handler: a.repos(userKind),
 			Scopes: userScopes, Note: noteFine},
 
+		// hubd's site-admin import of a migration archive (import.go).
+		{Method: "POST", Pattern: "/admin/migrations/import", OperationID: "hubd/import-migration-archive", Handler: a.importArchive,
+			Extension: true, Stream: true},
+
 		// The signed download URL the archive operations redirect to.
 		{Method: "GET", Pattern: "/_migrations/{owner_id}/{migration_id}/archive.tar.gz", OperationID: "hubd/migration-archive", Handler: a.serveArchive,
 			Extension: true, Stream: true, NoRateLimit: true},
