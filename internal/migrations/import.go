@@ -124,16 +124,22 @@ type (
 		CreatedAt   *time.Time `json:"created_at"`
 	}
 	arRepo struct {
-		URL           string    `json:"url"`
-		Owner         string    `json:"owner"`
-		Name          string    `json:"name"`
-		Description   string    `json:"description"`
-		Website       string    `json:"website"`
-		Private       bool      `json:"private"`
-		HasIssues     bool      `json:"has_issues"`
-		HasWiki       bool      `json:"has_wiki"`
-		HasDownloads  bool      `json:"has_downloads"`
-		Labels        []arLabel `json:"labels"`
+		URL          string    `json:"url"`
+		Owner        string    `json:"owner"`
+		Name         string    `json:"name"`
+		Description  string    `json:"description"`
+		Website      string    `json:"website"`
+		Private      bool      `json:"private"`
+		HasIssues    bool      `json:"has_issues"`
+		HasWiki      bool      `json:"has_wiki"`
+		HasDownloads bool      `json:"has_downloads"`
+		Labels       []arLabel `json:"labels"`
+		Hooks        []struct {
+			URL         string   `json:"url"`
+			ContentType string   `json:"content_type"`
+			InsecureSSL string   `json:"insecure_ssl"`
+			Events      []string `json:"events"`
+		} `json:"hooks"`
 		GitURL        string    `json:"git_url"`
 		DefaultBranch string    `json:"default_branch"`
 		CreatedAt     time.Time `json:"created_at"`

@@ -387,10 +387,32 @@ func (im *importer) repository(ctx context.Context, rec arRepo, owner *model.Acc
 				return err
 			}
 		}
-		return tx.AppendEvent(ctx, "repository.created", im.opt.ActorID, repo.ID, orgID, map[string]any{
+		if err := tx.AppendEvent(ctx, "repository.created", im.opt.ActorID, repo.ID, orgID, map[string]any{
 			"action": "created", "repository_id": repo.ID, "full_name": repo.FullName(), "visibility": repo.Visibility,
 			"imported_from": rec.URL,
-		})
+		}); err != nil {
+			return err
+		}
+		// Webhooks come last, after the import's own events, and inactive:
+		// the archive has no secrets, and an administrator turns each on
+		// once it has one.
+		for _, h := range rec.Hooks {
+			hook := &model.Hook{RepoID: repo.ID, Name: "web", Active: false, Events: h.Events, URL: h.URL, ContentType: h.ContentType,
+				InsecureSSL: h.InsecureSSL, CreatorID: im.opt.ActorID}
+			if hook.ContentType == "" {
+				hook.ContentType = "form"
+			}
+			if hook.InsecureSSL == "" {
+				hook.InsecureSSL = "0"
+			}
+			if len(hook.Events) == 0 {
+				hook.Events = []string{"push"}
+			}
+			if err := tx.CreateHook(ctx, hook); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return err

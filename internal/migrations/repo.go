@@ -92,8 +92,22 @@ func (r *repoExport) repository(ctx context.Context, gitURL string) error {
 	if err != nil {
 		return err
 	}
+	// Webhooks without their secrets.
+	hooks := []any{}
+	err = pages(func(off int) (int, int, error) {
+		list, total, err := r.q.ListHooks(ctx, store.HookTarget{RepoID: r.repo.ID}, perFile, off)
+		for _, h := range list {
+			hooks = append(hooks, map[string]any{"url": h.URL, "content_type": h.ContentType, "insecure_ssl": h.InsecureSSL,
+				"events": h.Events, "active": h.Active, "created_at": stamp(h.CreatedAt)})
+		}
+		return len(list), total, err
+	})
+	if err != nil {
+		return err
+	}
 	return r.add("repositories", map[string]any{
-		"type": "repository", "url": r.url, "owner": r.account(r.repo.Owner), "name": r.repo.Name,
+		"hooks": hooks,
+		"type":  "repository", "url": r.url, "owner": r.account(r.repo.Owner), "name": r.repo.Name,
 		"description": r.repo.Description, "website": r.repo.Homepage, "private": r.repo.Private(),
 		"has_issues": r.repo.HasIssues, "has_wiki": r.repo.HasWiki, "has_downloads": r.repo.HasDownloads,
 		"labels": labels, "created_at": stamp(r.repo.CreatedAt),

@@ -2,6 +2,8 @@ package migrations_test
 
 import (
 	"bytes"
+	"compress/gzip"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -13,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/store"
 )
 
 // populate fills acme/widgets of e with one of everything an archive
@@ -51,6 +55,19 @@ func populate(t *testing.T, e *apitest.Env, tok, ritaTok string) {
 	e.Must(200, "PUT", "/repos/acme/widgets/branches/main/protection", tok, map[string]any{
 		"required_status_checks": map[string]any{"strict": true, "contexts": []string{"ci"}}, "enforce_admins": false,
 		"required_pull_request_reviews": map[string]any{"required_approving_review_count": 1}, "restrictions": nil})
+	// A webhook with a secret, written to the store: one made through the
+	// API would queue a ping that retries past the test's job wait.
+	ctx := context.Background()
+	v, err := e.Store.R().RepoByName(ctx, "acme", "widgets", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Store.Tx(ctx, func(tx store.Q) error {
+		return tx.CreateHook(ctx, &model.Hook{RepoID: v.Repo.ID, Name: "web", Active: true, Events: []string{"push", "issues"},
+			URL: "https://hooks.example.com/widgets", ContentType: "json", Secret: "s3cret-value", InsecureSSL: "0"})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	e.RunJobs()
 }
 
@@ -162,6 +179,13 @@ func TestImportRoundTrip(t *testing.T) {
 	_, ritaTok := src.NewUser("rita", false)
 	populate(t, src, tok, ritaTok)
 	archive := exportArchive(t, src, tok)
+	zr, err := gzip.NewReader(bytes.NewReader(archive))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain, err := io.ReadAll(zr); err != nil || bytes.Contains(plain, []byte("s3cret-value")) || !bytes.Contains(plain, []byte("https://hooks.example.com/widgets")) {
+		t.Fatalf("the archive holds the hook without its secret: %v", err)
+	}
 
 	dst := apitest.New(t)
 	_, dtok := dst.NewUser("mona", false)
@@ -233,6 +257,15 @@ func TestImportRoundTrip(t *testing.T) {
 		if pick(a, f, nil) != pick(b, f, nil) {
 			t.Errorf("protection %s: %s, imported %s", f, pick(a, f, nil), pick(b, f, nil))
 		}
+	}
+
+	// The webhook comes inactive and without its secret.
+	var hooks []map[string]any
+	dst.Must(200, "GET", r+"/hooks", dtok, nil).JSON(t, &hooks)
+	if len(hooks) != 1 || hooks[0]["active"] != false || pick(hooks[0], "config.url", nil) != "https://hooks.example.com/widgets" ||
+		pick(hooks[0], "config.content_type", nil) != "json" || pick(hooks[0], "events", nil) != "issues,push" ||
+		pick(hooks[0], "config.secret", nil) != "<nil>" {
+		t.Fatalf("hooks: %v", hooks)
 	}
 
 	// Only site administrators import.
