@@ -30,10 +30,18 @@ func importCmd(args []string) error {
 		fmt.Fprintln(fs.Output(), "usage: hubd import [flags] ARCHIVE.tar.gz")
 		fs.PrintDefaults()
 	}
+	// Flags may follow the archive's name.
 	fs.Parse(args)
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("one archive, please")
+	var archive string
+	for rest := fs.Args(); len(rest) > 0; rest = fs.Args() {
+		if archive != "" {
+			return fmt.Errorf("one archive at a time (got %s and %s)", archive, rest[0])
+		}
+		archive = rest[0]
+		fs.Parse(rest[1:])
+	}
+	if archive == "" {
+		return usageError(fs, "name the archive to import")
 	}
 	opt := migrations.ImportOptions{DryRun: *dryRun}
 	if *mapping != "" {
@@ -75,7 +83,7 @@ func importCmd(args []string) error {
 	}
 	defer git.Close()
 	svc := migrations.New(st, git, nil, wire.URLs{Web: *external, API: *external + "/api/v3"}, filepath.Join(abs, "migrations"))
-	report, err := svc.Import(ctx, fs.Arg(0), opt)
+	report, err := svc.Import(ctx, archive, opt)
 	if report != nil {
 		if *conflicts != "" {
 			f, ferr := os.Create(*conflicts)

@@ -423,6 +423,12 @@ func (im *importer) repository(ctx context.Context, rec arRepo, owner *model.Acc
 	if strings.HasPrefix(rec.GitURL, "tarball://root/") {
 		src := filepath.Join(u.dir, filepath.FromSlash(strings.TrimPrefix(rec.GitURL, "tarball://root/")))
 		if _, err := os.Stat(filepath.Join(src, "HEAD")); err == nil {
+			// Archivers may leave out a bare repository's empty directories.
+			for _, d := range []string{"refs", "objects"} {
+				if err := os.MkdirAll(filepath.Join(src, d), 0o755); err != nil {
+					return err
+				}
+			}
 			if err := im.s.Git.Adopt(ctx, repo.ID, src, repo.DefaultBranch); err != nil {
 				return fmt.Errorf("git data: %w", err)
 			}
