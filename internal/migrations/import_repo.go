@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -61,6 +62,7 @@ func (s *Service) Import(ctx context.Context, path string, opt ImportOptions) (*
 }
 
 type importer struct {
+	pulls  []*model.Pull // of the repository being imported, for their figures
 	s      *Service
 	u      *unpacked
 	opt    ImportOptions
@@ -226,6 +228,7 @@ func (im *importer) repository(ctx context.Context, rec arRepo, owner *model.Acc
 	prefix := rec.URL + "/"
 	inRepo := func(url string) bool { return strings.HasPrefix(url, prefix) }
 	out := ImportedRepo{SourceURL: rec.URL, FullName: owner.Login + "/" + name}
+	im.pulls = nil
 	err := im.s.Store.Tx(ctx, func(tx store.Q) error {
 		if err := tx.At(rec.CreatedAt).CreateRepo(ctx, repo); err != nil {
 			return err
@@ -432,6 +435,9 @@ func (im *importer) repository(ctx context.Context, rec arRepo, owner *model.Acc
 			if err := im.s.Git.Adopt(ctx, repo.ID, src, repo.DefaultBranch); err != nil {
 				return fmt.Errorf("git data: %w", err)
 			}
+			if err := im.figures(ctx, repo); err != nil {
+				return fmt.Errorf("pull request figures: %w", err)
+			}
 		}
 	}
 	im.report.Repositories = append(im.report.Repositories, out)
@@ -505,6 +511,7 @@ func (im *importer) issue(ctx context.Context, tx store.Q, repo *model.Repo, org
 	if err := at.CreatePull(ctx, p); err != nil {
 		return nil, err
 	}
+	im.pulls = append(im.pulls, p)
 	if a.MergedAt != nil {
 		sha := ""
 		if a.MergeCommitSHA != nil {
@@ -598,4 +605,32 @@ func timeline(u *unpacked, inRepo func(string) bool) []step {
 		}
 	}
 	return out
+}
+
+// figures counts the commits and changes of the repository's imported pull
+// requests, now that their commits are in place.
+func (im *importer) figures(ctx context.Context, repo *model.Repo) error {
+	if len(im.pulls) == 0 {
+		return nil
+	}
+	g := im.s.Git.Open(repo.ID)
+	counts := make([]store.PullCounts, len(im.pulls))
+	for i, p := range im.pulls {
+		if p.BaseSHA == "" || p.HeadSHA == "" {
+			continue
+		}
+		c, err := pulls.Figures(ctx, g, p.BaseSHA, p.HeadSHA)
+		if err != nil {
+			continue // a commit the archive lacks: the figures stay 0
+		}
+		counts[i] = c
+	}
+	return im.s.Store.Tx(ctx, func(tx store.Q) error {
+		for i, p := range im.pulls {
+			if _, err := tx.SetPullHead(ctx, p.IssueID, p.HeadSHA, p.BaseSHA, p.HeadSHA, p.BaseSHA, counts[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -237,7 +237,7 @@ func TestImportRoundTrip(t *testing.T) {
 		if c.fields == nil {
 			a := src.Must(200, "GET", c.path, tok, nil).Map(t)
 			b := dst.Must(200, "GET", c.path, dtok, nil).Map(t)
-			for _, f := range []string{"merged", "merged_at", "merge_commit_sha", "review_comments", "merged_by"} {
+			for _, f := range []string{"merged", "merged_at", "merge_commit_sha", "review_comments", "merged_by", "commits", "additions", "deletions", "changed_files"} {
 				if pick(a, f, users) != pick(b, f, same) {
 					t.Errorf("%s %s: %s, imported %s", c.path, f, pick(a, f, users), pick(b, f, same))
 				}
