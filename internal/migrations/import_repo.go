@@ -42,6 +42,13 @@ func (s *Service) Import(ctx context.Context, path string, opt ImportOptions) (*
 	}
 	var plan []planned
 	for _, rec := range u.repos {
+		if g, ok := strings.CutPrefix(rec.GitURL, "tarball://root/"); ok {
+			if p := filepath.Join(work, filepath.FromSlash(g)); !strings.HasPrefix(p, work+string(filepath.Separator)) {
+				return nil, model.Custom("Migration", "archive", rec.GitURL+" is outside the archive")
+			}
+		}
+	}
+	for _, rec := range u.repos {
 		owner, name, err := im.target(ctx, rec)
 		if err != nil {
 			return nil, err
@@ -425,6 +432,9 @@ func (im *importer) repository(ctx context.Context, rec arRepo, owner *model.Acc
 	// reported), never rows half-written.
 	if strings.HasPrefix(rec.GitURL, "tarball://root/") {
 		src := filepath.Join(u.dir, filepath.FromSlash(strings.TrimPrefix(rec.GitURL, "tarball://root/")))
+		if !strings.HasPrefix(src, u.dir+string(filepath.Separator)) {
+			return fmt.Errorf("git data: %s is outside the archive", rec.GitURL)
+		}
 		if _, err := os.Stat(filepath.Join(src, "HEAD")); err == nil {
 			// Archivers may leave out a bare repository's empty directories.
 			for _, d := range []string{"refs", "objects"} {

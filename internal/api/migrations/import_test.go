@@ -1,6 +1,7 @@
 package migrations_test
 
 import (
+	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -273,4 +274,48 @@ func TestImportRoundTrip(t *testing.T) {
 	dst.Must(401, "POST", "/admin/migrations/import", "", archive, "Content-Type: application/gzip")
 	dst.Must(422, "POST", "/admin/migrations/import", dst.AdminToken, []byte("not an archive"), "Content-Type: application/gzip")
 	dst.Must(422, "POST", "/admin/migrations/import", dst.AdminToken, nil, "Content-Type: application/gzip")
+}
+
+// tarGz packs files (name → content) as a .tar.gz.
+func tarGz(t *testing.T, files map[string]string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for name, body := range files {
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	zw.Close()
+	return buf.Bytes()
+}
+
+// TestImportRefusesBadArchives: archives that are not GitHub's layout, or
+// whose paths leave the archive, are refused whole (422) and write nothing.
+func TestImportRefusesBadArchives(t *testing.T) {
+	e := apitest.New(t)
+	_, tok := e.NewUser("mona", false)
+	repo := `[{"type":"repository","url":"https://github.com/mona/x","owner":"https://github.com/mona","name":"x","git_url":"%s","created_at":"2020-01-01T00:00:00Z"}]`
+	for name, files := range map[string]map[string]string{
+		"no schema":        {"repositories_000001.json": fmt.Sprintf(repo, "")},
+		"version 2":        {"schema.json": `{"version":"2.0.0"}`},
+		"entry outside":    {"schema.json": `{"version":"1.0.1"}`, "../evil.json": "[]"},
+		"git data outside": {"schema.json": `{"version":"1.0.1"}`, "repositories_000001.json": fmt.Sprintf(repo, "tarball://root/../../../git")},
+		"bad json":         {"schema.json": `{"version":"1.0.1"}`, "issues_000001.json": "{"},
+	} {
+		r := e.Must(422, "POST", "/admin/migrations/import", e.AdminToken, tarGz(t, files), "Content-Type: application/gzip")
+		if !strings.Contains(string(r.Body), `"field":"archive"`) {
+			t.Errorf("%s: %s", name, r.Body)
+		}
+	}
+	e.Must(404, "GET", "/repos/mona/x", tok, nil)
+	// A good one imports into mona's account.
+	rep := e.Must(201, "POST", "/admin/migrations/import", e.AdminToken, tarGz(t, map[string]string{"schema.json": `{"version":"1.0.1"}`,
+		"users_000001.json":        `[{"type":"user","url":"https://github.com/mona","login":"mona","emails":[]}]`,
+		"repositories_000001.json": fmt.Sprintf(repo, "")}), "Content-Type: application/gzip").Map(t)
+	if fmt.Sprint(rep["conflicts"]) != "[]" || fmt.Sprint(rep["mapped_users"]) != "1" {
+		t.Fatalf("import: %v", rep)
+	}
+	e.Must(200, "GET", "/repos/mona/x", tok, nil)
 }
