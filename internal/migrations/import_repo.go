@@ -636,8 +636,19 @@ func (im *importer) figures(ctx context.Context, repo *model.Repo) error {
 		counts[i] = c
 	}
 	return im.s.Store.Tx(ctx, func(tx store.Q) error {
+		bases := map[string]bool{}
 		for i, p := range im.pulls {
 			if _, err := tx.SetPullHead(ctx, p.IssueID, p.HeadSHA, p.BaseSHA, p.HeadSHA, p.BaseSHA, counts[i]); err != nil {
+				return err
+			}
+			if p.Issue.State == "open" {
+				bases[p.BaseRef] = true
+			}
+		}
+		// The open ones get the background sync every pull request gets
+		// when its base's rules change: mergeability, checks, protection.
+		for b := range bases {
+			if err := pulls.RulesChanged(ctx, tx, repo.ID, b); err != nil {
 				return err
 			}
 		}

@@ -114,7 +114,7 @@ func TestGiteaDownloaderSequence(t *testing.T) {
 	}
 	// GetIssues (pull requests skipped), with each issue's reactions.
 	issues, _, err := gh.Issues.ListByRepo(ctx, owner, name, &github.IssueListByRepoOptions{Sort: "created", Direction: "asc", State: "all", ListOptions: page})
-	if err != nil || len(issues) != 3 {
+	if err != nil || len(issues) != 4 {
 		t.Fatalf("issues: %v %v", issues, err)
 	}
 	var plain []*github.Issue
@@ -149,7 +149,7 @@ func TestGiteaDownloaderSequence(t *testing.T) {
 	}
 	// GetPullRequests, and GetNewPullRequests' PullRequests.Get.
 	prs, _, err := gh.PullRequests.List(ctx, owner, name, &github.PullRequestListOptions{Sort: "created", Direction: "asc", State: "all", ListOptions: page})
-	if err != nil || len(prs) != 1 {
+	if err != nil || len(prs) != 2 {
 		t.Fatalf("pulls: %v %v", prs, err)
 	}
 	pr, _, err := gh.PullRequests.Get(ctx, owner, name, 3)

@@ -52,6 +52,11 @@ func populate(t *testing.T, e *apitest.Env, tok, ritaTok string) {
 	e.Must(200, "POST", "/repos/acme/widgets/pulls/3/reviews", ritaTok, map[string]any{"event": "APPROVE", "body": "Ship it"})
 	e.Must(200, "PUT", "/repos/acme/widgets/pulls/3/merge", tok, map[string]any{"merge_method": "merge"})
 	e.Must(201, "POST", "/repos/acme/widgets/issues/3/comments", tok, map[string]any{"body": "Merged, thanks"})
+	// An open pull request too.
+	e.Must(201, "POST", "/repos/acme/widgets/git/refs", tok, map[string]any{"ref": "refs/heads/other", "sha": main})
+	e.Must(201, "PUT", "/repos/acme/widgets/contents/other.txt", tok, map[string]any{"message": "Other", "branch": "other",
+		"content": base64.StdEncoding.EncodeToString([]byte("other\n"))})
+	e.Must(201, "POST", "/repos/acme/widgets/pulls", ritaTok, map[string]any{"title": "Open one", "head": "other", "base": "main"})
 	e.Must(201, "POST", "/repos/acme/widgets/releases", tok, map[string]any{"tag_name": "v1.0", "name": "One", "body": "notes"})
 	e.Must(200, "PUT", "/repos/acme/widgets/branches/main/protection", tok, map[string]any{
 		"required_status_checks": map[string]any{"strict": true, "contexts": []string{"ci"}}, "enforce_admins": false,
@@ -225,6 +230,7 @@ func TestImportRoundTrip(t *testing.T) {
 		{r + "/pulls?state=all", []string{"number", "title", "body", "state", "user", "head.ref", "head.sha", "base.ref", "merged_at",
 			"created_at"}},
 		{r + "/pulls/3", nil},
+		{r + "/pulls/4", nil},
 		{r + "/issues/comments?per_page=100", []string{"body", "user", "created_at"}},
 		{r + "/issues/events?per_page=100", []string{"event", "actor", "label.name", "assignee", "milestone.title", "rename.from", "created_at"}},
 		{r + "/issues/1/timeline", []string{"event", "actor", "body"}},
@@ -238,7 +244,8 @@ func TestImportRoundTrip(t *testing.T) {
 		if c.fields == nil {
 			a := src.Must(200, "GET", c.path, tok, nil).Map(t)
 			b := dst.Must(200, "GET", c.path, dtok, nil).Map(t)
-			for _, f := range []string{"merged", "merged_at", "merge_commit_sha", "review_comments", "merged_by", "commits", "additions", "deletions", "changed_files"} {
+			for _, f := range []string{"state", "merged", "merged_at", "merge_commit_sha", "review_comments", "merged_by", "commits", "additions", "deletions",
+				"changed_files", "mergeable", "mergeable_state", "head.sha", "base.sha"} {
 				if pick(a, f, users) != pick(b, f, same) {
 					t.Errorf("%s %s: %s, imported %s", c.path, f, pick(a, f, users), pick(b, f, same))
 				}
