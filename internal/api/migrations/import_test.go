@@ -246,6 +246,9 @@ func TestImportRoundTrip(t *testing.T) {
 			b := dst.Must(200, "GET", c.path, dtok, nil).Map(t)
 			for _, f := range []string{"state", "merged", "merged_at", "merge_commit_sha", "review_comments", "merged_by", "commits", "additions", "deletions",
 				"changed_files", "mergeable", "mergeable_state", "head.sha", "base.sha"} {
+				if f == "merge_commit_sha" && a["state"] == "open" {
+					continue // an open one's is its test merge, made (and dated) by each hubd
+				}
 				if pick(a, f, users) != pick(b, f, same) {
 					t.Errorf("%s %s: %s, imported %s", c.path, f, pick(a, f, users), pick(b, f, same))
 				}
