@@ -37,6 +37,8 @@ Usage:
   hubd oauth-app list | delete --client-id ID   (delete revokes every token the app holds)
   hubd app install --app SLUG --account LOGIN [--repos a,b | --all]
   hubd catalogue [--format table|markdown|json] [--status planned,...] [--category repos,...] [--fail-on-regression saved.json]
+  hubd import [--mapping FILE.csv] [--conflicts OUT.csv] [--dry-run] [--admin LOGIN] ARCHIVE.tar.gz
+             (a migration archive into a stopped hubd; a running one: POST /api/v3/admin/migrations/import)
   hubd version
   hubd runner --url URL --token REGTOKEN [--name N] [--labels a,b] [--work DIR] [--ephemeral] [--sandbox auto|bwrap|none]
   hubd runner --jitconfig CONFIG   (a runner: runs workflow jobs hubd gives it; docs/runner-protocol.md)
@@ -75,6 +77,8 @@ func main() {
 		err = appCmd(args)
 	case "catalogue":
 		err = catalogueCmd(args)
+	case "import":
+		err = importCmd(args)
 	case "runner":
 		err = runnerCmd(args)
 	case "actions-worker":

@@ -22,3 +22,18 @@ func (m *Manager) MirrorTo(ctx context.Context, id int64, dest string) error {
 	_, err := m.run(ctx, "", nil, "clone", "--mirror", "--quiet", "--", src, dest)
 	return err
 }
+
+// Adopt fills repository id from the bare repository at src (a migration
+// archive's git data): every ref of src is fetched into the repository,
+// which Init creates with HEAD on defaultBranch when it does not exist.
+func (m *Manager) Adopt(ctx context.Context, id int64, src, defaultBranch string) error {
+	r, err := m.Init(ctx, id, defaultBranch)
+	if err != nil {
+		return err
+	}
+	if _, err := r.Git(ctx, nil, "fetch", "--quiet", "--no-tags", "--", src, "+refs/*:refs/*"); err != nil {
+		return err
+	}
+	m.forgetReaders(id)
+	return nil
+}

@@ -5,7 +5,8 @@
 // records whose references are URLs, bare repositories under
 // repositories/<owner>/<repo>.git) as a .tar.gz in hubd's data directory,
 // and the repositories may stay locked against writes until unlocked.
-// Importing archives is not part of it.
+// Import (import.go) reads such an archive back into hubd; docs/migrations.md
+// describes both for operators.
 package migrations
 
 import (

@@ -54,7 +54,7 @@ func (s *Service) writeRepo(ctx context.Context, a *archive, m *model.Migration,
 	if m.ExcludeMetadata {
 		return nil
 	}
-	steps := []func(context.Context) error{r.milestones, r.issues, r.comments, r.events, r.reviewComments, r.commitComments}
+	steps := []func(context.Context) error{r.protectedBranches, r.milestones, r.issues, r.comments, r.events, r.reviews, r.reviewComments, r.commitComments}
 	if !m.ExcludeReleases {
 		steps = append(steps, r.releases)
 	}
@@ -92,8 +92,22 @@ func (r *repoExport) repository(ctx context.Context, gitURL string) error {
 	if err != nil {
 		return err
 	}
+	// Webhooks without their secrets.
+	hooks := []any{}
+	err = pages(func(off int) (int, int, error) {
+		list, total, err := r.q.ListHooks(ctx, store.HookTarget{RepoID: r.repo.ID}, perFile, off)
+		for _, h := range list {
+			hooks = append(hooks, map[string]any{"url": h.URL, "content_type": h.ContentType, "insecure_ssl": h.InsecureSSL,
+				"events": h.Events, "active": h.Active, "created_at": stamp(h.CreatedAt)})
+		}
+		return len(list), total, err
+	})
+	if err != nil {
+		return err
+	}
 	return r.add("repositories", map[string]any{
-		"type": "repository", "url": r.url, "owner": r.account(r.repo.Owner), "name": r.repo.Name,
+		"hooks": hooks,
+		"type":  "repository", "url": r.url, "owner": r.account(r.repo.Owner), "name": r.repo.Name,
 		"description": r.repo.Description, "website": r.repo.Homepage, "private": r.repo.Private(),
 		"has_issues": r.repo.HasIssues, "has_wiki": r.repo.HasWiki, "has_downloads": r.repo.HasDownloads,
 		"labels": labels, "created_at": stamp(r.repo.CreatedAt),
@@ -146,6 +160,23 @@ func (r *repoExport) issues(ctx context.Context) error {
 		if err != nil {
 			return 0, 0, err
 		}
+		var mergers []int64
+		for _, p := range pulls {
+			if p.MergedByID != 0 && p.MergedBy == nil {
+				mergers = append(mergers, p.MergedByID)
+			}
+		}
+		if len(mergers) > 0 {
+			slim, err := r.q.SlimAccounts(ctx, mergers)
+			if err != nil {
+				return 0, 0, err
+			}
+			for _, p := range pulls {
+				if p.MergedBy == nil {
+					p.MergedBy = slim[p.MergedByID]
+				}
+			}
+		}
 		for _, is := range list {
 			if is == nil {
 				continue
@@ -195,6 +226,11 @@ func (r *repoExport) issue(is *model.Issue, pull *model.Pull) error {
 		rec["head"] = map[string]any{"ref": pull.HeadRef, "sha": pull.HeadSHA, "user": r.account(r.repo.Owner), "repo": r.url}
 	}
 	rec["merged_at"] = stampPtr(pull.MergedAt)
+	rec["merge_commit_sha"] = pull.MergeCommitSHA
+	rec["merged_by"] = nil
+	if pull.MergedBy != nil {
+		rec["merged_by"] = r.account(pull.MergedBy)
+	}
 	rec["draft"] = pull.Draft
 	return r.add("pull_requests", rec)
 }
@@ -224,7 +260,10 @@ func (r *repoExport) comments(ctx context.Context) error {
 
 func (r *repoExport) events(ctx context.Context) error {
 	return pages(func(off int) (int, int, error) {
-		list, total, err := r.q.ListIssueEvents(ctx, store.EventQuery{RepoID: r.repo.ID, Limit: perFile, Offset: off})
+		// The timeline's "commented" and "reviewed" rows come along, naming
+		// their comment or review: an import replays the timeline in order.
+		list, total, err := r.q.ListIssueEvents(ctx, store.EventQuery{RepoID: r.repo.ID, Timeline: true,
+			Exclude: []string{"cross-referenced", "committed"}, Limit: perFile, Offset: off})
 		for _, e := range list {
 			number, ok := r.numbers[e.IssueID]
 			if !ok {
@@ -240,6 +279,12 @@ func (r *repoExport) events(ctx context.Context) error {
 				rec["pull_request"] = parent
 			} else {
 				rec["issue"] = parent
+			}
+			switch e.Event {
+			case "commented":
+				rec["comment"] = parent + "#issuecomment-" + strconv.FormatInt(e.SubjectID, 10)
+			case "reviewed":
+				rec["pull_request_review"] = parent + "/files#pullrequestreview-" + strconv.FormatInt(e.SubjectID, 10)
 			}
 			if e.LabelName != "" {
 				rec["label_name"], rec["label_color"] = e.LabelName, e.LabelColor

@@ -263,6 +263,13 @@ func (s *Service) stageHead(ctx context.Context, base *model.Repo, h *head, ref 
 
 // figures counts the commits and changes of base...head.
 func (s *Service) figures(ctx context.Context, g *gitrepo.Repo, baseSHA, headSHA string) (store.PullCounts, error) {
+	return Figures(ctx, g, baseSHA, headSHA)
+}
+
+// Figures counts the commits and changes of base...head, the figures a
+// pull request shows (a migration import computes them once the git data
+// is in place).
+func Figures(ctx context.Context, g *gitrepo.Repo, baseSHA, headSHA string) (store.PullCounts, error) {
 	var c store.PullCounts
 	mb, err := g.MergeBase(ctx, baseSHA, headSHA)
 	if errors.Is(err, gitrepo.ErrNotFound) {

@@ -193,6 +193,15 @@ func inList[T any](ids []T) (string, []any) {
 	return strings.TrimSuffix(strings.Repeat("?,", size), ","), args
 }
 
+// ReserveIssueNumbers makes the next issue number of a repository at least
+// next (an import keeps the archive's numbers across deleted ones).
+func (q Q) ReserveIssueNumbers(ctx context.Context, repoID, next int64) error {
+	_, err := q.exec(ctx, `INSERT INTO issue_counters (repo_id, last_number) VALUES (?, ?)
+ ON CONFLICT (repo_id) DO UPDATE SET last_number = excluded.last_number WHERE issue_counters.last_number < excluded.last_number`,
+		repoID, next-1)
+	return err
+}
+
 // CreateIssue inserts an issue (or the issue half of a pull request) with
 // the repository's next number. The number is taken by an upsert of the
 // repository's counter row, which holds the row's lock until the

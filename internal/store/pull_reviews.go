@@ -125,6 +125,30 @@ func (q Q) ListPullReviews(ctx context.Context, pullID, viewerID int64, limit, o
 	return out, total, rows.Err()
 }
 
+// ListRepoPullReviews returns one page of a repository's submitted reviews
+// (all pull requests, oldest first) and their count: the migration export.
+func (q Q) ListRepoPullReviews(ctx context.Context, repoID int64, limit, offset int) ([]*model.PullReview, int, error) {
+	where := ` WHERE v.repo_id = ? AND v.state <> 'PENDING'`
+	var total int
+	if err := q.row(ctx, `SELECT COUNT(*) FROM pull_reviews v`+where, repoID).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := q.query(ctx, reviewSelect+where+` ORDER BY v.id LIMIT ? OFFSET ?`, repoID, limit, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	out := []*model.PullReview{}
+	for rows.Next() {
+		v, err := scanReview(rows)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, v)
+	}
+	return out, total, rows.Err()
+}
+
 // UpdatePullReview writes a review's body, state, commit, dismissal
 // message and submission time.
 func (q Q) UpdatePullReview(ctx context.Context, v *model.PullReview) error {

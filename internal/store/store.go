@@ -306,6 +306,8 @@ type Q struct {
 	appended *bool
 	// quiet reads are not counted by Reads (background readers).
 	quiet bool
+	// at, when set, is the clock of this Q (At).
+	at time.Time
 }
 
 type stmtKey struct {
@@ -392,8 +394,20 @@ func (q Q) insert(ctx context.Context, query string, args ...any) (int64, error)
 	return id, err
 }
 
-// Now is the store's clock.
-func (q Q) Now() time.Time { return q.s.now() }
+// Now is the store's clock, or the time set by At.
+func (q Q) Now() time.Time {
+	if !q.at.IsZero() {
+		return q.at
+	}
+	return q.s.now()
+}
+
+// At is q with its clock stopped at t: the rows it writes carry t as their
+// creation time. Imports write archived records with their own times.
+func (q Q) At(t time.Time) Q {
+	q.at = t.UTC().Truncate(time.Second)
+	return q
+}
 
 // R is the read side of the store.
 func (s *Store) R() Q { return Q{s: s, db: s.read} }

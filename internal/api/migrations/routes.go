@@ -48,7 +48,7 @@ var (
 )
 
 const (
-	noteStart = "The archive holds schema.json, users, organizations, teams, repositories (with labels), milestones, issues, pull_requests, issue_comments, issue_events, pull_request_review_comments, commit_comments, releases and each repository's bare git data; protected branches, pull request reviews, webhooks, collaborators, attachments and release assets are not exported yet (exclude_attachments and exclude_owner_projects change nothing). Import is not supported."
+	noteStart = "The archive holds schema.json, users, organizations, teams, repositories (with labels and webhooks without their secrets), protected_branches, milestones, issues, pull_requests, issue_comments, issue_events (with the timeline's commented and reviewed rows), pull_request_reviews, pull_request_review_comments, commit_comments, releases and each repository's bare git data; collaborators, release assets and projects are not exported, and hubd stores no issue or comment attachments (exclude_attachments and exclude_owner_projects change nothing). Archives import with `hubd import` or POST /admin/migrations/import."
 	noteFine  = "Fine-grained personal access tokens are refused."
 )
 
@@ -78,6 +78,10 @@ func (a *API) Routes() []rest.Route {
 			Scopes: userScopes, Note: noteFine},
 		{Method: "GET", Pattern: user + "/{migration_id}/repositories", OperationID: "migrations/list-repos-for-authenticated-user", Handler: a.repos(userKind),
 			Scopes: userScopes, Note: noteFine},
+
+		// hubd's site-admin import of a migration archive (import.go).
+		{Method: "POST", Pattern: "/admin/migrations/import", OperationID: "hubd/import-migration-archive", Handler: a.importArchive,
+			Extension: true, Stream: true},
 
 		// The signed download URL the archive operations redirect to.
 		{Method: "GET", Pattern: "/_migrations/{owner_id}/{migration_id}/archive.tar.gz", OperationID: "hubd/migration-archive", Handler: a.serveArchive,
