@@ -21,6 +21,15 @@ func SetRareTrigramCap(n int) func() {
 	return func() { rareTrigramCap = old }
 }
 
+// SetCodeKeysCap sets how many matches a code search reads the keys of
+// before it counts and pages in SQL instead, for tests; it returns the
+// undo.
+func SetCodeKeysCap(n int) func() {
+	old := codeKeysCap
+	codeKeysCap = n
+	return func() { codeKeysCap = old }
+}
+
 // OpenMigratedTo opens dsn applying only the first n migrations (a test
 // then writes what an older hubd wrote and opens it again with all).
 func OpenMigratedTo(ctx context.Context, dsn string, n int) (*Store, error) {

@@ -19,9 +19,13 @@ const viewerJoins = `
 // visibleTo starts the WHERE of a search over the repositories (r) v may
 // see, for a FROM that ends with viewerJoins: their arguments, then the
 // visibility rule, then " AND " for the search's own conditions.
-func visibleTo(v Viewer) *sqlb {
+func visibleTo(v Viewer) *sqlb { return visibleToAccess(v, orgAccess) }
+
+// visibleToAccess is visibleTo with access as the test of access through
+// the organization (orgAccess, or a form of it that reads the same).
+func visibleToAccess(v Viewer, access string) *sqlb {
 	rq := RepoQuery{Viewer: v}
-	vis, visArgs := rq.where()
+	vis, visArgs := rq.whereAccess(access)
 	s := &sqlb{}
 	s.arg(v.UserID, v.UserID)
 	s.w(vis, " AND ")
@@ -51,6 +55,8 @@ type searchPage struct {
 	// least countCap (a search matching more is told as matching
 	// countCap, like GitHub's approximate counts).
 	countCap int
+	// total, when set, is the count already known: only the page is read.
+	total int
 }
 
 // runSearch counts the rows of p and reads its page with scan.
@@ -62,9 +68,11 @@ func runSearch[T any](ctx context.Context, q Q, p searchPage, scan func(*sql.Row
 		count = `SELECT COUNT(*) FROM (SELECT 1` + p.from + where + ` LIMIT ?) n`
 		countArgs = append(slices.Clip(args), p.countCap)
 	}
-	var total int
-	if err := q.searchRow(ctx, count, countArgs...).Scan(&total); err != nil {
-		return nil, 0, err
+	total := p.total
+	if total == 0 {
+		if err := q.searchRow(ctx, count, countArgs...).Scan(&total); err != nil {
+			return nil, 0, err
+		}
 	}
 	if p.offset >= total {
 		return []T{}, total, nil
