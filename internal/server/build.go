@@ -12,6 +12,7 @@ import (
 	advisoriesapi "github.com/hubd/hubd/internal/api/advisories"
 	appsapi "github.com/hubd/hubd/internal/api/apps"
 	attestationsapi "github.com/hubd/hubd/internal/api/attestations"
+	"github.com/hubd/hubd/internal/api/auditlog"
 	autolinksapi "github.com/hubd/hubd/internal/api/autolinks"
 	blocksapi "github.com/hubd/hubd/internal/api/blocks"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
@@ -217,6 +218,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		scimapi.New(d).Routes(),
 		enterpriseteamsapi.New(d).Routes(),
 		enterpriseapi.New(d).Routes(),
+		auditlog.New(d).Routes(),
 		meta.New(d, APIVersions...).Routes(),
 		markdownapi.New(d).Routes(),
 		autolinksapi.New(d).Routes(),

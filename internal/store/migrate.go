@@ -2681,6 +2681,32 @@ CREATE TABLE enterprise_vuln_syncs (
   finished_at BIGINT
 );
 `,
+	// 81: the audit log (store/audit.go): entries derived from the domain
+	// events in their transaction, names kept as they were; indexed for
+	// the searches by organization, actor and action over time.
+	`
+CREATE TABLE audit_log (
+  id {{id}},
+  action TEXT NOT NULL,
+  actor_id BIGINT NOT NULL DEFAULT 0,
+  actor TEXT NOT NULL DEFAULT '',
+  actor_key TEXT NOT NULL DEFAULT '',
+  user_id BIGINT NOT NULL DEFAULT 0,
+  user_login TEXT NOT NULL DEFAULT '',
+  org_id BIGINT NOT NULL DEFAULT 0,
+  org TEXT NOT NULL DEFAULT '',
+  repo_id BIGINT NOT NULL DEFAULT 0,
+  repo TEXT NOT NULL DEFAULT '',
+  data TEXT NOT NULL DEFAULT '{}',
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX audit_log_created ON audit_log (created_at, id);
+CREATE INDEX audit_log_org ON audit_log (org_id, created_at, id);
+CREATE INDEX audit_log_actor ON audit_log (actor_key, created_at, id);
+CREATE INDEX audit_log_org_actor ON audit_log (org_id, actor_key, created_at, id);
+CREATE INDEX audit_log_action ON audit_log (action, created_at, id);
+CREATE INDEX audit_log_repo ON audit_log (repo, created_at, id)
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of
