@@ -49,3 +49,26 @@ type AuditQuery struct {
 type AuditCursor struct {
 	CreatedMS, ID int64
 }
+
+// AuditStream sends the audit log to an HTTPS endpoint (GitHub's "HTTPS
+// Event Collector" and Splunk streams): its token is a secret of the
+// secrets store (internal/secrets), CursorID the last entry it delivered.
+type AuditStream struct {
+	ID        int64
+	Type      string // "HTTPS Event Collector" or "Splunk"
+	Enabled   bool
+	Domain    string
+	Port      int
+	Path      string
+	SSLVerify bool
+	KeyID     string
+	TokenName string // the token's name in the secrets store
+	CursorID  int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	PausedAt  *time.Time
+}
+
+// SecretEnterprise is the enterprise's own secrets (OwnerID 0): the audit
+// log streams' tokens.
+const SecretEnterprise = "enterprise"

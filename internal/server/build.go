@@ -218,7 +218,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		scimapi.New(d).Routes(),
 		enterpriseteamsapi.New(d).Routes(),
 		enterpriseapi.New(d).Routes(),
-		auditlog.New(d).Routes(),
+		auditlog.New(d, secretsAPI.Service(), hooksAPI.Service().Client).Routes(),
 		meta.New(d, APIVersions...).Routes(),
 		markdownapi.New(d).Routes(),
 		autolinksapi.New(d).Routes(),

@@ -121,6 +121,10 @@ var auditActions = map[string]string{
 	"scim.user_reactivated": "external_identity.provision",
 	"scim.user_deleted":     "external_identity.deprovision",
 
+	"audit_log_streaming.create":  "audit_log_streaming.create",
+	"audit_log_streaming.update":  "audit_log_streaming.update",
+	"audit_log_streaming.destroy": "audit_log_streaming.destroy",
+
 	"push": "git.push",
 }
 
@@ -206,16 +210,28 @@ func (q Q) appendAudit(ctx context.Context, typ string, actorID, repoID, orgID i
 }
 
 // InsertAuditEntries writes entries as they are (benchmarks and imports:
-// names and times given).
+// names and times given), a few hundred rows a statement.
 func (q Q) InsertAuditEntries(ctx context.Context, entries []model.AuditEntry) error {
-	for _, e := range entries {
-		data := string(e.Data)
-		if data == "" {
-			data = "{}"
+	const rows = 400
+	for len(entries) > 0 {
+		part := entries[:min(rows, len(entries))]
+		entries = entries[len(part):]
+		var b strings.Builder
+		b.WriteString(`INSERT INTO audit_log (action, actor_id, actor, actor_key, user_id, user_login, org_id, org, repo_id, repo, data, created_at) VALUES `)
+		args := make([]any, 0, 12*len(part))
+		for i, e := range part {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?)")
+			data := string(e.Data)
+			if data == "" {
+				data = "{}"
+			}
+			args = append(args, e.Action, e.ActorID, e.Actor, strings.ToLower(e.Actor), e.UserID, e.User,
+				e.OrgID, e.Org, e.RepoID, e.Repo, data, e.CreatedAt.UnixMilli())
 		}
-		if _, err := q.exec(ctx, `INSERT INTO audit_log (action, actor_id, actor, actor_key, user_id, user_login, org_id, org, repo_id, repo, data, created_at)
- VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, e.Action, e.ActorID, e.Actor, strings.ToLower(e.Actor), e.UserID, e.User,
-			e.OrgID, e.Org, e.RepoID, e.Repo, data, e.CreatedAt.UnixMilli()); err != nil {
+		if _, err := q.exec(ctx, b.String(), args...); err != nil {
 			return err
 		}
 	}
@@ -367,4 +383,11 @@ func (q Q) AuditEntriesAfter(ctx context.Context, after int64, limit int) ([]mod
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// AnalyzeAudit refreshes the planner's statistics of the audit log (after
+// a bulk load).
+func (q Q) AnalyzeAudit(ctx context.Context) error {
+	_, err := q.exec(ctx, `ANALYZE audit_log`)
+	return err
 }

@@ -2707,6 +2707,25 @@ CREATE INDEX audit_log_org_actor ON audit_log (org_id, actor_key, created_at, id
 CREATE INDEX audit_log_action ON audit_log (action, created_at, id);
 CREATE INDEX audit_log_repo ON audit_log (repo, created_at, id)
 `,
+	// 82: the audit log's streams to HTTPS endpoints (internal/audit):
+	// where each sends, and the last entry it delivered.
+	`
+CREATE TABLE audit_log_streams (
+  id {{id}},
+  stream_type TEXT NOT NULL,
+  enabled BOOLEAN NOT NULL,
+  domain TEXT NOT NULL,
+  port INTEGER NOT NULL,
+  path TEXT NOT NULL DEFAULT '',
+  ssl_verify BOOLEAN NOT NULL,
+  key_id TEXT NOT NULL DEFAULT '',
+  token_name TEXT NOT NULL,
+  cursor_id BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  paused_at BIGINT
+)
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

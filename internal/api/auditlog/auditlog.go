@@ -4,29 +4,31 @@
 package auditlog
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/audit"
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/secrets"
 	"github.com/hubd/hubd/internal/store"
 )
 
 // API is the package.
 type API struct {
-	d   *api.Deps
-	svc *audit.Service
+	d       *api.Deps
+	svc     *audit.Service
+	streams *audit.Streams
 }
 
-// New makes the package.
-func New(d *api.Deps) *API { return &API{d: d, svc: audit.New(d.Store)} }
+// New makes the package: streams keep their tokens in sec and send
+// through client (the webhooks' delivery client, with its policy).
+func New(d *api.Deps, sec *secrets.Service, client func(insecure bool) *http.Client) *API {
+	return &API{d: d, svc: audit.New(d.Store), streams: audit.NewStreams(&audit.Streams{Store: d.Store, Secrets: sec, Jobs: d.Jobs,
+		Client: client, Business: d.URLs.EnterpriseSlug()})}
+}
 
 const noteLog = "Entries are recorded for sign-in, token creation and revocation, SSH/GPG keys, organization and " +
 	"team membership, repository collaborators and invitations, roles, branch protection, rulesets, secrets, hooks, " +
@@ -143,72 +145,8 @@ func (a *API) answer(w http.ResponseWriter, r *http.Request, q model.AuditQuery,
 	}
 	out := make([]map[string]any, 0, len(page.Entries))
 	for _, e := range page.Entries {
-		out = append(out, Entry(e, business))
+		out = append(out, audit.Document(e, business))
 	}
 	rest.SetCursorLink(w, r, a.d.URLs.API, page.Next, page.Prev)
 	return rest.JSON(w, http.StatusOK, out)
-}
-
-// Entry is components/schemas/audit-log-event: the entry's fields as
-// GitHub names them, its details under data (and the few the schema names
-// at the top level); business is the enterprise's slug ("" in an
-// organization's log).
-func Entry(e model.AuditEntry, business string) map[string]any {
-	ms := e.CreatedAt.UnixMilli()
-	m := map[string]any{
-		"@timestamp":     ms,
-		"created_at":     ms,
-		"_document_id":   base64.RawURLEncoding.EncodeToString([]byte("audit-" + strconv.FormatInt(e.ID, 10))),
-		"action":         e.Action,
-		"operation_type": operationType(e.Action),
-	}
-	if e.Actor != "" || e.ActorID != 0 {
-		m["actor"], m["actor_id"] = e.Actor, e.ActorID
-	}
-	if e.User != "" {
-		m["user"], m["user_id"] = e.User, e.UserID
-	}
-	if e.Org != "" {
-		m["org"], m["org_id"] = e.Org, e.OrgID
-	}
-	if e.Repo != "" {
-		m["repo"], m["repository"] = e.Repo, e.Repo
-	}
-	if business != "" {
-		m["business"] = business
-	}
-	data := map[string]any{}
-	if err := json.Unmarshal(e.Data, &data); err == nil {
-		if v, ok := data["hook_id"].(float64); ok {
-			m["hook_id"] = int64(v)
-		}
-		for _, k := range []string{"visibility", "previous_visibility", "name"} {
-			if v, ok := data[k].(string); ok {
-				m[k] = v
-			}
-		}
-		if v, ok := data["active"].(bool); ok {
-			m["active"] = v
-		}
-		m["data"] = data
-	}
-	return m
-}
-
-// operationType is GitHub's operation_type of an action.
-func operationType(action string) string {
-	_, op, _ := strings.Cut(action, ".")
-	switch {
-	case action == "user.login":
-		return "authentication"
-	case action == "repo.transfer":
-		return "transfer"
-	case action == "repo.access":
-		return "access"
-	case op == "create" || op == "provision" || strings.HasPrefix(op, "create_") || strings.HasPrefix(op, "add_") || op == "invite_member" || op == "push":
-		return "create"
-	case op == "destroy" || op == "delete" || op == "deprovision" || strings.HasPrefix(op, "remove_") || op == "access_revoked":
-		return "remove"
-	}
-	return "modify"
 }
