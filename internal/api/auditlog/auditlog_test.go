@@ -259,10 +259,19 @@ func TestEnterpriseAuditLog(t *testing.T) {
 	e.Must(201, "POST", "/admin/users/hubot/authorizations", e.AdminToken, map[string]any{"scopes": []string{"repo"}})
 	e.Must(204, "DELETE", "/admin/users/hubot/authorizations", e.AdminToken, nil)
 	e.Must(204, "DELETE", "/repos/acme/app", monaTok, nil)
+	// SCIM provisioning and deprovisioning.
+	scim := e.Token(e.Admin, "scim:enterprise")
+	u := e.Must(201, "POST", "/scim/v2/enterprises/hubd/Users", scim, map[string]any{
+		"schemas": []string{"urn:ietf:params:scim:schemas:core:2.0:User"}, "userName": "octo@example.com", "externalId": "ext-octo",
+		"name": map[string]any{"givenName": "Octo", "familyName": "Cat"}, "displayName": "Octo Cat",
+		"emails": []any{map[string]any{"primary": true, "value": "octo@example.com", "type": "work"}}, "active": true,
+	}, "Content-Type: application/scim+json").Map(t)
+	e.Must(204, "DELETE", "/scim/v2/enterprises/hubd/Users/"+u["id"].(string), scim, nil)
 
 	all, _ := entries(t, e, log, read, "per_page", "100")
 	got := actions(all)
-	for _, want := range []string{"org.create", "repo.create", "user.login", "oauth_access.create", "oauth_access.destroy", "repo.destroy"} {
+	for _, want := range []string{"org.create", "repo.create", "user.login", "oauth_access.create", "oauth_access.destroy", "repo.destroy",
+		"external_identity.provision", "external_identity.deprovision"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("no %s entry in %v", want, got)
 		}
