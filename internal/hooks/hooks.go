@@ -63,6 +63,16 @@ type Service struct {
 	lastExpire       time.Time
 }
 
+// Client is the delivery client (insecure: it skips TLS verification):
+// it connects only where the delivery policy allows. The audit log's
+// streams send through it too.
+func (s *Service) Client(insecure bool) *http.Client {
+	if insecure {
+		return s.insecure
+	}
+	return s.client
+}
+
 // New prepares the service and registers its job handler.
 func New(s *Service) *Service {
 	s.client, s.insecure = newClients(s.Policy)

@@ -723,7 +723,10 @@ func (s *Service) SignIn(ctx context.Context, login, password string) (*model.Ac
 	}
 	cookie := NewSessionSecret()
 	err = s.Store.Tx(ctx, func(tx store.Q) error {
-		return tx.CreateSession(ctx, store.HashToken(cookie), u.ID, tx.Now().Add(SessionTTL))
+		if err := tx.CreateSession(ctx, store.HashToken(cookie), u.ID, tx.Now().Add(SessionTTL)); err != nil {
+			return err
+		}
+		return tx.AppendEvent(ctx, "user.login", u.ID, 0, 0, map[string]any{"user_id": u.ID, "method": "password"})
 	})
 	return u, cookie, err
 }

@@ -299,6 +299,8 @@ func appendEvent(ctx context.Context, tx store.Q, sc model.SecretScope, verb str
 		payload["environment"] = sc.Env
 	case model.SecretUser:
 		level, repoID = "user", 0
+	case model.SecretEnterprise:
+		level, repoID = "business", 0
 	}
 	return tx.AppendEvent(ctx, level+"."+verb+"_"+sc.App+"_secret", actorID, repoID, orgID, payload)
 }

@@ -13,6 +13,7 @@ import (
 	advisoriesapi "github.com/hubd/hubd/internal/api/advisories"
 	appsapi "github.com/hubd/hubd/internal/api/apps"
 	attestationsapi "github.com/hubd/hubd/internal/api/attestations"
+	"github.com/hubd/hubd/internal/api/auditlog"
 	autolinksapi "github.com/hubd/hubd/internal/api/autolinks"
 	blocksapi "github.com/hubd/hubd/internal/api/blocks"
 	cataloguepage "github.com/hubd/hubd/internal/api/catalogue"
@@ -218,6 +219,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		scimapi.New(d).Routes(),
 		enterpriseteamsapi.New(d).Routes(),
 		enterpriseapi.New(d).Routes(),
+		auditlog.New(d, secretsAPI.Service(), hooksAPI.Service().Client).Routes(),
 		meta.New(d, APIVersions...).Routes(),
 		markdownapi.New(d).Routes(),
 		autolinksapi.New(d).Routes(),

@@ -16,6 +16,9 @@ func (q Q) AppendEvent(ctx context.Context, typ string, actorID, repoID, orgID i
 	}
 	_, err = q.exec(ctx, `INSERT INTO events (type, actor_id, repo_id, org_id, payload, created_at) VALUES (?,?,?,?,?,?)`,
 		typ, actorID, repoID, orgID, string(b), unix(q.Now()))
+	if err == nil {
+		err = q.appendAudit(ctx, typ, actorID, repoID, orgID, b)
+	}
 	if err == nil && q.appended != nil {
 		*q.appended = true
 	}

@@ -2719,6 +2719,51 @@ CREATE TABLE network_configurations (
 );
 CREATE UNIQUE INDEX network_configurations_failover ON network_configurations (failover_settings_id);
 `,
+	// 83: the audit log (store/audit.go): entries derived from the domain
+	// events in their transaction, names kept as they were; indexed for
+	// the searches by organization, actor and action over time.
+	`
+CREATE TABLE audit_log (
+  id {{id}},
+  action TEXT NOT NULL,
+  actor_id BIGINT NOT NULL DEFAULT 0,
+  actor TEXT NOT NULL DEFAULT '',
+  actor_key TEXT NOT NULL DEFAULT '',
+  user_id BIGINT NOT NULL DEFAULT 0,
+  user_login TEXT NOT NULL DEFAULT '',
+  org_id BIGINT NOT NULL DEFAULT 0,
+  org TEXT NOT NULL DEFAULT '',
+  repo_id BIGINT NOT NULL DEFAULT 0,
+  repo TEXT NOT NULL DEFAULT '',
+  data TEXT NOT NULL DEFAULT '{}',
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX audit_log_created ON audit_log (created_at, id);
+CREATE INDEX audit_log_org ON audit_log (org_id, created_at, id);
+CREATE INDEX audit_log_actor ON audit_log (actor_key, created_at, id);
+CREATE INDEX audit_log_org_actor ON audit_log (org_id, actor_key, created_at, id);
+CREATE INDEX audit_log_action ON audit_log (action, created_at, id);
+CREATE INDEX audit_log_repo ON audit_log (repo, created_at, id)
+`,
+	// 84: the audit log's streams to HTTPS endpoints (internal/audit):
+	// where each sends, and the last entry it delivered.
+	`
+CREATE TABLE audit_log_streams (
+  id {{id}},
+  stream_type TEXT NOT NULL,
+  enabled BOOLEAN NOT NULL,
+  domain TEXT NOT NULL,
+  port INTEGER NOT NULL,
+  path TEXT NOT NULL DEFAULT '',
+  ssl_verify BOOLEAN NOT NULL,
+  key_id TEXT NOT NULL DEFAULT '',
+  token_name TEXT NOT NULL,
+  cursor_id BIGINT NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  paused_at BIGINT
+)
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

@@ -83,6 +83,8 @@ func (q Q) CreateSecret(ctx context.Context, s *model.Secret) (int64, error) {
 		orgID = &s.Scope.OwnerID
 	case model.SecretUser:
 		userID = &s.Scope.OwnerID
+	case model.SecretEnterprise:
+		// The enterprise's own: no account or repository owns it.
 	default:
 		repoID = &s.Scope.OwnerID
 	}
