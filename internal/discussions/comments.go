@@ -219,7 +219,7 @@ func (s *Service) Transfer(ctx context.Context, x *Access, d *model.Discussion, 
 // category (maintainers, as on GitHub): the discussion takes the issue's
 // title, body, author, labels and comments, and the issue is closed with
 // a link to it and locked.
-func (s *Service) ConvertIssue(ctx context.Context, x *Access, is *model.Issue, categoryID int64, discussionURL func(*model.Discussion) string) (*model.Discussion, error) {
+func (s *Service) ConvertIssue(ctx context.Context, x *Access, is *model.Issue, categoryID int64) (*model.Discussion, error) {
 	if err := x.writable(); err != nil {
 		return nil, err
 	}

@@ -665,7 +665,9 @@ func (s *Service) event(ctx context.Context, tx store.Q, x *Access, action strin
 	typ := "discussion"
 	p := map[string]any{"action": action, "discussion_id": d.ID, "number": d.Number, "category_id": d.CategoryID, "discussion": snapshot(d)}
 	if c != nil {
-		typ = "discussion_comment"
+		if action != "answered" { // answered is the discussion's, with its answer
+			typ = "discussion_comment"
+		}
 		p["comment_id"] = c.ID
 		p["comment"] = commentSnapshot(c)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hubd/hubd/internal/graphql/engine"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/wire"
 )
 
 // Discussions: Repository.discussionCategories, discussions and
@@ -72,25 +73,7 @@ func discussionTypeOf(v any) string {
 // Node ids of discussions, their comments and categories are GitHub's:
 // the MessagePack array [0, repository id, id] (gh builds a comment's id
 // from a URL's #discussioncomment-N this way).
-func nodeID3(prefix string, repoID, id int64) string {
-	b := []byte{0x93, 0x00}
-	for _, n := range []int64{repoID, id} {
-		u := uint64(n)
-		switch {
-		case u < 128:
-			b = append(b, byte(u))
-		case u < 1<<8:
-			b = append(b, 0xcc, byte(u))
-		case u < 1<<16:
-			b = binary.BigEndian.AppendUint16(append(b, 0xcd), uint16(u))
-		case u < 1<<32:
-			b = binary.BigEndian.AppendUint32(append(b, 0xce), uint32(u))
-		default:
-			b = binary.BigEndian.AppendUint64(append(b, 0xcf), u)
-		}
-	}
-	return prefix + "_" + base64.RawURLEncoding.EncodeToString(b)
-}
+func nodeID3(prefix string, repoID, id int64) string { return wire.NodeID3(prefix, repoID, id) }
 
 // decodeNodeID3 reads an id nodeID3 made.
 func decodeNodeID3(s string) (prefix string, repoID, id int64, ok bool) {
