@@ -588,27 +588,34 @@ func (a *API) registerDiscussions() {
 		}
 		return out, nil
 	})
-	a.schema.Resolve("Discussion", "comments", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
-		o := p.(*discObj)
+	// Comments: the pages of a batch's discussions in one query.
+	a.schema.Resolve("Discussion", "comments", func(ctx context.Context, b *engine.Batch) ([]any, error) {
 		page, err := sqlPage(b, "comments")
 		if err != nil {
 			return nil, err
 		}
-		total := o.d.Comments
-		start, end := page(total)
-		conn := &connection{offset: start, total: total}
-		if end <= start {
-			return conn, nil
+		conns := make([]*connection, len(b.Parents))
+		wins := make([]store.DiscussionCommentWindow, len(b.Parents))
+		for i, p := range b.Parents {
+			o := p.(*discObj)
+			start, end := page(o.d.Comments)
+			conns[i] = &connection{offset: start, total: o.d.Comments}
+			wins[i] = store.DiscussionCommentWindow{DiscussionID: o.d.ID, Start: start, End: end}
 		}
-		list, err := a.d.Store.R().DiscussionCommentsPage(ctx, o.d.ID, end-start, start)
+		m, err := a.d.Store.R().DiscussionCommentsPages(ctx, wins)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range list {
-			conn.nodes = append(conn.nodes, &dcommentObj{c: c, disc: o})
+		out := make([]any, len(b.Parents))
+		for i, p := range b.Parents {
+			o := p.(*discObj)
+			for _, c := range m[o.d.ID] {
+				conns[i].nodes = append(conns[i].nodes, &dcommentObj{c: c, disc: o})
+			}
+			out[i] = conns[i]
 		}
-		return conn, nil
-	}))
+		return out, nil
+	})
 
 	// DiscussionComment.
 	dc := func(name string, f func(ctx context.Context, o *dcommentObj) any) {

@@ -344,13 +344,6 @@ func (q Q) DiscussionCommentsByID(ctx context.Context, ids []int64) (map[int64]*
 	return out, err
 }
 
-// DiscussionCommentsPage is a page of a discussion's top-level comments,
-// oldest first.
-func (q Q) DiscussionCommentsPage(ctx context.Context, discussionID int64, limit, offset int) ([]*model.DiscussionComment, error) {
-	return q.discussionComments(ctx, `SELECT `+commentColsD+commentFromD+` WHERE c.discussion_id = ? AND c.reply_to_id IS NULL ORDER BY c.id LIMIT ? OFFSET ?`,
-		discussionID, limit, offset)
-}
-
 // DiscussionRepliesOf is the replies of comments, oldest first, by the
 // comment they reply to.
 func (q Q) DiscussionRepliesOf(ctx context.Context, commentIDs []int64) (map[int64][]*model.DiscussionComment, error) {
@@ -560,4 +553,38 @@ func (q Q) ReactionRollups(ctx context.Context, subject string, ids []int64) (ma
 		return map[int64]model.ReactionRollup{}, nil
 	}
 	return q.rollups(ctx, subject, ids)
+}
+
+// DiscussionCommentWindow is a page of one discussion's top-level
+// comments: offsets [Start, End) in the oldest-first list.
+type DiscussionCommentWindow struct {
+	DiscussionID int64
+	Start, End   int
+}
+
+// DiscussionCommentsPages loads pages of several discussions' top-level
+// comments in one query, by discussion.
+func (q Q) DiscussionCommentsPages(ctx context.Context, pages []DiscussionCommentWindow) (map[int64][]*model.DiscussionComment, error) {
+	out := map[int64][]*model.DiscussionComment{}
+	var ids []int64
+	var cond []string
+	var args []any
+	for _, p := range pages {
+		if p.End > p.Start {
+			ids = append(ids, p.DiscussionID)
+			cond = append(cond, `(c.discussion_id = ? AND c.rn > ? AND c.rn <= ?)`)
+			args = append(args, p.DiscussionID, p.Start, p.End)
+		}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	in, inArgs := inList(ids)
+	list, err := q.discussionComments(ctx, `SELECT `+commentColsD+` FROM (SELECT x.*, ROW_NUMBER() OVER (PARTITION BY x.discussion_id ORDER BY x.id) AS rn
+ FROM discussion_comments x WHERE x.reply_to_id IS NULL AND x.discussion_id IN (`+in+`)) c LEFT JOIN accounts a ON a.id = c.user_id
+ WHERE `+strings.Join(cond, " OR ")+` ORDER BY c.discussion_id, c.id`, append(inArgs, args...)...)
+	for _, c := range list {
+		out[c.DiscussionID] = append(out[c.DiscussionID], c)
+	}
+	return out, err
 }
