@@ -396,29 +396,48 @@ var permissionRules = map[string]string{
 // needs issues and a pull request pull_requests even through
 // issueOrPullRequest.
 var graphqlRules = map[string]string{
-	"Repository.issues":             "issues:read",          // issues/list-for-repo
-	"Repository.issue":              "issues:read",          // issues/get
-	"Repository.issueOrPullRequest": "issues|pull_requests", // issues/get answers either
-	"Repository.pullRequests":       "pull_requests:read",
-	"Repository.pullRequest":        "pull_requests:read",
-	"Repository.labels":             "issues|pull_requests", // issues/labels
-	"Repository.label":              "issues|pull_requests",
-	"Repository.milestones":         "issues|pull_requests", // issues/milestones
-	"Repository.releases":           "contents:read",        // releases
-	"Repository.release":            "contents:read",
-	"Repository.latestRelease":      "contents:read",
-	"Repository.rulesets":           "metadata:read", // repos/get-repo-rulesets
-	"Repository.object":             "contents:read", // git/get-blob, git/get-tree, git/get-commit
-	"Repository.refs":               "contents:read", // git/list-matching-refs
-	"Repository.ref":                "contents:read", // git/get-ref
-	"Ref.target":                    "contents:read",
-	"Blob.*":                        "contents:read",
-	"Tree.*":                        "contents:read",
-	"TreeEntry.*":                   "contents:read",
-	"Tag.*":                         "contents:read",      // git/get-tag
-	"Issue.*":                       "issues:read",        // issues/get
-	"PullRequest.*":                 "pull_requests:read", // pulls/get
-	"Release.*":                     "contents:read",      // repos/get-release
+	"Repository.issues":                        "issues:read",          // issues/list-for-repo
+	"Repository.issue":                         "issues:read",          // issues/get
+	"Repository.issueOrPullRequest":            "issues|pull_requests", // issues/get answers either
+	"Repository.pullRequests":                  "pull_requests:read",
+	"Repository.pullRequest":                   "pull_requests:read",
+	"Repository.labels":                        "issues|pull_requests", // issues/labels
+	"Repository.label":                         "issues|pull_requests",
+	"Repository.milestones":                    "issues|pull_requests", // issues/milestones
+	"Repository.releases":                      "contents:read",        // releases
+	"Repository.release":                       "contents:read",
+	"Repository.latestRelease":                 "contents:read",
+	"Repository.rulesets":                      "metadata:read", // repos/get-repo-rulesets
+	"Repository.object":                        "contents:read", // git/get-blob, git/get-tree, git/get-commit
+	"Repository.refs":                          "contents:read", // git/list-matching-refs
+	"Repository.ref":                           "contents:read", // git/get-ref
+	"Ref.target":                               "contents:read",
+	"Blob.*":                                   "contents:read",
+	"Tree.*":                                   "contents:read",
+	"TreeEntry.*":                              "contents:read",
+	"Tag.*":                                    "contents:read",      // git/get-tag
+	"Issue.*":                                  "issues:read",        // issues/get
+	"PullRequest.*":                            "pull_requests:read", // pulls/get
+	"Release.*":                                "contents:read",      // repos/get-release
+	"Discussion.*":                             "discussions:read",
+	"DiscussionComment.*":                      "discussions:read",
+	"DiscussionCategory.*":                     "discussions:read",
+	"Repository.discussions":                   "discussions:read",
+	"Repository.discussion":                    "discussions:read",
+	"Repository.discussionCategories":          "discussions:read",
+	"Repository.discussionCategory":            "discussions:read",
+	"Mutation.createDiscussion":                "discussions",
+	"Mutation.updateDiscussion":                "discussions",
+	"Mutation.deleteDiscussion":                "discussions",
+	"Mutation.closeDiscussion":                 "discussions",
+	"Mutation.reopenDiscussion":                "discussions",
+	"Mutation.addDiscussionComment":            "discussions",
+	"Mutation.updateDiscussionComment":         "discussions",
+	"Mutation.deleteDiscussionComment":         "discussions",
+	"Mutation.markDiscussionCommentAsAnswer":   "discussions",
+	"Mutation.unmarkDiscussionCommentAsAnswer": "discussions",
+	"Mutation.addUpvote":                       "discussions",
+	"Mutation.removeUpvote":                    "discussions",
 
 	"Mutation.createIssue":                   "issues",
 	"Mutation.updateIssue":                   "issues",

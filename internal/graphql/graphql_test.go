@@ -387,7 +387,7 @@ func TestIntrospection(t *testing.T) {
 	r := post(t, w.e, w.monaTok, `query {
 		Repository: __type(name: "Repository") { name kind fields(includeDeprecated: true) { name type { kind name ofType { kind name } } args { name defaultValue } } }
 		Visibility: __type(name: "RepositoryVisibility") { enumValues(includeDeprecated: true) { name } }
-		Missing: __type(name: "Discussion") { name }
+		Missing: __type(name: "TeamDiscussion") { name }
 		__schema { queryType { name } types { name } }
 	}`, nil)
 	d := mustData(t, r)

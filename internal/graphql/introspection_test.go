@@ -53,7 +53,7 @@ func TestFeatureDetectionTypes(t *testing.T) {
 		}
 	}
 	// A type hubd does not serve is null, as GitHub answers an unknown name.
-	d = mustData(t, post(t, w.e, w.monaTok, `{ __type(name: "Discussion") { name } }`, nil))
+	d = mustData(t, post(t, w.e, w.monaTok, `{ __type(name: "TeamDiscussion") { name } }`, nil))
 	if v, ok := d["__type"]; !ok || v != nil {
 		t.Fatalf("unknown type: %v", d)
 	}

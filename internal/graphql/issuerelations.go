@@ -109,6 +109,13 @@ func (a *API) registerIssueRelations(svc *issues.Service) {
 	lock := func(locking bool) func(ctx context.Context, _ any, args map[string]any) (any, error) {
 		return func(ctx context.Context, _ any, args map[string]any) (any, error) {
 			in := input(args)
+			if isDiscussionID(str(in, "lockableId")) {
+				o, err := a.discussionLock(ctx, in, locking)
+				if err != nil {
+					return nil, err
+				}
+				return &payload{clientMutationID: in["clientMutationId"], issue: o}, nil
+			}
 			o, err := a.issueByNodeID(ctx, str(in, "lockableId"))
 			if err != nil {
 				return nil, err

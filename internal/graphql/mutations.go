@@ -350,6 +350,13 @@ func (a *API) registerMutations(svc *issues.Service) {
 	labels := func(mode string) func(ctx context.Context, _ any, args map[string]any) (any, error) {
 		return func(ctx context.Context, _ any, args map[string]any) (any, error) {
 			in := input(args)
+			if id, _ := str(in, "labelableId"); isDiscussionID(id) {
+				o, err := a.discussionLabels(ctx, in, mode == "add")
+				if err != nil {
+					return nil, err
+				}
+				return &payload{clientMutationID: in["clientMutationId"], issue: o}, nil
+			}
 			return edit(ctx, in, "labelableId", func(o *issueObj, ii *issues.IssueInput) error {
 				names, err := a.labelNames(ctx, o.repo.v.Repo.ID, idList(in["labelIds"]))
 				ii.SetLabels, ii.Labels, ii.LabelMode = true, names, mode

@@ -164,7 +164,7 @@ func typeOf(v any) string {
 	case *timelineObj:
 		return t.kind.typ
 	}
-	return ""
+	return discussionTypeOf(v)
 }
 
 func notFound(format string, args ...any) *engine.Error {
@@ -228,6 +228,8 @@ func (a *API) register() {
 	a.registerRepoFiles()
 	a.registerRepoProjects()
 	a.registerGitObjects()
+	a.registerDiscussions()
+	a.registerDiscussionMutations()
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -455,6 +457,9 @@ func (a *API) nodes(ctx context.Context, ids []string) ([]any, error) {
 		if err := a.projectNodes(ctx, ids, out); err != nil {
 			return nil, err
 		}
+	}
+	if err := a.discussionNodes(ctx, ids, out); err != nil {
+		return nil, err
 	}
 	if linked {
 		lbs, err := a.linkedByID(ctx, ids)

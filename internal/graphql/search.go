@@ -56,8 +56,10 @@ func (a *API) registerSearch() {
 					out.nodes = append(out.nodes, u)
 				}
 				return res.Total, nil
+			case "DISCUSSION":
+				return a.searchDiscussions(ctx, out, q, limit, offset)
 			}
-			return 0, nil // DISCUSSION: hubd has no discussions
+			return 0, nil
 		}
 		total := -1
 		if w.needTotal {

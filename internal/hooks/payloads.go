@@ -306,6 +306,10 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 		err = b.advisoryEvent(ctx, repo, d, out)
 	case "installation", "installation_repositories":
 		installationID, err = b.installationEvent(ctx, e, d, event, action, out)
+	case "discussion":
+		err = b.discussionEvent(ctx, repo, d, action, out)
+	case "discussion_comment":
+		err = b.discussionCommentEvent(ctx, repo, d, action, out)
 	case "projects_v2":
 		err = b.projectEvent(ctx, e, d, out)
 	case "projects_v2_item":

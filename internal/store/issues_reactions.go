@@ -21,6 +21,10 @@ func subjectTable(subject string) string {
 		return "commit_comments"
 	case ReactPullReviewComment:
 		return "pull_review_comments"
+	case ReactDiscussion:
+		return "discussions"
+	case ReactDiscussionComment:
+		return "discussion_comments"
 	}
 	return "issues"
 }

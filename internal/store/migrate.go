@@ -2764,6 +2764,92 @@ CREATE TABLE audit_log_streams (
   paused_at BIGINT
 )
 `,
+	// 85: discussions (internal/discussions): a repository's categories
+	// (none stored: GitHub's six defaults, with ids repo*32+slot), its
+	// discussions (numbered with its issues), threaded comments, upvotes
+	// and labels. Reactions live in reactions (subjects discussion and
+	// discussion_comment).
+	`
+CREATE TABLE discussion_categories (
+  id BIGINT PRIMARY KEY,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  slug TEXT NOT NULL,
+  name TEXT NOT NULL,
+  emoji TEXT NOT NULL,
+  description TEXT NOT NULL DEFAULT '',
+  format TEXT NOT NULL,
+  position BIGINT NOT NULL,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (repo_id, slug)
+);
+
+CREATE TABLE discussion_repos (
+  repo_id BIGINT PRIMARY KEY REFERENCES repos(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL
+);
+
+CREATE TABLE discussions (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  number BIGINT NOT NULL,
+  category_id BIGINT NOT NULL,
+  title TEXT NOT NULL,
+  body TEXT NOT NULL DEFAULT '',
+  user_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  editor_id BIGINT,
+  closed BOOLEAN NOT NULL DEFAULT FALSE,
+  state_reason TEXT,
+  closed_at BIGINT,
+  locked BOOLEAN NOT NULL DEFAULT FALSE,
+  lock_reason TEXT,
+  pinned_at BIGINT,
+  answer_id BIGINT,
+  answer_chosen_at BIGINT,
+  answer_chosen_by BIGINT,
+  upvotes BIGINT NOT NULL DEFAULT 0,
+  reactions BIGINT NOT NULL DEFAULT 0,
+  comments BIGINT NOT NULL DEFAULT 0,
+  last_edited_at BIGINT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (repo_id, number)
+);
+CREATE INDEX discussions_repo_updated ON discussions (repo_id, updated_at);
+CREATE INDEX discussions_category ON discussions (category_id);
+
+CREATE TABLE discussion_comments (
+  id {{id}},
+  discussion_id BIGINT NOT NULL REFERENCES discussions(id) ON DELETE CASCADE,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  reply_to_id BIGINT REFERENCES discussion_comments(id) ON DELETE CASCADE,
+  body TEXT NOT NULL,
+  user_id BIGINT REFERENCES accounts(id) ON DELETE SET NULL,
+  editor_id BIGINT,
+  upvotes BIGINT NOT NULL DEFAULT 0,
+  reactions BIGINT NOT NULL DEFAULT 0,
+  last_edited_at BIGINT,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL
+);
+CREATE INDEX discussion_comments_thread ON discussion_comments (discussion_id, reply_to_id, id);
+CREATE INDEX discussion_comments_replies ON discussion_comments (reply_to_id, id);
+
+CREATE TABLE discussion_upvotes (
+  subject_type TEXT NOT NULL,
+  subject_id BIGINT NOT NULL,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  created_at BIGINT NOT NULL,
+  PRIMARY KEY (subject_type, subject_id, user_id)
+);
+
+CREATE TABLE discussion_labels (
+  discussion_id BIGINT NOT NULL REFERENCES discussions(id) ON DELETE CASCADE,
+  label_id BIGINT NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+  PRIMARY KEY (discussion_id, label_id)
+);
+CREATE INDEX discussion_labels_label ON discussion_labels (label_id);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of
