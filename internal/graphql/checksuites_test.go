@@ -138,6 +138,9 @@ func TestCommitCheckSuites(t *testing.T) {
 		}
 		return least
 	}
+	// No background job may touch the repository (and its cached row)
+	// while a measurement runs: jobs run only when drained below.
+	w.e.Deps.Jobs.Stop()
 	one := reads()
 	for i := 0; i < 4; i++ {
 		c, _, err := gh.Repositories.CreateFile(ctx, "mona", "app", fmt.Sprintf("more%d.txt", i), &github.RepositoryContentFileOptions{
@@ -217,9 +220,13 @@ func TestStatusCheckRollupBatched(t *testing.T) {
 		}
 		return least
 	}
+	w.e.Deps.Jobs.Stop() // jobs run only when drained, never during a measurement
 	small := reads()
 	for i := 3; i <= 5; i++ {
 		open(i, "success")
+	}
+	if err := w.e.Deps.Jobs.Drain(ctx); err != nil {
+		t.Fatal(err)
 	}
 	if got := rollups(); len(got) != 5 || dig(got["5"], "contexts", "totalCount") != json.Number("2") {
 		t.Fatalf("rollups of 5: %v", got)
