@@ -409,6 +409,8 @@ var graphqlRules = map[string]string{
 	"Issue.*":                       "issues:read",        // issues/get
 	"PullRequest.*":                 "pull_requests:read", // pulls/get
 	"Release.*":                     "contents:read",      // repos/get-release
+	"Commit.checkSuites":            "checks:read",        // checks/list-suites-for-ref
+	"CheckSuite.checkRuns":          "checks:read",        // checks/list-for-suite
 
 	"Mutation.createIssue":                   "issues",
 	"Mutation.updateIssue":                   "issues",

@@ -235,3 +235,29 @@ func TestStatusCheckRollupBatched(t *testing.T) {
 		t.Fatalf("queries for 2 pull requests %d, for 5 %d", small, large)
 	}
 }
+
+// TestCheckSuitesNeedChecks: a fine-grained token reads a commit's suites
+// with the checks permission, as REST's checks/list-suites-for-ref; one
+// without it gets FORBIDDEN there while the rest of the document answers.
+func TestCheckSuitesNeedChecks(t *testing.T) {
+	w := newWorld(t)
+	q := `{ repository(owner: "mona", name: "app") { defaultBranchRef { target { ... on Commit { oid
+		checkSuites(first: 5) { totalCount } } } } } }`
+	token := func(perms map[string]string) string {
+		var tok struct {
+			Token string `json:"token"`
+		}
+		w.e.Must(201, "POST", "/admin/users/mona/personal-access-tokens", w.monaTok, map[string]any{"name": fmt.Sprint(len(perms)),
+			"repositories": []string{"app"}, "permissions": perms}).JSON(t, &tok)
+		return tok.Token
+	}
+	r := post(t, w.e, token(map[string]string{"contents": "read"}), q, nil)
+	forbiddenAt(t, r, "Resource not accessible by personal access token", "repository", "defaultBranchRef", "target", "checkSuites")
+	if dig(r.Data, "repository", "defaultBranchRef", "target", "oid") == nil {
+		t.Fatalf("the rest of the document: %s", r.Raw)
+	}
+	d := mustData(t, post(t, w.e, token(map[string]string{"contents": "read", "checks": "read"}), q, nil))
+	if dig(d, "repository", "defaultBranchRef", "target", "checkSuites", "totalCount") == nil {
+		t.Fatalf("with checks: %v", d)
+	}
+}
