@@ -438,6 +438,8 @@ var graphqlRules = map[string]string{
 	"Mutation.unmarkDiscussionCommentAsAnswer": "discussions",
 	"Mutation.addUpvote":                       "discussions",
 	"Mutation.removeUpvote":                    "discussions",
+	"Commit.checkSuites":                       "checks:read", // checks/list-suites-for-ref
+	"CheckSuite.checkRuns":                     "checks:read", // checks/list-for-suite
 
 	"Mutation.createIssue":                   "issues",
 	"Mutation.updateIssue":                   "issues",

@@ -84,22 +84,54 @@ func (a *API) requiredFor(ctx context.Context, repo *repoObj, args map[string]an
 func (a *API) registerWorkflowRuns() {
 	a.schema.Resolve("CheckSuite", "workflowRun", func(ctx context.Context, b *engine.Batch) ([]any, error) {
 		out := b.Values(len(b.Parents))
-		byRepo := map[int64][]int64{}
+		// A suite reached from a job's check run finds its run through the
+		// job; one whose row is loaded (or reached from no run) names it.
+		byJob, byRun := map[int64][]int64{}, map[int64][]int64{}
 		for _, p := range b.Parents {
 			o := p.(*checkSuiteObj)
-			byRepo[o.repo.v.Repo.ID] = append(byRepo[o.repo.v.Repo.ID], o.runID)
+			if o.s == nil && o.runID != 0 {
+				byJob[o.repo.v.Repo.ID] = append(byJob[o.repo.v.Repo.ID], o.runID)
+			}
 		}
-		runs := map[int64]map[int64]*model.WorkflowRun{}
-		for repoID, ids := range byRepo {
-			m, err := a.d.Store.R().RunsOfJobs(ctx, repoID, ids)
+		var rest []any
+		for _, p := range b.Parents {
+			if o := p.(*checkSuiteObj); o.s != nil || o.runID == 0 {
+				rest = append(rest, p)
+			}
+		}
+		if err := a.loadSuites(ctx, rest); err != nil {
+			return nil, err
+		}
+		for _, p := range rest {
+			if o := p.(*checkSuiteObj); o.s != nil && o.s.WorkflowRunID != 0 {
+				byRun[o.repo.v.Repo.ID] = append(byRun[o.repo.v.Repo.ID], o.s.WorkflowRunID)
+			}
+		}
+		q := a.d.Store.R()
+		ofJob, ofRun := map[int64]map[int64]*model.WorkflowRun{}, map[int64]map[int64]*model.WorkflowRun{}
+		for repoID, ids := range byJob {
+			m, err := q.RunsOfJobs(ctx, repoID, ids)
 			if err != nil {
 				return nil, err
 			}
-			runs[repoID] = m
+			ofJob[repoID] = m
+		}
+		for repoID, ids := range byRun {
+			m, err := q.RunsByIDs(ctx, repoID, ids)
+			if err != nil {
+				return nil, err
+			}
+			ofRun[repoID] = m
 		}
 		for i, p := range b.Parents {
 			o := p.(*checkSuiteObj)
-			if r := runs[o.repo.v.Repo.ID][o.runID]; r != nil {
+			var r *model.WorkflowRun
+			if o.s == nil && o.runID != 0 {
+				r = ofJob[o.repo.v.Repo.ID][o.runID]
+			} else if o.s != nil {
+				r = ofRun[o.repo.v.Repo.ID][o.s.WorkflowRunID]
+			}
+			if r != nil {
 				out[i] = &workflowRunObj{r: r, repo: o.repo}
 			}
 		}

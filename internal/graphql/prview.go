@@ -48,7 +48,8 @@ type checkRunObj struct {
 type checkSuiteObj struct {
 	id    int64
 	repo  *repoObj
-	runID int64 // the check run it was reached from (a workflow job's has the job's id)
+	runID int64             // the check run it was reached from (a workflow job's has the job's id), or 0
+	s     *model.CheckSuite // the suite's row: nil until a field needs it (loadSuites)
 }
 
 // reviewRequest is one requested reviewer: a user or a team.
@@ -151,21 +152,37 @@ func (a *API) registerPullView() {
 	cm("abbreviatedOid", func(o *commitObj) any { return o.sha[:min(7, len(o.sha))] })
 	cm("url", func(o *commitObj) any { return a.d.URLs.CommitHTMLURL(o.repo.v.Repo, o.sha) })
 	cm("repository", func(o *commitObj) any { return o.repo })
-	a.field("Commit", "statusCheckRollup", func(ctx context.Context, p any, _ map[string]any) (any, error) {
-		o := p.(*commitObj)
+	// One query for the statuses and one for the check runs of every
+	// commit of a repository in the batch (gh pr list asks the rollup of
+	// each pull request's head).
+	a.schema.Resolve("Commit", "statusCheckRollup", func(ctx context.Context, b *engine.Batch) ([]any, error) {
+		byRepo := map[int64][]string{}
+		for _, p := range b.Parents {
+			o := p.(*commitObj)
+			byRepo[o.repo.v.Repo.ID] = append(byRepo[o.repo.v.Repo.ID], o.sha)
+		}
 		q := a.d.Store.R()
-		statuses, _, err := q.LatestCommitStatuses(ctx, o.repo.v.Repo.ID, o.sha, 1000, 0)
-		if err != nil {
-			return nil, err
+		statuses := map[int64]map[string][]*model.CommitStatus{}
+		runs := map[int64]map[string][]*model.CheckRun{}
+		for id, shas := range byRepo {
+			var err error
+			if statuses[id], err = q.LatestStatusesOfCommits(ctx, id, shas); err != nil {
+				return nil, err
+			}
+			if runs[id], err = q.LatestCheckRunsOfCommits(ctx, id, shas); err != nil {
+				return nil, err
+			}
 		}
-		runs, err := q.LatestCheckRuns(ctx, o.repo.v.Repo.ID, o.sha)
-		if err != nil {
-			return nil, err
+		out := b.Values(len(b.Parents))
+		for i, p := range b.Parents {
+			o := p.(*commitObj)
+			st, rs := statuses[o.repo.v.Repo.ID][o.sha], runs[o.repo.v.Repo.ID][o.sha]
+			if len(st) == 0 && len(rs) == 0 {
+				continue // GitHub: null when nothing reported on the commit
+			}
+			out[i] = &rollup{commit: o, statuses: st, runs: rs}
 		}
-		if len(statuses) == 0 && len(runs) == 0 {
-			return nil, nil // GitHub: null when nothing reported on the commit
-		}
-		return &rollup{commit: o, statuses: statuses, runs: runs}, nil
+		return out, nil
 	})
 	a.field("StatusCheckRollup", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
 		r := p.(*rollup)
@@ -212,12 +229,13 @@ func (a *API) registerPullView() {
 	cr("startedAt", func(o *checkRunObj) any { return o.r.StartedAt })
 	cr("completedAt", func(o *checkRunObj) any { return o.r.CompletedAt })
 	cr("detailsUrl", func(o *checkRunObj) any { return o.r.DetailsURL })
-	cr("checkSuite", func(o *checkRunObj) any { return &checkSuiteObj{id: o.r.SuiteID, repo: o.repo, runID: o.r.ID} })
+	cr("checkSuite", func(o *checkRunObj) any { return suiteOf(o.r, o.repo) })
 	a.field("CheckSuite", "id", func(_ context.Context, p any, _ map[string]any) (any, error) {
 		return wire.NodeID("CS", p.(*checkSuiteObj).id), nil
 	})
 	a.registerWorkflowRuns()
 	a.registerCheckAnnotations()
+	a.registerCheckSuites()
 
 	a.schema.Resolve("PullRequest", "reviewRequests", engine.EachBatch(func(ctx context.Context, p any, b *engine.Batch) (any, error) {
 		o := p.(*pullObj)

@@ -62,37 +62,46 @@ func (q Q) checkRuns(ctx context.Context, query string, args ...any) ([]*model.C
 	defer rows.Close()
 	out := []*model.CheckRun{}
 	for rows.Next() {
-		r := &model.CheckRun{}
-		var concl, ext, details, title, summary, text sql.NullString
-		var started, completed, creator sql.NullInt64
-		var images, actions string
-		var created, updated int64
-		if err := rows.Scan(&r.ID, &r.RepoID, &r.SuiteID, &r.HeadSHA, &r.AppID, &r.Name, &r.Status, &concl, &ext,
-			&details, &started, &completed, &title, &summary, &text, &r.AnnotationsCount,
-			&images, &actions, &creator, &created, &updated); err != nil {
+		r, err := scanCheckRun(rows)
+		if err != nil {
 			return nil, err
-		}
-		r.Conclusion, r.ExternalID, r.DetailsURL = nullStr(concl), nullStr(ext), nullStr(details)
-		r.StartedAt, r.CompletedAt = fromNullUnix(started), fromNullUnix(completed)
-		r.OutputTitle, r.OutputSummary, r.OutputText = nullStr(title), nullStr(summary), nullStr(text)
-		r.CreatorID, r.CreatedAt, r.UpdatedAt = creator.Int64, fromUnix(created), fromUnix(updated)
-		var ir []imageRow
-		var ar []actionRow
-		if err := json.Unmarshal([]byte(images), &ir); err != nil {
-			return nil, err
-		}
-		if err := json.Unmarshal([]byte(actions), &ar); err != nil {
-			return nil, err
-		}
-		for _, i := range ir {
-			r.Images = append(r.Images, model.CheckImage{Alt: i.Alt, ImageURL: i.ImageURL, Caption: i.Caption})
-		}
-		for _, a := range ar {
-			r.Actions = append(r.Actions, model.CheckAction{Label: a.Label, Description: a.Description, Identifier: a.Identifier})
 		}
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// scanCheckRun reads a row of checkRunCols.
+func scanCheckRun(rows *sql.Rows) (*model.CheckRun, error) {
+	r := &model.CheckRun{}
+	var concl, ext, details, title, summary, text sql.NullString
+	var started, completed, creator sql.NullInt64
+	var images, actions string
+	var created, updated int64
+	if err := rows.Scan(&r.ID, &r.RepoID, &r.SuiteID, &r.HeadSHA, &r.AppID, &r.Name, &r.Status, &concl, &ext,
+		&details, &started, &completed, &title, &summary, &text, &r.AnnotationsCount,
+		&images, &actions, &creator, &created, &updated); err != nil {
+		return nil, err
+	}
+	r.Conclusion, r.ExternalID, r.DetailsURL = nullStr(concl), nullStr(ext), nullStr(details)
+	r.StartedAt, r.CompletedAt = fromNullUnix(started), fromNullUnix(completed)
+	r.OutputTitle, r.OutputSummary, r.OutputText = nullStr(title), nullStr(summary), nullStr(text)
+	r.CreatorID, r.CreatedAt, r.UpdatedAt = creator.Int64, fromUnix(created), fromUnix(updated)
+	var ir []imageRow
+	var ar []actionRow
+	if err := json.Unmarshal([]byte(images), &ir); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(actions), &ar); err != nil {
+		return nil, err
+	}
+	for _, i := range ir {
+		r.Images = append(r.Images, model.CheckImage{Alt: i.Alt, ImageURL: i.ImageURL, Caption: i.Caption})
+	}
+	for _, a := range ar {
+		r.Actions = append(r.Actions, model.CheckAction{Label: a.Label, Description: a.Description, Identifier: a.Identifier})
+	}
+	return r, nil
 }
 
 // CreateCheckRun inserts r, setting its id and times.

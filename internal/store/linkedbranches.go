@@ -120,6 +120,12 @@ func (q Q) LinkedBranches(ctx context.Context, issueIDs []int64, page func(total
 // key then rn order. args are the arguments of both queries.
 func (q Q) pagedByKey(ctx context.Context, counts, rows, cols string, args []any, page func(total int) (int, int),
 	scan func(*sql.Rows) error, total func(k int64, n int)) error {
+	return pagedBy(ctx, q, counts, rows, cols, args, page, scan, total)
+}
+
+// pagedBy is pagedByKey for a key of any type (a commit's id, say).
+func pagedBy[K any](ctx context.Context, q Q, counts, rows, cols string, args []any, page func(total int) (int, int),
+	scan func(*sql.Rows) error, total func(k K, n int)) error {
 	cr, err := q.query(ctx, counts, args...)
 	if err != nil {
 		return err
@@ -127,7 +133,7 @@ func (q Q) pagedByKey(ctx context.Context, counts, rows, cols string, args []any
 	var ranges []string
 	var rargs []any
 	for cr.Next() {
-		var k int64
+		var k K
 		var n int
 		if err := cr.Scan(&k, &n); err != nil {
 			cr.Close()

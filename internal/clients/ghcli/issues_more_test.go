@@ -13,12 +13,14 @@ import (
 // TestGhIssueCommands: gh's issue commands beyond create/edit/close, end to
 // end: comment --edit-last, lock/unlock, pin/unpin, edit's sub-issue and
 // blocked-by flags, create --type and edit --type in an organization with
-// issue types, and view --json with every field gh offers.
+// issue types, and view --json with every field gh offers (each answer
+// checked against the schema).
 func TestGhIssueCommands(t *testing.T) {
 	e := apitest.New(t)
 	w := newWorld(t, e)
 	g := ghcli.Start(t, e)
-	g.LoginAs("mona", w.tok)
+	ptok := projectToken(t, e, "mona") // gh reads projectItems with the project scope
+	g.LoginAs("mona", ptok)
 	R := []string{"-R", "mona/hello"}
 	gh := func(args ...string) string { return g.Must(append(args, R...)...) }
 
@@ -56,20 +58,61 @@ func TestGhIssueCommands(t *testing.T) {
 		t.Fatalf("after gh issue edit --add-sub-issue --add-blocked-by: %+v", v)
 	}
 
-	// Every field gh's issue view offers, on an issue with all kinds of data.
+	// Every field gh's issue view offers, on an issue with all kinds of
+	// data: an assignee, a milestone, a reaction, a project item, a parent,
+	// an issue it blocks, a pull request that closes it.
+	e.Must(201, "POST", "/repos/mona/hello/milestones", w.tok, map[string]any{"title": "v1"})
+	gh("issue", "edit", "1", "--add-assignee", "mona", "--milestone", "v1")
+	e.Must(201, "POST", "/repos/mona/hello/issues/1/reactions", w.tok, map[string]any{"content": "rocket"})
+	gh("issue", "edit", "3", "--add-sub-issue", "1")
+	gh("issue", "edit", "2", "--add-blocked-by", "1")
+	e.Must(200, "PATCH", "/repos/mona/hello/pulls/4", w.tok, map[string]any{"body": "Fixes #1"})
+	e.RunJobs()
+	g.Must("project", "create", "--owner", "mona", "--title", "Roadmap")
+	issueURL := e.Must(200, "GET", "/repos/mona/hello/issues/1", w.tok, nil).Map(t)["html_url"].(string)
+	g.Must("project", "item-add", "1", "--owner", "mona", "--url", issueURL)
 	fields := strings.Fields(strings.ReplaceAll(ghJSONFields(t, g, "issue", "view"), ",", " "))
 	if len(fields) < 20 {
 		t.Fatalf("gh issue view --json lists %d fields: %v", len(fields), fields)
 	}
+	before := len(g.Requests())
 	out := gh("issue", "view", "1", "--json", strings.Join(fields, ","))
+	checkGraphQL(t, e, ptok, g.Requests()[before:])
 	var all map[string]any
 	if err := json.Unmarshal([]byte(out), &all); err != nil {
 		t.Fatalf("gh issue view --json: %v: %s", err, out)
 	}
-	for _, f := range []string{"author", "body", "comments", "labels", "isPinned", "subIssues", "subIssuesSummary", "blockedBy", "reactionGroups"} {
-		if all[f] == nil {
-			t.Errorf("gh issue view --json %s: null in %s", f, out)
+	// What this issue has not, and why.
+	absent := map[string]string{
+		"closedAt":     "open",
+		"stateReason":  "never closed",
+		"issueType":    "issue types are an organization's; mona/hello is a user's",
+		"projectCards": "classic projects are gone from GitHub",
+	}
+	for _, f := range fields {
+		v, ok := all[f]
+		if !ok {
+			t.Errorf("gh issue view --json %s: missing", f)
+			continue
 		}
+		if why, ok := absent[f]; ok {
+			if !empty(v) {
+				t.Errorf("gh issue view --json %s = %v, want none (%s)", f, v, why)
+			}
+			continue
+		}
+		if empty(v) {
+			t.Errorf("gh issue view --json %s: empty (%v)", f, v)
+		}
+	}
+	if dig(all, "parent", "number") != float64(3) || dig(all, "milestone", "title") != "v1" {
+		t.Errorf("parent %v, milestone %v", all["parent"], all["milestone"])
+	}
+	if refs, _ := all["closedByPullRequestsReferences"].([]any); len(refs) != 1 || dig(refs[0], "number") != float64(4) {
+		t.Errorf("closedByPullRequestsReferences: %v", all["closedByPullRequestsReferences"])
+	}
+	if items, _ := all["projectItems"].([]any); len(items) != 1 || dig(items[0], "title") != "Roadmap" {
+		t.Errorf("projectItems: %v", all["projectItems"])
 	}
 	gh("issue", "unpin", "1")
 

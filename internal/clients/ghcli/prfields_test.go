@@ -2,6 +2,7 @@ package ghcli_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -80,6 +81,17 @@ func checkGraphQLAnswers(t *testing.T, e *apitest.Env, g *ghcli.GH, token string
 	}
 }
 
+// projectToken is a classic token of login with every scope and project
+// (gh project and the projectItems fields need it, as on GitHub).
+func projectToken(t *testing.T, e *apitest.Env, login string) string {
+	t.Helper()
+	acc, err := e.Store.R().AccountByLogin(context.Background(), login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Token(acc, apitest.AllScopes+",project")
+}
+
 // empty reports a JSON value gh printed as missing: null, "", [] or {}.
 func empty(v any) bool {
 	switch v := v.(type) {
@@ -98,7 +110,7 @@ func empty(v any) bool {
 // TestGhPRViewEveryField: gh pr view --json with every field gh offers, on
 // an open pull request with every kind of data (labels, assignee,
 // milestone, comment, reaction, review request, reviews, a commit status,
-// a closing reference, two commits with a co-author, files, auto-merge)
+// a check run, a project item, a closing reference, two commits with a co-author, files, auto-merge)
 // and on a merged one, answers without error and with a value wherever the
 // fixture has one; every answer matches GitHub's schema. The base branch
 // requires a code owner's review, which rita's approval is not:
@@ -139,10 +151,24 @@ func TestGhPRViewEveryField(t *testing.T) {
 	e.Must(201, "POST", "/repos/mona/hello/pulls/4/requested_reviewers", w.tok, map[string]any{"reviewers": []string{"sam"}})
 	head := branchSHA(t, e, w.tok, "mona/hello", "feature")
 	e.Must(201, "POST", "/repos/mona/hello/statuses/"+head, w.tok, map[string]any{"state": "pending", "context": "build"})
+	// A check run with an annotation, beside the status.
+	e.Must(201, "POST", "/repos/mona/hello/check-runs", w.tok, map[string]any{"name": "lint", "head_sha": head, "status": "completed",
+		"conclusion": "success", "output": map[string]any{"title": "Lint", "summary": "clean", "annotations": []map[string]any{
+			{"path": "more.txt", "start_line": 1, "end_line": 1, "annotation_level": "notice", "message": "fine"}}}})
 	e.RunJobs()
 
+	// gh reads projectItems with the project scope, as on GitHub.
+	ptok := projectToken(t, e, "mona")
 	g := ghcli.Start(t, e)
-	g.LoginAs("mona", w.tok)
+	g.LoginAs("mona", ptok)
+	// A project holding the pull request (made by another gh, so that g's
+	// queries are the pull request's alone: gh project's owner lookup
+	// answers NOT_FOUND for the organization half, as GitHub does).
+	gp := ghcli.Start(t, e)
+	gp.LoginAs("mona", ptok)
+	gp.Must("project", "create", "--owner", "mona", "--title", "Roadmap")
+	prURL := e.Must(200, "GET", "/repos/mona/hello/pulls/4", w.tok, nil).Map(t)["html_url"].(string)
+	gp.Must("project", "item-add", "1", "--owner", "mona", "--url", prURL)
 	// Auto-merge waits for the build.
 	g.Must("pr", "merge", "4", "-R", "mona/hello", "--auto", "--squash", "--subject", "Feature (#4)")
 
@@ -158,7 +184,7 @@ func TestGhPRViewEveryField(t *testing.T) {
 		}
 		switch f {
 		case "closedAt", "mergeCommit", "mergedAt", "mergedBy", // open
-			"projectCards", "projectItems": // hubd has no projects
+			"projectCards": // classic projects are gone from GitHub
 			continue
 		}
 		if empty(open[f]) {
@@ -197,5 +223,14 @@ func TestGhPRViewEveryField(t *testing.T) {
 	if refs, _ := open["closingIssuesReferences"].([]any); len(refs) != 1 || dig(refs[0], "number") != float64(1) {
 		t.Errorf("closingIssuesReferences: %v", open["closingIssuesReferences"])
 	}
-	checkGraphQLAnswers(t, e, g, w.tok)
+	// The rollup: the check run (with its suite) and the status.
+	rollup, _ := open["statusCheckRollup"].([]any)
+	if len(rollup) != 2 || dig(rollup[0], "__typename") != "CheckRun" || dig(rollup[0], "name") != "lint" ||
+		dig(rollup[0], "conclusion") != "SUCCESS" || dig(rollup[1], "__typename") != "StatusContext" || dig(rollup[1], "context") != "build" {
+		t.Errorf("statusCheckRollup: %v", open["statusCheckRollup"])
+	}
+	if items, _ := open["projectItems"].([]any); len(items) != 1 || dig(items[0], "title") != "Roadmap" {
+		t.Errorf("projectItems: %v", open["projectItems"])
+	}
+	checkGraphQLAnswers(t, e, g, ptok)
 }

@@ -94,8 +94,8 @@ func putFile(t *testing.T, e *apitest.Env, tok, repo, path, content string) {
 // offers, on a repository with every kind of data (generated from a
 // template, topics, a license, code, funding links, a code of conduct,
 // issue templates with contact links, a pull request template, a security
-// policy, a release, a milestone, labels, a watcher and a star). No field
-// may fail, and each the fixture has must be there.
+// policy, a release, a milestone, labels, a watcher, a star and a linked
+// project). No field may fail, and each the fixture has must be there.
 func TestGhRepoViewEveryField(t *testing.T) {
 	e := apitest.New(t)
 	_, tok := e.NewUser("mona", false)
@@ -126,7 +126,11 @@ func TestGhRepoViewEveryField(t *testing.T) {
 	e.RunJobs() // the license and language detection of the pushes
 
 	g := ghcli.Start(t, e)
+	tok = projectToken(t, e, "mona") // gh project and projectsV2 need the project scope
 	g.LoginAs("mona", tok)
+	// A project linked to the repository.
+	g.Must("project", "create", "--owner", "mona", "--title", "Roadmap")
+	g.Must("project", "link", "1", "--owner", "mona", "--repo", full)
 	fields := jsonFields(t, g, "repo", "view", full)
 	if len(fields) < 60 {
 		t.Fatalf("gh offers %d fields: %v", len(fields), fields)
@@ -143,8 +147,7 @@ func TestGhRepoViewEveryField(t *testing.T) {
 		"mirrorUrl":  "hubd mirrors nothing",
 		"archivedAt": "not archived",
 		"parent":     "not a fork",
-		"projects":   "hubd has no projects",
-		"projectsV2": "hubd has no projects",
+		"projects":   "classic projects are gone from GitHub",
 	}
 	for _, f := range fields {
 		val, ok := v[f]
