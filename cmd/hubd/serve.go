@@ -70,6 +70,8 @@ func serve(args []string) error {
 	actionsJobs := fs.Int("actions-jobs", 0, "jobs this process dispatches to runners at once (default: --actions-workers + 4)")
 	var jobLimits jobLimitFlags
 	jobLimits.register(fs)
+	nodeName := fs.String("node-name", os.Getenv("HUBD_NODE_NAME"), "this node's name among the hubd serve processes sharing a PostgreSQL database (env HUBD_NODE_NAME; default HOST-PORT): names its node directory and its local runners")
+	nodeDir := fs.String("node-dir", os.Getenv("HUBD_NODE_DIR"), "this node's own directory (its lock), on PostgreSQL (env HUBD_NODE_DIR; default DATA/nodes/NODE-NAME)")
 	secretsKey := fs.String("secrets-key", os.Getenv("HUBD_SECRETS_KEY"), "key that encrypts secrets at rest: base64 of 32 random bytes (openssl rand -base64 32), then former keys after commas while rotating (env HUBD_SECRETS_KEY; default: a key kept in the database)")
 	fs.Parse(args)
 	if fs.NArg() > 0 {
@@ -138,11 +140,41 @@ func serve(args []string) error {
 	if d.Postgres {
 		fmt.Fprintf(os.Stderr, "hubd: %s\n", d)
 	}
-	release, err := lockData(sf.data)
-	if err != nil {
-		return err
+	// SQLite: one server per data directory. PostgreSQL: any number of
+	// nodes share it (and the database), each with a directory of its own.
+	if d.Postgres {
+		if *nodeName == "" {
+			host, _ := os.Hostname()
+			_, port, _ := net.SplitHostPort(ln.Addr().String())
+			*nodeName = host + "-" + port
+		}
+		if strings.ContainsAny(*nodeName, "/\\ ") || strings.HasPrefix(*nodeName, ".") {
+			return fmt.Errorf("--node-name %q: want a name without slashes or spaces", *nodeName)
+		}
+		if *nodeDir == "" {
+			*nodeDir = filepath.Join(abs, "nodes", *nodeName)
+		}
+		release, err := lockShared(sf.data)
+		if err != nil {
+			return err
+		}
+		defer release()
+		releaseNode, err := lockNode(*nodeDir)
+		if err != nil {
+			return err
+		}
+		defer releaseNode()
+		fmt.Fprintf(os.Stderr, "hubd: node %s, node directory %s\n", *nodeName, *nodeDir)
+	} else {
+		if *nodeName != "" || *nodeDir != "" {
+			return fmt.Errorf("--node-name and --node-dir are for several nodes on one PostgreSQL database; SQLite has one server per data directory")
+		}
+		release, err := lockData(sf.data)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
-	defer release()
 
 	if os.Getenv("GOGC") == "" {
 		// A server's live heap is small and its garbage is per request:
@@ -157,6 +189,10 @@ func serve(args []string) error {
 		return err
 	}
 	defer st.Close()
+	// The other nodes' writes invalidate this one's read caches.
+	if err := st.Listen(ctx, dsn); err != nil {
+		return err
+	}
 	if *external == "" {
 		*external = "http://" + ln.Addr().String()
 	}
@@ -176,7 +212,8 @@ func serve(args []string) error {
 	srv, deps, err := server.Build(server.Config{Codespaces: cs, Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
 		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(abs, "git"), MaxPush: *maxPush,
 		HookPolicy: &policy, MaxAsset: *maxAsset, Enterprise: *enterprise,
-		SecretsKeys: secretsKeys, RunnerOffline: *runnerOffline, MaxJobTimeout: *maxJobTimeout, SSHBase: sshBase})
+		SecretsKeys: secretsKeys, RunnerOffline: *runnerOffline, MaxJobTimeout: *maxJobTimeout, SSHBase: sshBase,
+		NodeName: *nodeName})
 	if err != nil {
 		return err
 	}
@@ -216,6 +253,7 @@ func serve(args []string) error {
 		} else {
 			local.URL, local.Sandbox, local.DataDir, local.Work = "http://"+ln.Addr().String(), *actionsSandbox, abs, *runnerWork
 			local.Limits = jobLimits.args()
+			local.Node = *nodeName
 			if err := local.start(ctx, deps, *actionsWorkers); err != nil {
 				return err
 			}

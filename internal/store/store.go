@@ -48,6 +48,8 @@ type Store struct {
 	committed   []func()
 
 	fp fingerprints // Fingerprint's change tracking (tests)
+
+	cl *cluster // other nodes on the same PostgreSQL database (cluster.go)
 }
 
 // Open connects to dsn and applies the migrations before it returns. It is
@@ -98,6 +100,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: migrate %s: %w", d, err)
+	}
+	if err := s.initCluster(ctx); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
@@ -214,6 +220,7 @@ func redact(s string) string {
 
 // Close releases the connections.
 func (s *Store) Close() error {
+	s.stopListening()
 	s.stmts.Range(func(k, v any) bool {
 		v.(*sql.Stmt).Close()
 		return true
@@ -420,7 +427,13 @@ func (s *Store) tx(ctx context.Context, invalidate bool, fn func(tx Q) error) er
 		return err
 	}
 	var appended bool
-	if err := fn(Q{s: s, db: s.write, tx: t, appended: &appended}); err != nil {
+	q := Q{s: s, db: s.write, tx: t, appended: &appended}
+	err = fn(q)
+	if err == nil && invalidate {
+		// The other nodes' caches learn of this write when it commits.
+		err = q.notifyCommit(ctx, appended)
+	}
+	if err != nil {
 		t.Rollback()
 		return err
 	}
