@@ -68,6 +68,7 @@ func serve(args []string) error {
 	runnerOffline := fs.Duration("runner-offline", time.Minute, "a runner silent this long is offline and its job fails (lost communication)")
 	maxJobTimeout := fs.Duration("actions-max-timeout", 360*time.Minute, "the longest a job may run (caps timeout-minutes; GitHub's 360 minutes at most)")
 	actionsJobs := fs.Int("actions-jobs", 0, "jobs this process dispatches to runners at once (default: --actions-workers + 4)")
+	jobLease := fs.Duration("job-lease", 2*time.Minute, "how long a background job claimed by a node is its own: a job of a node that died is taken over by another this long after its claim")
 	var jobLimits jobLimitFlags
 	jobLimits.register(fs)
 	nodeName := fs.String("node-name", os.Getenv("HUBD_NODE_NAME"), "this node's name among the hubd serve processes sharing a PostgreSQL database (env HUBD_NODE_NAME; default HOST-PORT): names its node directory and its local runners")
@@ -101,6 +102,9 @@ func serve(args []string) error {
 	}
 	if *maxAsset <= 0 || *maxAsset > releases.MaxAssetSize {
 		return fmt.Errorf("--max-asset %d: want 1 to %d bytes", *maxAsset, int64(releases.MaxAssetSize))
+	}
+	if *jobLease < time.Second {
+		return fmt.Errorf("--job-lease %v: want a second or more", *jobLease)
 	}
 	var secretsKeys [][]byte
 	if *secretsKey != "" {
@@ -238,6 +242,7 @@ func serve(args []string) error {
 	if err := codeindex.Backfill(ctx, deps.Jobs, 0); err != nil {
 		return fmt.Errorf("queue the code index backfill: %w", err)
 	}
+	deps.Jobs.Lease = *jobLease
 	deps.Jobs.Start(2)
 	defer deps.Jobs.Stop()
 	// Jobs are dispatched to the runners that poll (local or not); the
