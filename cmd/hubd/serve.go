@@ -71,7 +71,7 @@ func serve(args []string) error {
 	jobLease := fs.Duration("job-lease", 2*time.Minute, "how long a background job claimed by a node is its own: a job of a node that died is taken over by another this long after its claim")
 	var jobLimits jobLimitFlags
 	jobLimits.register(fs)
-	nodeName := fs.String("node-name", os.Getenv("HUBD_NODE_NAME"), "this node's name among the hubd serve processes sharing a PostgreSQL database (env HUBD_NODE_NAME; default HOST-PORT): names its node directory and its local runners")
+	nodeName := fs.String("node-name", os.Getenv("HUBD_NODE_NAME"), "this node's name among the hubd serve processes sharing a PostgreSQL database (env HUBD_NODE_NAME; default: the host name; several nodes on one host need one each): names its node directory and its local runners")
 	nodeDir := fs.String("node-dir", os.Getenv("HUBD_NODE_DIR"), "this node's own directory (its lock), on PostgreSQL (env HUBD_NODE_DIR; default DATA/nodes/NODE-NAME)")
 	secretsKey := fs.String("secrets-key", os.Getenv("HUBD_SECRETS_KEY"), "key that encrypts secrets at rest: base64 of 32 random bytes (openssl rand -base64 32), then former keys after commas while rotating (env HUBD_SECRETS_KEY; default: a key kept in the database)")
 	fs.Parse(args)
@@ -148,9 +148,12 @@ func serve(args []string) error {
 	// nodes share it (and the database), each with a directory of its own.
 	if d.Postgres {
 		if *nodeName == "" {
-			host, _ := os.Hostname()
-			_, port, _ := net.SplitHostPort(ln.Addr().String())
-			*nodeName = host + "-" + port
+			// One node per host is the usual topology; several on one
+			// host each need their own --node-name.
+			*nodeName, _ = os.Hostname()
+			if *nodeName == "" {
+				*nodeName = "localhost"
+			}
 		}
 		if strings.ContainsAny(*nodeName, "/\\ ") || strings.HasPrefix(*nodeName, ".") {
 			return fmt.Errorf("--node-name %q: want a name without slashes or spaces", *nodeName)
