@@ -19,10 +19,9 @@ import (
 // keeps in-process read caches that a commit of its own invalidates at once
 // (readCache.gen); the commits of the other nodes reach it through
 // PostgreSQL's LISTEN/NOTIFY: every write transaction that invalidates the
-// cache sends a notification on the database's channel in the transaction
-// itself, so it is delivered exactly when the write commits (and never for
-// a write that rolled back), and each node's listener bumps its own
-// generation when another node's arrives. Other in-process state that a
+// cache is followed, before it is answered, by a notification on the
+// database's channel (notifyCommitted), and each node's listener bumps its
+// own generation when another node's arrives. Other in-process state that a
 // write elsewhere makes stale (the authentication cache, verified
 // signatures) is flushed by topic: Broadcast on one node runs the
 // OnBroadcast functions of the others. While a node's listener is not
@@ -73,19 +72,26 @@ func (s *Store) initCluster(ctx context.Context) error {
 // Node is this store's node id (a random name of the process's store).
 func (s *Store) Node() string { return s.cl.node }
 
-// notifyCommit sends, inside tx, the notification other nodes invalidate
-// their caches on (PostgreSQL; nothing on SQLite, whose one file has one
-// writer process).
-func (q Q) notifyCommit(ctx context.Context, events bool) error {
-	if !q.s.pg || q.s.cl == nil || q.s.cl.channel == "" {
-		return nil
+// notifyCommitted tells the other nodes that a write transaction of this
+// one committed (PostgreSQL; nothing on SQLite, whose one file has one
+// server). It is sent after the commit, before the write is answered, in a
+// statement of its own: a NOTIFY inside the write transaction would make
+// PostgreSQL serialize the commits of all such transactions, their WAL
+// flushes included (a global lock held to the end of the commit), which
+// cost a write-heavy load most of its throughput in a measurement here. A
+// node that dies between the commit and this leaves the others' caches
+// stale for at most the caches' maximum age (2 s).
+func (s *Store) notifyCommitted(ctx context.Context, events bool) {
+	if !s.pg || s.cl == nil || s.cl.channel == "" {
+		return
 	}
 	kind := "w"
 	if events {
 		kind = "e"
 	}
-	_, err := q.tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, q.s.cl.channel, q.s.cl.node+":"+kind)
-	return err
+	if _, err := s.write.ExecContext(context.WithoutCancel(ctx), `SELECT pg_notify($1, $2)`, s.cl.channel, s.cl.node+":"+kind); err != nil {
+		slog.Warn("store: notify the other nodes of a write", "err", err)
+	}
 }
 
 // OnBroadcast registers f (it must not block), run when another node

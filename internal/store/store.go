@@ -427,19 +427,16 @@ func (s *Store) tx(ctx context.Context, invalidate bool, fn func(tx Q) error) er
 		return err
 	}
 	var appended bool
-	q := Q{s: s, db: s.write, tx: t, appended: &appended}
-	err = fn(q)
-	if err == nil && invalidate {
-		// The other nodes' caches learn of this write when it commits.
-		err = q.notifyCommit(ctx, appended)
-	}
-	if err != nil {
+	if err := fn(Q{s: s, db: s.write, tx: t, appended: &appended}); err != nil {
 		t.Rollback()
 		return err
 	}
 	err = t.Commit()
 	if invalidate {
 		s.cache.invalidate()
+		if err == nil {
+			s.notifyCommitted(ctx, appended) // the other nodes' caches
+		}
 	}
 	if err == nil && appended {
 		s.committedMu.Lock()
