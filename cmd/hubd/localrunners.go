@@ -27,6 +27,7 @@ import (
 // hubd (Pdeathsig); one that dies is started again.
 type localRunners struct {
 	URL, Sandbox, DataDir, Work string
+	Node                        string // --node-name ("": the host name)
 	User                        string
 	Limits                      []string // the job limit flags (joblimits.go)
 	Cred                        *syscall.Credential
@@ -59,7 +60,7 @@ func newLocalRunners(userName string) (*localRunners, error) {
 // start registers n local runners, recovers the jobs a dead hubd left on
 // them, and starts them; they run until ctx ends.
 func (l *localRunners) start(ctx context.Context, deps *api.Deps, n int) error {
-	names := runners.LocalRunnerNames(n)
+	names := runners.LocalRunnerNames(l.Node, n)
 	if err := deps.RecoverJobs(ctx, names); err != nil {
 		return fmt.Errorf("recover the jobs of the local runners: %w", err)
 	}

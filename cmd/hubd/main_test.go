@@ -395,12 +395,20 @@ func entries(t *testing.T, dir string) []string {
 
 // A second server on the same data directory is refused; provisioning
 // beside a running server works; a killed server leaves no stale lock.
+//
+// On PostgreSQL several nodes share the data directory (TestCluster), but
+// two processes may not be one node: the second with the first's
+// --node-name is refused.
 func TestServeLock(t *testing.T) {
 	c := newCLI(t)
-	s := c.serve()
+	var node []string
+	if c.db != "" {
+		node = []string{"--node-name", "one"}
+	}
+	s := c.serve(node...)
 	admin := tokenLine.FindStringSubmatch(strings.Join(s.before, "\n"))[1]
 
-	out, errs, code := c.run("serve", "--addr", "127.0.0.1:0")
+	out, errs, code := c.run(append([]string{"serve", "--addr", "127.0.0.1:0"}, node...)...)
 	if code != 1 || !strings.Contains(errs, "is in use by another hubd serve (pid ") || strings.Contains(out, "listening") {
 		t.Fatalf("second serve: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
@@ -419,7 +427,7 @@ func TestServeLock(t *testing.T) {
 	// SIGKILL: no clean shutdown, and the next start works all the same.
 	s.cmd.Process.Kill()
 	s.cmd.Wait()
-	s = c.serve()
+	s = c.serve(node...)
 	if st, _, me := s.get(t, "/user", tok); st != 200 || me["login"] != "mona" {
 		t.Fatalf("after a killed server: %d %v", st, me)
 	}

@@ -70,8 +70,11 @@ func serve(args []string) error {
 	runnerOffline := fs.Duration("runner-offline", time.Minute, "a runner silent this long is offline and its job fails (lost communication)")
 	maxJobTimeout := fs.Duration("actions-max-timeout", 360*time.Minute, "the longest a job may run (caps timeout-minutes; GitHub's 360 minutes at most)")
 	actionsJobs := fs.Int("actions-jobs", 0, "jobs this process dispatches to runners at once (default: --actions-workers + 4)")
+	jobLease := fs.Duration("job-lease", 2*time.Minute, "how long a background job claimed by a node is its own: a job of a node that died is taken over by another this long after its claim")
 	var jobLimits jobLimitFlags
 	jobLimits.register(fs)
+	nodeName := fs.String("node-name", os.Getenv("HUBD_NODE_NAME"), "this node's name among the hubd serve processes sharing a PostgreSQL database (env HUBD_NODE_NAME; default: the host name; several nodes on one host need one each): names its node directory and its local runners")
+	nodeDir := fs.String("node-dir", os.Getenv("HUBD_NODE_DIR"), "this node's own directory (its lock), on PostgreSQL (env HUBD_NODE_DIR; default DATA/nodes/NODE-NAME)")
 	secretsKey := fs.String("secrets-key", os.Getenv("HUBD_SECRETS_KEY"), "key that encrypts secrets at rest: base64 of 32 random bytes (openssl rand -base64 32), then former keys after commas while rotating (env HUBD_SECRETS_KEY; default: a key kept in the database)")
 	fs.Parse(args)
 	if fs.NArg() > 0 {
@@ -101,6 +104,9 @@ func serve(args []string) error {
 	}
 	if *maxAsset <= 0 || *maxAsset > releases.MaxAssetSize {
 		return fmt.Errorf("--max-asset %d: want 1 to %d bytes", *maxAsset, int64(releases.MaxAssetSize))
+	}
+	if *jobLease < time.Second {
+		return fmt.Errorf("--job-lease %v: want a second or more", *jobLease)
 	}
 	var secretsKeys [][]byte
 	if *secretsKey != "" {
@@ -140,11 +146,44 @@ func serve(args []string) error {
 	if d.Postgres {
 		fmt.Fprintf(os.Stderr, "hubd: %s\n", d)
 	}
-	release, err := lockData(sf.data)
-	if err != nil {
-		return err
+	// SQLite: one server per data directory. PostgreSQL: any number of
+	// nodes share it (and the database), each with a directory of its own.
+	if d.Postgres {
+		if *nodeName == "" {
+			// One node per host is the usual topology; several on one
+			// host each need their own --node-name.
+			*nodeName, _ = os.Hostname()
+			if *nodeName == "" {
+				*nodeName = "localhost"
+			}
+		}
+		if strings.ContainsAny(*nodeName, "/\\ ") || strings.HasPrefix(*nodeName, ".") {
+			return fmt.Errorf("--node-name %q: want a name without slashes or spaces", *nodeName)
+		}
+		if *nodeDir == "" {
+			*nodeDir = filepath.Join(abs, "nodes", *nodeName)
+		}
+		release, err := lockShared(sf.data)
+		if err != nil {
+			return err
+		}
+		defer release()
+		releaseNode, err := lockNode(*nodeDir)
+		if err != nil {
+			return err
+		}
+		defer releaseNode()
+		fmt.Fprintf(os.Stderr, "hubd: node %s, node directory %s\n", *nodeName, *nodeDir)
+	} else {
+		if *nodeName != "" || *nodeDir != "" {
+			return fmt.Errorf("--node-name and --node-dir are for several nodes on one PostgreSQL database; SQLite has one server per data directory")
+		}
+		release, err := lockData(sf.data)
+		if err != nil {
+			return err
+		}
+		defer release()
 	}
-	defer release()
 
 	if os.Getenv("GOGC") == "" {
 		// A server's live heap is small and its garbage is per request:
@@ -159,6 +198,10 @@ func serve(args []string) error {
 		return err
 	}
 	defer st.Close()
+	// The other nodes' writes invalidate this one's read caches.
+	if err := st.Listen(ctx, dsn); err != nil {
+		return err
+	}
 	if *external == "" {
 		*external = "http://" + ln.Addr().String()
 	}
@@ -187,7 +230,8 @@ func serve(args []string) error {
 	srv, deps, err := server.Build(server.Config{Codespaces: cs, Store: st, ExternalURL: *external, Limits: limits, MaxBody: *maxBody,
 		TokenTTL: 5 * time.Second, Version: version, GitRoot: filepath.Join(abs, "git"), MaxPush: *maxPush,
 		HookPolicy: &policy, MaxAsset: *maxAsset, Enterprise: *enterprise,
-		SecretsKeys: secretsKeys, RunnerOffline: *runnerOffline, MaxJobTimeout: *maxJobTimeout, SSHBase: sshBase})
+		SecretsKeys: secretsKeys, RunnerOffline: *runnerOffline, MaxJobTimeout: *maxJobTimeout, SSHBase: sshBase,
+		NodeName: *nodeName})
 	if err != nil {
 		return err
 	}
@@ -212,6 +256,7 @@ func serve(args []string) error {
 	if err := codeindex.Backfill(ctx, deps.Jobs, 0); err != nil {
 		return fmt.Errorf("queue the code index backfill: %w", err)
 	}
+	deps.Jobs.Lease = *jobLease
 	deps.Jobs.Start(2)
 	defer deps.Jobs.Stop()
 	// Jobs are dispatched to the runners that poll (local or not); the
@@ -227,6 +272,7 @@ func serve(args []string) error {
 		} else {
 			local.URL, local.Sandbox, local.DataDir, local.Work = "http://"+ln.Addr().String(), *actionsSandbox, abs, *runnerWork
 			local.Limits = jobLimits.args()
+			local.Node = *nodeName
 			if err := local.start(ctx, deps, *actionsWorkers); err != nil {
 				return err
 			}

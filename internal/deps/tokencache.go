@@ -13,6 +13,10 @@ import (
 // busy client costs no query per request. Any write that changes a user or
 // revokes a token flushes it.
 type TokenCache struct {
+	// Publish, when set, tells the other nodes on the database to flush
+	// theirs too (Flush calls it; server.Build sets it).
+	Publish func()
+
 	mu      sync.Mutex
 	ttl     time.Duration
 	entries map[string]tokenEntry
@@ -58,8 +62,17 @@ func (tc *TokenCache) Get(ctx context.Context, tok string, st *store.Store) (*au
 	return c, ok, nil
 }
 
-// Flush forgets every cached authentication.
+// Flush forgets every cached authentication, here and on the other nodes.
 func (tc *TokenCache) Flush() {
+	tc.FlushLocal()
+	if tc.Publish != nil {
+		tc.Publish()
+	}
+}
+
+// FlushLocal forgets this process's cached authentications (another node
+// flushed its cache).
+func (tc *TokenCache) FlushLocal() {
 	tc.mu.Lock()
 	tc.entries = map[string]tokenEntry{}
 	tc.mu.Unlock()

@@ -90,11 +90,28 @@ func HostKey(path string) (gossh.Signer, error) {
 			return nil, err
 		}
 		b = pem.EncodeToMemory(block)
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		// Nodes sharing the data directory may start at once: each writes
+		// its own temporary file and links it in place, which fails for
+		// all but the first; the others read the first one's key, so every
+		// node presents the same host key.
+		f, err := os.CreateTemp(filepath.Dir(path), ".host-key-*")
+		if err != nil {
 			return nil, err
 		}
-		if err := os.Rename(tmp, path); err != nil {
+		tmp := f.Name()
+		defer os.Remove(tmp)
+		_, err = f.Write(b)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := os.Link(tmp, path); errors.Is(err, os.ErrExist) {
+			if b, err = os.ReadFile(path); err != nil {
+				return nil, err
+			}
+		} else if err != nil {
 			return nil, err
 		}
 	} else if err != nil {

@@ -49,6 +49,9 @@ type Service struct {
 	Store *store.Store
 	// Offline: a runner not heard of for this long is offline.
 	Offline time.Duration
+	// Node names this hubd among the nodes sharing a database (hubd serve
+	// --node-name): its local runners are hubd-NODE-N ("": the host name).
+	Node string
 }
 
 // New makes the service.
@@ -99,7 +102,7 @@ type LocalRunner struct {
 // each with a new credential (the previous ones stop working).
 func (s *Service) LocalRunners(ctx context.Context, n int) ([]LocalRunner, error) {
 	var out []LocalRunner
-	for _, name := range LocalRunnerNames(n) {
+	for _, name := range LocalRunnerNames(s.Node, n) {
 		r := &model.Runner{Name: name, OS: HostOS(), Arch: HostArch()}
 		r.Labels = []model.RunnerLabel{{Name: "self-hosted", ReadOnly: true}, {Name: r.OS, ReadOnly: true}, {Name: r.Arch, ReadOnly: true}}
 		if r.OS == "Linux" {
@@ -122,9 +125,13 @@ func (s *Service) LocalRunners(ctx context.Context, n int) ([]LocalRunner, error
 	return out, nil
 }
 
-// LocalRunnerNames are the names of this host's n local runners.
-func LocalRunnerNames(n int) []string {
-	host, _ := os.Hostname()
+// LocalRunnerNames are the names of the n local runners of node (hubd
+// serve --node-name; "": this host's name).
+func LocalRunnerNames(node string, n int) []string {
+	host := node
+	if host == "" {
+		host, _ = os.Hostname()
+	}
 	if host == "" {
 		host = "localhost"
 	}

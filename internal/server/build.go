@@ -111,6 +111,10 @@ type Config struct {
 	// SSHBase is where ssh_url points when the SSH server runs
 	// (wire.SSHBaseFor); "" when it does not.
 	SSHBase string
+	// NodeName names this process among the hubd nodes sharing a
+	// PostgreSQL database (its local runners are named after it; "": the
+	// host name).
+	NodeName string
 }
 
 // Build wires every api package into a server.
@@ -137,6 +141,11 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	if cfg.Store != nil {
 		d.Insights = insights.NewRecorder(cfg.Store, d.Jobs)
+		// Another node's token revocation or user change flushes this
+		// node's authentication cache too (internal/store/cluster.go).
+		tokens, st := d.Tokens, cfg.Store
+		tokens.Publish = func() { st.Broadcast(context.Background(), "tokens") }
+		st.OnBroadcast("tokens", tokens.FlushLocal)
 	}
 	d.URLs.Enterprise = cfg.Enterprise
 	d.URLs.SSHBase = cfg.SSHBase
@@ -187,6 +196,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	exec.SpecHooks = append(exec.SpecHooks, envAPI.Service().JobHook, varsAPI.Service().JobHook)
 	envAPI.Service().UseActions(actionsAPI.Service()) // protection rules hold jobs (pending deployments)
 	runnersAPI := runnersapi.New(d, exec)             // runner groups and labels admit jobs
+	runnersAPI.Service().Node = cfg.NodeName
 	if cfg.RunnerOffline > 0 {
 		exec.Offline, runnersAPI.Service().Offline = cfg.RunnerOffline, cfg.RunnerOffline
 		exec.Heartbeat = min(10*time.Second, cfg.RunnerOffline/4)

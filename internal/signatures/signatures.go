@@ -43,11 +43,28 @@ const (
 
 // New makes the service.
 func New(s *store.Store, users func(ctx context.Context, emails []string) (map[string]*model.Account, error)) *Service {
-	return &Service{Store: s, Users: users, cache: map[string]cached{}}
+	svc := &Service{Store: s, Users: users, cache: map[string]cached{}}
+	if s != nil {
+		s.OnBroadcast(TopicKeys, svc.InvalidateLocal)
+	}
+	return svc
 }
 
-// Invalidate forgets every verification (a key was added or removed).
+// Invalidate forgets every verification (a key was added or removed),
+// here and on the other nodes of the database.
 func (s *Service) Invalidate() {
+	s.InvalidateLocal()
+	if s.Store != nil {
+		s.Store.Broadcast(context.Background(), TopicKeys)
+	}
+}
+
+// TopicKeys is the store broadcast of a signing key change.
+const TopicKeys = "signing-keys"
+
+// InvalidateLocal forgets this process's verifications (another node
+// changed a key).
+func (s *Service) InvalidateLocal() {
 	s.mu.Lock()
 	s.cache = map[string]cached{}
 	s.mu.Unlock()

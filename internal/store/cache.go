@@ -12,7 +12,10 @@ import (
 // maxAge, which bounds staleness from writes by other processes (the CLI on
 // the same SQLite file, other instances on the same PostgreSQL database).
 type readCache struct {
-	gen    atomic.Uint64 // bumped by every committed write transaction
+	gen atomic.Uint64 // bumped by every committed write transaction
+	// off: the cache answers nothing (a node that may miss other nodes'
+	// writes: its listener is not connected; see cluster.go).
+	off    atomic.Bool
 	maxAge time.Duration
 
 	mu      sync.Mutex
@@ -34,6 +37,9 @@ func newReadCache(maxAge time.Duration) *readCache {
 // get returns a cached value and the generation to store a fresh load with.
 func (c *readCache) get(key any) (any, uint64, bool) {
 	gen := c.gen.Load()
+	if c.off.Load() {
+		return nil, c.gen.Add(1), false
+	}
 	c.mu.Lock()
 	e, ok := c.entries[key]
 	c.mu.Unlock()

@@ -365,5 +365,11 @@ func (q Q) pullCounts(ctx context.Context, repoID int64) ([2]int, error) {
 // WriteGen is the store's write generation: it changes whenever a write
 // transaction commits in this process. Caches of values read from the
 // store stay valid while it does not (and, for writes of other processes,
-// for a short while).
-func (s *Store) WriteGen() uint64 { return s.cache.gen.Load() }
+// for a short while; on PostgreSQL the writes of other nodes change it too,
+// see cluster.go). While the cache is off every call gives a new value.
+func (s *Store) WriteGen() uint64 {
+	if s.cache.off.Load() {
+		return s.cache.gen.Add(1)
+	}
+	return s.cache.gen.Load()
+}

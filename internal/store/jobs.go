@@ -51,6 +51,9 @@ func (q Q) EnqueueJob(ctx context.Context, j *model.Job) (bool, error) {
 // no job with its key running, or running with an expired lease) for worker until now+lease; nil when there
 // is none. On PostgreSQL concurrent claimers skip each other's rows; SQLite
 // has one writer, so the statement is atomic by itself.
+// (Claiming, renewing, ending and releasing jobs change only the queue's
+// own rows, which no cached read holds: they leave the read caches, and the
+// other nodes', alone.)
 func (s *Store) ClaimJob(ctx context.Context, worker string, lease time.Duration, kinds []string) (*model.Job, error) {
 	if len(kinds) == 0 {
 		return nil, nil
@@ -79,7 +82,7 @@ func (s *Store) ClaimJob(ctx context.Context, worker string, lease time.Duration
 	var key sql.NullString
 	var payload string
 	var runAt, created int64
-	err := s.Tx(ctx, func(tx Q) error {
+	err := s.tx(ctx, false, func(tx Q) error {
 		return tx.row(ctx, `UPDATE jobs SET state = 'running', worker = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
  WHERE id = (`+pick+`) RETURNING id, kind, dedup_key, payload, attempts, max_attempts, run_at, created_at`, args...).
 			Scan(&j.ID, &j.Kind, &key, &payload, &j.Attempts, &j.MaxAttempts, &runAt, &created)
@@ -97,7 +100,7 @@ func (s *Store) ClaimJob(ctx context.Context, worker string, lease time.Duration
 // RenewJob extends the lease of a job worker runs to now+lease (a long
 // job's heartbeat); a job another worker took over is left alone.
 func (s *Store) RenewJob(ctx context.Context, id int64, worker string, lease time.Duration) error {
-	return s.Tx(ctx, func(tx Q) error {
+	return s.tx(ctx, false, func(tx Q) error {
 		now := tx.Now().Unix()
 		_, err := tx.exec(ctx, `UPDATE jobs SET lease_until = ?, updated_at = ? WHERE id = ? AND worker = ? AND state = 'running'`,
 			now+int64(lease/time.Second), now, id, worker)
@@ -108,7 +111,7 @@ func (s *Store) RenewJob(ctx context.Context, id int64, worker string, lease tim
 // CompleteJob deletes a job worker finished (a job whose lease another
 // worker took over meanwhile is left to that worker).
 func (s *Store) CompleteJob(ctx context.Context, id int64, worker string) error {
-	return s.Tx(ctx, func(tx Q) error {
+	return s.tx(ctx, false, func(tx Q) error {
 		_, err := tx.exec(ctx, `DELETE FROM jobs WHERE id = ? AND worker = ? AND state = 'running'`, id, worker)
 		return err
 	})
@@ -122,7 +125,7 @@ func (s *Store) FailJob(ctx context.Context, id int64, worker, msg string, retry
 	if len(msg) > 2000 {
 		msg = msg[:2000]
 	}
-	return s.Tx(ctx, func(tx Q) error {
+	return s.tx(ctx, false, func(tx Q) error {
 		now := unix(tx.Now())
 		if retryAt == nil {
 			_, err := tx.exec(ctx, `UPDATE jobs SET state = 'failed', last_error = ?, updated_at = ? WHERE id = ? AND worker = ? AND state = 'running'`, msg, now, id, worker)
@@ -167,7 +170,7 @@ func (s *Store) RunningJobWorkers(ctx context.Context) ([]string, error) {
 // many.
 func (s *Store) ReleaseJobs(ctx context.Context, worker string, kinds []string) (int, error) {
 	var n int64
-	err := s.Tx(ctx, func(tx Q) error {
+	err := s.tx(ctx, false, func(tx Q) error {
 		for _, k := range kinds {
 			res, err := tx.exec(ctx, `UPDATE jobs SET lease_until = 0 WHERE state = 'running' AND worker = ? AND kind = ?`, worker, k)
 			if err != nil {

@@ -48,6 +48,8 @@ type Store struct {
 	committed   []func()
 
 	fp fingerprints // Fingerprint's change tracking (tests)
+
+	cl *cluster // other nodes on the same PostgreSQL database (cluster.go)
 }
 
 // Open connects to dsn and applies the migrations before it returns. It is
@@ -98,6 +100,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("store: migrate %s: %w", d, err)
+	}
+	if err := s.initCluster(ctx); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
@@ -214,6 +220,7 @@ func redact(s string) string {
 
 // Close releases the connections.
 func (s *Store) Close() error {
+	s.stopListening()
 	s.stmts.Range(func(k, v any) bool {
 		v.(*sql.Stmt).Close()
 		return true
@@ -441,6 +448,9 @@ func (s *Store) tx(ctx context.Context, invalidate bool, fn func(tx Q) error) er
 	err = t.Commit()
 	if invalidate {
 		s.cache.invalidate()
+		if err == nil {
+			s.notifyCommitted(ctx, appended) // the other nodes' caches
+		}
 	}
 	if err == nil && appended {
 		s.committedMu.Lock()
