@@ -190,7 +190,6 @@ func (s *site) orgPeople(login string) bool {
 	return s.ok("People · "+org.Login, "org", v)
 }
 
-
 // orgRepos serves /orgs/{org}/repositories: the repositories the viewer
 // may see, most recently updated first.
 func (s *site) orgRepos(login string) bool {
@@ -212,7 +211,6 @@ func (s *site) orgRepos(login string) bool {
 	v.Prev, v.Next = pager("/orgs/"+org.Login+"/repositories", "", n, total, listPerPage)
 	return s.ok("Repositories · "+org.Login, "org", v)
 }
-
 
 // teamList serves /orgs/{org}/teams: the teams a member may see (404 to
 // anyone outside the organization).
