@@ -75,6 +75,8 @@ func (h *Handler) ServeSite(w http.ResponseWriter, r *http.Request) bool {
 		return s.teamPage(segs[1], segs[3])
 	case segs[0] == "settings" && len(segs) == 2 && segs[1] == "keys":
 		return s.keysPage()
+	case segs[0] == "settings" && len(segs) == 2 && segs[1] == "tokens":
+		return s.tokensPage()
 	}
 	return false
 }
@@ -86,8 +88,8 @@ func siteForm(segs []string) bool {
 		// notifications/read (all), notifications/{id}/read, notifications/{id}/done
 		return (len(segs) == 2 && segs[1] == "read") || (len(segs) == 3 && (segs[2] == "read" || segs[2] == "done"))
 	case segs[0] == "settings":
-		// settings/keys (add), settings/keys/{id}/delete
-		return len(segs) >= 2 && segs[1] == "keys" && (len(segs) == 2 || (len(segs) == 4 && segs[3] == "delete"))
+		// settings/keys (add), settings/keys/{id}/delete, settings/tokens/{id}/delete
+		return (len(segs) == 2 && segs[1] == "keys") || (len(segs) == 4 && (segs[1] == "keys" || segs[1] == "tokens") && segs[3] == "delete")
 	}
 	return false
 }
@@ -404,6 +406,9 @@ func (s *site) submit() bool {
 		}
 		return s.back(back, s.h.svc.Notifications.MarkThread(ctx, c, deps.ViewerOf(c), id, s.segs[2] == "done"))
 	case "settings":
+		if s.segs[1] == "tokens" {
+			return s.revokeToken()
+		}
 		if s.h.svc.SSHKeys == nil {
 			return s.notFound()
 		}
@@ -450,4 +455,67 @@ func (s *site) keysPage() bool {
 // marked done (all), or the unread ones.
 func notificationsQuery(c *authz.Caller, all bool, n int) notifications.ListQuery {
 	return notifications.ListQuery{Viewer: deps.ViewerOf(c), All: all, Limit: listPerPage, Offset: (n - 1) * listPerPage}
+}
+
+type tokensView struct {
+	Tokens []*store.FineGrainedToken
+	Owners map[int64]string // fine-grained tokens' resource owners
+	CSRF   string
+	Flash  string
+}
+
+// tokensPage serves /settings/tokens: the signed-in user's personal access
+// tokens, classic and fine-grained (never their values), each with a
+// button to revoke it. Only a browser's session may manage them: a token
+// cannot list or revoke its siblings.
+func (s *site) tokensPage() bool {
+	u := user(s.r)
+	if u == nil {
+		return s.h.signInFirst(s.w, s.r)
+	}
+	if websession.Session(s.r) == "" {
+		return s.notFound()
+	}
+	ctx := s.r.Context()
+	q := s.h.d.Store.R()
+	list, err := q.PersonalTokens(ctx, u.ID, 200)
+	if err != nil {
+		return s.fail(err)
+	}
+	var ids []int64
+	for _, t := range list {
+		if t.ResourceOwnerID != 0 {
+			ids = append(ids, t.ResourceOwnerID)
+		}
+	}
+	owners := map[int64]string{}
+	if len(ids) > 0 {
+		accts, err := q.AccountsByID(ctx, ids)
+		if err != nil {
+			return s.fail(err)
+		}
+		for id, a := range accts {
+			owners[id] = a.Login
+		}
+	}
+	v := tokensView{Tokens: list, Owners: owners, CSRF: websession.CSRF(s.w, s.r, s.h.d.URLs.Web), Flash: s.r.URL.Query().Get("flash")}
+	return s.ok("Personal access tokens", "tokens", v)
+}
+
+// revokeToken deletes one of the signed-in user's personal access tokens;
+// the authentication cache forgets it at once.
+func (s *site) revokeToken() bool {
+	if websession.Session(s.r) == "" {
+		return s.notFound()
+	}
+	id, err := strconv.ParseInt(s.segs[2], 10, 64)
+	if err != nil || id <= 0 {
+		return s.notFound()
+	}
+	ctx := s.r.Context()
+	err = s.h.d.Store.Tx(ctx, func(tx store.Q) error { return tx.DeletePersonalToken(ctx, user(s.r).ID, id) })
+	if err == nil && s.h.d.Tokens != nil {
+		s.h.d.Tokens.Flush()
+	}
+	return s.back("/settings/tokens", err)
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -415,3 +416,47 @@ func TestSSHKeysPage(t *testing.T) {
 		t.Fatalf("anonymous: %d %s", p.Status, p.Location)
 	}
 }
+
+// TestTokensPage: the user's personal access tokens, revoked from the
+// page; a revoked token stops working at once.
+func TestTokensPage(t *testing.T) {
+	l := newLoop(t)
+	e := l.e
+	e.Must(200, "GET", "/user", l.monaTok, nil)
+	p := l.mona.Get("/settings/tokens")
+	must(t, p, 200, "…"+l.monaTok[len(l.monaTok)-8:], "classic", "repo")
+	if strings.Contains(p.Body, l.monaTok) {
+		t.Fatal("a token's value is shown")
+	}
+	var ids []string
+	for _, m := range regexpTokenID.FindAllStringSubmatch(p.Body, -1) {
+		ids = append(ids, m[1])
+	}
+	if len(ids) != 1 {
+		t.Fatalf("tokens listed: %v", ids)
+	}
+	del := "/settings/tokens/" + ids[0] + "/delete"
+	// rita cannot revoke mona's token; a token cannot reach the page.
+	ritaPage := l.rita.Get("/settings/tokens")
+	must(t, ritaPage, 200)
+	if strings.Contains(ritaPage.Body, del) {
+		t.Fatal("rita sees mona's token")
+	}
+	v := ritaPage.FormFor("/settings/tokens/" + regexpTokenID.FindStringSubmatch(ritaPage.Body)[1] + "/delete")
+	if r := l.rita.Post(del, v); !strings.Contains(r.Location, "flash=Not+Found") {
+		t.Fatalf("rita revokes mona's token: %d %s", r.Status, r.Location)
+	}
+	req, _ := http.NewRequest("GET", e.URL+"/settings/tokens", nil)
+	req.Header.Set("Accept", htmlAccept)
+	req.SetBasicAuth("mona", l.monaTok)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 404 {
+		t.Fatalf("token caller: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	noFlash(t, post(t, l.mona, p, del))
+	e.Must(401, "GET", "/user", l.monaTok, nil)
+	must(t, l.mona.Get("/settings/tokens"), 200, "You have no personal access tokens.")
+}
+
+var regexpTokenID = regexp.MustCompile(`id="token-(\d+)"`)
