@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -55,6 +56,22 @@ func (x *req) releaseList() bool {
 	}
 	v.Prev, v.Next = pager(x.base+"/releases", "", n, total, listPerPage)
 	return x.ok("Releases · "+x.repo.FullName(), "releases", v)
+}
+
+// latestRelease serves /releases/latest: a redirect to the latest
+// release's page (the list when there is none), as on GitHub.
+func (x *req) latestRelease() bool {
+	acc := releases.Access{Repo: x.repo, Perm: x.perm, UserID: x.caller().UserID(), Auth: x.caller()}
+	r, err := (&releases.Service{Store: x.h.d.Store}).Latest(x.r.Context(), acc)
+	if errors.Is(err, model.ErrNotFound) {
+		http.Redirect(x.w, x.r, x.h.d.URLs.Web+x.base+"/releases", http.StatusFound)
+		return true
+	}
+	if err != nil {
+		return x.fail(err)
+	}
+	http.Redirect(x.w, x.r, x.h.d.URLs.Web+x.base+"/releases/tag/"+pathEscapeRef(r.TagName), http.StatusFound)
+	return true
 }
 
 // pathEscapeRef escapes each segment of a ref name, keeping its slashes.

@@ -45,6 +45,9 @@ func TestReleaseTagBranchLists(t *testing.T) {
 	if strings.Contains(p.Body, "Secret plans") {
 		t.Fatal("a reader sees a draft release")
 	}
+	if p := l.rita.Get("/mona/app/releases/latest"); p.Status != http.StatusFound || !strings.HasSuffix(p.Location, "/mona/app/releases/tag/v1.0") {
+		t.Fatalf("latest: %d %s", p.Status, p.Location)
+	}
 	must(t, l.rita.Get("/mona/app/tags"), 200, `href="/mona/app/tree/v1.0"`, "/zipball/refs/tags/v1.0")
 	b := l.rita.Get("/mona/app/branches")
 	must(t, b, 200, `href="/mona/app/tree/main"`, `href="/mona/app/tree/feature"`, "protected", "default")

@@ -262,6 +262,9 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 		if len(pg.rest) == 0 {
 			return x.releaseList()
 		}
+		if len(pg.rest) == 1 && pg.rest[0] == "latest" {
+			return x.latestRelease()
+		}
 		return x.releasePage()
 	case "tags":
 		return x.tagList()
