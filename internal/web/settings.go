@@ -14,6 +14,7 @@ import (
 	"github.com/hubd/hubd/internal/protection"
 	"github.com/hubd/hubd/internal/rulesets"
 	"github.com/hubd/hubd/internal/runners"
+	"github.com/hubd/hubd/internal/teams"
 	"github.com/hubd/hubd/internal/variables"
 )
 
@@ -348,6 +349,12 @@ func (x *req) settingsForm() bool {
 		perm := f.Get("permission")
 		_, err := x.collaborators().Add(ctx, x.collabAccess(), strings.TrimSpace(f.Get("login")), &perm)
 		return x.outcome(x.base+"/settings/access", err)
+	case len(rest) == 2 && rest[0] == "access" && rest[1] == "teams":
+		// PUT /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}
+		return x.outcome(x.base+"/settings/access", x.teamGrant(strings.TrimSpace(f.Get("team")), f.Get("permission"), false))
+	case len(rest) == 4 && rest[0] == "access" && rest[1] == "teams" && rest[3] == "remove":
+		// DELETE /orgs/{org}/teams/{team_slug}/repos/{owner}/{repo}
+		return x.outcome(x.base+"/settings/access", x.teamGrant(rest[2], "", true))
 	case len(rest) == 3 && rest[0] == "access" && rest[2] == "remove":
 		// DELETE /repos/{owner}/{repo}/collaborators/{username}
 		return x.outcome(x.base+"/settings/access", x.collaborators().Remove(ctx, x.collabAccess(), rest[1]))
@@ -381,6 +388,36 @@ func (x *req) settingsForm() bool {
 		return x.outcome(x.base+"/settings/hooks/"+rest[1], x.h.svc.Hooks.Redeliver(ctx, hooks.Target{Repo: x.repo}, hid, did))
 	}
 	return x.notFound()
+}
+
+// teamGrant gives a team of the owning organization access to the
+// repository, or takes it away, as the team repository operations do.
+func (x *req) teamGrant(slug, permission string, remove bool) error {
+	org := x.repo.Owner
+	if org == nil || !org.IsOrg() {
+		return model.ErrNotFound
+	}
+	ctx := x.r.Context()
+	svc := x.h.svc.Teams
+	if svc == nil {
+		svc = teams.New(x.h.d.Store)
+	}
+	act, err := svc.ActorIn(ctx, org, user(x.r))
+	if err != nil {
+		return err
+	}
+	t, err := svc.Team(ctx, org, act, slug)
+	if err != nil {
+		return err
+	}
+	if remove {
+		return svc.RemoveRepo(ctx, t, act, x.repo, x.perm)
+	}
+	g, err := svc.Grant(ctx, org.ID, permission)
+	if err != nil {
+		return err
+	}
+	return svc.AddRepo(ctx, t, act, x.repo, x.perm, g)
 }
 
 func (x *req) collaborators() *collaborators.Service {

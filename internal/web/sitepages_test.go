@@ -463,3 +463,25 @@ func TestTokensPage(t *testing.T) {
 }
 
 var regexpTokenID = regexp.MustCompile(`id="token-(\d+)"`)
+
+// TestTeamAccessSettings: an organization repository's teams, given and
+// taken access from its settings as the team repository operations do.
+func TestTeamAccessSettings(t *testing.T) {
+	e, olgaTok, _, _, olga, mia, _ := newOrg(t)
+	must(t, mia.Get("/octo/tools/settings/access"), 404) // write is not admin
+	p := olga.Get("/octo/tools/settings/access")
+	must(t, p, 200, `href="/orgs/octo/teams/core"`, "Add a team")
+	noFlash(t, post(t, olga, p, "/octo/tools/settings/access/teams", "team", "hush", "permission", "pull"))
+	e.Must(204, "GET", "/orgs/octo/teams/hush/repos/octo/tools", olgaTok, nil)
+	bad := post(t, olga, p, "/octo/tools/settings/access/teams", "team", "nope", "permission", "pull")
+	if !strings.Contains(bad.Location, "flash=") {
+		t.Fatalf("unknown team: %s", bad.Location)
+	}
+	noFlash(t, post(t, olga, p, "/octo/tools/settings/access/teams/core/remove"))
+	e.Must(404, "GET", "/orgs/octo/teams/core/repos/octo/tools", olgaTok, nil)
+	p = olga.Get("/octo/tools/settings/access")
+	must(t, p, 200, `href="/orgs/octo/teams/hush"`)
+	if strings.Contains(p.Body, `href="/orgs/octo/teams/core"`) {
+		t.Fatal("a removed team is listed")
+	}
+}
