@@ -4,7 +4,9 @@
 // environment. Phase "review": mona opens a pull request from the compare
 // page and sees its check run; rita approves it with an inline comment made
 // from the diff; mona merges it with squash. Phase "after" (once the jobs
-// have run): the linked issue is closed and mona deletes the branch.
+// have run): the linked issue is closed and mona deletes the branch. Phase
+// "run" (TestWorkflowRunPlaywright): a run's page, a job's log and
+// re-running the failed job.
 // Every page is checked with axe-core; serious or critical violations fail
 // the run. Screenshots at 1280 and 390 px go to HUBD_ARTIFACTS.
 import { createRequire } from 'node:module';
@@ -113,6 +115,18 @@ try {
     await mona.goto(base + '/mona/app/pulls?state=closed');
     await expectText(mona, 'Shout two', 'the closed pull requests');
     await audit(mona, 'pulls');
+  } else if (phase === 'run') {
+    // A workflow run's page, a job's log, and re-running the failed job.
+    const mona = await signIn('mona');
+    const run = base + env('HUBD_RUN_PATH');
+    await mona.goto(run);
+    await expectText(mona, 'failure', 'the run');
+    await audit(mona, 'run');
+    await Promise.all([mona.waitForNavigation(), mona.click('#jobs a:has-text("build")')]);
+    await expectText(mona, 'hello-from-step <b>', "the build job's log");
+    await audit(mona, 'job');
+    await mona.goto(run);
+    await Promise.all([mona.waitForNavigation(), mona.click('form[action$="/rerun-failed-jobs"] button[type=submit]')]);
   } else {
     fail(`unknown phase ${phase}`);
   }
