@@ -262,6 +262,7 @@ var permissionRules = map[string]string{
 	"repos/get-all-topics":                                                   "metadata:read",
 	"repos/list-languages":                                                   "metadata:read",
 	"repos/list-tags":                                                        "metadata:read",
+	"repos/list-teams":                                                       "metadata:read",
 	"repos/list-forks":                                                       "metadata:read",
 	"repos/create-fork":                                                      "administration:write+contents:read",
 	"repos/create-using-template":                                            "administration:write+contents:read",

@@ -67,6 +67,7 @@ import (
 	variablesapi "github.com/hubd/hubd/internal/api/variables"
 	appsvc "github.com/hubd/hubd/internal/apps"
 	"github.com/hubd/hubd/internal/codespaces"
+	"github.com/hubd/hubd/internal/collaborators"
 	"github.com/hubd/hubd/internal/gitrepo"
 	graphqlapi "github.com/hubd/hubd/internal/graphql"
 	"github.com/hubd/hubd/internal/hooks"
@@ -80,6 +81,7 @@ import (
 	"github.com/hubd/hubd/internal/rest"
 	"github.com/hubd/hubd/internal/signatures"
 	"github.com/hubd/hubd/internal/store"
+	"github.com/hubd/hubd/internal/teams"
 	"github.com/hubd/hubd/internal/tempclone"
 	"github.com/hubd/hubd/internal/web"
 	"github.com/hubd/hubd/internal/wire"
@@ -221,6 +223,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	if cfg.Codespaces.IDE != nil {
 		cs.IDE = cfg.Codespaces.IDE
 	}
+	notificationsAPI := notificationsapi.New(d).UseHooks(hooksAPI.Service())
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),
 		users.New(d).Routes(),
@@ -268,7 +271,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		searchapi.New(d).Routes(),
 		appsapi.New(d).Routes(),
 		activityAPI.Routes(),
-		notificationsapi.New(d).UseHooks(hooksAPI.Service()).Routes(),
+		notificationsAPI.Routes(),
 		rulesetsAPI.Routes(),
 		hooksAPI.Routes(),
 		gistsAPI.Routes(),
@@ -311,7 +314,10 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		s.codespaces.origin, s.codespaces.signer = strings.TrimSuffix(cfg.Codespaces.URL, "/"), d.Downloads()
 	}
 	// The pages' forms run the services REST and GraphQL run.
-	s.web.Use(web.Services{Sessions: oauthAPI.Service(), Issues: issuesAPI.Service(), Pulls: pullsAPI.Service(), Reviews: reviewsAPI.Service(), Refs: refsSvc, Actions: actionsAPI.Service(), Artifacts: actionsAPI.Storage()})
+	s.web.Use(web.Services{Sessions: oauthAPI.Service(), Issues: issuesAPI.Service(), Pulls: pullsAPI.Service(), Reviews: reviewsAPI.Service(), Refs: refsSvc, Actions: actionsAPI.Service(), Artifacts: actionsAPI.Storage(),
+		Notifications: notificationsAPI.Service(), Teams: teams.New(d.Store), SSHKeys: sshKeysAPI.Service(), Hooks: hooksAPI.Service(),
+		Secrets: secretsAPI.Service(), Variables: varsAPI.Service(), Runners: runnersAPI.Service(), Protection: protAPI.Service(),
+		Rulesets: rulesetsAPI.Service(), Collaborators: collaborators.New(d.Store)})
 	s.Feeds = activityAPI.Feeds()
 	s.Settled = func() { <-reposAPI.Service().BackfillDone() }
 	return s, d, nil

@@ -326,6 +326,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// API root (its api host).
 		return
 	}
+	if info.Prefix == "" && s.web.ServeSite(w, r) {
+		// A browser's page at a path the API also answers (a team's
+		// html_url, the notifications inbox) or a site page's form.
+		return
+	}
 
 	// mux.Handler finds the route; mux.ServeHTTP (below) also sets the path
 	// values the handlers read.

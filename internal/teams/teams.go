@@ -736,3 +736,45 @@ func (s *Service) RemoveRepo(ctx context.Context, t *model.Team, a Actor, repo *
 		return tx.AppendEvent(ctx, "team", a.id(), repo.ID, t.OrgID, map[string]any{"action": "removed_from_repository", "team_id": t.ID})
 	})
 }
+
+// RepoTeam is a team granted access to a repository, with its grant.
+type RepoTeam struct {
+	Team  *model.Team
+	Grant store.TeamGrant
+}
+
+// OfRepo is a page of the teams granted access to an organization's
+// repository that u may see, with the total: organization owners see every
+// team, members the closed teams and the secret teams they belong to, and
+// anyone else (or any user-owned repository) none. The caller has already
+// been found to see the repository.
+func (s *Service) OfRepo(ctx context.Context, repo *model.Repo, u *model.Account, limit, offset int) ([]RepoTeam, int, error) {
+	if repo.Owner == nil || !repo.Owner.IsOrg() || u == nil {
+		return nil, 0, nil
+	}
+	a, err := s.ActorIn(ctx, repo.Owner, u)
+	if err != nil || !a.Member() {
+		return nil, 0, err
+	}
+	q := s.Store.R()
+	grants, total, err := q.RepoTeamGrantsPage(ctx, store.RepoTeamQuery{RepoID: repo.ID, ViewerID: u.ID, All: a.Owner(),
+		Limit: limit, Offset: offset})
+	if err != nil {
+		return nil, 0, err
+	}
+	ids := make([]int64, len(grants))
+	for i, g := range grants {
+		ids[i] = g.TeamID
+	}
+	teams, err := q.TeamsByID(ctx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]RepoTeam, 0, len(grants))
+	for _, g := range grants {
+		if t := teams[g.TeamID]; t != nil {
+			out = append(out, RepoTeam{Team: t, Grant: g.TeamGrant})
+		}
+	}
+	return out, total, nil
+}

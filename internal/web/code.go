@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/gitrepo"
 	"github.com/hubd/hubd/internal/markdown"
@@ -37,10 +38,12 @@ type Head struct {
 	Private  bool
 	Tab      string // code, issues, commits
 	CloneURL string
+	Admin    bool // the reader administers it: the Settings tab
 }
 
 func (x *req) head(tab string) Head {
-	return Head{Repo: x.repo, Base: x.base, Private: x.repo.Private(), Tab: tab, CloneURL: x.h.d.URLs.CloneURL(x.repo)}
+	return Head{Repo: x.repo, Base: x.base, Private: x.repo.Private(), Tab: tab, CloneURL: x.h.d.URLs.CloneURL(x.repo),
+		Admin: x.perm >= authz.Admin && x.caller().UserID() != 0}
 }
 
 // crumb is one link of a path's breadcrumbs.

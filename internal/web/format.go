@@ -31,6 +31,8 @@ var funcs = template.FuncMap{
 	"details": details,
 	"esc":     wire.EscapeContentPath,
 	"seg":     url.PathEscape,
+	"join":    strings.Join,
+	"strs":    func(s ...string) []string { return s },
 	"qesc":    url.QueryEscape,
 	"icon":    icon,
 	"add":     func(a, b int) int { return a + b },

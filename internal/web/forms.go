@@ -24,6 +24,8 @@ func (x *req) submit() bool {
 		return x.notFound() // a server built without the services (Use) takes no forms
 	}
 	switch x.pg.kind {
+	case "settings":
+		return x.settingsForm()
 	case "actions":
 		return x.runForm()
 	case "compare":

@@ -772,17 +772,31 @@ func diffHTML(f *pullFile, v *pullView) (template.HTML, error) {
 			if l.Side == "LEFT" {
 				side = "old"
 			}
-			b.WriteString(`<a class="ln" id="` + id + `" href="` + template.HTMLEscapeString(l.Link) + "#" + id +
-				`" aria-label="Comment on ` + side + ` line ` + strconv.Itoa(l.Number) + `">`)
-			num(l.Old)
-			b.WriteString(`</a><span class="ln">`)
+			// The link is the number of the side commented on, so an added
+			// or removed line's link has its number to click.
+			link := `<a class="ln" id="` + id + `" href="` + template.HTMLEscapeString(l.Link) + "#" + id +
+				`" aria-label="Comment on ` + side + ` line ` + strconv.Itoa(l.Number) + `">`
+			for _, n := range [2]struct {
+				side string
+				n    int
+			}{{"LEFT", l.Old}, {"RIGHT", l.New}} {
+				if n.side == l.Side {
+					b.WriteString(link)
+					num(n.n)
+					b.WriteString(`</a>`)
+				} else {
+					b.WriteString(`<span class="ln">`)
+					num(n.n)
+					b.WriteString(`</span>`)
+				}
+			}
 		} else {
 			b.WriteString(`<span class="ln">`)
 			num(l.Old)
 			b.WriteString(`</span><span class="ln">`)
+			num(l.New)
+			b.WriteString(`</span>`)
 		}
-		num(l.New)
-		b.WriteString(`</span>`)
 		b.WriteString(template.HTMLEscapeString(l.Text))
 		b.WriteString(`</span>`)
 		for _, th := range l.Threads {

@@ -8,12 +8,22 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/collaborators"
+	"github.com/hubd/hubd/internal/hooks"
 	"github.com/hubd/hubd/internal/issues"
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/notifications"
+	"github.com/hubd/hubd/internal/protection"
 	"github.com/hubd/hubd/internal/pullreviews"
 	"github.com/hubd/hubd/internal/pulls"
 	"github.com/hubd/hubd/internal/refs"
 	"github.com/hubd/hubd/internal/rest"
+	"github.com/hubd/hubd/internal/rulesets"
+	"github.com/hubd/hubd/internal/runners"
+	"github.com/hubd/hubd/internal/secrets"
+	"github.com/hubd/hubd/internal/sshkeys"
+	"github.com/hubd/hubd/internal/teams"
+	"github.com/hubd/hubd/internal/variables"
 	"github.com/hubd/hubd/internal/websession"
 )
 
@@ -32,6 +42,17 @@ type Services struct {
 	Actions *actions.Service
 	// Artifacts holds the artifacts a run page offers to download.
 	Artifacts *actions.Storage
+	// The site and settings pages (site.go, settings.go).
+	Notifications *notifications.Service
+	Teams         *teams.Service
+	SSHKeys       *sshkeys.Service
+	Hooks         *hooks.Service
+	Secrets       *secrets.Service
+	Variables     *variables.Service
+	Runners       *runners.Service
+	Protection    *protection.Service
+	Rulesets      *rulesets.Service
+	Collaborators *collaborators.Service
 }
 
 // Use installs the services (server/build.go).

@@ -45,7 +45,7 @@ type page struct {
 }
 
 // forms are the kinds of page that take a POSTed form.
-var forms = map[string]bool{"pull": true, "compare": true, "issues": true, "actions": true}
+var forms = map[string]bool{"pull": true, "compare": true, "issues": true, "actions": true, "settings": true}
 
 // wantsForm reports whether a POST is a browser's form.
 func wantsForm(r *http.Request) bool {
@@ -68,9 +68,12 @@ var kinds = map[string]struct{ min, max int }{
 	"blob":       {2, -1},
 	"raw":        {2, -1},
 	"compare":    {1, -1}, // compare/{base}...{head} (refs may hold slashes)
-	"releases":   {2, -1}, // releases/tag/{tag...}
-	"actions":    {0, 5},  // the runs, runs/{id}, runs/{id}/job/{job}[/logs], runs/{id}/{form}, runs/{id}/artifacts/{id}
-	"runs":       {1, 1},  // a check run
+	"releases":   {0, -1}, // the list, or releases/tag/{tag...}
+	"tags":       {0, 0},
+	"branches":   {0, 0},
+	"settings":   {0, 5}, // settings/{section}[/...]: the settings pages and their forms (settings.go)
+	"actions":    {0, 5}, // the runs, runs/{id}, runs/{id}/job/{job}[/logs], runs/{id}/{form}, runs/{id}/artifacts/{id}
+	"runs":       {1, 1}, // a check run
 }
 
 // maxSegments bounds the path a page request may have.
@@ -256,7 +259,19 @@ func (h *Handler) ServePage(w http.ResponseWriter, r *http.Request) bool {
 	case "compare":
 		return x.comparePage()
 	case "releases":
+		if len(pg.rest) == 0 {
+			return x.releaseList()
+		}
+		if len(pg.rest) == 1 && pg.rest[0] == "latest" {
+			return x.latestRelease()
+		}
 		return x.releasePage()
+	case "tags":
+		return x.tagList()
+	case "branches":
+		return x.branchList()
+	case "settings":
+		return x.settingsPage()
 	case "actions":
 		return x.actionsPage()
 	case "runs":

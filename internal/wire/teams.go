@@ -80,6 +80,21 @@ func (u URLs) ToTeamWithParent(t *model.Team) TeamWithParent {
 	return out
 }
 
+// RepoTeam is a team of a repository's list: the team, its permission on
+// the repository and that permission level by level.
+type RepoTeam struct {
+	TeamWithParent
+	Permissions map[string]bool `json:"permissions"`
+}
+
+// ToRepoTeam is a team of GET /repos/{owner}/{repo}/teams; permission is
+// the name of the team's grant on the repository.
+func (u URLs) ToRepoTeam(t *model.Team, perm authz.Permission, permission string) RepoTeam {
+	out := RepoTeam{TeamWithParent: u.ToTeamWithParent(t), Permissions: TeamRepoPermissions(perm)}
+	out.Permission = permission
+	return out
+}
+
 // ToTeams converts a list of teams.
 func (u URLs) ToTeams(list []*model.Team) []TeamWithParent {
 	out := make([]TeamWithParent, len(list))

@@ -443,3 +443,23 @@ func (a *API) listForUser(w http.ResponseWriter, r *http.Request) error {
 	rest.SetLink(w, r, a.d.URLs.API, p, total)
 	return rest.JSON(w, http.StatusOK, out)
 }
+
+// GET /repos/{owner}/{repo}/teams: the teams granted access to the
+// repository that the caller may see.
+func (a *API) repoTeams(w http.ResponseWriter, r *http.Request) error {
+	repo, _, err := a.d.Repo(r, authz.Read)
+	if err != nil {
+		return err
+	}
+	p := rest.ParsePage(r)
+	list, total, err := a.svc.OfRepo(r.Context(), repo, rest.Caller(r).User, p.Limit(), p.Offset())
+	if err != nil {
+		return err
+	}
+	out := make([]wire.RepoTeam, len(list))
+	for i, rt := range list {
+		out[i] = a.d.URLs.ToRepoTeam(rt.Team, rt.Grant.Perm, svc.GrantName(rt.Grant.Perm))
+	}
+	rest.SetLink(w, r, a.d.URLs.API, p, total)
+	return rest.JSON(w, http.StatusOK, out)
+}

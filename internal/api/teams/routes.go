@@ -72,6 +72,8 @@ func (a *API) Routes() []rest.Route {
 		{Method: "DELETE", Pattern: l + "/repos/{owner}/{repo}", OperationID: "teams/remove-repo-legacy", Handler: a.removeRepo, Scopes: repoOrg},
 		{Method: "GET", Pattern: l + "/teams", OperationID: "teams/list-child-legacy", Handler: a.children, Scopes: readOrg},
 
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/teams", OperationID: "repos/list-teams", Handler: a.repoTeams, Scopes: []string{"public_repo", "repo"}},
+
 		{Method: "GET", Pattern: "/user/teams", OperationID: "teams/list-for-authenticated-user", Handler: a.listForUser, Scopes: []string{"read:org", "repo", "user"}},
 	}
 }

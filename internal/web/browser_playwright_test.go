@@ -1,0 +1,131 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hubd/hubd/internal/apitest"
+)
+
+// TestPullRequestLoopPlaywright runs testdata/loop.mjs (Playwright with
+// Debian's chromium, axe-core) against a running hubd in two phases: mona
+// opens a pull request from the compare page and sees its check run, rita
+// approves it with an inline comment from the diff, mona merges it with
+// squash; after the jobs have run, the linked issue is closed and mona
+// deletes the branch. Every page the script visits has no serious or
+// critical axe violation. Screenshots go to $HUBD_TEST_ARTIFACTS (or the
+// test's temporary directory). Missing node, npm packages or chromium fail
+// the test.
+func TestPullRequestLoopPlaywright(t *testing.T) {
+	node, exe, root, shots := playwright(t)
+
+	l := newLoop(t)
+	e := l.e
+	l.collaborator(t)
+	e.Must(201, "POST", "/repos/mona/app/check-runs", l.monaTok, map[string]any{"name": "lint", "head_sha": "feature",
+		"status": "completed", "conclusion": "success", "output": map[string]any{"title": "Lint", "summary": "clean"}})
+
+	run := func(phase string) { t.Helper(); runScript(t, node, exe, root, shots, e.URL, phase) }
+	run("review")
+	e.RunJobs()
+	run("after")
+	e.Must(404, "GET", "/repos/mona/app/branches/feature", l.monaTok, nil)
+	r := e.Must(200, "GET", "/repos/mona/app/pulls/2", l.monaTok, nil)
+	if !strings.Contains(string(r.Body), `"merged":true`) {
+		t.Fatalf("the pull request is not merged: %.500s", r.Body)
+	}
+	t.Logf("screenshots in %s", shots)
+}
+
+// playwright finds node, chromium, the repository root (with its npm
+// packages) and the screenshots' directory; anything missing fails.
+func playwright(t *testing.T) (node, exe, root, shots string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is not installed: run `bash scripts/deps.sh`")
+	}
+	exe = chromium(t)
+	root, err = filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range []string{"playwright-core", "axe-core"} {
+		if _, err := os.Stat(filepath.Join(root, "node_modules", pkg, "package.json")); err != nil {
+			t.Fatalf("npm package %s is missing: run `npm ci` (scripts/deps.sh)", pkg)
+		}
+	}
+	shots = os.Getenv("HUBD_TEST_ARTIFACTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return node, exe, root, shots
+}
+
+// runScript runs one phase of testdata/loop.mjs against base and reports
+// its axe violations as errors.
+func runScript(t *testing.T, node, exe, root, shots, base, phase string, env ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(root, "internal/web/testdata/loop.mjs"), phase)
+	cmd.Env = append(append(os.Environ(), "HUBD_URL="+base, "HUBD_PASSWORD=correct horse battery",
+		"HUBD_ARTIFACTS="+shots, "HUBD_CHROMIUM="+exe), env...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var res struct {
+		Checked    []string `json:"checked"`
+		Violations []struct {
+			Page, URL, ID, Impact, Help string
+			Nodes                       []string
+		} `json:"violations"`
+	}
+	if jerr := json.Unmarshal(out, &res); jerr != nil {
+		t.Fatalf("phase %s: %v\nstdout: %s\nstderr: %s", phase, err, out, stderr.String())
+	}
+	for _, v := range res.Violations {
+		t.Errorf("axe %s on %s (%s): %s %s\n  %s", v.Impact, v.Page, v.URL, v.ID, v.Help, strings.Join(v.Nodes, "\n  "))
+	}
+	if err != nil && len(res.Violations) == 0 {
+		t.Fatalf("phase %s: %v\nstderr: %s", phase, err, stderr.String())
+	}
+	t.Logf("phase %s: axe checked %s", phase, strings.Join(res.Checked, ", "))
+}
+
+// TestWorkflowRunPlaywright: in chromium, mona opens a finished workflow
+// run's page, follows a job to its log and re-runs the failed job, which
+// runs again (attempt 2); axe finds nothing serious on the run and job
+// pages.
+func TestWorkflowRunPlaywright(t *testing.T) {
+	node, exe, root, shots := playwright(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := apitest.New(t, apitest.Options{ActionsWorker: []string{self}})
+	_, monaTok := e.NewUser("mona", false)
+	e.SetPassword("mona", "correct horse battery")
+	e.Must(201, "POST", "/user/repos", monaTok, map[string]any{"name": "app"})
+	w := newWork(t)
+	w.commit("CI", map[string]string{".github/workflows/ci.yml": ciYAML, "README.md": "hi\n"})
+	w.push(e, monaTok, "mona", "app", "main")
+	run := waitRuns(t, e, monaTok, 1)
+	if run.Conclusion != "failure" {
+		t.Fatalf("run: %+v", run)
+	}
+	runScript(t, node, exe, root, shots, e.URL, "run", "HUBD_RUN_PATH=/mona/app/actions/runs/"+strconv.FormatInt(run.ID, 10))
+	if again := waitRuns(t, e, monaTok, 2); again.RunAttempt != 2 || again.Conclusion != "failure" {
+		t.Fatalf("after the re-run: %+v", again)
+	}
+}
