@@ -190,16 +190,15 @@ func TestIssueTimelineItemsBatched(t *testing.T) {
 	const query = `query($n: Int!) { repository(owner: "mona", name: "app") { issues(first: $n, states: [CLOSED]) { nodes {
 	  timelineItems(first: 10) { totalCount nodes { __typename ... on IssueComment { body } ... on ClosedEvent { actor { login } } } } } } } }`
 	reads := func(n int) int64 {
-		before := w.e.Reads()
-		d := mustData(t, post(t, w.e, w.monaTok, query, map[string]any{"n": n}))
-		for _, is := range dig(d, "repository", "issues", "nodes").([]any) {
-			if got := typenames(dig(is, "timelineItems")); len(got) != 2 || got[0] != "IssueComment" || got[1] != "ClosedEvent" {
-				t.Fatalf("timeline %v", got)
+		return w.e.LeastReads(func() {
+			d := mustData(t, post(t, w.e, w.monaTok, query, map[string]any{"n": n}))
+			for _, is := range dig(d, "repository", "issues", "nodes").([]any) {
+				if got := typenames(dig(is, "timelineItems")); len(got) != 2 || got[0] != "IssueComment" || got[1] != "ClosedEvent" {
+					t.Fatalf("timeline %v", got)
+				}
 			}
-		}
-		return w.e.Reads() - before
+		})
 	}
-	reads(6) // warm the read cache
 	one, six := reads(1), reads(6)
 	if six > one {
 		t.Errorf("queries for one issue's timeline %d, for six %d", one, six)
