@@ -48,28 +48,8 @@ func TestPullRequestLoopPlaywright(t *testing.T) {
 // packages) and the screenshots' directory; anything missing fails.
 func playwright(t *testing.T) (node, exe, root, shots string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal("node is not installed: run `bash scripts/deps.sh`")
-	}
-	exe = chromium(t)
-	root, err = filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, pkg := range []string{"playwright-core", "axe-core"} {
-		if _, err := os.Stat(filepath.Join(root, "node_modules", pkg, "package.json")); err != nil {
-			t.Fatalf("npm package %s is missing: run `npm ci` (scripts/deps.sh)", pkg)
-		}
-	}
-	shots = os.Getenv("HUBD_TEST_ARTIFACTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	if err := os.MkdirAll(shots, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return node, exe, root, shots
+	p := apitest.NewPlaywright(t, "axe-core")
+	return p.Node, p.Chromium, p.Root, p.Artifacts
 }
 
 // runScript runs one phase of testdata/loop.mjs against base and reports
