@@ -59,9 +59,18 @@ measure() {
 to_ms() { awk -v v="$1" 'BEGIN{ if (v ~ /us$/) {sub(/us/,"",v); print v/1000} else if (v ~ /ms$/) {sub(/ms/,"",v); print v} else {sub(/s/,"",v); print v*1000} }'; }
 
 printf '%-34s %12s %10s %12s %10s %8s\n' "endpoint" "hubd req/s" "hubd p99" "bare req/s" "bare p99" "ratio"
+repo_ratio=
 for ep in "/api/v3/repos/acme/repo-50" "/api/v3/user/repos?per_page=30"; do
   read -r brps bp99 < <(measure bare "http://$BARE$ep")
   read -r hrps hp99 < <(measure hubd "http://$HUBD$ep")
   ratio=$(awk -v h="$hrps" -v b="$brps" 'BEGIN{printf "%.1f%%", 100*h/b}')
+  [ -n "$repo_ratio" ] || repo_ratio=$(awk -v h="$hrps" -v b="$brps" 'BEGIN{printf "%.3f", h/b}')
   printf '%-34s %12s %9sms %12s %9sms %8s\n' "GET ${ep#/api/v3}" "$hrps" "$(to_ms "$hp99")" "$brps" "$(to_ms "$bp99")" "$ratio"
 done
+
+# REPO_GATE=0.55: fail when the repository GET answers below that share of
+# the bare handler's rate in this run (bench/gate.sh).
+if [ -n "${REPO_GATE:-}" ] && awk -v r="$repo_ratio" -v g="$REPO_GATE" 'BEGIN{exit !(r < g)}'; then
+  echo "GATE: GET /repos/{o}/{r} at $repo_ratio of the bare handler, below $REPO_GATE" >&2
+  exit 3
+fi

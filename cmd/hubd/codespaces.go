@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/hubd/hubd/internal/codespaces/ide"
@@ -56,10 +55,11 @@ func codespacesConfig(codeServer, runnerUser, sandboxMode, dataDir string) (serv
 	return cfg, nil
 }
 
-// codespacesListener opens the IDEs' own origin: addr ("auto": the host of
-// hubd's listener, the next port; "none" or "": no listener, the IDEs stay at
-// hubd's origin) and the URL browsers reach it by (default: hubd's external
-// URL with the listener's port).
+// codespacesListener opens the IDEs' own origin: addr ("auto": a free port
+// of the host of hubd's listener; "none" or "": no listener, the IDEs stay
+// at hubd's origin) and the URL browsers reach it by (default: hubd's
+// external URL with the listener's port). web_url stays on hubd's origin,
+// which hands the owner over to wherever the IDEs are served now.
 func codespacesListener(addr, external string, hubd net.Addr, hubdURL string) (net.Listener, string, error) {
 	switch addr {
 	case "", "none":
@@ -68,16 +68,9 @@ func codespacesListener(addr, external string, hubd net.Addr, hubdURL string) (n
 		}
 		return nil, "", nil
 	case "auto":
-		host, port, err := net.SplitHostPort(hubd.String())
+		host, _, err := net.SplitHostPort(hubd.String())
 		if err != nil {
 			return nil, "", err
-		}
-		// The next port when it is free, else any free one (hubd on an
-		// ephemeral port, or two hubds on neighbouring ports).
-		if n, _ := strconv.Atoi(port); n > 0 && n < 65535 {
-			if ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(n+1))); err == nil {
-				return codespacesURL(ln, external, hubdURL)
-			}
 		}
 		addr = net.JoinHostPort(host, "0")
 	}
