@@ -34,6 +34,7 @@ var auditActions = map[string]string{
 	"user.impersonation_token_created":                  "oauth_access.create",
 	"user.impersonation_tokens_deleted":                 "oauth_access.destroy",
 	"personal_access_token.created":                     "personal_access_token.create",
+	"personal_access_token.deleted":                     "oauth_access.destroy",
 	"personal_access_token.access_revoked":              "personal_access_token.access_revoked",
 	"organization.personal_access_token_policy_updated": "org.update_personal_access_token_policy",
 

@@ -35,7 +35,8 @@ func (q Q) PersonalTokens(ctx context.Context, userID int64, limit int) ([]*Fine
 }
 
 // DeletePersonalToken revokes one of a user's personal access tokens
-// (model.ErrNotFound when it is not theirs).
+// (model.ErrNotFound when it is not theirs) and appends its
+// personal_access_token.deleted event (the audit log's oauth_access.destroy).
 func (q Q) DeletePersonalToken(ctx context.Context, userID, id int64) error {
 	res, err := q.exec(ctx, `DELETE FROM tokens WHERE id = ? AND user_id = ? AND kind IN (?, ?)`,
 		id, userID, string(authz.ClassicPAT), string(authz.FineGrained))
@@ -43,8 +44,11 @@ func (q Q) DeletePersonalToken(ctx context.Context, userID, id int64) error {
 		return err
 	}
 	n, err := res.RowsAffected()
-	if err == nil && n == 0 {
+	if err != nil {
+		return err
+	}
+	if n == 0 {
 		return model.ErrNotFound
 	}
-	return err
+	return q.AppendEvent(ctx, "personal_access_token.deleted", userID, 0, 0, map[string]any{"token_id": id})
 }

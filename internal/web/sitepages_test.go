@@ -460,6 +460,11 @@ func TestTokensPage(t *testing.T) {
 	noFlash(t, post(t, l.mona, p, del))
 	e.Must(401, "GET", "/user", l.monaTok, nil)
 	must(t, l.mona.Get("/settings/tokens"), 200, "You have no personal access tokens.")
+	// The revocation is in the enterprise's audit log, as the API's are.
+	r := e.Must(200, "GET", "/enterprises/hubd/audit-log?phrase=action:oauth_access.destroy+actor:mona", e.AdminToken, nil)
+	if !strings.Contains(string(r.Body), `"oauth_access.destroy"`) {
+		t.Fatalf("no audit entry for the revocation: %s", r.Body)
+	}
 }
 
 var regexpTokenID = regexp.MustCompile(`id="token-(\d+)"`)
