@@ -120,24 +120,13 @@ func TestCommitCheckSuites(t *testing.T) {
 	}
 
 	// Queries: the same for a pull request of 1 commit as of 5, every
-	// commit with its own suites and runs (the least of three
-	// measurements: a repository cache may miss once after a push).
+	// commit with its own suites and runs.
 	commits := func() []any {
 		t.Helper()
 		r := post(t, w.e, w.melTok, suitesQuery, map[string]any{"n": pr.GetNumber()})
 		return dig(mustData(t, r), "repository", "pullRequest", "commits", "nodes").([]any)
 	}
-	reads := func() int64 {
-		least := int64(-1)
-		for i := 0; i < 3; i++ {
-			before := w.e.Reads()
-			commits()
-			if n := w.e.Reads() - before; least < 0 || n < least {
-				least = n
-			}
-		}
-		return least
-	}
+	reads := func() int64 { return w.e.LeastReads(func() { commits() }) }
 	// No background job may touch the repository (and its cached row)
 	// while a measurement runs: jobs run only when drained below.
 	w.e.Deps.Jobs.Stop()
@@ -209,17 +198,7 @@ func TestStatusCheckRollupBatched(t *testing.T) {
 		dig(dig(one, "contexts", "nodes").([]any)[1], "context") != "ci1" || dig(two, "state") != "FAILURE" {
 		t.Fatalf("rollups: %v", got)
 	}
-	reads := func() int64 { // the least of three, as above
-		least := int64(-1)
-		for i := 0; i < 3; i++ {
-			before := w.e.Reads()
-			rollups()
-			if n := w.e.Reads() - before; least < 0 || n < least {
-				least = n
-			}
-		}
-		return least
-	}
+	reads := func() int64 { return w.e.LeastReads(func() { rollups() }) }
 	w.e.Deps.Jobs.Stop() // jobs run only when drained, never during a measurement
 	small := reads()
 	for i := 3; i <= 5; i++ {

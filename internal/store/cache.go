@@ -15,8 +15,12 @@ type readCache struct {
 	gen atomic.Uint64 // bumped by every committed write transaction
 	// off: the cache answers nothing (a node that may miss other nodes'
 	// writes: its listener is not connected; see cluster.go).
-	off    atomic.Bool
-	maxAge time.Duration
+	off atomic.Bool
+	// uncached: the cache answers nothing, set by tests that count a
+	// request's queries (Store.Uncached), so that what they count does not
+	// depend on what an earlier request left cached or how long ago.
+	uncached atomic.Bool
+	maxAge   time.Duration
 
 	mu      sync.Mutex
 	entries map[any]cacheEntry
@@ -37,7 +41,7 @@ func newReadCache(maxAge time.Duration) *readCache {
 // get returns a cached value and the generation to store a fresh load with.
 func (c *readCache) get(key any) (any, uint64, bool) {
 	gen := c.gen.Load()
-	if c.off.Load() {
+	if c.answersNothing() {
 		return nil, c.gen.Add(1), false
 	}
 	c.mu.Lock()
@@ -64,3 +68,12 @@ func (c *readCache) put(key any, gen uint64, val any) {
 func (c *readCache) invalidate() {
 	c.gen.Add(1)
 }
+
+func (c *readCache) answersNothing() bool { return c.off.Load() || c.uncached.Load() }
+
+// Uncached turns this process's read caches (the store's and those kept by
+// WriteGen) off while on is true. Tests that bound a request's queries use
+// it: with caches on, the count depends on timing (entries expire after
+// maxAge, and any committed write empties them), so it can differ between
+// two runs of the same request.
+func (s *Store) Uncached(on bool) { s.cache.uncached.Store(on) }

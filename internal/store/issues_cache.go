@@ -368,7 +368,7 @@ func (q Q) pullCounts(ctx context.Context, repoID int64) ([2]int, error) {
 // for a short while; on PostgreSQL the writes of other nodes change it too,
 // see cluster.go). While the cache is off every call gives a new value.
 func (s *Store) WriteGen() uint64 {
-	if s.cache.off.Load() {
+	if s.cache.answersNothing() {
 		return s.cache.gen.Add(1)
 	}
 	return s.cache.gen.Load()

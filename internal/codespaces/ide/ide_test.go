@@ -311,9 +311,11 @@ func TestIDEThroughProxy(t *testing.T) {
 	out := filepath.Join(dir, "from-terminal.txt")
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		// Typed again until the shell has started and run it.
+		// Typed again until the shell has started and run it. The shell
+		// writes a file beside it and renames it, so the test never reads
+		// the file between its creation and the echo's write.
 		if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-			_, err := cdp.Call(ctx, tg, input.InsertText, input.InsertTextParams{Text: `echo "$GREETING" > from-terminal.txt`})
+			_, err := cdp.Call(ctx, tg, input.InsertText, input.InsertTextParams{Text: `echo "$GREETING" > from-terminal.tmp && mv from-terminal.tmp from-terminal.txt`})
 			return err
 		}), chromedp.KeyEvent(kb.Enter)); err != nil {
 			t.Fatal(err)
