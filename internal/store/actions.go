@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -154,9 +155,19 @@ func scanRun(r rowScanner) (*model.WorkflowRun, error) {
 	return run, nil
 }
 
-// CreateRun adds a run with the next run number of its workflow.
+// CreateRun adds a run with the next run number of its workflow. On
+// PostgreSQL it first locks the workflow's row, so two transactions making
+// runs of one workflow at once (pushes handled by two workers) number them
+// one after the other instead of both taking the same number and one failing
+// on the unique key (SQLite runs one writer at a time).
 func (q Q) CreateRun(ctx context.Context, run *model.WorkflowRun) error {
 	now := q.Now()
+	if q.s.pg && q.tx != nil {
+		var id int64
+		if err := q.row(ctx, `SELECT id FROM actions_workflows WHERE id = ? FOR UPDATE`, run.WorkflowID).Scan(&id); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+	}
 	if err := q.row(ctx, `SELECT COALESCE(MAX(run_number), 0) + 1 FROM actions_runs WHERE workflow_id = ?`, run.WorkflowID).Scan(&run.RunNumber); err != nil {
 		return err
 	}
