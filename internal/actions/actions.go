@@ -189,7 +189,7 @@ func (s *Service) handlePush(ctx context.Context, payload []byte) error {
 		}
 		var changed []string
 		if u.Old != gitrepo.ZeroOID {
-			diff, err := g.Diff(ctx, u.Old, sha, gitrepo.DiffOptions{Skip: 1 << 30, Max: 1})
+			diff, err := g.DiffStats(ctx, u.Old, sha)
 			if err == nil {
 				changed = []string{}
 				for _, f := range diff {

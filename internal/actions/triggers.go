@@ -335,7 +335,7 @@ func (s *Service) pullRequestEvent(ctx context.Context, repo *model.Repo, ev eve
 	}
 	var changed []string
 	if mergeSHA != "" && p.BaseSHA != "" {
-		if diff, err := g.Diff(ctx, p.BaseSHA, mergeSHA, gitrepo.DiffOptions{Skip: 1 << 30, Max: 1}); err == nil {
+		if diff, err := g.DiffStats(ctx, p.BaseSHA, mergeSHA); err == nil {
 			changed = []string{}
 			for _, f := range diff {
 				changed = append(changed, f.Path)

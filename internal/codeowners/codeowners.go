@@ -241,7 +241,7 @@ func (s *Service) OfPull(ctx context.Context, repo *model.Repo, p *model.Pull) (
 		return nil, err
 	}
 	// No patch is read: the window of kept patches starts past every file.
-	changes, err := g.Diff(ctx, base, p.HeadSHA, gitrepo.DiffOptions{Skip: 1 << 30, Max: 1})
+	changes, err := g.DiffStats(ctx, base, p.HeadSHA)
 	if err != nil {
 		return nil, err
 	}

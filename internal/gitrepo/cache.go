@@ -41,6 +41,10 @@ type objVal struct {
 	key  objKey
 	info ObjectInfo
 	data []byte // nil when only the info is known
+	// derived is a result computed from immutable objects (derivedKey), of
+	// about dcost bytes.
+	derived any
+	dcost   int64
 }
 
 // objCache is an LRU of object infos and contents.
@@ -56,7 +60,7 @@ func newObjCache(max int64) *objCache {
 	return &objCache{max: max, order: list.New(), m: map[objKey]*list.Element{}}
 }
 
-func (v *objVal) cost() int64 { return int64(len(v.data) + len(v.key.rev) + 128) }
+func (v *objVal) cost() int64 { return int64(len(v.data)+len(v.key.rev)+128) + v.dcost }
 
 // get returns what is known of key; data is a copy (callers may keep and
 // change it).
@@ -105,6 +109,54 @@ func (c *objCache) put(k objKey, info ObjectInfo, data []byte) {
 		c.m[k] = c.order.PushFront(v)
 		c.size += v.cost()
 	}
+	for c.size > c.max && c.order.Len() > 0 {
+		el := c.order.Back()
+		old := el.Value.(*objVal)
+		c.order.Remove(el)
+		delete(c.m, old.key)
+		c.size -= old.cost()
+	}
+}
+
+// Results computed from objects alone — the merge base of two commits, the
+// commits one reaches and another does not, the file stats between two
+// trees — are the same forever, like the objects, so the object LRU keeps
+// them too, under keys no revision can spell (derivedKey). A result is kept
+// only when git found every object: a missing one may arrive with a push.
+
+// derivedKey is the cache key of an operation on object ids.
+func derivedKey(repo int64, op string, args ...string) objKey {
+	return objKey{repo: repo, rev: "\x00" + op + "\x00" + strings.Join(args, "\x00")}
+}
+
+func (c *objCache) getDerived(k objKey) (any, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.m[k]
+	if !ok || el.Value.(*objVal).derived == nil {
+		return nil, false
+	}
+	c.order.MoveToFront(el)
+	return el.Value.(*objVal).derived, true
+}
+
+// putDerived keeps v (which callers must not change afterwards), of about
+// cost bytes.
+func (c *objCache) putDerived(k objKey, v any, cost int64) {
+	if cost > objCacheMaxObject {
+		return
+	}
+	val := &objVal{key: k, derived: v, dcost: cost}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.m[k]; ok {
+		c.size -= el.Value.(*objVal).cost()
+		el.Value = val
+		c.order.MoveToFront(el)
+	} else {
+		c.m[k] = c.order.PushFront(val)
+	}
+	c.size += val.cost()
 	for c.size > c.max && c.order.Len() > 0 {
 		el := c.order.Back()
 		old := el.Value.(*objVal)

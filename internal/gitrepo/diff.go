@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -79,6 +80,27 @@ func (r *Repo) Diff(ctx context.Context, from, to string, o DiffOptions) ([]File
 	if werr != nil && !stopped {
 		return nil, &GitError{Args: args, Stderr: stderr.String(), Err: werr}
 	}
+	return files, nil
+}
+
+// DiffStats is Diff without patches: every file's change and line counts.
+// The answer for two object ids never changes, so it is kept in the
+// manager's object cache (a pull request's files, its CODEOWNERS, the paths
+// a push touched are asked for again and again).
+func (r *Repo) DiffStats(ctx context.Context, from, to string) ([]FileChange, error) {
+	key := derivedKey(r.ID, "diff-stats", from, to)
+	if v, ok := r.m.objects.getDerived(key); ok {
+		return slices.Clone(v.([]FileChange)), nil
+	}
+	files, err := r.Diff(ctx, from, to, DiffOptions{Skip: 1 << 30, Max: 1})
+	if err != nil {
+		return nil, err
+	}
+	cost := int64(64)
+	for _, f := range files {
+		cost += int64(len(f.Path) + len(f.OldPath) + 200)
+	}
+	r.m.objects.putDerived(key, slices.Clone(files), cost)
 	return files, nil
 }
 

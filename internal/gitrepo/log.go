@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,6 +70,12 @@ func (r *Repo) RevList(ctx context.Context, o LogOptions) ([]string, int, error)
 	if o.Path != "" {
 		args = append(args, o.Path)
 	}
+	// The walk from object ids selects the same commits forever.
+	key := derivedKey(r.ID, "rev-list", append(args[1:], strconv.Itoa(o.Skip), strconv.Itoa(o.Max))...)
+	if v, ok := r.m.objects.getDerived(key); ok {
+		p := v.(revPage)
+		return slices.Clone(p.ids), p.total, nil
+	}
 	cmd := r.Cmd(ctx, []string{"GIT_LITERAL_PATHSPECS=1"}, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -94,7 +101,16 @@ func (r *Repo) RevList(ctx context.Context, o LogOptions) ([]string, int, error)
 	if err := cmd.Wait(); err != nil {
 		return nil, 0, &GitError{Args: args, Stderr: stderr.String(), Err: err}
 	}
+	if scanErr == nil {
+		r.m.objects.putDerived(key, revPage{ids: slices.Clone(page), total: total}, int64(48*len(page)+64))
+	}
 	return page, total, scanErr
+}
+
+// revPage is a cached page of RevList.
+type revPage struct {
+	ids   []string
+	total int
 }
 
 // Commits reads and parses commits through the repository's cat-file
@@ -129,6 +145,10 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 	if !ValidOID(a) || !ValidOID(b) {
 		return "", ErrNotFound
 	}
+	key := derivedKey(r.ID, "merge-base", a, b)
+	if v, ok := r.m.objects.getDerived(key); ok {
+		return v.(string), nil
+	}
 	out, err := r.Git(ctx, nil, "merge-base", a, b)
 	var ge *GitError
 	if errors.As(err, &ge) && strings.TrimSpace(ge.Stderr) == "" {
@@ -137,7 +157,9 @@ func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(string(out)), nil
+	base := strings.TrimSpace(string(out))
+	r.m.objects.putDerived(key, base, int64(len(base)))
+	return base, nil
 }
 
 // AheadBehind counts the commits head has that base lacks (ahead) and the

@@ -103,7 +103,7 @@ func (a *API) registerPullFiles() {
 			return nil, err
 		}
 		// Stats only: no file's patch is kept.
-		files, err := g.Diff(ctx, mb, o.p.HeadSHA, gitrepo.DiffOptions{Skip: 1 << 30, Max: 1})
+		files, err := g.DiffStats(ctx, mb, o.p.HeadSHA)
 		if errors.Is(err, gitrepo.ErrNotFound) {
 			files = nil
 		} else if err != nil {

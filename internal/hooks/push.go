@@ -146,7 +146,7 @@ func (b *builder) pushCommit(ctx context.Context, g *gitrepo.Repo, repo *model.R
 	if len(c.Parents) > 0 {
 		parent = c.Parents[0]
 	}
-	files, err := g.Diff(ctx, parent, c.OID, gitrepo.DiffOptions{Skip: 1 << 30, Max: 1})
+	files, err := g.DiffStats(ctx, parent, c.OID)
 	if err != nil {
 		return pc, err
 	}

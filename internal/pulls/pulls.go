@@ -281,7 +281,7 @@ func Figures(ctx context.Context, g *gitrepo.Repo, baseSHA, headSHA string) (sto
 	if c.Commits, err = g.CountRange(ctx, mb, headSHA); err != nil {
 		return c, err
 	}
-	files, err := g.Diff(ctx, mb, headSHA, gitrepo.DiffOptions{Skip: 1 << 30, Max: 1})
+	files, err := g.DiffStats(ctx, mb, headSHA)
 	if err != nil {
 		return c, err
 	}
