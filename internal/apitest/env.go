@@ -135,6 +135,10 @@ type Options struct {
 	// scripts/deps.sh) behind web_url, on an origin of its own
 	// (Env.CodespacesURL).
 	CodespaceIDE bool
+	// TokenTTL keeps authentications that long, as hubd serve does for 5 s
+	// (0: every request authenticates against the store, so that a revoked
+	// token fails at once). Benchmarks of the served path set it.
+	TokenTTL time.Duration
 }
 
 // New starts an environment; it is torn down when the test ends.
@@ -185,7 +189,7 @@ func New(t testing.TB, opts ...Options) *Env {
 		cs.URL = e.CodespacesURL
 	}
 	srv, deps, err := server.Build(server.Config{Store: e.Store, ExternalURL: e.URL, Limits: limits, MaxBody: o.MaxBody, Version: "test",
-		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset, SSHBase: sshBase, Codespaces: cs})
+		GitRoot: filepath.Join(e.DataDir, "git"), MaxPush: o.MaxPush, MaxAsset: o.MaxAsset, SSHBase: sshBase, Codespaces: cs, TokenTTL: o.TokenTTL})
 	if err != nil {
 		t.Fatalf("apitest: build: %v", err)
 	}

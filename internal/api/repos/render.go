@@ -47,6 +47,7 @@ type shape uint8
 const (
 	shapeRepository shape = iota // repository (GET /user/repos)
 	shapeMinimal                 // minimal-repository (user and organization lists)
+	shapeFull                    // full-repository (GET /repos/{owner}/{repo}), see getFull
 )
 
 const (

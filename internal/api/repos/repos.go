@@ -6,6 +6,8 @@ package repos
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
@@ -120,6 +122,7 @@ func (a *API) createInOrg(w http.ResponseWriter, r *http.Request) error {
 
 // GET /repos/{owner}/{repo}
 func (a *API) get(w http.ResponseWriter, r *http.Request) error {
+	gen := a.d.Store.WriteGen() // before reading: a write meanwhile makes what is read stale
 	repo, perm, err := a.d.Repo(r, authz.Read)
 	if err != nil {
 		return err
@@ -127,7 +130,35 @@ func (a *API) get(w http.ResponseWriter, r *http.Request) error {
 	// GitHub dates a repository's representation by its updated_at; the
 	// server's conditional-request code honours the header.
 	w.Header().Set("Last-Modified", repo.UpdatedAt.UTC().Format(http.TimeFormat))
-	return a.writeFull(w, r, http.StatusOK, repo, perm)
+	// The object of a public repository that is neither a fork nor made
+	// from a template depends on the caller only through their permission
+	// and whether they are signed in (a fork embeds its parent with the
+	// caller's permission on it; a private repository carries a clone
+	// token of the caller's), so it is rendered once per write generation
+	// for each, as the lists render theirs.
+	if repo.Private() || repo.ParentID != 0 || repo.TemplateID != 0 {
+		return a.writeFull(w, r, http.StatusOK, repo, perm)
+	}
+	now := time.Now()
+	key := renderKey{repo: repo.ID, shape: shapeFull, perm: perm, authn: rest.Caller(r).Authenticated()}
+	b, ok := a.cache.get(key, gen, now)
+	if !ok {
+		out, err := a.full(r, repo, perm)
+		if err != nil {
+			return err
+		}
+		if b, err = marshal(out); err != nil {
+			return err
+		}
+		b = append(b, '\n') // the whole body, as rest.JSON writes it
+		a.cache.put(key, renderEntry{gen: gen, expires: expiry(repo.ID, now), json: b})
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write(b)
+	return err
 }
 
 // PATCH /repos/{owner}/{repo}: admins change settings, rename (the old name
