@@ -15,6 +15,7 @@
 #
 #   bash bench/cluster.sh                     # 10 s per measurement, 32 connections
 #   DURATION=5s CONNS=16 bash bench/cluster.sh
+#   ROUNDS=3 (strict/lax pairs of part 1), ONLY_STRICT=1 (part 1 alone)
 #   PG=postgres://postgres@127.0.0.1:5432 (a server where it may create and drop a database)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -104,23 +105,30 @@ echo "1. one node, straight (ratio: of the bare handler's requests/s in this run
 printf '%-44s %12s %10s %8s\n' "" "req/s" "p99" "ratio"
 read -r brepo bp99 < <(measure "http://$BARE$REPO")
 printf '%-44s %12s %10s\n' "bare handler GET /repos/{o}/{r}" "$brepo" "$bp99"
-read -r strict sp99 < <(measure "http://$N0$REPO")
-row "GET /repos/{o}/{r} --strict-reads (default)" "$strict" "$sp99" "$brepo"
-stop_node 0
-start_node 0 --strict-reads=false
-read -r lax lp99 < <(measure "http://$N0$REPO")
-row "GET /repos/{o}/{r} --strict-reads=false" "$lax" "$lp99" "$brepo"
-stop_node 0
-start_node 0
-read -r strict2 sp992 < <(measure "http://$N0$REPO")
-row "GET /repos/{o}/{r} --strict-reads, again" "$strict2" "$sp992" "$brepo"
-awk -v s1="$strict" -v s2="$strict2" -v l="$lax" 'BEGIN{printf "strict reads cost: %.1f%% of the lax figure (mean of the two strict runs)\n", 100*(1-(s1+s2)/2/l)}'
+# Strict and lax alternately, ROUNDS times each (a restart between), and
+# the medians: the load of a shared machine drifts within a run.
+stricts=() laxes=()
+for round in $(seq 1 "${ROUNDS:-3}"); do
+  for mode in true false; do
+    stop_node 0
+    start_node 0 --strict-reads=$mode
+    read -r r p < <(measure "http://$N0$REPO")
+    row "GET /repos/{o}/{r} --strict-reads=$mode" "$r" "$p" "$brepo"
+    if [ "$mode" = true ]; then stricts+=("$r"); else laxes+=("$r"); fi
+  done
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+ms=$(median "${stricts[@]}") ml=$(median "${laxes[@]}")
+awk -v s="$ms" -v l="$ml" -v b="$brepo" 'BEGIN{printf "medians: strict %.0f req/s (%.1f%% of bare), lax %.0f req/s (%.1f%% of bare): strict reads cost %.1f%%\n", s, 100*s/b, l, 100*l/b, 100*(1-s/l)}'
+[ -z "${ONLY_STRICT:-}" ] || exit 0
 
 echo
 echo "2. through the round-robin proxy"
 read -r bissues bip99 < <(measure "http://$BARE$ISSUES")
 printf '%-44s %12s %10s %8s\n' "" "req/s" "p99" "ratio"
 printf '%-44s %12s %10s\n' "bare handler GET issues (30)" "$bissues" "$bip99"
+stop_node 0
+start_node 0 # strict, as all three
 start_node 1
 start_node 2
 for n in 1 2 3; do
