@@ -230,6 +230,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		preflight(w, r)
 		return
 	}
+	if s.deps.Store != nil {
+		// Several nodes: take in the writes other nodes answered before
+		// this request came (store/cluster.go), so that no read cache
+		// answers from before them. An error empties the caches; the
+		// request then meets the database as it is.
+		s.deps.Store.Sync(r.Context())
+	}
 	if s.Pages != nil && s.Pages.Serves(r.URL.Path) {
 		s.Pages.ServeHTTP(w, r)
 		return

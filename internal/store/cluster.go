@@ -30,6 +30,18 @@ import (
 //
 // Payloads are "NODE:w" (a write), "NODE:e" (a write that appended domain
 // events: the outbox consumers wake) and "NODE:t:TOPIC" (a broadcast).
+//
+// A notification arrives after the write was answered, so alone it would
+// let a read on another node right after the write hit a stale cache entry
+// (a few milliseconds, measured). Strict read-your-writes comes from two
+// database-side generations, sequences bumped by the same statement that
+// notifies (genWrites after a write, genBroadcasts after a broadcast),
+// before the write is answered: every request first calls Sync, which
+// reads both (one query, shared by the requests that arrive while it is on
+// its way: see genSync) and invalidates the cache, or runs every topic,
+// when one moved since the last look. A write answered before a request
+// began has bumped its generation before the request's Sync read it, so no
+// cache entry loaded before that write survives into the request.
 
 // cluster is a store's share of that (PostgreSQL only).
 type cluster struct {
@@ -44,6 +56,34 @@ type cluster struct {
 	stop      context.CancelFunc
 	done      chan struct{}
 	received  atomic.Int64 // notifications of other nodes taken in (tests)
+
+	sync genSync
+	lax  atomic.Bool // StrictReads(false)
+}
+
+// The generation sequences (created by migrate on PostgreSQL).
+const (
+	genWrites     = "hubd_write_generation"
+	genBroadcasts = "hubd_broadcast_generation"
+)
+
+// genSync shares the generation check between concurrent requests, as a
+// group commit does: at most one check is on its way; a request that
+// arrives meanwhile waits for the next one (the one on its way may have
+// read the generations before the request began, so it proves nothing to
+// it), which every request arriving before it starts joins.
+type genSync struct {
+	mu      sync.Mutex
+	running bool      // a check is on its way
+	next    *genRound // the round that starts when it ends
+	writes  int64     // the generations as last seen
+	bcasts  int64
+	checks  atomic.Int64 // checks made (tests, benchmarks)
+}
+
+type genRound struct {
+	done chan struct{}
+	err  error
 }
 
 func newNodeID() string {
@@ -89,7 +129,7 @@ func (s *Store) notifyCommitted(ctx context.Context, events bool) {
 	if events {
 		kind = "e"
 	}
-	if _, err := s.write.ExecContext(context.WithoutCancel(ctx), `SELECT pg_notify($1, $2)`, s.cl.channel, s.cl.node+":"+kind); err != nil {
+	if _, err := s.write.ExecContext(context.WithoutCancel(ctx), `SELECT pg_notify($1, $2), nextval('`+genWrites+`')`, s.cl.channel, s.cl.node+":"+kind); err != nil {
 		slog.Warn("store: notify the other nodes of a write", "err", err)
 	}
 }
@@ -110,7 +150,7 @@ func (s *Store) Broadcast(ctx context.Context, topic string) {
 	if !s.pg || s.cl.channel == "" {
 		return
 	}
-	if _, err := s.write.ExecContext(ctx, `SELECT pg_notify($1, $2)`, s.cl.channel, s.cl.node+":t:"+topic); err != nil {
+	if _, err := s.write.ExecContext(context.WithoutCancel(ctx), `SELECT pg_notify($1, $2), nextval('`+genBroadcasts+`')`, s.cl.channel, s.cl.node+":t:"+topic); err != nil {
 		slog.Warn("store: broadcast", "topic", topic, "err", err)
 	}
 }
@@ -173,7 +213,15 @@ func (s *Store) listenConn(ctx context.Context, url string) (*pgx.Conn, error) {
 		return nil, fmt.Errorf("store: listen for other nodes: %w", err)
 	}
 	// Whatever the other nodes wrote before this point is unknown here:
-	// start from a clean cache.
+	// start from a clean cache, and from the generations as they are now.
+	w, b, err := s.readGenerations(ctx)
+	if err != nil {
+		conn.Close(ctx)
+		return nil, fmt.Errorf("store: listen for other nodes: %w", err)
+	}
+	s.cl.sync.mu.Lock()
+	s.cl.sync.writes, s.cl.sync.bcasts = w, b
+	s.cl.sync.mu.Unlock()
 	s.cache.invalidate()
 	s.cl.listening.Store(true)
 	s.cache.off.Store(false)
@@ -252,3 +300,88 @@ func (s *Store) stopListening() {
 
 // Received counts the notifications of other nodes this store took in.
 func (s *Store) Received() int64 { return s.cl.received.Load() }
+
+// readGenerations reads the two generation sequences (0 before their first
+// bump). A sequence read as a relation shows the other sessions' nextval
+// at once: sequences are not transactional.
+func (s *Store) readGenerations(ctx context.Context) (writes, bcasts int64, err error) {
+	err = s.read.QueryRowContext(ctx, `SELECT
+  (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM `+genWrites+`),
+  (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM `+genBroadcasts+`)`).Scan(&writes, &bcasts)
+	return writes, bcasts, err
+}
+
+// Sync makes this node's caches answer as the database does now: every
+// write and broadcast of any node answered before Sync was called is
+// reflected in what the caches give afterwards. The server calls it at the
+// start of every request (PostgreSQL with Listen; nothing otherwise). It
+// costs one query per round, shared by the requests that wait for it; on
+// an error the caches are emptied and the error returned.
+func (s *Store) Sync(ctx context.Context) error {
+	if !s.pg || s.cl == nil || !s.cl.started.Load() || s.cl.lax.Load() {
+		return nil
+	}
+	g := &s.cl.sync
+	g.mu.Lock()
+	if g.next == nil {
+		g.next = &genRound{done: make(chan struct{})}
+	}
+	r := g.next
+	if !g.running {
+		g.running, g.next = true, nil
+		go s.syncRounds(r)
+	}
+	g.mu.Unlock()
+	select {
+	case <-r.done:
+		return r.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// syncRounds runs round r, then the rounds that gathered meanwhile, until
+// none waits.
+func (s *Store) syncRounds(r *genRound) {
+	g := &s.cl.sync
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		w, b, err := s.readGenerations(ctx)
+		cancel()
+		g.checks.Add(1)
+		g.mu.Lock()
+		wmoved, bmoved := err != nil || w != g.writes, err != nil || b != g.bcasts
+		if err == nil {
+			g.writes, g.bcasts = w, b
+		}
+		g.mu.Unlock()
+		if wmoved {
+			s.cache.invalidate()
+		}
+		if bmoved {
+			s.runAllTopics()
+		}
+		if err != nil {
+			r.err = fmt.Errorf("store: read the cluster's generations: %w", err)
+		}
+		close(r.done)
+		g.mu.Lock()
+		r = g.next
+		if r == nil {
+			g.running = false
+			g.mu.Unlock()
+			return
+		}
+		g.next = nil
+		g.mu.Unlock()
+	}
+}
+
+// StrictReads turns Sync's check on (the default) or off: off, another
+// node's write reaches this node's caches only by its notification, which
+// may arrive after the client's next read (hubd serve --strict-reads=false;
+// bench/cluster.sh measures what the check costs).
+func (s *Store) StrictReads(on bool) { s.cl.lax.Store(!on) }
+
+// SyncChecks counts the generation checks Sync made (tests, benchmarks).
+func (s *Store) SyncChecks() int64 { return s.cl.sync.checks.Load() }

@@ -58,3 +58,19 @@ func MigrationWith(s string) int {
 	}
 	return 0
 }
+
+// SyncWithoutListener makes s check the cluster's generations in Sync as a
+// listening node does, but with no listener: what Sync does is then all
+// that moves s's caches on the other stores' writes (tests).
+func SyncWithoutListener(ctx context.Context, s *Store) error {
+	if !s.pg {
+		return nil
+	}
+	w, b, err := s.readGenerations(ctx)
+	if err != nil {
+		return err
+	}
+	s.cl.sync.writes, s.cl.sync.bcasts = w, b
+	s.cl.started.Store(true)
+	return nil
+}

@@ -2920,6 +2920,16 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("store: migration %d: %w", v, err)
 		}
 	}
+	if s.pg {
+		// The cluster's generations (cluster.go): sequences, not rows, so
+		// that bumping one takes no lock a commit waits for. Made here, under
+		// the migration lock, so that nodes starting at once do not race.
+		for _, seq := range []string{genWrites, genBroadcasts} {
+			if _, err := s.write.ExecContext(ctx, `CREATE SEQUENCE IF NOT EXISTS `+seq); err != nil {
+				return fmt.Errorf("store: sequence %s: %w", seq, err)
+			}
+		}
+	}
 	return nil
 }
 
