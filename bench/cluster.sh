@@ -4,7 +4,7 @@
 # numbers: the machines are noisy):
 #
 #  1. the cost of strict read-your-writes on one node: GET /repos/{o}/{r}
-#     straight to a node with --strict-reads (the default: a generation check
+#     straight to a node with --strict-reads (a generation check
 #     per request, shared by concurrent requests) and without;
 #  2. GET /repos/{o}/{r}, an issue list and issue creation through a
 #     round-robin proxy (bench/rrproxy) over 1, 2 and 3 nodes.

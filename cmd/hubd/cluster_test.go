@@ -93,7 +93,7 @@ func TestCluster(t *testing.T) {
 	}
 	hooks := newRecorder(t, false)
 	p := newRoundRobin(t)
-	flags := []string{"--external-url", p.srv.URL, "--actions-workers", "0", "--hook-allow", "127.0.0.0/8", "--job-lease", "3s"}
+	flags := []string{"--external-url", p.srv.URL, "--actions-workers", "0", "--hook-allow", "127.0.0.0/8", "--job-lease", "3s", "--strict-reads"}
 	nodes := []*running{c.serve(append(flags, "--node-name", "n0")...)}
 	admin := tokenLine.FindStringSubmatch(strings.Join(nodes[0].before, "\n"))[1]
 	c.ok("user", "create", "--login", "mona")

@@ -70,7 +70,7 @@ func serve(args []string) error {
 	runnerOffline := fs.Duration("runner-offline", time.Minute, "a runner silent this long is offline and its job fails (lost communication)")
 	maxJobTimeout := fs.Duration("actions-max-timeout", 360*time.Minute, "the longest a job may run (caps timeout-minutes; GitHub's 360 minutes at most)")
 	actionsJobs := fs.Int("actions-jobs", 0, "jobs this process dispatches to runners at once (default: --actions-workers + 4)")
-	strictReads := fs.Bool("strict-reads", true, "several nodes on PostgreSQL: every request first checks the database's write generation (one small query, shared by concurrent requests), so that it reads every write any node answered before it; false: another node's write reaches this node's read caches by notification, a few milliseconds late at most")
+	strictReads := fs.Bool("strict-reads", false, "several nodes on PostgreSQL (set it on every node): every request first checks the database's write generation (one small query, shared by concurrent requests), so that it reads every write any node answered before it; off (the default; one node needs no check, its own writes empty its caches at once): another node's write reaches this node's read caches by notification, a few milliseconds late at most")
 	jobLease := fs.Duration("job-lease", 2*time.Minute, "how long a background job claimed by a node is its own: a job of a node that died is taken over by another this long after its claim")
 	var jobLimits jobLimitFlags
 	jobLimits.register(fs)
