@@ -140,7 +140,7 @@ func (a *API) render(ctx context.Context, list []*model.Codespace) ([]wire.Codes
 		return nil, err
 	}
 	machines := map[string]*wire.CodespaceMachine{}
-	for _, m := range svc.Machines(a.svc.Root) {
+	for _, m := range a.svc.Machines() {
 		w := toMachine(m)
 		machines[m.Name] = &w
 	}
