@@ -27,8 +27,8 @@ import (
 	"github.com/google/go-github/v92/github"
 
 	"github.com/hubd/hubd/internal/api"
-	"github.com/hubd/hubd/internal/codespaces"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/codespaces"
 	"github.com/hubd/hubd/internal/gitssh"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"

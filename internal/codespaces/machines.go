@@ -35,7 +35,9 @@ func Machines(root string) []Machine {
 
 // NewMachine is a machine type of cpus cores, mem bytes of memory and disk
 // bytes of workspace storage (its display name says so).
-func NewMachine(name string, cpus int, mem, disk int64) Machine { return machine(name, cpus, mem, disk) }
+func NewMachine(name string, cpus int, mem, disk int64) Machine {
+	return machine(name, cpus, mem, disk)
+}
 
 // Machines are the machine types the service offers: the operator's
 // (MachineTypes) or the host's defaults, less those the host cannot honour

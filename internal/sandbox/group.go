@@ -49,7 +49,8 @@ func (g *Group) Root() string { return strings.Join(g.cg.dirs, ":") }
 // Version is the cgroup version of the group: "v1" or "v2".
 func (g *Group) Version() string { return g.cg.version }
 
-// Limits are the group's limits.
+// Limits are the limits the group was made with (zero for a group
+// FindGroup found).
 func (g *Group) Limits() Limits { return g.cg.limits }
 
 // File is the path of one of the group's control files ("" when no
@@ -125,9 +126,9 @@ func (g *Group) Remove() error {
 	return errors.Join(errs...)
 }
 
-// RemoveGroup removes the group name under root, killing what runs in it
-// (nothing when there is no such group).
-func RemoveGroup(root, name string) error {
+// FindGroup is the group name under root as it is now (nil when there is
+// none): what another process made there, to read or remove.
+func FindGroup(root, name string) *Group {
 	g := &Group{cg: &jobCgroup{version: "v1"}}
 	if cgroupV2() {
 		g.cg.version = "v2"
@@ -144,7 +145,16 @@ func RemoveGroup(root, name string) error {
 	if len(g.cg.dirs) == 0 {
 		return nil
 	}
-	return g.Remove()
+	return g
+}
+
+// RemoveGroup removes the group name under root, killing what runs in it
+// (nothing when there is no such group).
+func RemoveGroup(root, name string) error {
+	if g := FindGroup(root, name); g != nil {
+		return g.Remove()
+	}
+	return nil
 }
 
 // GroupNames are the names of the groups under root (in any of its

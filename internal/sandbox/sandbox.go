@@ -48,6 +48,9 @@ type Limits struct {
 	Processes   int   // tasks of the job, default 512
 	MemoryBytes int64 // default 4 GiB
 	CPUShares   int   // relative CPU share (cgroup only), default 1024
+	DiskBytes   int64 // the work directory's disk use, default 10 GiB
+	OpenFiles   int   // per process, default 4096
+	TmpBytes    int64 // size of the job's private /tmp (and /dev/shm), default 1 GiB
 	// CPUs caps the CPU time the job's processes take together, in cores
 	// (a CFS bandwidth quota: CPUs × CPUPeriod of CPU time per period;
 	// cgroup only); 0: no cap.
@@ -55,9 +58,6 @@ type Limits struct {
 	// CPUPeriod is the quota's accounting period, default 100 ms (the
 	// kernel's): a shorter one spreads the throttling more evenly.
 	CPUPeriod time.Duration
-	DiskBytes   int64 // the work directory's disk use, default 10 GiB
-	OpenFiles   int   // per process, default 4096
-	TmpBytes    int64 // size of the job's private /tmp (and /dev/shm), default 1 GiB
 }
 
 // Default limits.

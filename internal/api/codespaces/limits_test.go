@@ -16,6 +16,7 @@ import (
 
 	"github.com/hubd/hubd/internal/apitest"
 	"github.com/hubd/hubd/internal/codespaces"
+	"github.com/hubd/hubd/internal/sandbox"
 )
 
 // limitsDevcontainer spins on three cores until the test says stop (at
@@ -26,71 +27,33 @@ const limitsDevcontainer = `{
 }
 `
 
-// groupDirs are the directories of codespace name's cgroup, one per
-// hierarchy.
-func groupDirs(t *testing.T, e *apitest.Env, name string) []string {
+// group is codespace name's cgroup as it is now (nil when there is none).
+func group(t *testing.T, e *apitest.Env, name string) *sandbox.Group {
 	t.Helper()
 	if e.CodespacesCgroup == "" {
 		t.Fatal("the codespaces have no cgroup: run the tests as root (hubd delegates one to them as root only)")
 	}
-	var out []string
-	for _, d := range strings.Split(e.CodespacesCgroup, ":") {
-		out = append(out, filepath.Join(d, name))
-	}
-	return out
+	return sandbox.FindGroup(e.CodespacesCgroup, name)
 }
 
 // groupFile reads one control file of codespace name's cgroup.
 func groupFile(t *testing.T, e *apitest.Env, name, file string) string {
 	t.Helper()
-	for _, d := range groupDirs(t, e, name) {
-		if b, err := os.ReadFile(filepath.Join(d, file)); err == nil {
-			return strings.TrimSpace(string(b))
-		}
+	g := group(t, e, name)
+	if g == nil || g.File(file) == "" {
+		t.Fatalf("codespace %s has no cgroup with %s", name, file)
 	}
-	t.Fatalf("codespace %s's cgroup has no %s", name, file)
-	return ""
-}
-
-// groupPids are the processes in codespace name's cgroup and the groups
-// inside it.
-func groupPids(t *testing.T, e *apitest.Env, name string) []int {
-	t.Helper()
-	var out []int
-	for _, top := range groupDirs(t, e, name) {
-		filepath.WalkDir(top, func(p string, d os.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return nil
-			}
-			b, _ := os.ReadFile(filepath.Join(p, "cgroup.procs"))
-			for _, f := range strings.Fields(string(b)) {
-				if pid, err := strconv.Atoi(f); err == nil && !slices.Contains(out, pid) {
-					out = append(out, pid)
-				}
-			}
-			return nil
-		})
+	b, err := os.ReadFile(g.File(file))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out
-}
-
-// stat is one counter of a cgroup's cpu.stat.
-func stat(cpuStat, key string) int64 {
-	for _, line := range strings.Split(cpuStat, "\n") {
-		if k, v, ok := strings.Cut(line, " "); ok && k == key {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	return -1
+	return strings.TrimSpace(string(b))
 }
 
 func goneGroup(t *testing.T, e *apitest.Env, name string) {
 	t.Helper()
-	for _, d := range groupDirs(t, e, name) {
-		if _, err := os.Stat(d); !os.IsNotExist(err) {
-			t.Fatalf("codespace %s's cgroup %s is still there (%v)", name, d, err)
-		}
+	if g := group(t, e, name); g != nil {
+		t.Fatalf("codespace %s's cgroup %s is still there", name, g.Root())
 	}
 }
 
@@ -151,8 +114,7 @@ func TestCodespaceMachineLimits(t *testing.T) {
 	// postCreateCommand spins in the codespace's group: one core's quota.
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		dirs := groupDirs(t, e, name)
-		if _, err := os.Stat(dirs[len(dirs)-1]); err == nil && len(groupPids(t, e, name)) >= 3 {
+		if g := group(t, e, name); g != nil && len(g.Pids()) >= 3 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -171,16 +133,15 @@ func TestCodespaceMachineLimits(t *testing.T) {
 		t.Fatalf("cpu.max %s", q)
 	}
 	for {
-		st := groupFile(t, e, name, "cpu.stat")
-		throttledTime := stat(st, "throttled_time")
-		if throttledTime < 0 {
-			throttledTime = stat(st, "throttled_usec")
+		st, err := group(t, e, name).CPU()
+		if err != nil {
+			t.Fatal(err)
 		}
-		if stat(st, "nr_throttled") > 0 && throttledTime > 0 {
+		if st.Throttled > 0 && st.ThrottledTime > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("never throttled:\n%s", st)
+			t.Fatalf("never throttled: %+v", st)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -247,12 +208,8 @@ func TestCodespaceMachineLimits(t *testing.T) {
 // fileIn reports whether codespace name's cgroup has a control file (the
 // cgroup v1 files tell v1 from v2).
 func fileIn(e *apitest.Env, name, file string) bool {
-	for _, d := range strings.Split(e.CodespacesCgroup, ":") {
-		if _, err := os.Stat(filepath.Join(d, name, file)); err == nil {
-			return true
-		}
-	}
-	return false
+	g := sandbox.FindGroup(e.CodespacesCgroup, name)
+	return g != nil && g.File(file) != ""
 }
 
 func isAccepted(err error) bool {
