@@ -19,8 +19,9 @@ func (s *Service) group(name string, m Machine) (*sandbox.Group, error) {
 	if s.Cgroups == "" {
 		return nil, nil
 	}
+	// Codespaces competing for the host weigh as their cores.
 	g, err := sandbox.NewGroup(s.Cgroups, name, sandbox.Limits{CPUs: float64(m.CPUs), CPUPeriod: s.CPUPeriod,
-		MemoryBytes: m.Memory, Processes: Processes})
+		CPUShares: sandbox.DefaultCPUShares * max(m.CPUs, 1), MemoryBytes: m.Memory, Processes: Processes})
 	if err != nil {
 		return nil, fmt.Errorf("the codespace's cgroup: %v", err)
 	}
