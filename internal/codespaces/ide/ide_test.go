@@ -194,7 +194,7 @@ func TestIDEThroughProxy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if group, err = sandbox.NewGroup(root, "cs-alice", sandbox.Limits{CPUs: 1, MemoryBytes: 2 << 30, Processes: 4096}); err != nil {
+		if group, err = sandbox.NewGroup(root, "cs-alice", sandbox.Limits{MemoryBytes: 2 << 30, Processes: 4096}); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() {
@@ -484,7 +484,7 @@ func TestIDEAsRunnerUser(t *testing.T) {
 // browser starts a headless chromium with a fresh profile.
 func browser(t testing.TB, exe string) context.Context {
 	t.Helper()
-	parent, stop := context.WithTimeout(context.Background(), 4*time.Minute)
+	parent, stop := context.WithTimeout(context.Background(), 8*time.Minute)
 	t.Cleanup(stop)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
