@@ -9,15 +9,31 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/codespaces/ide"
+	"github.com/hubd/hubd/internal/sandbox"
 	"github.com/hubd/hubd/internal/server"
 )
 
 // codespacesConfig is how codespaces run: as the runner user when hubd is
 // root (their workspaces are theirs; a repository's commands never run as
-// hubd), in the workflow jobs' sandbox, with code-server as their IDE
-// unless codeServer is "none" or missing.
-func codespacesConfig(codeServer, runnerUser, sandboxMode, dataDir string) (server.CodespacesConfig, error) {
+// hubd), in the workflow jobs' sandbox, each in a cgroup with its machine's
+// limits, with code-server as their IDE unless codeServer is "none" or
+// missing.
+func codespacesConfig(codeServer, runnerUser, sandboxMode, dataDir, node string) (server.CodespacesConfig, error) {
 	cfg := server.CodespacesConfig{Sandbox: sandboxMode}
+	if os.Geteuid() == 0 {
+		// The codespaces' cgroups: kept by hubd (root) alone, since the
+		// codespaces all run as the runner user, who could otherwise move
+		// a codespace's processes out of its limits.
+		name := "codespaces"
+		if node != "" {
+			name += "-" + node
+		}
+		cg, err := sandbox.Delegate(0, 0, name)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "hubd: WARNING: codespaces get no cgroup, so their machine's cores are not enforced (rlimits only): %v\n", err)
+		}
+		cfg.Cgroups = cg
+	}
 	if os.Geteuid() == 0 {
 		cred, err := lookupCredential(runnerUser)
 		if err != nil {
@@ -99,4 +115,20 @@ func codespacesURL(ln net.Listener, external, hubdURL string) (net.Listener, str
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	return ln, u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port), nil
+}
+
+// releaseCodespaceCgroups removes the codespaces' groups and the delegated
+// cgroup holding them (hubd's shutdown, after the IDEs stopped).
+func releaseCodespaceCgroups(root string) {
+	if root == "" {
+		return
+	}
+	for _, name := range sandbox.GroupNames(root) {
+		if err := sandbox.RemoveGroup(root, name); err != nil {
+			fmt.Fprintf(os.Stderr, "hubd: %v\n", err)
+		}
+	}
+	if err := sandbox.Undelegate(root); err != nil {
+		fmt.Fprintf(os.Stderr, "hubd: %v\n", err)
+	}
 }

@@ -213,10 +213,11 @@ func serve(args []string) error {
 			return err
 		}
 	}
-	cs, err := codespacesConfig(*codeServer, *runnerUser, runner.SandboxInUse(*actionsSandbox), abs)
+	cs, err := codespacesConfig(*codeServer, *runnerUser, runner.SandboxInUse(*actionsSandbox), abs, *nodeName)
 	if err != nil {
 		return err
 	}
+	defer releaseCodespaceCgroups(cs.Cgroups) // after the IDEs stop (deferred below)
 	var csLn net.Listener
 	if cs.IDE != nil {
 		defer cs.IDE.StopAll()

@@ -28,6 +28,7 @@ import (
 
 	"github.com/hubd/hubd/internal/api"
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/codespaces"
 	"github.com/hubd/hubd/internal/gitssh"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/ratelimit"
@@ -54,6 +55,10 @@ type Env struct {
 	SSHAddr    string // host:port of the SSH transport (Options.SSH)
 	// CodespacesURL is the IDEs' own origin (Options.CodespaceIDE).
 	CodespacesURL string
+	// CodespacesCgroup is the cgroup delegated to the codespaces (as hubd
+	// serve delegates one when it runs as root; "" otherwise): each
+	// running codespace's group is <dir>/<name> in each hierarchy.
+	CodespacesCgroup string
 
 	mu      sync.Mutex
 	covered map[string]bool
@@ -139,6 +144,11 @@ type Options struct {
 	// (0: every request authenticates against the store, so that a revoked
 	// token fails at once). Benchmarks of the served path set it.
 	TokenTTL time.Duration
+	// CodespaceMachines are the machine types offered (nil: the host's).
+	CodespaceMachines []codespaces.Machine
+	// CodespaceCPUPeriod is the period of the codespaces' CPU quota (0:
+	// the kernel's 100 ms).
+	CodespaceCPUPeriod time.Duration
 }
 
 // New starts an environment; it is torn down when the test ends.
@@ -179,6 +189,9 @@ func New(t testing.TB, opts ...Options) *Env {
 		// <DataDir>/codespaces (as hubd serve opens its data directory).
 		passThrough(t, e.DataDir)
 	}
+	cs.Machines, cs.CPUPeriod = o.CodespaceMachines, o.CodespaceCPUPeriod
+	cs.Cgroups = codespacesCgroup(t)
+	e.CodespacesCgroup = cs.Cgroups
 	var ideHTTP *httptest.Server
 	if o.CodespaceIDE {
 		cs.IDE = codespaceIDE(t, cs.Credential, e.DataDir)

@@ -2,11 +2,13 @@ package apitest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/user"
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
@@ -130,4 +132,31 @@ func passThrough(t testing.TB, dir string) {
 			t.Fatalf("apitest: %v", err)
 		}
 	}
+}
+
+var cgroupSeq atomic.Int64
+
+// codespacesCgroup delegates a cgroup to an environment's codespaces when
+// the tests run as root (as hubd serve does), removed with whatever is left
+// in it when the test ends; "" when not root.
+func codespacesCgroup(t testing.TB) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return ""
+	}
+	root, err := sandbox.Delegate(0, 0, fmt.Sprintf("test-codespaces-%d-%d", os.Getpid(), cgroupSeq.Add(1)))
+	if err != nil {
+		t.Fatalf("apitest: a cgroup for the codespaces: %v", err)
+	}
+	t.Cleanup(func() {
+		for _, name := range sandbox.GroupNames(root) {
+			if err := sandbox.RemoveGroup(root, name); err != nil {
+				t.Errorf("apitest: %v", err)
+			}
+		}
+		if err := sandbox.Undelegate(root); err != nil {
+			t.Errorf("apitest: %v", err)
+		}
+	})
+	return root
 }

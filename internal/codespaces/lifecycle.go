@@ -253,9 +253,10 @@ func (s *Service) environ(ctx context.Context, c *model.Codespace, w *workspace,
 	return out, nil
 }
 
-// run runs a lifecycle command in the workflow job sandbox, its output
+// run runs a lifecycle command in the workflow job sandbox, in the
+// codespace's cgroup g (nil: none) under its machine m's limits, its output
 // appended to the codespace's log.
-func (s *Service) run(ctx context.Context, c *model.Codespace, what string, raw json.RawMessage, env []string) error {
+func (s *Service) run(ctx context.Context, c *model.Codespace, what string, raw json.RawMessage, env []string, m Machine, g *sandbox.Group) error {
 	cmds, err := Commands(raw)
 	if err != nil || len(cmds) == 0 {
 		return err
@@ -269,11 +270,15 @@ func (s *Service) run(ctx context.Context, c *model.Codespace, what string, raw 
 		return err
 	}
 	defer log.Close()
-	m, _ := MachineByName(s.Root, c.Machine)
 	for _, argv := range cmds {
 		fmt.Fprintf(log, "Running the %s from devcontainer.json...\n%s\n", what, strings.Join(argv, " "))
 		cfg := sandbox.Config{Mode: s.Sandbox, WorkDir: dir, Hide: append([]string{s.Root}, s.Hide...),
 			Limits: sandbox.Limits{MemoryBytes: m.Memory, DiskBytes: m.Storage}, Credential: s.Credential}
+		if g != nil {
+			// Its own group inside the codespace's: the machine's cores
+			// and memory bind the codespace's processes together.
+			cfg.CgroupRoot = g.Root()
+		}
 		p, err := sandbox.Start(ctx, cfg, argv, env, nil, log, log, nil)
 		if err != nil {
 			return fmt.Errorf("%s: %v", what, err)
@@ -313,9 +318,14 @@ func (s *Service) provision(ctx context.Context, c *model.Codespace, _ payload) 
 	return s.settle(ctx, c, err)
 }
 
-// bringUp gives the workspace a fresh token, runs its lifecycle commands
-// and the IDE.
+// bringUp gives the workspace a fresh token, makes its cgroup with its
+// machine's limits (the machine a PATCH chose applies here, at the next
+// start), runs its lifecycle commands and the IDE in it.
 func (s *Service) bringUp(ctx context.Context, c *model.Codespace, w *workspace, create bool) error {
+	m, ok := s.Machine(c.Machine)
+	if !ok {
+		return fmt.Errorf("the machine type %s is not offered on this host: choose another one (PATCH machine)", c.Machine)
+	}
 	token, err := s.mint(ctx, c, w)
 	if err != nil {
 		return err
@@ -341,28 +351,32 @@ func (s *Service) bringUp(ctx context.Context, c *model.Codespace, w *workspace,
 	if err != nil {
 		return err
 	}
+	g, err := s.group(c.Name, m)
+	if err != nil {
+		return err
+	}
 	var warn []string
 	if !c.CreatedOnce {
 		for _, step := range []struct {
 			what string
 			raw  json.RawMessage
 		}{{"onCreateCommand", cfg.OnCreateCommand}, {"updateContentCommand", cfg.UpdateContentCommand}, {"postCreateCommand", cfg.PostCreateCommand}} {
-			if err := s.run(ctx, c, step.what, step.raw, env); err != nil {
+			if err := s.run(ctx, c, step.what, step.raw, env, m, g); err != nil {
 				warn = append(warn, err.Error())
 				break
 			}
 		}
 		c.CreatedOnce = true
 	}
-	if err := s.run(ctx, c, "postStartCommand", cfg.PostStartCommand, env); err != nil {
+	if err := s.run(ctx, c, "postStartCommand", cfg.PostStartCommand, env, m, g); err != nil {
 		warn = append(warn, err.Error())
 	}
-	c.Notes = Note
+	c.Notes = Note + " " + limitsNote(m, g)
 	if len(warn) > 0 {
 		c.Notes += " " + strings.Join(warn, "; ") + " (see .git/" + logName + " in the workspace)."
 	}
 	if s.IDE != nil {
-		if err := s.IDE.Start(ctx, c.Name, s.Dir(c.Name), env); err != nil {
+		if err := s.IDE.StartIn(ctx, c.Name, s.Dir(c.Name), env, g); err != nil {
 			return fmt.Errorf("the IDE did not start: %v", err)
 		}
 	}
@@ -374,6 +388,10 @@ func (s *Service) bringUp(ctx context.Context, c *model.Codespace, w *workspace,
 func (s *Service) settle(ctx context.Context, c *model.Codespace, err error) error {
 	now := s.Store.Now()
 	if err != nil {
+		if s.IDE != nil {
+			_ = s.IDE.Stop(c.Name)
+		}
+		s.dropGroup(c.Name)
 		c.State = model.CodespaceFailed
 		c.Notes = Note + " " + err.Error()
 		_ = s.revoke(ctx, c)
@@ -450,6 +468,7 @@ func (s *Service) stop(ctx context.Context, c *model.Codespace, _ payload) error
 	if s.IDE != nil {
 		_ = s.IDE.Stop(c.Name)
 	}
+	s.dropGroup(c.Name)
 	if err := s.revoke(ctx, c); err != nil {
 		return err
 	}
@@ -478,6 +497,7 @@ func (s *Service) remove(ctx context.Context, c *model.Codespace, _ payload) err
 	if s.IDE != nil {
 		_ = s.IDE.Stop(c.Name)
 	}
+	s.dropGroup(c.Name)
 	if err := s.revoke(ctx, c); err != nil {
 		return err
 	}

@@ -33,14 +33,53 @@ func Machines(root string) []Machine {
 	return out
 }
 
-// MachineByName finds a machine type.
-func MachineByName(root, name string) (Machine, bool) {
-	for _, m := range Machines(root) {
+// NewMachine is a machine type of cpus cores, mem bytes of memory and disk
+// bytes of workspace storage (its display name says so).
+func NewMachine(name string, cpus int, mem, disk int64) Machine {
+	return machine(name, cpus, mem, disk)
+}
+
+// Machines are the machine types the service offers: the operator's
+// (MachineTypes) or the host's defaults, less those the host cannot honour
+// (more cores, memory or storage than it has).
+func (s *Service) Machines() []Machine {
+	list := s.MachineTypes
+	if list == nil {
+		return Machines(s.Root)
+	}
+	cpus, mem, disk := runtime.NumCPU(), memTotal(), diskTotal(s.Root)
+	var out []Machine
+	for _, m := range list {
+		if m.CPUs >= 1 && m.CPUs <= cpus && m.Memory > 0 && m.Memory <= mem && m.Storage > 0 && m.Storage <= disk {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Machine finds one of the machine types the service offers.
+func (s *Service) Machine(name string) (Machine, bool) {
+	for _, m := range s.Machines() {
 		if m.Name == name {
 			return m, true
 		}
 	}
 	return Machine{}, false
+}
+
+// defaultMachine is the machine of a codespace that names none: DefaultMachine
+// when offered, else the first offered.
+func (s *Service) defaultMachine() string {
+	list := s.Machines()
+	for _, m := range list {
+		if m.Name == DefaultMachine {
+			return m.Name
+		}
+	}
+	if len(list) > 0 {
+		return list[0].Name
+	}
+	return DefaultMachine
 }
 
 func machine(name string, cpus int, mem, disk int64) Machine {

@@ -27,6 +27,7 @@ import (
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/randid"
+	"github.com/hubd/hubd/internal/sandbox"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
@@ -37,9 +38,10 @@ type Env interface {
 	EnvFor(ctx context.Context, userID, repoID int64) (map[string]string, error)
 }
 
-// IDE runs the browser IDE of running codespaces (internal/codespaces/ide).
+// IDE runs the browser IDE of running codespaces (internal/codespaces/ide):
+// StartIn places it in the codespace's cgroup (nil: none).
 type IDE interface {
-	Start(ctx context.Context, name, dir string, env []string) error
+	StartIn(ctx context.Context, name, dir string, env []string, group *sandbox.Group) error
 	Stop(name string) error
 }
 
@@ -105,6 +107,17 @@ type Service struct {
 	Env        Env
 	IDE        IDE
 	Policy     Policy
+	// Cgroups is a cgroup delegated to the service (sandbox.Delegate; only
+	// hubd may write it) where each running codespace gets a group with
+	// its machine's cores (a CPU quota), memory and a process bound, which
+	// every process of the codespace runs in. "": rlimits only, no cores.
+	Cgroups string
+	// CPUPeriod is the period of the codespaces' CPU quota (0: the
+	// kernel's 100 ms).
+	CPUPeriod time.Duration
+	// MachineTypes are the machine types offered (nil: the whole host and
+	// half of it); those the host cannot honour are left out.
+	MachineTypes []Machine
 
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex
@@ -216,9 +229,9 @@ func (s *Service) Create(ctx context.Context, in CreateInput) (*model.Codespace,
 	}
 	machine := in.Machine
 	if machine == "" {
-		machine = DefaultMachine
+		machine = s.defaultMachine()
 	}
-	if _, ok := MachineByName(s.Root, machine); !ok {
+	if _, ok := s.Machine(machine); !ok {
 		return nil, model.Unprocessable("Invalid machine: " + machine + ".")
 	}
 	if in.DevcontainerPath != "" {
@@ -408,7 +421,7 @@ type UpdateInput struct {
 // as on GitHub), display name or recent folders.
 func (s *Service) Update(ctx context.Context, c *model.Codespace, in UpdateInput) error {
 	if in.Machine != nil {
-		if _, ok := MachineByName(s.Root, *in.Machine); !ok {
+		if _, ok := s.Machine(*in.Machine); !ok {
 			return model.Unprocessable("Invalid machine: " + *in.Machine + ".")
 		}
 		c.Machine = *in.Machine

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -312,7 +313,13 @@ type jobCgroup struct {
 func newJobCgroup(root string, l Limits) (*jobCgroup, error) {
 	var id [6]byte
 	rand.Read(id[:])
-	name := "job-" + hex.EncodeToString(id[:])
+	return makeCgroup(root, "job-"+hex.EncodeToString(id[:]), l, false)
+}
+
+// makeCgroup makes the group name under the delegated root with limits l;
+// a parent's processes live in groups of their own inside it (under v2 it
+// hands its controllers down to them).
+func makeCgroup(root, name string, l Limits, parent bool) (*jobCgroup, error) {
 	cg := &jobCgroup{version: "v1", limits: l}
 	if cgroupV2() {
 		cg.version = "v2"
@@ -331,6 +338,12 @@ func newJobCgroup(root string, l Limits) (*jobCgroup, error) {
 	if err := cg.setLimits(); err != nil {
 		cg.destroy()
 		return nil, err
+	}
+	if parent && cg.version == "v2" {
+		if err := os.WriteFile(filepath.Join(cg.dirs[0], "cgroup.subtree_control"), []byte("+memory +pids +cpu"), 0); err != nil {
+			cg.destroy()
+			return nil, fmt.Errorf("sandbox: hand the controllers of %s down: %w", cg.dirs[0], err)
+		}
 	}
 	return cg, nil
 }
@@ -359,12 +372,22 @@ func (cg *jobCgroup) setLimits() error {
 			{"cpu.weight", strconv.FormatInt(weight, 10)},
 		}
 		optional["memory.swap.max"] = true
+		if l.CPUs > 0 {
+			quota, period := cpuQuota(l)
+			want = append(want, struct{ file, value string }{"cpu.max", strconv.FormatInt(quota, 10) + " " + strconv.FormatInt(period, 10)})
+		}
 	} else {
 		want = []struct{ file, value string }{
 			{"memory.limit_in_bytes", mem}, {"memory.memsw.limit_in_bytes", mem},
 			{"pids.max", strconv.Itoa(l.Processes)}, {"cpu.shares", strconv.Itoa(l.CPUShares)},
 		}
 		optional["memory.memsw.limit_in_bytes"] = true // without swap accounting
+		if l.CPUs > 0 {
+			// The period first: the quota is checked against it.
+			quota, period := cpuQuota(l)
+			want = append(want, struct{ file, value string }{"cpu.cfs_period_us", strconv.FormatInt(period, 10)},
+				struct{ file, value string }{"cpu.cfs_quota_us", strconv.FormatInt(quota, 10)})
+		}
 	}
 	for _, w := range want {
 		p := cg.file(w.file)
@@ -383,6 +406,15 @@ func (cg *jobCgroup) setLimits() error {
 	}
 	cg.events = cg.counters()
 	return nil
+}
+
+// cpuQuota is the CFS bandwidth of l in microseconds: the CPU time its
+// processes may take together per period. The kernel takes periods of
+// 1 ms to 1 s and quotas of at least 1 ms.
+func cpuQuota(l Limits) (quota, period int64) {
+	period = min(max(l.CPUPeriod.Microseconds(), 1000), 1_000_000)
+	quota = max(int64(l.CPUs*float64(period)), 1000)
+	return quota, period
 }
 
 // counters are the group's limit events: OOM kills and refused forks.
@@ -446,8 +478,9 @@ func (cg *jobCgroup) add(pid int) error {
 	return nil
 }
 
-// killAll kills every process in the job's groups, repeating while new
-// ones appear (a process may fork while the list is read).
+// killAll kills every process in the job's groups and the groups inside
+// them, repeating while new ones appear (a process may fork while the list
+// is read).
 func (cg *jobCgroup) killAll() {
 	if cg.version == "v2" && len(cg.dirs) > 0 {
 		if os.WriteFile(filepath.Join(cg.dirs[0], "cgroup.kill"), []byte("1"), 0) == nil {
@@ -456,17 +489,23 @@ func (cg *jobCgroup) killAll() {
 	}
 	for round := 0; round < 20; round++ {
 		found := false
-		for _, d := range cg.dirs {
-			b, err := os.ReadFile(filepath.Join(d, "cgroup.procs"))
-			if err != nil {
-				continue
-			}
-			for _, f := range strings.Fields(string(b)) {
-				if pid, err := strconv.Atoi(f); err == nil {
-					found = true
-					syscall.Kill(pid, syscall.SIGKILL)
+		for _, top := range cg.dirs {
+			filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || !d.IsDir() {
+					return nil
 				}
-			}
+				b, err := os.ReadFile(filepath.Join(p, "cgroup.procs"))
+				if err != nil {
+					return nil
+				}
+				for _, f := range strings.Fields(string(b)) {
+					if pid, err := strconv.Atoi(f); err == nil {
+						found = true
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+				return nil
+			})
 		}
 		if !found {
 			return

@@ -34,6 +34,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Modes.
@@ -50,6 +51,13 @@ type Limits struct {
 	DiskBytes   int64 // the work directory's disk use, default 10 GiB
 	OpenFiles   int   // per process, default 4096
 	TmpBytes    int64 // size of the job's private /tmp (and /dev/shm), default 1 GiB
+	// CPUs caps the CPU time the job's processes take together, in cores
+	// (a CFS bandwidth quota: CPUs × CPUPeriod of CPU time per period;
+	// cgroup only); 0: no cap.
+	CPUs float64
+	// CPUPeriod is the quota's accounting period, default 100 ms (the
+	// kernel's): a shorter one spreads the throttling more evenly.
+	CPUPeriod time.Duration
 }
 
 // Default limits.
@@ -60,6 +68,7 @@ const (
 	DefaultDiskBytes   = 10 << 30
 	DefaultOpenFiles   = 4096
 	DefaultTmpBytes    = 1 << 30
+	DefaultCPUPeriod   = 100 * time.Millisecond
 )
 
 func (l Limits) withDefaults() Limits {
@@ -80,6 +89,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.TmpBytes <= 0 {
 		l.TmpBytes = DefaultTmpBytes
+	}
+	if l.CPUPeriod <= 0 {
+		l.CPUPeriod = DefaultCPUPeriod
 	}
 	return l
 }
@@ -308,10 +320,14 @@ func note(cfg Config, cg *jobCgroup) string {
 		fmt.Fprintf(&b, ", %s /tmp", bytesText(l.TmpBytes))
 	}
 	if cg != nil {
-		fmt.Fprintf(&b, ", CPU share %d, enforced by cgroup %s", l.CPUShares, cg.version)
+		fmt.Fprintf(&b, ", CPU share %d", l.CPUShares)
+		if l.CPUs > 0 {
+			fmt.Fprintf(&b, ", %s CPU", cpusText(l.CPUs))
+		}
+		fmt.Fprintf(&b, ", enforced by cgroup %s", cg.version)
 		return b.String()
 	}
-	b.WriteString(", enforced by rlimits (no CPU share; the process limit counts all processes of the runner's user")
+	b.WriteString(", enforced by rlimits (no CPU share or cap; the process limit counts all processes of the runner's user")
 	if runsAsRoot(cfg) {
 		b.WriteString(" and does not bind root")
 	}
@@ -324,6 +340,14 @@ func note(cfg Config, cg *jobCgroup) string {
 }
 
 const noneWarning = "WARNING: Sandbox: none, chosen by the operator (--actions-sandbox none): the job runs unisolated as the runner's user and can read and change everything that user can"
+
+// cpusText writes a CPU quota in cores: "2 cores", "1 core", "0.5 cores".
+func cpusText(n float64) string {
+	if n == 1 {
+		return "1 core"
+	}
+	return strconv.FormatFloat(n, 'f', -1, 64) + " cores"
+}
 
 // bytesText writes n the way limits are named: "4 GiB", "512 MiB".
 func bytesText(n int64) string {

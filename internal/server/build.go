@@ -223,6 +223,8 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	if cfg.Codespaces.IDE != nil {
 		cs.IDE = cfg.Codespaces.IDE
 	}
+	cs.Cgroups, cs.CPUPeriod, cs.MachineTypes = cfg.Codespaces.Cgroups, cfg.Codespaces.CPUPeriod, cfg.Codespaces.Machines
+	cs.SweepGroups() // the groups a previous hubd left: nothing of a codespace runs yet
 	notificationsAPI := notificationsapi.New(d).UseHooks(hooksAPI.Service())
 	sets := [][]rest.Route{
 		cataloguepage.New(func() []*rest.Route { return s.Routes() }).Routes(),

@@ -37,6 +37,16 @@ type CodespacesConfig struct {
 	// hubd's /codespaces/{name}/ then signs the owner over to that origin.
 	// "": the IDEs are served at hubd's own origin.
 	URL string
+	// Cgroups is a cgroup delegated to the codespaces (sandbox.Delegate,
+	// owned by root): each running codespace's group, with its machine's
+	// cores, memory and a process bound, is made inside it. "": rlimits
+	// only (the cores are not enforced; the notes say so).
+	Cgroups string
+	// CPUPeriod is the period of the codespaces' CPU quota (0: 100 ms).
+	CPUPeriod time.Duration
+	// Machines are the machine types offered (nil: the whole host and half
+	// of it); those the host cannot honour are left out.
+	Machines []codespaces.Machine
 }
 
 // codespaceProxy serves /codespaces/{name}/...: a codespace's browser IDE,

@@ -53,7 +53,7 @@ func TestCodespaceInBrowser(t *testing.T) {
 		j, _ := json.Marshal(list)
 		return string(j)
 	}
-	run, cancel := context.WithTimeout(ctx, 4*time.Minute)
+	run, cancel := context.WithTimeout(ctx, 8*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(run, pw.Node, filepath.Join(pw.Root, "internal/api/codespaces/testdata/ide.mjs"))
 	cmd.Env = append(os.Environ(), "HUBD_CHROMIUM="+pw.Chromium, "HUBD_ARTIFACTS="+pw.Artifacts, "HUBD_WEB_URL="+cs.GetWebURL(),

@@ -53,7 +53,7 @@ func (a *API) Routes() []rest.Route {
 	r := func(method, pattern, op string, h rest.Handler) rest.Route {
 		return rest.Route{Method: method, Pattern: pattern, OperationID: "codespaces/" + op, Handler: h, Scopes: sc, Note: svc.Note}
 	}
-	machines := "Machines are this host's real cores, memory and storage (the whole host, and half of it when it has more than one core); memory and workspace disk are enforced on the lifecycle commands through the job sandbox, cores are not reserved."
+	machines := "Machine types are this host's own, not GitHub's SKUs (the whole host and half of it, or the operator's types the host can honour); no prebuilds. A running codespace's cores (a CPU quota), memory and tasks are enforced by its cgroup when hubd runs as root (rlimits otherwise, without a core limit), its workspace disk by the sandbox's watchdog."
 	m := func(method, pattern, op string, h rest.Handler) rest.Route {
 		rt := r(method, pattern, op, h)
 		rt.Note = machines
@@ -140,7 +140,7 @@ func (a *API) render(ctx context.Context, list []*model.Codespace) ([]wire.Codes
 		return nil, err
 	}
 	machines := map[string]*wire.CodespaceMachine{}
-	for _, m := range svc.Machines(a.svc.Root) {
+	for _, m := range a.svc.Machines() {
 		w := toMachine(m)
 		machines[m.Name] = &w
 	}

@@ -23,7 +23,7 @@ type machineList struct {
 
 func (a *API) machines(w http.ResponseWriter) error {
 	out := []wire.CodespaceMachine{}
-	for _, m := range svc.Machines(a.svc.Root) {
+	for _, m := range a.svc.Machines() {
 		out = append(out, toMachine(m))
 	}
 	return rest.JSON(w, http.StatusOK, machineList{TotalCount: len(out), Machines: out})

@@ -158,6 +158,14 @@ var ErrNotInstalled = errors.New("code-server is not installed: run `bash script
 // once code-server answers on its socket. Starting a running IDE on the
 // same directory does nothing. ctx bounds the start only.
 func (m *Manager) Start(ctx context.Context, name, dir string, env []string) error {
+	return m.StartIn(ctx, name, dir, env, nil)
+}
+
+// StartIn is Start with the IDE (code-server, its terminals, tasks and
+// extension hosts) in a group of its own inside the codespace's cgroup
+// group, whose cores and memory it shares with the codespace's other
+// processes; nil: Options.CgroupRoot.
+func (m *Manager) StartIn(ctx context.Context, name, dir string, env []string, group *sandbox.Group) error {
 	if name == "" || strings.ContainsAny(name, "/\x00") {
 		return fmt.Errorf("ide: bad codespace name %q", name)
 	}
@@ -187,7 +195,7 @@ func (m *Manager) Start(ctx context.Context, name, dir string, env []string) err
 	m.ides[name] = in
 	m.mu.Unlock()
 
-	if err := m.launch(ctx, in, bin, node, env); err != nil {
+	if err := m.launch(ctx, in, bin, node, env, group); err != nil {
 		m.mu.Lock()
 		if m.ides[name] == in {
 			delete(m.ides, name)
@@ -240,7 +248,7 @@ const defaultSettings = `{
 // its terminating NUL).
 const maxSocketPath = 107
 
-func (m *Manager) launch(ctx context.Context, in *instance, bin, node string, env []string) error {
+func (m *Manager) launch(ctx context.Context, in *instance, bin, node string, env []string, group *sandbox.Group) error {
 	state := filepath.Join(in.dir, StateDir)
 	home := filepath.Join(state, "home")
 	data := filepath.Join(state, "data")
@@ -317,6 +325,10 @@ func (m *Manager) launch(ctx context.Context, in *instance, bin, node string, en
 		ReadOnly:   []string{packageRoot(bin), filepath.Dir(node)},
 		Limits:     m.opts.Limits,
 		CgroupRoot: m.opts.CgroupRoot, Credential: m.opts.Credential}
+	if group != nil {
+		// The codespace's memory is the IDE's too (a kill names it).
+		cfg.CgroupRoot, cfg.Limits.MemoryBytes = group.Root(), group.Limits().MemoryBytes
+	}
 	var out io.Writer = in.out
 	if m.opts.Log != nil {
 		out = io.MultiWriter(in.out, m.opts.Log)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -27,6 +28,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/hubd/hubd/internal/codespaces/ide"
+	"github.com/hubd/hubd/internal/sandbox"
 )
 
 // codeServer is the installed code-server; a missing one fails the test
@@ -183,8 +185,29 @@ func TestIDEThroughProxy(t *testing.T) {
 	t.Cleanup(m.StopAll)
 	srv := server(t, m)
 
+	// As root (hubd serve's case), the IDE runs inside its codespace's
+	// cgroup: code-server, and every process it starts (the terminal
+	// below), under the codespace's limits.
+	var group *sandbox.Group
+	if os.Geteuid() == 0 {
+		root, err := sandbox.Delegate(0, 0, fmt.Sprintf("test-ide-%d", os.Getpid()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if group, err = sandbox.NewGroup(root, "cs-alice", sandbox.Limits{MemoryBytes: 2 << 30, Processes: 4096}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if err := group.Remove(); err != nil {
+				t.Error(err)
+			}
+			if err := sandbox.Undelegate(root); err != nil {
+				t.Error(err)
+			}
+		})
+	}
 	began := time.Now()
-	if err := m.Start(context.Background(), "cs-alice", dir, []string{"GREETING=hello"}); err != nil {
+	if err := m.StartIn(context.Background(), "cs-alice", dir, []string{"GREETING=hello"}, group); err != nil {
 		t.Fatal(err)
 	}
 	ready := time.Since(began)
@@ -346,6 +369,20 @@ func TestIDEThroughProxy(t *testing.T) {
 		}
 	}
 	mem, _ := m.Memory("cs-alice")
+	if group != nil {
+		// Every process of the IDE, the terminal's shell included.
+		in := group.Pids()
+		for _, p := range mem.Each {
+			// A process that ended meanwhile (gone, or a zombie with no
+			// command line) has left every cgroup.
+			if cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.Pid)); err == nil && len(cmd) > 0 && !slices.Contains(in, p.Pid) {
+				t.Fatalf("process %d (%s) of the IDE is not in the codespace's cgroup %v", p.Pid, p.Command, in)
+			}
+		}
+		if len(mem.Each) < 3 {
+			t.Fatalf("the IDE has %d processes", len(mem.Each))
+		}
+	}
 	t.Logf("code-server answered %v after Start; the workbench listed %v %v after Start; with the workbench open: %d processes, RSS %d MiB, PSS %d MiB",
 		ready.Round(time.Millisecond), names, loaded.Round(time.Millisecond), mem.Processes, mem.RSS>>20, mem.PSS>>20)
 
@@ -449,7 +486,7 @@ func TestIDEAsRunnerUser(t *testing.T) {
 // browser starts a headless chromium with a fresh profile.
 func browser(t testing.TB, exe string) context.Context {
 	t.Helper()
-	parent, stop := context.WithTimeout(context.Background(), 4*time.Minute)
+	parent, stop := context.WithTimeout(context.Background(), 8*time.Minute)
 	t.Cleanup(stop)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),

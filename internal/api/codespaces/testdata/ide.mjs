@@ -25,7 +25,8 @@ try {
   const owner = await browser.newContext();
   await owner.addCookies(JSON.parse(env('HUBD_OWNER_COOKIES')));
   const page = await owner.newPage();
-  await page.goto(webURL);
+  // The workbench loads slowly on a loaded host: the same bound as the wait below.
+  await page.goto(webURL, { timeout: 180000 });
   out.files = await (await page.waitForFunction(() => {
     const names = [...document.querySelectorAll('.explorer-folders-view .monaco-list-row .label-name')].map((e) => e.textContent.trim());
     return ['README.md', 'cmd'].every((n) => names.includes(n)) ? names : null;
@@ -36,7 +37,7 @@ try {
   const other = await browser.newContext();
   await other.addCookies(JSON.parse(env('HUBD_OTHER_COOKIES')));
   const page2 = await other.newPage();
-  const resp = await page2.goto(webURL);
+  const resp = await page2.goto(webURL, { timeout: 180000 });
   out.otherStatus = resp.status();
   out.otherURL = page2.url();
 } finally {
