@@ -3,6 +3,7 @@ package discussions_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-github/v92/github"
@@ -71,7 +72,7 @@ func category(t *testing.T, w *world, x *discussions.Access, slug string) *model
 
 // TestDiscussionWebhooks: a repository hook gets discussion (created,
 // edited, category_changed, labeled, answered, unanswered, locked,
-// pinned, closed, reopened, deleted) and discussion_comment (created,
+// pinned, closed, reopened, deleted, transferred) and discussion_comment (created,
 // edited, deleted), each valid against GitHub's webhook schemas.
 func TestDiscussionWebhooks(t *testing.T) {
 	t.Setenv("HUBD_HOOK_ALLOW", "127.0.0.0/8,::1")
@@ -177,6 +178,21 @@ func TestDiscussionWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("discussion", "deleted")
+	moving, err := w.svc.Create(ctx, x, general.ID, "Moving", "to docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("discussion", "created")
+	if err := w.svc.Transfer(ctx, x, moving, w.access(t, w.caller(), "docs")); err != nil {
+		t.Fatal(err)
+	}
+	m = check("discussion", "transferred")
+	ch := m["changes"].(map[string]any)
+	nd, nr := ch["new_discussion"].(map[string]any), ch["new_repository"].(map[string]any)
+	if nr["full_name"] != "mona/docs" || nd["number"] != float64(moving.Number) || !strings.HasSuffix(nd["html_url"].(string), "/mona/docs/discussions/"+itoa(moving.Number)) ||
+		m["discussion"].(map[string]any)["repository_url"] == nd["repository_url"] {
+		t.Errorf("transferred: %v", ch)
+	}
 }
 
 // TestTransferAndConvert: a discussion moves to another repository of its
