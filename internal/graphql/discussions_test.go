@@ -268,6 +268,33 @@ func TestDiscussionsPrivate(t *testing.T) {
 	id := dig(d, "createDiscussion", "discussion", "id")
 	gqlErr(t, post(t, w.e, w.strTok, `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": id}), "NOT_FOUND", "")
 	gqlErr(t, post(t, w.e, w.strTok, `mutation($id: ID!) { addDiscussionComment(input: {discussionId: $id, body: "x"}) { comment { id } } }`, map[string]any{"id": id}), "NOT_FOUND", "")
+	// A fine-grained token labels and locks a discussion with the
+	// discussions permission, not the issues one.
+	label := dig(mustData(t, post(t, w.e, w.monaTok, `{ repository(owner: "mona", name: "secret") { labels(first: 1) { nodes { id } } } }`, nil)),
+		"repository", "labels", "nodes").([]any)[0].(map[string]any)["id"]
+	fg := func(perm string) string {
+		var tok struct{ Token string }
+		w.e.Must(201, "POST", "/admin/users/mona/personal-access-tokens", w.monaTok, map[string]any{"name": perm,
+			"repositories": []string{"secret"}, "permissions": map[string]string{perm: "write"}}).JSON(t, &tok)
+		return tok.Token
+	}
+	addLabel := `mutation($id: ID!, $l: ID!) { addLabelsToLabelable(input: {labelableId: $id, labelIds: [$l]}) { labelable { ... on Discussion { labels(first: 5) { totalCount } } } } }`
+	lock := `mutation($id: ID!) { lockLockable(input: {lockableId: $id}) { lockedRecord { locked } } }`
+	issuesTok, discTok := fg("issues"), fg("discussions")
+	gqlErr(t, post(t, w.e, issuesTok, addLabel, map[string]any{"id": id, "l": label}), "FORBIDDEN", "personal access token")
+	gqlErr(t, post(t, w.e, issuesTok, lock, map[string]any{"id": id}), "FORBIDDEN", "personal access token")
+	if d := mustData(t, post(t, w.e, discTok, addLabel, map[string]any{"id": id, "l": label})); dig(d, "addLabelsToLabelable", "labelable", "labels", "totalCount").(json.Number).String() != "1" {
+		t.Fatalf("labeled with discussions:write: %v", d)
+	}
+	if d := mustData(t, post(t, w.e, discTok, lock, map[string]any{"id": id})); dig(d, "lockLockable", "lockedRecord", "locked") != true {
+		t.Fatalf("locked with discussions:write: %v", d)
+	}
+	// And an issue is not labeled with the discussions permission.
+	var is struct {
+		NodeID string `json:"node_id"`
+	}
+	w.e.Must(201, "POST", "/repos/mona/secret/issues", w.monaTok, map[string]any{"title": "bug"}).JSON(t, &is)
+	gqlErr(t, post(t, w.e, discTok, addLabel, map[string]any{"id": is.NodeID, "l": label}), "FORBIDDEN", "personal access token")
 	// Turning discussions off hides them.
 	if _, _, err := w.e.GitHub(w.monaTok).Repositories.Edit(ctx, "mona", "secret", &github.Repository{HasDiscussions: github.Ptr(false)}); err != nil {
 		t.Fatal(err)
