@@ -99,6 +99,15 @@ func TestDiscussions(t *testing.T) {
 		t.Fatalf("reply to a reply: %v", rep2)
 	}
 	mustData(t, post(t, w.e, w.olgaTok, add, map[string]any{"in": map[string]any{"discussionId": qid, "body": "Another way"}}))
+	// bodyHTML renders Markdown and links what the reader may see.
+	md := dig(mustData(t, post(t, w.e, w.monaTok, add, map[string]any{"in": map[string]any{"discussionId": dig(ann, "id"), "body": "**bold** @olga #1"}})), "addDiscussionComment", "comment", "id")
+	d = mustData(t, post(t, w.e, w.monaTok, `query($id: ID!, $c: ID!) { d: node(id: $id) { ... on Discussion { bodyHTML bodyText } }
+		c: node(id: $c) { ... on DiscussionComment { bodyHTML bodyText } } }`, map[string]any{"id": dig(ann, "id"), "c": md}))
+	if dig(d, "d", "bodyHTML") != "<p>v1</p>" || dig(d, "d", "bodyText") != "v1" ||
+		!strings.Contains(dig(d, "c", "bodyHTML").(string), "<strong>bold</strong>") || !strings.Contains(dig(d, "c", "bodyHTML").(string), `href="`+w.e.URL+`/olga"`) ||
+		dig(d, "c", "bodyText") != "bold @olga #1" {
+		t.Errorf("bodyHTML: %v", d)
+	}
 
 	// Answer: the author marks; a reply may not be the answer.
 	mark := `mutation($id: ID!) { markDiscussionCommentAsAnswer(input: {id: $id}) { discussion { isAnswered answer { id } answerChosenBy { login } } } }`
@@ -312,7 +321,27 @@ func TestDiscussionSearch(t *testing.T) {
 		mustData(t, post(t, w.e, c.tok, `mutation($in: CreateDiscussionInput!) { createDiscussion(input: $in) { discussion { id } } }`,
 			map[string]any{"in": map[string]any{"repositoryId": repoID, "categoryId": cats[c.cat], "title": c.title, "body": fmt.Sprint("n", i)}}))
 	}
-	q := `query($q: String!) { search(query: $q, type: DISCUSSION, first: 10) { discussionCount nodes { ... on Discussion { number } } } }`
+	enableDiscussions(t, w, w.monaTok, "mona", "secret")
+	secretID := dig(mustData(t, post(t, w.e, w.monaTok, `{ repository(owner: "mona", name: "secret") { id } }`, nil)), "repository", "id")
+	mustData(t, post(t, w.e, w.monaTok, `mutation($in: CreateDiscussionInput!) { createDiscussion(input: $in) { discussion { id } } }`,
+		map[string]any{"in": map[string]any{"repositoryId": secretID, "categoryId": categoryIDs(t, w, w.monaTok, "mona", "secret")["general"], "title": "Secret rockets", "body": ""}}))
+	q := `query($q: String!) { search(query: $q, type: DISCUSSION, first: 10) { discussionCount nodes { ... on Discussion { number repository { name } } } } }`
+	// The owner finds the private one too, and pages through them.
+	d := mustData(t, post(t, w.e, w.monaTok, q, map[string]any{"q": "rockets sort:created-asc"}))
+	var got []string
+	for _, n := range dig(d, "search", "nodes").([]any) {
+		got = append(got, dig(n, "repository", "name").(string)+"#"+dig(n, "number").(json.Number).String())
+	}
+	if strings.Join(got, ",") != "app#1,app#3,secret#1" {
+		t.Errorf("the owner's search without repo: %v", got)
+	}
+	page := `query($after: String) { search(query: "rockets sort:created-asc", type: DISCUSSION, first: 1, after: $after) {
+		discussionCount pageInfo { endCursor } nodes { ... on Discussion { title } } } }`
+	d = mustData(t, post(t, w.e, w.monaTok, page, nil))
+	d = mustData(t, post(t, w.e, w.monaTok, page, map[string]any{"after": dig(d, "search", "pageInfo", "endCursor")}))
+	if dig(d, "search", "discussionCount").(json.Number).String() != "3" || dig(d, "search", "nodes").([]any)[0].(map[string]any)["title"] != "More rockets" {
+		t.Errorf("second page: %v", d)
+	}
 	for query, want := range map[string]string{
 		"repo:mona/app sort:created-asc":                        "1,2,3",
 		"repo:mona/app rockets sort:created-asc":                "1,3",
@@ -320,6 +349,11 @@ func TestDiscussionSearch(t *testing.T) {
 		`repo:mona/app category:"Q&A"`:                          "2",
 		"repo:mona/app is:unanswered is:open sort:created-desc": "3,2,1",
 		"repo:mona/secret":                                      "",
+		// Without repo: every repository the viewer may read.
+		"rockets sort:created-asc":            "1,3",
+		"user:mona is:open sort:created-desc": "3,2,1",
+		"user:olga rockets":                   "",
+		"label:bug rockets":                   "",
 	} {
 		d := mustData(t, post(t, w.e, w.strTok, q, map[string]any{"q": query}))
 		var got []string
