@@ -264,3 +264,66 @@ func TestTransferAndConvert(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestDiscussionNotifications: a new discussion notifies the users it
+// mentions and the repository's watchers; a comment notifies the
+// discussion's author and its participants; the threads are of type
+// Discussion in GET /notifications (schema-checked through go-github).
+func TestDiscussionNotifications(t *testing.T) {
+	w := newWorld(t)
+	olga, olgaTok := w.e.NewUser("olga", false)
+	_, melTok := w.e.NewUser("mel", false)
+	_, watchTok := w.e.NewUser("walt", false)
+	if _, _, err := w.e.GitHub(watchTok).Activity.SetRepositorySubscription(ctx, "mona", "app", &github.Subscription{Subscribed: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	oc := &authz.Caller{Kind: authz.ClassicPAT, User: olga, Scopes: authz.ParseScopes("repo")}
+	ox := w.access(t, oc, "app")
+	d, err := w.svc.Create(ctx, ox, category(t, w, ox, "q-a").ID, "Help", "How do I start? cc @mel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sync := func() {
+		t.Helper()
+		if err := w.e.Deps.Outbox.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync()
+	inbox := func(tok string) string {
+		t.Helper()
+		list, _, err := w.e.GitHub(tok).Activity.ListNotifications(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, n := range list {
+			s := n.GetSubject()
+			if s.GetType() != "Discussion" || !strings.HasSuffix(s.GetURL(), "/repos/mona/app/discussions/"+itoa(d.Number)) {
+				t.Errorf("subject %+v", s)
+			}
+			out = append(out, s.GetTitle()+":"+n.GetReason())
+		}
+		return strings.Join(out, ",")
+	}
+	if got := inbox(melTok); got != "Help:mention" {
+		t.Errorf("mel after the discussion: %q", got)
+	}
+	if got := inbox(watchTok); got != "Help:subscribed" {
+		t.Errorf("the watcher after the discussion: %q", got)
+	}
+	if got := inbox(olgaTok); got != "" {
+		t.Errorf("the author hears of her own discussion: %q", got)
+	}
+	// Mona answers: olga hears as the author, mel as a participant.
+	if _, err := w.svc.AddComment(ctx, w.access(t, w.caller(), "app"), d, "Read the docs", 0); err != nil {
+		t.Fatal(err)
+	}
+	sync()
+	if got := inbox(olgaTok); got != "Help:author" {
+		t.Errorf("olga after a comment: %q", got)
+	}
+	if got := inbox(melTok); got != "Help:mention" {
+		t.Errorf("mel after a comment: %q", got)
+	}
+}
