@@ -439,8 +439,19 @@ var graphqlRules = map[string]string{
 	"Mutation.unmarkDiscussionCommentAsAnswer": "discussions",
 	"Mutation.addUpvote":                       "discussions",
 	"Mutation.removeUpvote":                    "discussions",
-	"Commit.checkSuites":                       "checks:read", // checks/list-suites-for-ref
-	"CheckSuite.checkRuns":                     "checks:read", // checks/list-for-suite
+	// Labels and locks take the permission of what they act on (GitHub's
+	// discussions permission covers "discussions and related comments and
+	// labels"): the resolver checks the one of its target once it knows it.
+	"Mutation.addLabelsToLabelable(Discussion)":      "discussions",
+	"Mutation.removeLabelsFromLabelable(Discussion)": "discussions",
+	"Mutation.lockLockable(Discussion)":              "discussions",
+	"Mutation.unlockLockable(Discussion)":            "discussions",
+	"Mutation.addLabelsToLabelable(Issue)":           "issues|pull_requests",
+	"Mutation.removeLabelsFromLabelable(Issue)":      "issues|pull_requests",
+	"Mutation.lockLockable(Issue)":                   "issues|pull_requests",
+	"Mutation.unlockLockable(Issue)":                 "issues|pull_requests",
+	"Commit.checkSuites":                             "checks:read", // checks/list-suites-for-ref
+	"CheckSuite.checkRuns":                           "checks:read", // checks/list-for-suite
 
 	"Mutation.createIssue":                   "issues",
 	"Mutation.updateIssue":                   "issues",
@@ -448,11 +459,11 @@ var graphqlRules = map[string]string{
 	"Mutation.reopenIssue":                   "issues",
 	"Mutation.deleteIssue":                   "issues",
 	"Mutation.transferIssue":                 "issues",
-	"Mutation.addComment":                    "issues|pull_requests", // issues/comments
-	"Mutation.updateIssueComment":            "issues|pull_requests", // issues/update-comment
-	"Mutation.lockLockable":                  "issues|pull_requests", // issues/lock
-	"Mutation.unlockLockable":                "issues|pull_requests", // issues/unlock
-	"Mutation.addSubIssue":                   "issues",               // issues/add-sub-issue
+	"Mutation.addComment":                    "issues|pull_requests",             // issues/comments
+	"Mutation.updateIssueComment":            "issues|pull_requests",             // issues/update-comment
+	"Mutation.lockLockable":                  "issues|pull_requests|discussions", // issues/lock
+	"Mutation.unlockLockable":                "issues|pull_requests|discussions", // issues/unlock
+	"Mutation.addSubIssue":                   "issues",                           // issues/add-sub-issue
 	"Mutation.removeSubIssue":                "issues",
 	"Mutation.reprioritizeSubIssue":          "issues",
 	"Mutation.addBlockedBy":                  "issues", // issues/add-blocked-by-dependency
@@ -460,8 +471,8 @@ var graphqlRules = map[string]string{
 	"Mutation.unpinIssue":                    "issues",
 	"Mutation.updateIssueIssueType":          "issues",
 	"Mutation.removeBlockedBy":               "issues",
-	"Mutation.addLabelsToLabelable":          "issues|pull_requests", // issues/labels
-	"Mutation.removeLabelsFromLabelable":     "issues|pull_requests",
+	"Mutation.addLabelsToLabelable":          "issues|pull_requests|discussions", // issues/labels
+	"Mutation.removeLabelsFromLabelable":     "issues|pull_requests|discussions",
 	"Mutation.addAssigneesToAssignable":      "issues|pull_requests", // issues/assignees
 	"Mutation.removeAssigneesFromAssignable": "issues|pull_requests",
 	"Mutation.createPullRequest":             "pull_requests",

@@ -14,6 +14,9 @@ func TestGraphQLPermissions(t *testing.T) {
 		{"Mutation", "createIssue", "issues=write"},
 		{"Mutation", "mergePullRequest", "contents=write"},
 		{"User", "login", ""},
+		{"Mutation", "addLabelsToLabelable", "issues=write; pull_requests=write; discussions=write"},
+		{"Mutation", "addLabelsToLabelable(Discussion)", "discussions=write"},
+		{"Mutation", "lockLockable(Issue)", "issues=write; pull_requests=write"},
 	} {
 		if got := AcceptedHeader(GraphQLPermissions(c.typ, c.field)); got != c.want {
 			t.Errorf("%s.%s: %q, want %q", c.typ, c.field, got, c.want)

@@ -202,16 +202,18 @@ func (s *Service) Transfer(ctx context.Context, x *Access, d *model.Discussion, 
 	}
 	old := *d
 	return s.Store.Tx(ctx, func(tx store.Q) error {
-		if err := s.event(ctx, tx, x, "transferred", &old, nil, map[string]any{"new_repository_id": to.Repo.ID}); err != nil {
-			return err
-		}
 		if d.AnswerID != 0 && !target.Answerable() {
 			d.AnswerID, d.AnswerChosenAt, d.AnswerChosenBy = 0, nil, 0
 			if err := tx.UpdateDiscussion(ctx, d); err != nil {
 				return err
 			}
 		}
-		return tx.MoveDiscussion(ctx, d, to.Repo.ID, target.ID)
+		if err := tx.MoveDiscussion(ctx, d, to.Repo.ID, target.ID); err != nil {
+			return err
+		}
+		// The event belongs to the repository it left (its hooks get the
+		// transferred webhook) and carries the discussion it became.
+		return s.event(ctx, tx, x, "transferred", &old, nil, map[string]any{"new_repository_id": to.Repo.ID, "new_discussion": snapshot(d)})
 	})
 }
 

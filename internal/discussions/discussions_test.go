@@ -3,6 +3,7 @@ package discussions_test
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-github/v92/github"
@@ -71,7 +72,7 @@ func category(t *testing.T, w *world, x *discussions.Access, slug string) *model
 
 // TestDiscussionWebhooks: a repository hook gets discussion (created,
 // edited, category_changed, labeled, answered, unanswered, locked,
-// pinned, closed, reopened, deleted) and discussion_comment (created,
+// pinned, closed, reopened, deleted, transferred) and discussion_comment (created,
 // edited, deleted), each valid against GitHub's webhook schemas.
 func TestDiscussionWebhooks(t *testing.T) {
 	t.Setenv("HUBD_HOOK_ALLOW", "127.0.0.0/8,::1")
@@ -177,6 +178,21 @@ func TestDiscussionWebhooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("discussion", "deleted")
+	moving, err := w.svc.Create(ctx, x, general.ID, "Moving", "to docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("discussion", "created")
+	if err := w.svc.Transfer(ctx, x, moving, w.access(t, w.caller(), "docs")); err != nil {
+		t.Fatal(err)
+	}
+	m = check("discussion", "transferred")
+	ch := m["changes"].(map[string]any)
+	nd, nr := ch["new_discussion"].(map[string]any), ch["new_repository"].(map[string]any)
+	if nr["full_name"] != "mona/docs" || nd["number"] != float64(moving.Number) || !strings.HasSuffix(nd["html_url"].(string), "/mona/docs/discussions/"+itoa(moving.Number)) ||
+		m["discussion"].(map[string]any)["repository_url"] == nd["repository_url"] {
+		t.Errorf("transferred: %v", ch)
+	}
 }
 
 // TestTransferAndConvert: a discussion moves to another repository of its
@@ -248,3 +264,66 @@ func TestTransferAndConvert(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestDiscussionNotifications: a new discussion notifies the users it
+// mentions and the repository's watchers; a comment notifies the
+// discussion's author and its participants; the threads are of type
+// Discussion in GET /notifications (schema-checked through go-github).
+func TestDiscussionNotifications(t *testing.T) {
+	w := newWorld(t)
+	olga, olgaTok := w.e.NewUser("olga", false)
+	_, melTok := w.e.NewUser("mel", false)
+	_, watchTok := w.e.NewUser("walt", false)
+	if _, _, err := w.e.GitHub(watchTok).Activity.SetRepositorySubscription(ctx, "mona", "app", &github.Subscription{Subscribed: github.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	oc := &authz.Caller{Kind: authz.ClassicPAT, User: olga, Scopes: authz.ParseScopes("repo")}
+	ox := w.access(t, oc, "app")
+	d, err := w.svc.Create(ctx, ox, category(t, w, ox, "q-a").ID, "Help", "How do I start? cc @mel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sync := func() {
+		t.Helper()
+		if err := w.e.Deps.Outbox.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync()
+	inbox := func(tok string) string {
+		t.Helper()
+		list, _, err := w.e.GitHub(tok).Activity.ListNotifications(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, n := range list {
+			s := n.GetSubject()
+			if s.GetType() != "Discussion" || !strings.HasSuffix(s.GetURL(), "/repos/mona/app/discussions/"+itoa(d.Number)) {
+				t.Errorf("subject %+v", s)
+			}
+			out = append(out, s.GetTitle()+":"+n.GetReason())
+		}
+		return strings.Join(out, ",")
+	}
+	if got := inbox(melTok); got != "Help:mention" {
+		t.Errorf("mel after the discussion: %q", got)
+	}
+	if got := inbox(watchTok); got != "Help:subscribed" {
+		t.Errorf("the watcher after the discussion: %q", got)
+	}
+	if got := inbox(olgaTok); got != "" {
+		t.Errorf("the author hears of her own discussion: %q", got)
+	}
+	// Mona answers: olga hears as the author, mel as a participant.
+	if _, err := w.svc.AddComment(ctx, w.access(t, w.caller(), "app"), d, "Read the docs", 0); err != nil {
+		t.Fatal(err)
+	}
+	sync()
+	if got := inbox(olgaTok); got != "Help:author" {
+		t.Errorf("olga after a comment: %q", got)
+	}
+	if got := inbox(melTok); got != "Help:mention" {
+		t.Errorf("mel after a comment: %q", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hubd/hubd/internal/authz"
+	"github.com/hubd/hubd/internal/deps"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -20,14 +21,14 @@ type Results struct {
 }
 
 // Search runs a discussion search (GraphQL's search type DISCUSSION): the
-// repo: qualifier names the repository (hubd searches one at a time),
-// with is:open, is:closed, is:answered, is:unanswered, author:, label:,
+// repo: qualifier names the repository; without it every repository the
+// caller may read (user: or org: narrow to an account's), with is:open, is:closed, is:answered, is:unanswered, author:, label:,
 // category: (name or slug), sort:created-asc|desc and sort:updated-…, and
 // words matched in titles and bodies.
 func (s *Service) Search(ctx context.Context, c *authz.Caller, query string, limit, offset int) (*Results, error) {
 	out := &Results{Repos: map[int64]*Access{}, Views: map[int64]*store.RepoView{}}
 	f := store.DiscussionQuery{}
-	var repo, author, category string
+	var repo, author, category, owner string
 	var labels []string
 	for _, tok := range tokens(query) {
 		key, val, ok := strings.Cut(tok, ":")
@@ -53,6 +54,8 @@ func (s *Service) Search(ctx context.Context, c *authz.Caller, query string, lim
 			}
 		case "author":
 			author = val
+		case "user", "org":
+			owner = val
 		case "label":
 			labels = append(labels, val)
 		case "category":
@@ -68,12 +71,27 @@ func (s *Service) Search(ctx context.Context, c *authz.Caller, query string, lim
 			f.Words = append(f.Words, tok)
 		}
 	}
-	owner, name, ok := strings.Cut(repo, "/")
-	if !ok {
-		return out, nil // hubd searches discussions one repository at a time
-	}
 	q := s.Store.R()
-	v, err := q.RepoByName(ctx, owner, name, c.UserID())
+	if author != "" {
+		acc, err := q.AccountByLogin(ctx, author)
+		if err != nil {
+			return out, nil
+		}
+		f.AuthorID = acc.ID
+	}
+	if repo == "" {
+		if len(labels) > 0 || category != "" {
+			// Labels and categories belong to a repository: without repo:
+			// they match nothing here.
+			return out, nil
+		}
+		return s.searchAll(ctx, c, f, owner, limit, offset)
+	}
+	repoOwner, name, ok := strings.Cut(repo, "/")
+	if !ok {
+		return out, nil
+	}
+	v, err := q.RepoByName(ctx, repoOwner, name, c.UserID())
 	if errors.Is(err, model.ErrNotFound) {
 		return out, nil
 	}
@@ -85,13 +103,6 @@ func (s *Service) Search(ctx context.Context, c *authz.Caller, query string, lim
 		return out, nil
 	}
 	f.RepoID = v.Repo.ID
-	if author != "" {
-		acc, err := q.AccountByLogin(ctx, author)
-		if err != nil {
-			return out, nil
-		}
-		f.AuthorID = acc.ID
-	}
 	if len(labels) > 0 {
 		m, err := q.LabelsByName(ctx, v.Repo.ID, labels)
 		if err != nil {
@@ -131,6 +142,53 @@ func (s *Service) Search(ctx context.Context, c *authz.Caller, query string, lim
 		}
 	}
 	out.Repos[v.Repo.ID], out.Views[v.Repo.ID] = x, v
+	return out, nil
+}
+
+// searchAll searches the discussions of every repository the caller may
+// read with discussions on (of owner's, when named), in SQL, a page at a
+// time; the page's repositories are loaded in one query.
+func (s *Service) searchAll(ctx context.Context, c *authz.Caller, f store.DiscussionQuery, owner string, limit, offset int) (*Results, error) {
+	out := &Results{Repos: map[int64]*Access{}, Views: map[int64]*store.RepoView{}}
+	q := s.Store.R()
+	if owner != "" {
+		acc, err := q.AccountByLogin(ctx, owner)
+		if errors.Is(err, model.ErrNotFound) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		f.OwnerID = acc.ID
+	}
+	list, total, err := q.SearchDiscussions(ctx, deps.ViewerOf(c), f, max(limit, 1), offset)
+	if err != nil {
+		return nil, err
+	}
+	out.Total = total
+	if limit <= 0 {
+		return out, nil
+	}
+	ids := make([]int64, 0, len(list))
+	for _, d := range list {
+		ids = append(ids, d.RepoID)
+	}
+	views, err := q.ReposByID(ctx, ids, c.UserID())
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range list {
+		v := views[d.RepoID]
+		if v == nil {
+			continue
+		}
+		x := &Access{Caller: c, Repo: v.Repo, Perm: authz.RepoPermission(c, v.Repo, v.Facts)}
+		if x.Readable() != nil {
+			continue // the SQL rule and authz agree; this keeps them honest
+		}
+		out.Repos[v.Repo.ID], out.Views[v.Repo.ID] = x, v
+		out.Discussions = append(out.Discussions, d)
+	}
 	return out, nil
 }
 

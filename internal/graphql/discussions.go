@@ -12,6 +12,8 @@ import (
 	"github.com/hubd/hubd/internal/authz"
 	"github.com/hubd/hubd/internal/discussions"
 	"github.com/hubd/hubd/internal/graphql/engine"
+	"github.com/hubd/hubd/internal/markdown"
+	"github.com/hubd/hubd/internal/markdown/linked"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
@@ -474,6 +476,12 @@ func (a *API) registerDiscussions() {
 	di("number", func(_ context.Context, o *discObj) any { return o.d.Number })
 	di("title", func(_ context.Context, o *discObj) any { return o.d.Title })
 	di("body", func(_ context.Context, o *discObj) any { return o.d.Body })
+	// bodyHTML links references the reader may see, as issues' body_html.
+	a.field("Discussion", "bodyHTML", func(ctx context.Context, p any, _ map[string]any) (any, error) {
+		o := p.(*discObj)
+		return linked.Render(ctx, a.d, from(ctx).caller, o.repo.v.Repo, o.d.Body, true)
+	})
+	di("bodyText", func(_ context.Context, o *discObj) any { return markdown.Text(o.d.Body) })
 	di("url", func(_ context.Context, o *discObj) any { return a.discURL(o) })
 	di("resourcePath", func(_ context.Context, o *discObj) any { return discPath(o) })
 	di("author", func(_ context.Context, o *discObj) any { return accountOrNil(o.d.User) })
@@ -640,6 +648,11 @@ func (a *API) registerDiscussions() {
 	dc("id", func(_ context.Context, o *dcommentObj) any { return nodeID3("DC", o.c.RepoID, o.c.ID) })
 	dc("databaseId", func(_ context.Context, o *dcommentObj) any { return o.c.ID })
 	dc("body", func(_ context.Context, o *dcommentObj) any { return o.c.Body })
+	a.field("DiscussionComment", "bodyHTML", func(ctx context.Context, p any, _ map[string]any) (any, error) {
+		o := p.(*dcommentObj)
+		return linked.Render(ctx, a.d, from(ctx).caller, o.disc.repo.v.Repo, o.c.Body, true)
+	})
+	dc("bodyText", func(_ context.Context, o *dcommentObj) any { return markdown.Text(o.c.Body) })
 	dc("url", func(_ context.Context, o *dcommentObj) any {
 		return a.discURL(o.disc) + "#discussioncomment-" + strconv.FormatInt(o.c.ID, 10)
 	})

@@ -111,11 +111,19 @@ func categoryID(s string) (int64, error) {
 	return n, nil
 }
 
-func (a *API) registerDiscussionMutations() {
-	svc := a.discussionsSvc()
-	// afterDisc answers a discussion mutation with the discussion after it.
-	afterDisc := func(ctx context.Context, in map[string]any, o *discObj, err error) (any, error) {
+// resolver is a field resolver.
+type resolver = func(ctx context.Context, _ any, args map[string]any) (any, error)
+
+// onDisc is a mutation on the discussion named by the input's key: act
+// writes through the service; the answer is the discussion after it.
+func (a *API) onDisc(key string, act func(ctx context.Context, in map[string]any, x *discussions.Access, o *discObj) error) resolver {
+	return func(ctx context.Context, _ any, args map[string]any) (any, error) {
+		in := dInput(args)
+		o, err := a.discByNodeID(ctx, dArg(in, key))
 		if err != nil {
+			return nil, err
+		}
+		if err := act(ctx, in, discAccess(ctx, o.repo), o); err != nil {
 			return nil, gqlError(err)
 		}
 		after, err := a.reloadDisc(ctx, o)
@@ -124,6 +132,47 @@ func (a *API) registerDiscussionMutations() {
 		}
 		return &discPayload{clientMutationID: in["clientMutationId"], disc: after}, nil
 	}
+}
+
+// onComment is a mutation on the discussion comment named by the input's
+// key; the answer is the comment after it (its discussion when
+// ofDisc, as for answers).
+func (a *API) onComment(key string, ofDisc bool, act func(ctx context.Context, in map[string]any, x *discussions.Access, o *dcommentObj) error) resolver {
+	return func(ctx context.Context, _ any, args map[string]any) (any, error) {
+		in := dInput(args)
+		o, err := a.dcommentByNodeID(ctx, dArg(in, key))
+		if err != nil {
+			return nil, err
+		}
+		if err := act(ctx, in, discAccess(ctx, o.disc.repo), o); err != nil {
+			return nil, gqlError(err)
+		}
+		after, err := a.reloadComment(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		if ofDisc {
+			return &discPayload{clientMutationID: in["clientMutationId"], disc: after.disc}, nil
+		}
+		return &discPayload{clientMutationID: in["clientMutationId"], comment: after}, nil
+	}
+}
+
+// replyToID reads addDiscussionComment's replyToId (0: none).
+func replyToID(in map[string]any) (int64, error) {
+	s := dArg(in, "replyToId")
+	if s == "" {
+		return 0, nil
+	}
+	prefix, _, n, ok := decodeNodeID3(s)
+	if !ok || prefix != "DC" {
+		return 0, notFound("Could not resolve to a node with the global id of '%s'", s)
+	}
+	return n, nil
+}
+
+func (a *API) registerDiscussionMutations() {
+	svc := a.discussionsSvc()
 	a.field("Mutation", "createDiscussion", func(ctx context.Context, _ any, args map[string]any) (any, error) {
 		in := dInput(args)
 		repo, err := a.repoByNodeID(ctx, dArg(in, "repositoryId"))
@@ -138,14 +187,13 @@ func (a *API) registerDiscussionMutations() {
 		if err != nil {
 			return nil, gqlError(err)
 		}
-		return afterDisc(ctx, in, &discObj{d: d, repo: repo}, nil)
-	})
-	a.field("Mutation", "updateDiscussion", func(ctx context.Context, _ any, args map[string]any) (any, error) {
-		in := dInput(args)
-		o, err := a.discByNodeID(ctx, dArg(in, "discussionId"))
+		after, err := a.reloadDisc(ctx, &discObj{d: d, repo: repo})
 		if err != nil {
 			return nil, err
 		}
+		return &discPayload{clientMutationID: in["clientMutationId"], disc: after}, nil
+	})
+	a.field("Mutation", "updateDiscussion", a.onDisc("discussionId", func(ctx context.Context, in map[string]any, x *discussions.Access, o *discObj) error {
 		var ui discussions.Input
 		if v, ok := in["title"].(string); ok {
 			ui.Title = &v
@@ -156,12 +204,12 @@ func (a *API) registerDiscussionMutations() {
 		if v, ok := in["categoryId"].(string); ok && v != "" {
 			id, err := categoryID(v)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			ui.CategoryID = &id
 		}
-		return afterDisc(ctx, in, o, svc.Update(ctx, discAccess(ctx, o.repo), o.d, ui))
-	})
+		return svc.Update(ctx, x, o.d, ui)
+	}))
 	a.field("Mutation", "deleteDiscussion", func(ctx context.Context, _ any, args map[string]any) (any, error) {
 		in := dInput(args)
 		o, err := a.discByNodeID(ctx, dArg(in, "id"))
@@ -173,35 +221,21 @@ func (a *API) registerDiscussionMutations() {
 		}
 		return &discPayload{clientMutationID: in["clientMutationId"], disc: o}, nil
 	})
-	a.field("Mutation", "closeDiscussion", func(ctx context.Context, _ any, args map[string]any) (any, error) {
-		in := dInput(args)
-		o, err := a.discByNodeID(ctx, dArg(in, "discussionId"))
-		if err != nil {
-			return nil, err
-		}
-		return afterDisc(ctx, in, o, svc.Close(ctx, discAccess(ctx, o.repo), o.d, dArg(in, "reason")))
-	})
-	a.field("Mutation", "reopenDiscussion", func(ctx context.Context, _ any, args map[string]any) (any, error) {
-		in := dInput(args)
-		o, err := a.discByNodeID(ctx, dArg(in, "discussionId"))
-		if err != nil {
-			return nil, err
-		}
-		return afterDisc(ctx, in, o, svc.Reopen(ctx, discAccess(ctx, o.repo), o.d))
-	})
+	a.field("Mutation", "closeDiscussion", a.onDisc("discussionId", func(ctx context.Context, in map[string]any, x *discussions.Access, o *discObj) error {
+		return svc.Close(ctx, x, o.d, dArg(in, "reason"))
+	}))
+	a.field("Mutation", "reopenDiscussion", a.onDisc("discussionId", func(ctx context.Context, _ map[string]any, x *discussions.Access, o *discObj) error {
+		return svc.Reopen(ctx, x, o.d)
+	}))
 	a.field("Mutation", "addDiscussionComment", func(ctx context.Context, _ any, args map[string]any) (any, error) {
 		in := dInput(args)
 		o, err := a.discByNodeID(ctx, dArg(in, "discussionId"))
 		if err != nil {
 			return nil, err
 		}
-		var replyTo int64
-		if s := dArg(in, "replyToId"); s != "" {
-			prefix, _, n, ok := decodeNodeID3(s)
-			if !ok || prefix != "DC" {
-				return nil, notFound("Could not resolve to a node with the global id of '%s'", s)
-			}
-			replyTo = n
+		replyTo, err := replyToID(in)
+		if err != nil {
+			return nil, err
 		}
 		c, err := svc.AddComment(ctx, discAccess(ctx, o.repo), o.d, dArg(in, "body"), replyTo)
 		if err != nil {
@@ -213,21 +247,9 @@ func (a *API) registerDiscussionMutations() {
 		}
 		return &discPayload{clientMutationID: in["clientMutationId"], comment: after}, nil
 	})
-	a.field("Mutation", "updateDiscussionComment", func(ctx context.Context, _ any, args map[string]any) (any, error) {
-		in := dInput(args)
-		o, err := a.dcommentByNodeID(ctx, dArg(in, "commentId"))
-		if err != nil {
-			return nil, err
-		}
-		if err := svc.UpdateComment(ctx, discAccess(ctx, o.disc.repo), o.disc.d, o.c, dArg(in, "body")); err != nil {
-			return nil, gqlError(err)
-		}
-		after, err := a.reloadComment(ctx, o)
-		if err != nil {
-			return nil, err
-		}
-		return &discPayload{clientMutationID: in["clientMutationId"], comment: after}, nil
-	})
+	a.field("Mutation", "updateDiscussionComment", a.onComment("commentId", false, func(ctx context.Context, in map[string]any, x *discussions.Access, o *dcommentObj) error {
+		return svc.UpdateComment(ctx, x, o.disc.d, o.c, dArg(in, "body"))
+	}))
 	a.field("Mutation", "deleteDiscussionComment", func(ctx context.Context, _ any, args map[string]any) (any, error) {
 		in := dInput(args)
 		o, err := a.dcommentByNodeID(ctx, dArg(in, "id"))
@@ -239,56 +261,42 @@ func (a *API) registerDiscussionMutations() {
 		}
 		return &discPayload{clientMutationID: in["clientMutationId"], comment: o}, nil
 	})
-	answer := func(mark bool) func(ctx context.Context, _ any, args map[string]any) (any, error) {
-		return func(ctx context.Context, _ any, args map[string]any) (any, error) {
-			in := dInput(args)
-			o, err := a.dcommentByNodeID(ctx, dArg(in, "id"))
-			if err != nil {
-				return nil, err
-			}
-			return afterDisc(ctx, in, o.disc, svc.MarkAnswer(ctx, discAccess(ctx, o.disc.repo), o.disc.d, o.c, mark))
-		}
+	for name, mark := range map[string]bool{"markDiscussionCommentAsAnswer": true, "unmarkDiscussionCommentAsAnswer": false} {
+		a.field("Mutation", name, a.onComment("id", true, func(ctx context.Context, _ map[string]any, x *discussions.Access, o *dcommentObj) error {
+			return svc.MarkAnswer(ctx, x, o.disc.d, o.c, mark)
+		}))
 	}
-	a.field("Mutation", "markDiscussionCommentAsAnswer", answer(true))
-	a.field("Mutation", "unmarkDiscussionCommentAsAnswer", answer(false))
-	upvote := func(on bool) func(ctx context.Context, _ any, args map[string]any) (any, error) {
-		return func(ctx context.Context, _ any, args map[string]any) (any, error) {
-			in := dInput(args)
-			id := dArg(in, "subjectId")
+	for name, on := range map[string]bool{"addUpvote": true, "removeUpvote": false} {
+		onDisc := a.onDisc("subjectId", func(ctx context.Context, _ map[string]any, x *discussions.Access, o *discObj) error {
+			return svc.Upvote(ctx, x, store.UpvoteDiscussion, o.d.ID, on)
+		})
+		onComment := a.onComment("subjectId", false, func(ctx context.Context, _ map[string]any, x *discussions.Access, o *dcommentObj) error {
+			return svc.Upvote(ctx, x, store.UpvoteComment, o.c.ID, on)
+		})
+		a.field("Mutation", name, func(ctx context.Context, p any, args map[string]any) (any, error) {
+			id := dArg(dInput(args), "subjectId")
 			prefix, _, _, _ := decodeNodeID3(id)
+			var out any
+			var err error
 			switch prefix {
 			case "D":
-				o, err := a.discByNodeID(ctx, id)
-				if err != nil {
-					return nil, err
-				}
-				if err := svc.Upvote(ctx, discAccess(ctx, o.repo), store.UpvoteDiscussion, o.d.ID, on); err != nil {
-					return nil, gqlError(err)
-				}
-				after, err := a.reloadDisc(ctx, o)
-				if err != nil {
-					return nil, err
-				}
-				return &discPayload{clientMutationID: in["clientMutationId"], subject: after}, nil
+				out, err = onDisc(ctx, p, args)
 			case "DC":
-				o, err := a.dcommentByNodeID(ctx, id)
-				if err != nil {
-					return nil, err
-				}
-				if err := svc.Upvote(ctx, discAccess(ctx, o.disc.repo), store.UpvoteComment, o.c.ID, on); err != nil {
-					return nil, gqlError(err)
-				}
-				after, err := a.reloadComment(ctx, o)
-				if err != nil {
-					return nil, err
-				}
-				return &discPayload{clientMutationID: in["clientMutationId"], subject: after}, nil
+				out, err = onComment(ctx, p, args)
+			default:
+				return nil, notFound("Could not resolve to a node with the global id of '%s'", id)
 			}
-			return nil, notFound("Could not resolve to a node with the global id of '%s'", id)
-		}
+			if pl, ok := out.(*discPayload); ok && err == nil {
+				// The upvotable is the subject either way.
+				if pl.disc != nil {
+					pl.subject = pl.disc
+				} else {
+					pl.subject = pl.comment
+				}
+			}
+			return out, err
+		})
 	}
-	a.field("Mutation", "addUpvote", upvote(true))
-	a.field("Mutation", "removeUpvote", upvote(false))
 
 	for _, typ := range []string{"CreateDiscussionPayload", "UpdateDiscussionPayload", "DeleteDiscussionPayload", "CloseDiscussionPayload",
 		"ReopenDiscussionPayload", "AddDiscussionCommentPayload", "UpdateDiscussionCommentPayload", "DeleteDiscussionCommentPayload",

@@ -99,6 +99,15 @@ func TestDiscussions(t *testing.T) {
 		t.Fatalf("reply to a reply: %v", rep2)
 	}
 	mustData(t, post(t, w.e, w.olgaTok, add, map[string]any{"in": map[string]any{"discussionId": qid, "body": "Another way"}}))
+	// bodyHTML renders Markdown and links what the reader may see.
+	md := dig(mustData(t, post(t, w.e, w.monaTok, add, map[string]any{"in": map[string]any{"discussionId": dig(ann, "id"), "body": "**bold** @olga #1"}})), "addDiscussionComment", "comment", "id")
+	d = mustData(t, post(t, w.e, w.monaTok, `query($id: ID!, $c: ID!) { d: node(id: $id) { ... on Discussion { bodyHTML bodyText } }
+		c: node(id: $c) { ... on DiscussionComment { bodyHTML bodyText } } }`, map[string]any{"id": dig(ann, "id"), "c": md}))
+	if strings.TrimSpace(dig(d, "d", "bodyHTML").(string)) != "<p>v1</p>" || dig(d, "d", "bodyText") != "v1" ||
+		!strings.Contains(dig(d, "c", "bodyHTML").(string), "<strong>bold</strong>") || !strings.Contains(dig(d, "c", "bodyHTML").(string), `href="`+w.e.URL+`/olga"`) ||
+		dig(d, "c", "bodyText") != "bold @olga #1" {
+		t.Errorf("bodyHTML: %v", d)
+	}
 
 	// Answer: the author marks; a reply may not be the answer.
 	mark := `mutation($id: ID!) { markDiscussionCommentAsAnswer(input: {id: $id}) { discussion { isAnswered answer { id } answerChosenBy { login } } } }`
@@ -268,6 +277,33 @@ func TestDiscussionsPrivate(t *testing.T) {
 	id := dig(d, "createDiscussion", "discussion", "id")
 	gqlErr(t, post(t, w.e, w.strTok, `query($id: ID!) { node(id: $id) { id } }`, map[string]any{"id": id}), "NOT_FOUND", "")
 	gqlErr(t, post(t, w.e, w.strTok, `mutation($id: ID!) { addDiscussionComment(input: {discussionId: $id, body: "x"}) { comment { id } } }`, map[string]any{"id": id}), "NOT_FOUND", "")
+	// A fine-grained token labels and locks a discussion with the
+	// discussions permission, not the issues one.
+	label := dig(mustData(t, post(t, w.e, w.monaTok, `{ repository(owner: "mona", name: "secret") { labels(first: 1) { nodes { id } } } }`, nil)),
+		"repository", "labels", "nodes").([]any)[0].(map[string]any)["id"]
+	fg := func(perm string) string {
+		var tok struct{ Token string }
+		w.e.Must(201, "POST", "/admin/users/mona/personal-access-tokens", w.monaTok, map[string]any{"name": perm,
+			"repositories": []string{"secret"}, "permissions": map[string]string{perm: "write"}}).JSON(t, &tok)
+		return tok.Token
+	}
+	addLabel := `mutation($id: ID!, $l: ID!) { addLabelsToLabelable(input: {labelableId: $id, labelIds: [$l]}) { labelable { ... on Discussion { labels(first: 5) { totalCount } } } } }`
+	lock := `mutation($id: ID!) { lockLockable(input: {lockableId: $id}) { lockedRecord { locked } } }`
+	issuesTok, discTok := fg("issues"), fg("discussions")
+	gqlErr(t, post(t, w.e, issuesTok, addLabel, map[string]any{"id": id, "l": label}), "FORBIDDEN", "personal access token")
+	gqlErr(t, post(t, w.e, issuesTok, lock, map[string]any{"id": id}), "FORBIDDEN", "personal access token")
+	if d := mustData(t, post(t, w.e, discTok, addLabel, map[string]any{"id": id, "l": label})); dig(d, "addLabelsToLabelable", "labelable", "labels", "totalCount").(json.Number).String() != "1" {
+		t.Fatalf("labeled with discussions:write: %v", d)
+	}
+	if d := mustData(t, post(t, w.e, discTok, lock, map[string]any{"id": id})); dig(d, "lockLockable", "lockedRecord", "locked") != true {
+		t.Fatalf("locked with discussions:write: %v", d)
+	}
+	// And an issue is not labeled with the discussions permission.
+	var is struct {
+		NodeID string `json:"node_id"`
+	}
+	w.e.Must(201, "POST", "/repos/mona/secret/issues", w.monaTok, map[string]any{"title": "bug"}).JSON(t, &is)
+	gqlErr(t, post(t, w.e, discTok, addLabel, map[string]any{"id": is.NodeID, "l": label}), "FORBIDDEN", "personal access token")
 	// Turning discussions off hides them.
 	if _, _, err := w.e.GitHub(w.monaTok).Repositories.Edit(ctx, "mona", "secret", &github.Repository{HasDiscussions: github.Ptr(false)}); err != nil {
 		t.Fatal(err)
@@ -285,7 +321,27 @@ func TestDiscussionSearch(t *testing.T) {
 		mustData(t, post(t, w.e, c.tok, `mutation($in: CreateDiscussionInput!) { createDiscussion(input: $in) { discussion { id } } }`,
 			map[string]any{"in": map[string]any{"repositoryId": repoID, "categoryId": cats[c.cat], "title": c.title, "body": fmt.Sprint("n", i)}}))
 	}
-	q := `query($q: String!) { search(query: $q, type: DISCUSSION, first: 10) { discussionCount nodes { ... on Discussion { number } } } }`
+	enableDiscussions(t, w, w.monaTok, "mona", "secret")
+	secretID := dig(mustData(t, post(t, w.e, w.monaTok, `{ repository(owner: "mona", name: "secret") { id } }`, nil)), "repository", "id")
+	mustData(t, post(t, w.e, w.monaTok, `mutation($in: CreateDiscussionInput!) { createDiscussion(input: $in) { discussion { id } } }`,
+		map[string]any{"in": map[string]any{"repositoryId": secretID, "categoryId": categoryIDs(t, w, w.monaTok, "mona", "secret")["general"], "title": "Secret rockets", "body": ""}}))
+	q := `query($q: String!) { search(query: $q, type: DISCUSSION, first: 10) { discussionCount nodes { ... on Discussion { number repository { name } } } } }`
+	// The owner finds the private one too, and pages through them.
+	d := mustData(t, post(t, w.e, w.monaTok, q, map[string]any{"q": "rockets sort:created-asc"}))
+	var got []string
+	for _, n := range dig(d, "search", "nodes").([]any) {
+		got = append(got, dig(n, "repository", "name").(string)+"#"+dig(n, "number").(json.Number).String())
+	}
+	if strings.Join(got, ",") != "app#1,app#3,secret#1" {
+		t.Errorf("the owner's search without repo: %v", got)
+	}
+	page := `query($after: String) { search(query: "rockets sort:created-asc", type: DISCUSSION, first: 1, after: $after) {
+		discussionCount pageInfo { endCursor } nodes { ... on Discussion { title } } } }`
+	d = mustData(t, post(t, w.e, w.monaTok, page, nil))
+	d = mustData(t, post(t, w.e, w.monaTok, page, map[string]any{"after": dig(d, "search", "pageInfo", "endCursor")}))
+	if dig(d, "search", "discussionCount").(json.Number).String() != "3" || dig(d, "search", "nodes").([]any)[0].(map[string]any)["title"] != "More rockets" {
+		t.Errorf("second page: %v", d)
+	}
 	for query, want := range map[string]string{
 		"repo:mona/app sort:created-asc":                        "1,2,3",
 		"repo:mona/app rockets sort:created-asc":                "1,3",
@@ -293,6 +349,11 @@ func TestDiscussionSearch(t *testing.T) {
 		`repo:mona/app category:"Q&A"`:                          "2",
 		"repo:mona/app is:unanswered is:open sort:created-desc": "3,2,1",
 		"repo:mona/secret":                                      "",
+		// Without repo: every repository the viewer may read.
+		"rockets sort:created-asc":            "1,3",
+		"user:mona is:open sort:created-desc": "3,2,1",
+		"user:olga rockets":                   "",
+		"label:bug rockets":                   "",
 	} {
 		d := mustData(t, post(t, w.e, w.strTok, q, map[string]any{"q": query}))
 		var got []string

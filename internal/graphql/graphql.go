@@ -139,6 +139,15 @@ func guard(ctx context.Context, typ, field string) *engine.Error {
 	return &engine.Error{Type: "FORBIDDEN", Message: msg}
 }
 
+// guardTarget is guard for a mutation whose permission depends on what it
+// acts on (labels and locks: "Discussion" or "Issue"), once that is known.
+func guardTarget(ctx context.Context, field, target string) error {
+	if e := guard(ctx, "Mutation", field+"("+target+")"); e != nil {
+		return e
+	}
+	return nil
+}
+
 // Timeout is how long GitHub lets a GraphQL request run.
 const Timeout = 10 * time.Second
 

@@ -109,12 +109,22 @@ func (a *API) registerIssueRelations(svc *issues.Service) {
 	lock := func(locking bool) func(ctx context.Context, _ any, args map[string]any) (any, error) {
 		return func(ctx context.Context, _ any, args map[string]any) (any, error) {
 			in := input(args)
+			field := "unlockLockable"
+			if locking {
+				field = "lockLockable"
+			}
 			if isDiscussionID(str(in, "lockableId")) {
+				if err := guardTarget(ctx, field, "Discussion"); err != nil {
+					return nil, err
+				}
 				o, err := a.discussionLock(ctx, in, locking)
 				if err != nil {
 					return nil, err
 				}
 				return &payload{clientMutationID: in["clientMutationId"], issue: o}, nil
+			}
+			if err := guardTarget(ctx, field, "Issue"); err != nil {
+				return nil, err
 			}
 			o, err := a.issueByNodeID(ctx, str(in, "lockableId"))
 			if err != nil {

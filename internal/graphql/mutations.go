@@ -350,12 +350,19 @@ func (a *API) registerMutations(svc *issues.Service) {
 	labels := func(mode string) func(ctx context.Context, _ any, args map[string]any) (any, error) {
 		return func(ctx context.Context, _ any, args map[string]any) (any, error) {
 			in := input(args)
+			field := map[string]string{"add": "addLabelsToLabelable", "remove": "removeLabelsFromLabelable"}[mode]
 			if id, _ := str(in, "labelableId"); isDiscussionID(id) {
+				if err := guardTarget(ctx, field, "Discussion"); err != nil {
+					return nil, err
+				}
 				o, err := a.discussionLabels(ctx, in, mode == "add")
 				if err != nil {
 					return nil, err
 				}
 				return &payload{clientMutationID: in["clientMutationId"], issue: o}, nil
+			}
+			if err := guardTarget(ctx, field, "Issue"); err != nil {
+				return nil, err
 			}
 			return edit(ctx, in, "labelableId", func(o *issueObj, ii *issues.IssueInput) error {
 				names, err := a.labelNames(ctx, o.repo.v.Repo.ID, idList(in["labelIds"]))

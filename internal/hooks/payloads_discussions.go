@@ -37,9 +37,19 @@ func (b *builder) discussionEvent(ctx context.Context, repo *model.Repo, d domai
 	ch := domain(asMap(d["changes"]))
 	switch action {
 	case "transferred":
-		// GitHub's payload carries the new discussion and repository;
-		// hubd does not build it yet.
-		return model.ErrNotFound
+		to, err := b.repo(ctx, ch.int("new_repository_id"))
+		if err != nil {
+			return err
+		}
+		nd := domain(asMap(ch["new_discussion"]))
+		if nd == nil {
+			return model.ErrNotFound
+		}
+		nj, err := b.discussionJSON(ctx, to, nd)
+		if err != nil {
+			return err
+		}
+		out["changes"] = map[string]any{"new_discussion": nj, "new_repository": b.repoJSON[to.ID]}
 	case "edited":
 		changes := map[string]any{}
 		for _, k := range []string{"title", "body"} {

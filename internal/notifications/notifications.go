@@ -149,9 +149,11 @@ type payload struct {
 		ID int64 `json:"id"`
 	} `json:"sender"`
 	Issue       *item `json:"issue"`
+	Discussion  *item `json:"discussion"`
 	PullRequest *item `json:"pull_request"`
 	Comment     *struct {
 		URL      string `json:"url"`
+		HTMLURL  string `json:"html_url"`
 		Body     string `json:"body"`
 		CommitID string `json:"commit_id"`
 	} `json:"comment"`
@@ -261,7 +263,7 @@ func relevant(typ string) bool {
 	t, _, _ := strings.Cut(typ, ".")
 	switch t {
 	case "issues", "issue_comment", "pull_request", "pull_request_review", "pull_request_review_comment", "release",
-		"commit_comment":
+		"commit_comment", "discussion", "discussion_comment":
 		return true
 	case "workflow_run":
 		return typ == "workflow_run.completed"
@@ -321,13 +323,27 @@ func (rn *run) hook(ctx context.Context, event string, p payload) error {
 		body, actorReason, notify = p.Comment.Body, "comment", true
 	case "workflow_run":
 		return rn.ciActivity(ctx, p)
+	case "discussion", "discussion_comment":
+		// GitHub's threads of discussions are of type Discussion; their
+		// url is the discussion's under the repository's API URL (there
+		// is no REST resource behind it).
+		it = p.Discussion
+		if it == nil {
+			return nil
+		}
+		sub.typ, sub.key, sub.title = "Discussion", it.Number, it.Title
+		sub.url = p.Repository.URL + "/discussions/" + strconv.FormatInt(it.Number, 10)
+		sub.commentURL = sub.url
+		if it.User != nil {
+			sub.authorID = it.User.ID
+		}
 	default:
 		return nil
 	}
 	switch event + "." + p.Action {
-	case "issues.opened", "pull_request.opened":
+	case "issues.opened", "pull_request.opened", "discussion.created":
 		body, actorReason, notify = it.Body, "author", true
-	case "issues.closed", "issues.reopened", "pull_request.closed", "pull_request.reopened":
+	case "issues.closed", "issues.reopened", "pull_request.closed", "pull_request.reopened", "discussion.closed", "discussion.reopened":
 		actorReason, notify = "state_change", true
 	case "issues.assigned", "pull_request.assigned":
 		if p.Assignee != nil {
@@ -343,6 +359,15 @@ func (rn *run) hook(ctx context.Context, event string, p payload) error {
 		}
 		body, actorReason, notify, sub.commentURL = p.Comment.Body, "comment", true, p.Comment.URL
 		add(sub.authorID, "author")
+	case "discussion_comment.created":
+		if p.Comment == nil {
+			return nil
+		}
+		body, actorReason, notify = p.Comment.Body, "comment", true
+		add(sub.authorID, "author")
+	case "discussion.answered":
+		// The author hears that their question has an answer.
+		add(sub.authorID, "author")
 	case "pull_request_review.submitted":
 		if p.Review != nil {
 			body = p.Review.Body
@@ -350,17 +375,20 @@ func (rn *run) hook(ctx context.Context, event string, p payload) error {
 		actorReason, notify = "comment", true
 		add(sub.authorID, "author")
 	case "commit_comment.created":
-	case "issues.edited", "pull_request.edited", "issue_comment.edited":
+	case "issues.edited", "pull_request.edited", "issue_comment.edited", "discussion.edited", "discussion_comment.edited":
 		// An edit notifies the users it newly mentions, no one else.
 		if p.Changes == nil || p.Changes.Body == nil {
 			return nil
 		}
 		body = it.Body
-		if event == "issue_comment" {
+		if event == "issue_comment" || event == "discussion_comment" {
 			if p.Comment == nil {
 				return nil
 			}
-			body, sub.commentURL = p.Comment.Body, p.Comment.URL
+			body = p.Comment.Body
+			if event == "issue_comment" {
+				sub.commentURL = p.Comment.URL
+			}
 		}
 		body = newMentions(p.Changes.Body.From, body)
 	default:

@@ -34,24 +34,58 @@ func (q Q) discussions(ctx context.Context, query string, args ...any) ([]*model
 	defer rows.Close()
 	var out []*model.Discussion
 	for rows.Next() {
-		d := &model.Discussion{}
-		var editor, answer, chosenBy sql.NullInt64
-		var reason, lock sql.NullString
-		var closedAt, pinned, chosenAt, edited sql.NullInt64
-		var created, updated int64
-		var a slimAccount
-		if err := rows.Scan(append([]any{&d.ID, &d.RepoID, &d.Number, &d.CategoryID, &d.Title, &d.Body, &editor, &d.Closed, &reason,
-			&closedAt, &d.Locked, &lock, &pinned, &answer, &chosenAt, &chosenBy, &d.Upvotes, &d.Reactions, &d.Comments, &edited,
-			&created, &updated}, a.dest()...)...); err != nil {
+		d, err := scanDiscussion(rows)
+		if err != nil {
 			return nil, err
 		}
-		d.EditorID, d.AnswerID, d.AnswerChosenBy = editor.Int64, answer.Int64, chosenBy.Int64
-		d.StateReason, d.LockReason = reason.String, lock.String
-		d.ClosedAt, d.PinnedAt, d.AnswerChosenAt, d.LastEditedAt = fromNullUnix(closedAt), fromNullUnix(pinned), fromNullUnix(chosenAt), fromNullUnix(edited)
-		d.CreatedAt, d.UpdatedAt, d.User = fromUnix(created), fromUnix(updated), a.account()
 		out = append(out, d)
 	}
 	return out, rows.Err()
+}
+
+// scanDiscussion reads a row of discussionCols.
+func scanDiscussion(rows *sql.Rows) (*model.Discussion, error) {
+	d := &model.Discussion{}
+	var editor, answer, chosenBy sql.NullInt64
+	var reason, lock sql.NullString
+	var closedAt, pinned, chosenAt, edited sql.NullInt64
+	var created, updated int64
+	var a slimAccount
+	if err := rows.Scan(append([]any{&d.ID, &d.RepoID, &d.Number, &d.CategoryID, &d.Title, &d.Body, &editor, &d.Closed, &reason,
+		&closedAt, &d.Locked, &lock, &pinned, &answer, &chosenAt, &chosenBy, &d.Upvotes, &d.Reactions, &d.Comments, &edited,
+		&created, &updated}, a.dest()...)...); err != nil {
+		return nil, err
+	}
+	d.EditorID, d.AnswerID, d.AnswerChosenBy = editor.Int64, answer.Int64, chosenBy.Int64
+	d.StateReason, d.LockReason = reason.String, lock.String
+	d.ClosedAt, d.PinnedAt, d.AnswerChosenAt, d.LastEditedAt = fromNullUnix(closedAt), fromNullUnix(pinned), fromNullUnix(chosenAt), fromNullUnix(edited)
+	d.CreatedAt, d.UpdatedAt, d.User = fromUnix(created), fromUnix(updated), a.account()
+	return d, nil
+}
+
+// discussionSearchFrom is the discussions of the repositories (r, owner a)
+// a viewer may see; the author is u.
+const discussionSearchFrom = ` FROM discussions d JOIN repos r ON r.id = d.repo_id JOIN accounts a ON a.id = r.owner_id` + viewerJoins + `
+ LEFT JOIN accounts u ON u.id = d.user_id`
+
+var discussionSearchCols = strings.Replace(discussionCols, "a.id, a.login, a.type, a.site_admin", "u.id, u.login, u.type, u.site_admin", 1)
+
+// SearchDiscussions is a page of the discussions f selects (its RepoID
+// left out) across the repositories v may see with discussions on, and
+// their total.
+func (q Q) SearchDiscussions(ctx context.Context, v Viewer, f DiscussionQuery, limit, offset int) ([]*model.Discussion, int, error) {
+	s := visibleTo(v)
+	conds, args := f.conds()
+	s.w("r.has_discussions = ?", conds)
+	s.arg(true)
+	s.arg(args...)
+	col := "d.updated_at"
+	if f.OrderBy == "created_at" {
+		col = "d.created_at"
+	}
+	dir := direction(!f.Asc)
+	return runSearch(ctx, q, searchPage{from: discussionSearchFrom, cols: discussionSearchCols, where: s,
+		order: " ORDER BY " + col + dir + ", d.id" + dir, limit: limit, offset: offset}, scanDiscussion)
 }
 
 // DiscussionByNumber is discussion number of a repository.
@@ -76,6 +110,7 @@ func (q Q) DiscussionsByID(ctx context.Context, ids []int64) (map[int64]*model.D
 // DiscussionQuery selects discussions of a repository.
 type DiscussionQuery struct {
 	RepoID     int64
+	OwnerID    int64 // SearchDiscussions: the repositories of an account
 	CategoryID int64
 	Closed     *bool // nil: open and closed
 	Answered   *bool
@@ -89,8 +124,18 @@ type DiscussionQuery struct {
 }
 
 func (f DiscussionQuery) where() (string, []any) {
-	where := ` WHERE d.repo_id = ?`
-	args := []any{f.RepoID}
+	conds, args := f.conds()
+	return ` WHERE d.repo_id = ?` + conds, append([]any{f.RepoID}, args...)
+}
+
+// conds are f's conditions other than its repository, each " AND ...".
+func (f DiscussionQuery) conds() (string, []any) {
+	var where string
+	var args []any
+	if f.OwnerID != 0 {
+		where += ` AND r.owner_id = ?`
+		args = append(args, f.OwnerID)
+	}
 	if f.CategoryID != 0 {
 		where += ` AND d.category_id = ?`
 		args = append(args, f.CategoryID)
