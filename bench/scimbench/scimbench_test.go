@@ -85,6 +85,22 @@ func BenchmarkSCIMUsers(b *testing.B) {
 		}
 		ms(b)
 	})
+	// startIndex 1 and 9,900 of 10,000 (count 100): a deep page must not
+	// cost more than the first.
+	for _, start := range []int{1, 9901} {
+		b.Run(fmt.Sprintf("startIndex-%d", start), func(b *testing.B) {
+			for b.Loop() {
+				list, _, err := svc.Users(ctx, "", start, 100)
+				if err == nil && (len(list) != 100 || list[0].UserName != fmt.Sprintf("user%05d@example.com", start-1)) {
+					err = fmt.Errorf("%d users, first %v", len(list), list)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			ms(b)
+		})
+	}
 	b.Run("control-AccountByLogin", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := st.R().AccountByLogin(ctx, "user07777"); err != nil {

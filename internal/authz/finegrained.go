@@ -46,6 +46,8 @@ var permissionRules = map[string]string{
 	"enterprise-admin/assign-team-to-enterprise-role":                       "enterprise_administration",
 	"enterprise-admin/revoke-enterprise-role-team":                          "enterprise_administration",
 	"enterprise-admin/revoke-all-enterprise-roles-team":                     "enterprise_administration",
+	"billing/get-github-advanced-security-billing-ghe":                      "enterprise_administration",
+	"billing/get-github-advanced-security-billing-org":                      "organization_administration:read",
 	"enterprise-admin/get-consumed-licenses":                                "enterprise_administration",
 	"enterprise-admin/get-license-sync-status":                              "enterprise_administration",
 	"enterprise-admin/list-vss":                                             "enterprise_administration",

@@ -153,6 +153,14 @@ func Full(ctx context.Context, d *deps.Deps, c *authz.Caller, repo *model.Repo, 
 	out := d.URLs.ToFullRepository(repo, Counts(d, repo, facts[repo.ID]), wire.Access{Perm: perm, Authenticated: authn})
 	out.NetworkCount = network
 	out.TempCloneToken = d.TempCloneToken(c, repo, perm)
+	if authn && perm >= authz.Admin {
+		// GitHub shows the security settings to administrators only.
+		sec, err := q.RepoSecurity(ctx, repo.ID)
+		if err != nil {
+			return wire.FullRepository{}, err
+		}
+		out.SecurityAndAnalysis = wire.ToSecurityAndAnalysis(sec)
+	}
 	embed := func(v *store.RepoView) *wire.Repository {
 		access := wire.Access{Perm: authz.RepoPermission(c, v.Repo, v.Facts), Authenticated: authn}
 		r := d.URLs.ToRepository(v.Repo, Counts(d, v.Repo, facts[v.Repo.ID]), access)
@@ -366,8 +374,13 @@ func (a *Service) Update(ctx context.Context, c *authz.Caller, found *model.Repo
 		if v, ok := in.PullRequestCreationPolicy.Get(); ok && v != "all" {
 			e.custom("pull_request_creation_policy", "only the policy all is supported")
 		}
+		security, err := tx.RepoSecurity(ctx, repo.ID)
+		if err != nil {
+			return err
+		}
+		nextSecurity := security
 		if v, ok := in.SecurityAndAnalysis.Get(); ok && len(v) > 0 {
-			e.custom("security_and_analysis", "security and analysis features are not available")
+			nextSecurity = applySecurity(security, v, repo, &e)
 		}
 		setBool(&repo.Archived, in.Archived)
 		if err := e.err(); err != nil {
@@ -375,6 +388,9 @@ func (a *Service) Update(ctx context.Context, c *authz.Caller, found *model.Repo
 		}
 		if repo.Private() && !c.HasScope("repo") {
 			return deps.RequireScope(c, "repo")
+		}
+		if err := saveSecurity(ctx, tx, c.UserID(), repo, security, nextSecurity); err != nil {
+			return err
 		}
 		changes := changesOf(&before, repo)
 		if len(changes) == 0 {

@@ -127,6 +127,13 @@ var auditActions = map[string]string{
 	"audit_log_streaming.destroy": "audit_log_streaming.destroy",
 
 	"push": "git.push",
+
+	"repo.advanced_security_enabled":                     "repo.advanced_security_enabled",
+	"repo.advanced_security_disabled":                    "repo.advanced_security_disabled",
+	"repository_secret_scanning.enable":                  "repository_secret_scanning.enable",
+	"repository_secret_scanning.disable":                 "repository_secret_scanning.disable",
+	"repository_secret_scanning_push_protection.enable":  "repository_secret_scanning_push_protection.enable",
+	"repository_secret_scanning_push_protection.disable": "repository_secret_scanning_push_protection.disable",
 }
 
 // secretEvent matches the secrets store's events, already named as the

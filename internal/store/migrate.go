@@ -2850,6 +2850,29 @@ CREATE TABLE discussion_labels (
 );
 CREATE INDEX discussion_labels_label ON discussion_labels (label_id);
 `,
+	// 86: GitHub Advanced Security (store/ghas.go): a repository's
+	// security and analysis settings (no row: all disabled), and the
+	// users whose commits each push brought, matched by email in the push
+	// job: the last push per repository and user, for the active
+	// committers that billing counts.
+	`
+CREATE TABLE repo_security (
+  repo_id BIGINT PRIMARY KEY REFERENCES repos(id) ON DELETE CASCADE,
+  advanced_security BOOLEAN NOT NULL DEFAULT FALSE,
+  secret_scanning BOOLEAN NOT NULL DEFAULT FALSE,
+  secret_scanning_push_protection BOOLEAN NOT NULL DEFAULT FALSE,
+  updated_at BIGINT NOT NULL
+);
+
+CREATE TABLE push_committers (
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  user_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  email TEXT NOT NULL,
+  pushed_at BIGINT NOT NULL,
+  PRIMARY KEY (repo_id, user_id)
+);
+CREATE INDEX push_committers_user ON push_committers (user_id);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

@@ -181,7 +181,14 @@ func (q Q) SCIMUsers(ctx context.Context, f SCIMFilter, limit, offset int) ([]*m
 	if err := q.row(ctx, `SELECT COUNT(*) FROM scim_users`+where, args...).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.query(ctx, `SELECT `+scimUserCols+` FROM scim_users`+where+` ORDER BY id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	// A deep page seeks: the id it starts at is found on the primary key
+	// alone (an index-only skip), and only the page's rows are read, where
+	// OFFSET over the rows would fetch every skipped one.
+	seek := ` WHERE id >= (SELECT id FROM scim_users` + where + ` ORDER BY id LIMIT 1 OFFSET ?)`
+	if where != "" {
+		seek += ` AND` + strings.TrimPrefix(where, " WHERE")
+	}
+	rows, err := q.query(ctx, `SELECT `+scimUserCols+` FROM scim_users`+seek+` ORDER BY id LIMIT ?`, append(append(append([]any{}, args...), offset), append(args, limit)...)...)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -164,6 +164,33 @@ type FullRepository struct {
 	// (internal/tempclone); null for public ones and for callers who may
 	// not clone.
 	TempCloneToken *string `json:"temp_clone_token"`
+	// SecurityAndAnalysis is shown to administrators only.
+	SecurityAndAnalysis *SecurityAndAnalysis `json:"security_and_analysis,omitempty"`
+}
+
+// SecurityAndAnalysis is components/schemas/security-and-analysis, with
+// the features hubd keeps.
+type SecurityAndAnalysis struct {
+	AdvancedSecurity SecurityStatus `json:"advanced_security"`
+	SecretScanning   SecurityStatus `json:"secret_scanning"`
+	PushProtection   SecurityStatus `json:"secret_scanning_push_protection"`
+}
+
+// SecurityStatus is a feature's {"status": "enabled"|"disabled"}.
+type SecurityStatus struct {
+	Status string `json:"status"`
+}
+
+func securityStatus(on bool) SecurityStatus {
+	if on {
+		return SecurityStatus{"enabled"}
+	}
+	return SecurityStatus{"disabled"}
+}
+
+// ToSecurityAndAnalysis is a repository's security_and_analysis.
+func ToSecurityAndAnalysis(s model.RepoSecurity) *SecurityAndAnalysis {
+	return &SecurityAndAnalysis{securityStatus(s.AdvancedSecurity), securityStatus(s.SecretScanning), securityStatus(s.PushProtection)}
 }
 
 // RepoCounts are the fields of a repository object that other tables hold:

@@ -13,14 +13,18 @@ import (
 
 // API is the package.
 type API struct {
-	d    *api.Deps
-	svc  *svc.Service
-	sync *svc.Syncer
+	d          *api.Deps
+	svc        *svc.Service
+	sync       *svc.Syncer
+	committers *svc.Committers
 }
 
 // New makes the package.
 func New(d *api.Deps) *API {
-	return &API{d: d, svc: svc.New(d.Store), sync: svc.NewSyncer(d.Store, d.Jobs)}
+	a := &API{d: d, svc: svc.New(d.Store), sync: svc.NewSyncer(d.Store, d.Jobs)}
+	a.committers = svc.NewCommitters(d.Store, d.Git, d.Jobs, d.AccountsByCommitEmail)
+	d.PushHooks = append(d.PushHooks, a.committers.Pushed)
+	return a
 }
 
 const noteBanner = "Stored with expires_at and user_dismissible; GET answers the banner as set (null message when " +
@@ -39,7 +43,7 @@ func (a *API) Routes() []rest.Route {
 		{Method: "GET", Pattern: b, OperationID: "announcement-banners/get-announcement-banner-for-enterprise", Handler: a.getBanner, Scopes: read, Note: noteBanner},
 		{Method: "PATCH", Pattern: b, OperationID: "announcement-banners/set-announcement-banner-for-enterprise", Handler: a.setBanner, Scopes: write, Note: noteBanner},
 		{Method: "DELETE", Pattern: b, OperationID: "announcement-banners/remove-announcement-banner-for-enterprise", Handler: a.removeBanner, Scopes: write, Note: noteBanner},
-	}, append(append(append(a.licenseRoutes(), a.agentRoutes()...), a.innersourceRoutes()...), a.networkRoutes()...)...)
+	}, append(append(append(a.licenseRoutes(), a.agentRoutes()...), a.innersourceRoutes()...), append(a.networkRoutes(), a.ghasRoutes()...)...)...)
 }
 
 // Banner is components/schemas/announcement-banner.
