@@ -57,7 +57,30 @@ func populate(t *testing.T, e *apitest.Env, tok, ritaTok string) {
 	e.Must(201, "PUT", "/repos/acme/widgets/contents/other.txt", tok, map[string]any{"message": "Other", "branch": "other",
 		"content": base64.StdEncoding.EncodeToString([]byte("other\n"))})
 	e.Must(201, "POST", "/repos/acme/widgets/pulls", ritaTok, map[string]any{"title": "Open one", "head": "other", "base": "main"})
-	e.Must(201, "POST", "/repos/acme/widgets/releases", tok, map[string]any{"tag_name": "v1.0", "name": "One", "body": "notes"})
+	rel := e.Must(201, "POST", "/repos/acme/widgets/releases", tok, map[string]any{"tag_name": "v1.0", "name": "One", "body": "notes"}).Map(t)
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/releases/%v/assets?name=tool.txt&label=Tool", rel["id"]), tok,
+		"the tool\n", "Content-Type: text/plain")
+	// Reactions on each kind of subject, a locked issue, milestone numbers
+	// with a gap, a commit comment, a collaborator and a team's grant.
+	e.Must(201, "POST", "/repos/acme/widgets/issues/1/reactions", ritaTok, map[string]any{"content": "+1"})
+	e.Must(201, "POST", "/repos/acme/widgets/issues/1/reactions", tok, map[string]any{"content": "heart"})
+	e.Must(201, "POST", "/repos/acme/widgets/issues/3/reactions", ritaTok, map[string]any{"content": "rocket"})
+	var cs []map[string]any
+	e.Must(200, "GET", "/repos/acme/widgets/issues/1/comments", tok, nil).JSON(t, &cs)
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/issues/comments/%v/reactions", cs[0]["id"]), tok, map[string]any{"content": "laugh"})
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/pulls/comments/%v/reactions", rc[0]["id"]), tok, map[string]any{"content": "eyes"})
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/releases/%v/reactions", rel["id"]), ritaTok, map[string]any{"content": "hooray"})
+	cc := e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/commits/%v/comments", main), tok, map[string]any{"body": "Nice start"}).Map(t)
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/comments/%v/reactions", cc["id"]), ritaTok, map[string]any{"content": "-1"})
+	e.Must(204, "PUT", "/repos/acme/widgets/issues/2/lock", tok, map[string]any{"lock_reason": "resolved"})
+	e.Must(201, "POST", "/repos/acme/widgets/milestones", tok, map[string]any{"title": "scratch"})
+	e.Must(201, "POST", "/repos/acme/widgets/milestones", tok, map[string]any{"title": "v4", "state": "closed"})
+	e.Must(204, "DELETE", "/repos/acme/widgets/milestones/3", tok, nil)
+	inv := e.Must(201, "PUT", "/repos/acme/widgets/collaborators/rita", tok, map[string]any{"permission": "triage"}).Map(t)
+	e.Must(204, "PATCH", fmt.Sprintf("/user/repository_invitations/%v", inv["id"]), ritaTok, nil)
+	e.Must(201, "POST", "/orgs/acme/teams", tok, map[string]any{"name": "Core", "description": "core team", "privacy": "closed",
+		"repo_names": []string{"acme/widgets"}})
+	e.Must(204, "PUT", "/orgs/acme/teams/core/repos/acme/widgets", tok, map[string]any{"permission": "maintain"})
 	e.Must(200, "PUT", "/repos/acme/widgets/branches/main/protection", tok, map[string]any{
 		"required_status_checks": map[string]any{"strict": true, "contexts": []string{"ci"}}, "enforce_admins": false,
 		"required_pull_request_reviews": map[string]any{"required_approving_review_count": 1}, "restrictions": nil})
@@ -137,6 +160,9 @@ func pick(v any, f string, users map[string]string) string {
 			return "<none>"
 		}
 		v = m[k]
+	}
+	if l, ok := v.(string); ok && strings.HasSuffix(f, "login") && users[l] != "" {
+		return users[l]
 	}
 	switch x := v.(type) {
 	case map[string]any:
@@ -224,19 +250,26 @@ func TestImportRoundTrip(t *testing.T) {
 		fields []string
 	}{
 		{r + "/labels?per_page=100", []string{"name", "color", "description"}},
-		{r + "/milestones?state=all", []string{"number", "title", "description", "state", "open_issues", "closed_issues", "creator"}},
+		{r + "/milestones?state=all", []string{"number", "title", "description", "state", "open_issues", "closed_issues", "creator",
+			"closed_at"}},
 		{r + "/issues?state=all&direction=asc", []string{"number", "title", "body", "state", "user", "labels", "assignees", "milestone",
-			"comments", "created_at", "closed_at"}},
+			"comments", "created_at", "closed_at", "locked", "active_lock_reason", "reactions.total_count", "reactions.+1", "reactions.heart",
+			"reactions.rocket"}},
+		{r + "/issues/1/reactions", []string{"content", "user", "created_at"}},
+		{r + "/comments", []string{"body", "user", "commit_id", "path", "reactions.-1", "created_at"}},
+		{r + "/collaborators?affiliation=direct", []string{"login", "role_name"}},
+		{r + "/teams", []string{"name", "slug", "description", "privacy", "permission"}},
 		{r + "/pulls?state=all", []string{"number", "title", "body", "state", "user", "head.ref", "head.sha", "base.ref", "merged_at",
 			"created_at"}},
 		{r + "/pulls/3", nil},
 		{r + "/pulls/4", nil},
-		{r + "/issues/comments?per_page=100", []string{"body", "user", "created_at"}},
+		{r + "/issues/comments?per_page=100", []string{"body", "user", "created_at", "reactions.laugh"}},
 		{r + "/issues/events?per_page=100", []string{"event", "actor", "label.name", "assignee", "milestone.title", "rename.from", "created_at"}},
 		{r + "/issues/1/timeline", []string{"event", "actor", "body"}},
 		{r + "/pulls/3/reviews", []string{"state", "body", "user", "commit_id", "submitted_at"}},
-		{r + "/pulls/comments?per_page=100", []string{"body", "path", "position", "user", "commit_id", "diff_hunk", "created_at"}},
-		{r + "/releases", []string{"tag_name", "name", "body", "draft", "prerelease", "author", "created_at", "published_at"}},
+		{r + "/pulls/comments?per_page=100", []string{"body", "path", "position", "user", "commit_id", "diff_hunk", "created_at", "reactions.eyes"}},
+		{r + "/releases", []string{"tag_name", "name", "body", "draft", "prerelease", "author", "created_at", "published_at", "reactions.hooray",
+			"assets"}},
 		{r + "/commits?sha=main", []string{"sha", "commit.message"}},
 		{r + "/branches", []string{"name", "commit.sha", "protected"}},
 		{r + "/tags", []string{"name", "commit.sha"}},
@@ -268,6 +301,20 @@ func TestImportRoundTrip(t *testing.T) {
 		if pick(a, f, nil) != pick(b, f, nil) {
 			t.Errorf("protection %s: %s, imported %s", f, pick(a, f, nil), pick(b, f, nil))
 		}
+	}
+
+	// The release asset comes with its file, label and uploader.
+	var rels []map[string]any
+	dst.Must(200, "GET", r+"/releases", dtok, nil).JSON(t, &rels)
+	if len(rels) != 1 || len(rels[0]["assets"].([]any)) != 1 {
+		t.Fatalf("releases: %v", rels)
+	}
+	asset := rels[0]["assets"].([]any)[0].(map[string]any)
+	if asset["label"] != "Tool" || asset["content_type"] != "text/plain" || pick(asset, "uploader", nil) != "mona" || fmt.Sprint(asset["size"]) != "9" {
+		t.Errorf("asset: %v", asset)
+	}
+	if got := dst.Must(200, "GET", fmt.Sprintf("%s/releases/assets/%v", r, asset["id"]), dtok, nil, "Accept: application/octet-stream"); string(got.Body) != "the tool\n" {
+		t.Errorf("asset content %q", got.Body)
 	}
 
 	// The webhook comes inactive and without its secret.
