@@ -17,10 +17,11 @@ import (
 )
 
 // Import reads a migration archive (GitHub's layout, as export writes it)
-// into hubd. Accounts are mapped, not created: each user of the archive
-// becomes the local account a mapping names, else the one of the same
-// login, else the one of its primary email; the rest are unknown and
-// their records are kept without an author (GitHub's ghost). Each
+// into hubd. Accounts are mapped: each user of the archive becomes the
+// local account a mapping names, else the one of the same login, else the
+// one of its primary email; the rest are unknown and their records are
+// kept without an author (GitHub's ghost), unless the import is told to
+// make them suspended accounts (ImportOptions.UnknownUsers). Each
 // repository is written in one transaction with its records' own times,
 // appending its domain events, and then receives its git data. Conflicts
 // (a taken repository name, an owner that does not exist, an unknown

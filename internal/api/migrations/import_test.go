@@ -376,3 +376,59 @@ func TestImportRefusesBadArchives(t *testing.T) {
 	}
 	e.Must(200, "GET", "/repos/mona/x", tok, nil)
 }
+
+// TestImportUnknownUsers: an archive's user no account matches is reported
+// by default, left to the ghost unreported with unknown_users=ghost, and
+// made a suspended account from its record with unknown_users=create.
+func TestImportUnknownUsers(t *testing.T) {
+	e := apitest.New(t)
+	_, tok := e.NewUser("mona", false)
+	archive := func(repo, user string) []byte {
+		return tarGz(t, map[string]string{"schema.json": `{"version":"1.0.1"}`,
+			"users_000001.json": `[{"type":"user","url":"https://github.com/mona","login":"mona","emails":[]},
+ {"type":"user","url":"https://github.com/` + user + `","login":"` + user + `","name":"New Bie","company":"Acme","location":"Paris",
+  "emails":[{"address":"` + user + `@example.com","primary":true}],"created_at":"2019-05-01T00:00:00Z"}]`,
+			"repositories_000001.json": `[{"type":"repository","url":"https://github.com/mona/` + repo + `","owner":"https://github.com/mona",
+ "name":"` + repo + `","has_issues":true,"created_at":"2020-01-01T00:00:00Z"}]`,
+			"issues_000001.json": `[{"type":"issue","url":"https://github.com/mona/` + repo + `/issues/1","repository":"https://github.com/mona/` + repo + `",
+ "user":"https://github.com/` + user + `","title":"Hello","body":"b","created_at":"2020-01-02T00:00:00Z","updated_at":"2020-01-02T00:00:00Z",
+ "reactions":[{"user":"https://github.com/` + user + `","content":"heart","subject_type":"Issue","created_at":"2020-01-03T00:00:00Z"}]}]`,
+		})
+	}
+	gz := "Content-Type: application/gzip"
+	rep := e.Must(201, "POST", "/admin/migrations/import", e.AdminToken, archive("a", "stranger"), gz).Map(t)
+	if got := fmt.Sprint(rep["conflicts"]); !strings.Contains(got, "https://github.com/stranger") {
+		t.Fatalf("default: %v", rep)
+	}
+	rep = e.Must(201, "POST", "/admin/migrations/import?unknown_users=ghost", e.AdminToken, archive("b", "stranger"), gz).Map(t)
+	if fmt.Sprint(rep["conflicts"]) != "[]" || fmt.Sprint(rep["created_users"]) != "[]" {
+		t.Fatalf("ghost: %v", rep)
+	}
+	e.Must(404, "GET", "/users/stranger", tok, nil)
+	is := e.Must(200, "GET", "/repos/mona/b/issues/1", tok, nil).Map(t)
+	if pick(is, "reactions.total_count", nil) != "0" {
+		t.Errorf("a ghost's reaction was imported: %v", is["reactions"])
+	}
+	e.Must(422, "POST", "/admin/migrations/import?unknown_users=invent", e.AdminToken, archive("c", "newbie"), gz)
+	// A dry run names the account it would make, and makes none.
+	rep = e.Must(200, "POST", "/admin/migrations/import?unknown_users=create&dry_run=true", e.AdminToken, archive("c", "newbie"), gz).Map(t)
+	if fmt.Sprint(rep["created_users"]) != "[newbie]" || fmt.Sprint(rep["conflicts"]) != "[]" {
+		t.Fatalf("create, dry run: %v", rep)
+	}
+	e.Must(404, "GET", "/users/newbie", tok, nil)
+	rep = e.Must(201, "POST", "/admin/migrations/import?unknown_users=create", e.AdminToken, archive("c", "newbie"), gz).Map(t)
+	if fmt.Sprint(rep["created_users"]) != "[newbie]" || fmt.Sprint(rep["conflicts"]) != "[]" {
+		t.Fatalf("create: %v", rep)
+	}
+	u, err := e.Store.R().AccountByLogin(context.Background(), "newbie")
+	if err != nil || u.SuspendedAt == nil || u.Name != "New Bie" || u.Company != "Acme" || u.Email != "newbie@example.com" || u.SiteAdmin ||
+		u.CreatedAt.Year() != 2019 {
+		t.Fatalf("created account: %+v %v", u, err)
+	}
+	is = e.Must(200, "GET", "/repos/mona/c/issues/1", tok, nil).Map(t)
+	if pick(is, "user", nil) != "newbie" || pick(is, "reactions.heart", nil) != "1" {
+		t.Errorf("issue of the created user: %v %v", is["user"], is["reactions"])
+	}
+	// Only site administrators import, whatever the option.
+	e.Must(403, "POST", "/admin/migrations/import?unknown_users=create", tok, archive("d", "other"), gz)
+}
