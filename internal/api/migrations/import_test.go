@@ -24,7 +24,9 @@ import (
 // carries: labels, a milestone, issues with comments and events, a pull
 // request with a review, review comments and a reply, merged; a release
 // and a protected branch. rita comments and reviews.
-func populate(t *testing.T, e *apitest.Env, tok, ritaTok string) {
+// more adds records before the webhook is made (so that they queue no
+// deliveries to its unreachable URL).
+func populate(t *testing.T, e *apitest.Env, tok, ritaTok string, more ...func(*testing.T, *apitest.Env, string, string)) {
 	t.Helper()
 	e.Must(201, "POST", "/admin/organizations", e.AdminToken, map[string]any{"login": "acme", "admin": "mona"})
 	e.Must(201, "POST", "/orgs/acme/repos", tok, map[string]any{"name": "widgets", "auto_init": true, "description": "Widgets"})
@@ -57,33 +59,13 @@ func populate(t *testing.T, e *apitest.Env, tok, ritaTok string) {
 	e.Must(201, "PUT", "/repos/acme/widgets/contents/other.txt", tok, map[string]any{"message": "Other", "branch": "other",
 		"content": base64.StdEncoding.EncodeToString([]byte("other\n"))})
 	e.Must(201, "POST", "/repos/acme/widgets/pulls", ritaTok, map[string]any{"title": "Open one", "head": "other", "base": "main"})
-	rel := e.Must(201, "POST", "/repos/acme/widgets/releases", tok, map[string]any{"tag_name": "v1.0", "name": "One", "body": "notes"}).Map(t)
-	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/releases/%v/assets?name=tool.txt&label=Tool", rel["id"]), tok,
-		"the tool\n", "Content-Type: text/plain")
-	// Reactions on each kind of subject, a locked issue, milestone numbers
-	// with a gap, a commit comment, a collaborator and a team's grant.
-	e.Must(201, "POST", "/repos/acme/widgets/issues/1/reactions", ritaTok, map[string]any{"content": "+1"})
-	e.Must(201, "POST", "/repos/acme/widgets/issues/1/reactions", tok, map[string]any{"content": "heart"})
-	e.Must(201, "POST", "/repos/acme/widgets/issues/3/reactions", ritaTok, map[string]any{"content": "rocket"})
-	var cs []map[string]any
-	e.Must(200, "GET", "/repos/acme/widgets/issues/1/comments", tok, nil).JSON(t, &cs)
-	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/issues/comments/%v/reactions", cs[0]["id"]), tok, map[string]any{"content": "laugh"})
-	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/pulls/comments/%v/reactions", rc[0]["id"]), tok, map[string]any{"content": "eyes"})
-	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/releases/%v/reactions", rel["id"]), ritaTok, map[string]any{"content": "hooray"})
-	cc := e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/commits/%v/comments", main), tok, map[string]any{"body": "Nice start"}).Map(t)
-	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/comments/%v/reactions", cc["id"]), ritaTok, map[string]any{"content": "-1"})
-	e.Must(204, "PUT", "/repos/acme/widgets/issues/2/lock", tok, map[string]any{"lock_reason": "resolved"})
-	e.Must(201, "POST", "/repos/acme/widgets/milestones", tok, map[string]any{"title": "scratch"})
-	e.Must(201, "POST", "/repos/acme/widgets/milestones", tok, map[string]any{"title": "v4", "state": "closed"})
-	e.Must(204, "DELETE", "/repos/acme/widgets/milestones/3", tok, nil)
-	inv := e.Must(201, "PUT", "/repos/acme/widgets/collaborators/rita", tok, map[string]any{"permission": "triage"}).Map(t)
-	e.Must(204, "PATCH", fmt.Sprintf("/user/repository_invitations/%v", inv["id"]), ritaTok, nil)
-	e.Must(201, "POST", "/orgs/acme/teams", tok, map[string]any{"name": "Core", "description": "core team", "privacy": "closed",
-		"repo_names": []string{"acme/widgets"}})
-	e.Must(204, "PUT", "/orgs/acme/teams/core/repos/acme/widgets", tok, map[string]any{"permission": "maintain"})
+	e.Must(201, "POST", "/repos/acme/widgets/releases", tok, map[string]any{"tag_name": "v1.0", "name": "One", "body": "notes"})
 	e.Must(200, "PUT", "/repos/acme/widgets/branches/main/protection", tok, map[string]any{
 		"required_status_checks": map[string]any{"strict": true, "contexts": []string{"ci"}}, "enforce_admins": false,
 		"required_pull_request_reviews": map[string]any{"required_approving_review_count": 1}, "restrictions": nil})
+	for _, f := range more {
+		f(t, e, tok, ritaTok)
+	}
 	// A webhook with a secret, written to the store: one made through the
 	// API would queue a ping that retries past the test's job wait.
 	ctx := context.Background()
@@ -98,6 +80,43 @@ func populate(t *testing.T, e *apitest.Env, tok, ritaTok string) {
 		t.Fatal(err)
 	}
 	e.RunJobs()
+}
+
+// populateMore adds to populate's repository what the archive carries
+// besides: a release asset, reactions on each kind of subject, a locked
+// issue, milestone numbers with a gap, a commit comment, a collaborator and
+// a team's grant.
+func populateMore(t *testing.T, e *apitest.Env, tok, ritaTok string) {
+	t.Helper()
+	main := e.Must(200, "GET", "/repos/acme/widgets/git/ref/heads/main", tok, nil).Map(t)["object"].(map[string]any)["sha"]
+	var rels []map[string]any
+	e.Must(200, "GET", "/repos/acme/widgets/releases", tok, nil).JSON(t, &rels)
+	rel := rels[0]
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/releases/%v/assets?name=tool.txt&label=Tool", rel["id"]), tok,
+		"the tool\n", "Content-Type: text/plain")
+	// Reactions on each kind of subject, a locked issue, milestone numbers
+	// with a gap, a commit comment, a collaborator and a team's grant.
+	e.Must(201, "POST", "/repos/acme/widgets/issues/1/reactions", ritaTok, map[string]any{"content": "+1"})
+	e.Must(201, "POST", "/repos/acme/widgets/issues/1/reactions", tok, map[string]any{"content": "heart"})
+	e.Must(201, "POST", "/repos/acme/widgets/issues/3/reactions", ritaTok, map[string]any{"content": "rocket"})
+	var cs []map[string]any
+	e.Must(200, "GET", "/repos/acme/widgets/issues/1/comments", tok, nil).JSON(t, &cs)
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/issues/comments/%v/reactions", cs[0]["id"]), tok, map[string]any{"content": "laugh"})
+	var rc []map[string]any
+	e.Must(200, "GET", "/repos/acme/widgets/pulls/comments", tok, nil).JSON(t, &rc)
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/pulls/comments/%v/reactions", rc[0]["id"]), tok, map[string]any{"content": "eyes"})
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/releases/%v/reactions", rel["id"]), ritaTok, map[string]any{"content": "hooray"})
+	cc := e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/commits/%v/comments", main), tok, map[string]any{"body": "Nice start"}).Map(t)
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/comments/%v/reactions", cc["id"]), ritaTok, map[string]any{"content": "-1"})
+	e.Must(204, "PUT", "/repos/acme/widgets/issues/2/lock", tok, map[string]any{"lock_reason": "resolved"})
+	e.Must(201, "POST", "/repos/acme/widgets/milestones", tok, map[string]any{"title": "scratch"})
+	e.Must(201, "POST", "/repos/acme/widgets/milestones", tok, map[string]any{"title": "v4", "state": "closed"})
+	e.Must(204, "DELETE", "/repos/acme/widgets/milestones/3", tok, nil)
+	inv := e.Must(201, "PUT", "/repos/acme/widgets/collaborators/rita", tok, map[string]any{"permission": "triage"}).Map(t)
+	e.Must(204, "PATCH", fmt.Sprintf("/user/repository_invitations/%v", inv["id"]), ritaTok, nil)
+	e.Must(201, "POST", "/orgs/acme/teams", tok, map[string]any{"name": "Core", "description": "core team", "privacy": "closed",
+		"repo_names": []string{"acme/widgets"}})
+	e.Must(204, "PUT", "/orgs/acme/teams/core/repos/acme/widgets", tok, map[string]any{"permission": "maintain"})
 }
 
 // exportArchive exports acme/widgets and answers the archive's bytes.
@@ -209,7 +228,7 @@ func TestImportRoundTrip(t *testing.T) {
 	src := apitest.New(t)
 	_, tok := src.NewUser("mona", false)
 	_, ritaTok := src.NewUser("rita", false)
-	populate(t, src, tok, ritaTok)
+	populate(t, src, tok, ritaTok, populateMore)
 	archive := exportArchive(t, src, tok)
 	zr, err := gzip.NewReader(bytes.NewReader(archive))
 	if err != nil {
