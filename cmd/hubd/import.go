@@ -24,6 +24,7 @@ func importCmd(args []string) error {
 	mapping := fs.String("mapping", "", "mapping CSV (model_name,source_url,target_url[,action]: ghe-migrator's conflicts file, edited)")
 	conflicts := fs.String("conflicts", "", "write the conflicts found to this CSV file")
 	dryRun := fs.Bool("dry-run", false, "only report the conflicts")
+	unknown := fs.String("unknown-users", migrations.UnknownReport, "archive users no account matches: report (import their records without an author, reported as conflicts), ghost (the same, unreported) or create (make suspended accounts from the archive's user records)")
 	admin := fs.String("admin", "", "login of the site administrator the import acts as (its events' actor)")
 	external := fs.String("external-url", envOr("HUBD_EXTERNAL_URL", "http://localhost:8080"), "hubd's external URL (for the conflicts' target URLs)")
 	fs.Usage = func() {
@@ -43,7 +44,7 @@ func importCmd(args []string) error {
 	if archive == "" {
 		return usageError(fs, "name the archive to import")
 	}
-	opt := migrations.ImportOptions{DryRun: *dryRun}
+	opt := migrations.ImportOptions{DryRun: *dryRun, UnknownUsers: *unknown}
 	if *mapping != "" {
 		f, err := os.Open(*mapping)
 		if err != nil {

@@ -119,6 +119,24 @@ func stampPtr(t *time.Time) any {
 	return stamp(*t)
 }
 
+// copyFile adds the regular file at src under name.
+func (a *archive) copyFile(name, src string) error {
+	f, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if err := a.tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: info.Size(), ModTime: info.ModTime(), Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	_, err = io.CopyN(a.tw, f, info.Size())
+	return err
+}
+
 // dir adds the directory tree root under name.
 func (a *archive) dir(root, name string) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -143,16 +161,7 @@ func (a *archive) dir(root, name string) error {
 		if !info.Mode().IsRegular() {
 			return nil
 		}
-		if err := a.tw.WriteHeader(&tar.Header{Name: target, Mode: 0o644, Size: info.Size(), ModTime: info.ModTime(), Typeflag: tar.TypeReg}); err != nil {
-			return err
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.CopyN(a.tw, f, info.Size())
-		return err
+		return a.copyFile(target, p)
 	})
 }
 

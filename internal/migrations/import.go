@@ -17,10 +17,11 @@ import (
 )
 
 // Import reads a migration archive (GitHub's layout, as export writes it)
-// into hubd. Accounts are mapped, not created: each user of the archive
-// becomes the local account a mapping names, else the one of the same
-// login, else the one of its primary email; the rest are unknown and
-// their records are kept without an author (GitHub's ghost). Each
+// into hubd. Accounts are mapped: each user of the archive becomes the
+// local account a mapping names, else the one of the same login, else the
+// one of its primary email; the rest are unknown and their records are
+// kept without an author (GitHub's ghost), unless the import is told to
+// make them suspended accounts (ImportOptions.UnknownUsers). Each
 // repository is written in one transaction with its records' own times,
 // appending its domain events, and then receives its git data. Conflicts
 // (a taken repository name, an owner that does not exist, an unknown
@@ -38,7 +39,20 @@ type ImportOptions struct {
 	Mapping map[string]string
 	// DryRun only reports the conflicts.
 	DryRun bool
+	// UnknownUsers is what becomes of an archive's user no account matches
+	// (ghe-migrator's mapping to the ghost, or creating the user):
+	// UnknownReport (the default) imports their records without an author
+	// and reports a conflict; UnknownGhost does the same without one;
+	// UnknownCreate makes each a suspended account from its archive record.
+	UnknownUsers string
 }
+
+// What becomes of an archive's unknown users (ImportOptions.UnknownUsers).
+const (
+	UnknownReport = "report"
+	UnknownGhost  = "ghost"
+	UnknownCreate = "create"
+)
 
 // Conflict is one row of ghe-migrator's conflicts CSV.
 type Conflict struct {
@@ -63,6 +77,9 @@ type ImportReport struct {
 	Conflicts    []Conflict     `json:"conflicts"`
 	Repositories []ImportedRepo `json:"repositories"`
 	MappedUsers  int            `json:"mapped_users"`
+	// CreatedUsers are the logins of the suspended accounts made for
+	// unknown users (UnknownCreate; those a dry run would make).
+	CreatedUsers []string `json:"created_users"`
 }
 
 // ParseMapping reads a mapping file: CSV rows of model_name, source_url,
@@ -108,10 +125,20 @@ func WriteConflicts(w io.Writer, list []Conflict) error {
 
 // Records of the archive, with the fields import reads.
 type (
+	arReaction struct {
+		User      string    `json:"user"`
+		Content   string    `json:"content"`
+		CreatedAt time.Time `json:"created_at"`
+	}
 	arUser struct {
-		URL    string `json:"url"`
-		Login  string `json:"login"`
-		Emails []struct {
+		URL       string     `json:"url"`
+		Login     string     `json:"login"`
+		Name      string     `json:"name"`
+		Company   string     `json:"company"`
+		Website   string     `json:"website"`
+		Location  string     `json:"location"`
+		CreatedAt *time.Time `json:"created_at"`
+		Emails    []struct {
 			Address string `json:"address"`
 			Primary bool   `json:"primary"`
 		} `json:"emails"`
@@ -140,9 +167,29 @@ type (
 			InsecureSSL string   `json:"insecure_ssl"`
 			Events      []string `json:"events"`
 		} `json:"hooks"`
+		Collaborators []struct {
+			User       string `json:"user"`
+			Permission string `json:"permission"`
+		} `json:"collaborators"`
 		GitURL        string    `json:"git_url"`
 		DefaultBranch string    `json:"default_branch"`
 		CreatedAt     time.Time `json:"created_at"`
+	}
+	arTeam struct {
+		URL          string  `json:"url"`
+		Organization string  `json:"organization"`
+		Name         string  `json:"name"`
+		Description  *string `json:"description"`
+		Privacy      string  `json:"privacy"`
+		Permissions  []struct {
+			Repository string `json:"repository"`
+			Access     string `json:"access"`
+		} `json:"permissions"`
+		Members []struct {
+			User string `json:"user"`
+			Role string `json:"role"`
+		} `json:"members"`
+		CreatedAt time.Time `json:"created_at"`
 	}
 	arMilestone struct {
 		URL         string     `json:"url"`
@@ -153,6 +200,7 @@ type (
 		State       string     `json:"state"`
 		DueOn       *time.Time `json:"due_on"`
 		CreatedAt   time.Time  `json:"created_at"`
+		ClosedAt    *time.Time `json:"closed_at"`
 	}
 	arRef struct {
 		Ref  string `json:"ref"`
@@ -160,32 +208,36 @@ type (
 		Repo string `json:"repo"`
 	}
 	arIssue struct {
-		Type           string     `json:"type"`
-		URL            string     `json:"url"`
-		Repository     string     `json:"repository"`
-		User           string     `json:"user"`
-		Title          string     `json:"title"`
-		Body           *string    `json:"body"`
-		Assignees      []string   `json:"assignees"`
-		Milestone      string     `json:"milestone"`
-		Labels         []string   `json:"labels"`
-		ClosedAt       *time.Time `json:"closed_at"`
-		CreatedAt      time.Time  `json:"created_at"`
-		UpdatedAt      time.Time  `json:"updated_at"`
-		Base           *arRef     `json:"base"`
-		Head           *arRef     `json:"head"`
-		MergedAt       *time.Time `json:"merged_at"`
-		MergedBy       string     `json:"merged_by"`
-		MergeCommitSHA *string    `json:"merge_commit_sha"`
-		Draft          bool       `json:"draft"`
+		Type           string       `json:"type"`
+		URL            string       `json:"url"`
+		Repository     string       `json:"repository"`
+		User           string       `json:"user"`
+		Title          string       `json:"title"`
+		Body           *string      `json:"body"`
+		Assignees      []string     `json:"assignees"`
+		Milestone      string       `json:"milestone"`
+		Labels         []string     `json:"labels"`
+		ClosedAt       *time.Time   `json:"closed_at"`
+		CreatedAt      time.Time    `json:"created_at"`
+		UpdatedAt      time.Time    `json:"updated_at"`
+		Base           *arRef       `json:"base"`
+		Head           *arRef       `json:"head"`
+		MergedAt       *time.Time   `json:"merged_at"`
+		MergedBy       string       `json:"merged_by"`
+		MergeCommitSHA *string      `json:"merge_commit_sha"`
+		Draft          bool         `json:"draft"`
+		Locked         bool         `json:"locked"`
+		LockReason     *string      `json:"active_lock_reason"`
+		Reactions      []arReaction `json:"reactions"`
 	}
 	arComment struct {
-		URL         string    `json:"url"`
-		Issue       string    `json:"issue"`
-		PullRequest string    `json:"pull_request"`
-		User        string    `json:"user"`
-		Body        string    `json:"body"`
-		CreatedAt   time.Time `json:"created_at"`
+		URL         string       `json:"url"`
+		Issue       string       `json:"issue"`
+		PullRequest string       `json:"pull_request"`
+		User        string       `json:"user"`
+		Body        string       `json:"body"`
+		CreatedAt   time.Time    `json:"created_at"`
+		Reactions   []arReaction `json:"reactions"`
 	}
 	arEvent struct {
 		URL            string    `json:"url"`
@@ -215,31 +267,55 @@ type (
 		SubmittedAt *time.Time `json:"submitted_at"`
 	}
 	arReviewComment struct {
-		URL              string    `json:"url"`
-		PullRequest      string    `json:"pull_request"`
-		Review           string    `json:"pull_request_review"`
-		InReplyTo        string    `json:"in_reply_to"`
-		User             string    `json:"user"`
-		Body             string    `json:"body"`
-		DiffHunk         string    `json:"diff_hunk"`
-		Path             string    `json:"path"`
-		Position         *int64    `json:"position"`
-		OriginalPosition *int64    `json:"original_position"`
-		CommitID         string    `json:"commit_id"`
-		OriginalCommitID string    `json:"original_commit_id"`
-		CreatedAt        time.Time `json:"created_at"`
+		URL              string       `json:"url"`
+		PullRequest      string       `json:"pull_request"`
+		Review           string       `json:"pull_request_review"`
+		InReplyTo        string       `json:"in_reply_to"`
+		User             string       `json:"user"`
+		Body             string       `json:"body"`
+		DiffHunk         string       `json:"diff_hunk"`
+		Path             string       `json:"path"`
+		Position         *int64       `json:"position"`
+		OriginalPosition *int64       `json:"original_position"`
+		CommitID         string       `json:"commit_id"`
+		OriginalCommitID string       `json:"original_commit_id"`
+		CreatedAt        time.Time    `json:"created_at"`
+		Reactions        []arReaction `json:"reactions"`
+	}
+	arCommitComment struct {
+		Repository string       `json:"repository"`
+		User       string       `json:"user"`
+		Body       string       `json:"body"`
+		Path       *string      `json:"path"`
+		Position   *int64       `json:"position"`
+		CommitID   string       `json:"commit_id"`
+		CreatedAt  time.Time    `json:"created_at"`
+		Reactions  []arReaction `json:"reactions"`
 	}
 	arRelease struct {
-		Repository      string     `json:"repository"`
-		User            string     `json:"user"`
-		Name            *string    `json:"name"`
-		TagName         string     `json:"tag_name"`
-		Body            *string    `json:"body"`
-		State           string     `json:"state"`
-		Prerelease      bool       `json:"prerelease"`
-		TargetCommitish string     `json:"target_commitish"`
-		PublishedAt     *time.Time `json:"published_at"`
-		CreatedAt       time.Time  `json:"created_at"`
+		Repository      string       `json:"repository"`
+		User            string       `json:"user"`
+		Name            *string      `json:"name"`
+		TagName         string       `json:"tag_name"`
+		Body            *string      `json:"body"`
+		State           string       `json:"state"`
+		Prerelease      bool         `json:"prerelease"`
+		TargetCommitish string       `json:"target_commitish"`
+		PublishedAt     *time.Time   `json:"published_at"`
+		CreatedAt       time.Time    `json:"created_at"`
+		Reactions       []arReaction `json:"reactions"`
+		Assets          []arAsset    `json:"release_assets"`
+	}
+	arAsset struct {
+		User          string     `json:"user"`
+		Name          string     `json:"name"`
+		Label         *string    `json:"label"`
+		ContentType   string     `json:"content_type"`
+		State         string     `json:"state"`
+		DownloadCount int64      `json:"download_count"`
+		AssetURL      string     `json:"asset_url"`
+		CreatedAt     time.Time  `json:"created_at"`
+		UpdatedAt     *time.Time `json:"updated_at"`
 	}
 	arProtection struct {
 		Name              string   `json:"name"`
@@ -270,6 +346,8 @@ type unpacked struct {
 	reviewCmts   []arReviewComment
 	releases     []arRelease
 	protections  []arProtection
+	commitCmts   []arCommitComment
+	teams        []arTeam
 	organization []struct {
 		URL   string `json:"url"`
 		Login string `json:"login"`
@@ -342,7 +420,7 @@ func unpack(path, dir string) (*unpacked, error) {
 		{"users", &u.users}, {"organizations", &u.organization}, {"repositories", &u.repos}, {"milestones", &u.milestones},
 		{"issues", &u.issues}, {"pull_requests", &u.issues}, {"issue_comments", &u.comments}, {"issue_events", &u.events},
 		{"pull_request_reviews", &u.reviews}, {"pull_request_review_comments", &u.reviewCmts}, {"releases", &u.releases},
-		{"protected_branches", &u.protections},
+		{"protected_branches", &u.protections}, {"commit_comments", &u.commitCmts}, {"teams", &u.teams},
 	} {
 		if err := readKind(dir, k.kind, k.into); err != nil {
 			return nil, err

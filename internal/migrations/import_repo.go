@@ -31,7 +31,13 @@ func (s *Service) Import(ctx context.Context, path string, opt ImportOptions) (*
 	if err != nil {
 		return nil, model.Custom("Migration", "archive", err.Error())
 	}
-	im := &importer{s: s, u: u, opt: opt, users: map[string]int64{}, report: &ImportReport{Conflicts: []Conflict{}, Repositories: []ImportedRepo{}}}
+	switch opt.UnknownUsers {
+	case "", UnknownReport, UnknownGhost, UnknownCreate:
+	default:
+		return nil, model.Custom("Migration", "unknown_users", "unknown_users must be report, ghost or create")
+	}
+	im := &importer{s: s, u: u, opt: opt, users: map[string]int64{},
+		report: &ImportReport{Conflicts: []Conflict{}, Repositories: []ImportedRepo{}, CreatedUsers: []string{}}}
 	if err := im.mapUsers(ctx); err != nil {
 		return nil, err
 	}
@@ -41,12 +47,8 @@ func (s *Service) Import(ctx context.Context, path string, opt ImportOptions) (*
 		name  string
 	}
 	var plan []planned
-	for _, rec := range u.repos {
-		if g, ok := strings.CutPrefix(rec.GitURL, "tarball://root/"); ok {
-			if p := filepath.Join(work, filepath.FromSlash(g)); !strings.HasPrefix(p, work+string(filepath.Separator)) {
-				return nil, model.Custom("Migration", "archive", rec.GitURL+" is outside the archive")
-			}
-		}
+	if err := checkPaths(u); err != nil {
+		return nil, model.Custom("Migration", "archive", err.Error())
 	}
 	for _, rec := range u.repos {
 		owner, name, err := im.target(ctx, rec)
@@ -123,9 +125,9 @@ func (im *importer) mapUsers(ctx context.Context) error {
 			}
 		}
 		if !found {
-			im.users[au.URL] = 0
-			im.conflict(Conflict{ModelName: "user", SourceURL: au.URL, TargetURL: au.URL, RecommendedAction: "map",
-				Notes: "no account " + au.Login + " here; its records are imported without an author"})
+			if err := im.unknownUser(ctx, au); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -236,7 +238,9 @@ func (im *importer) repository(ctx context.Context, rec arRepo, owner *model.Acc
 	inRepo := func(url string) bool { return strings.HasPrefix(url, prefix) }
 	out := ImportedRepo{SourceURL: rec.URL, FullName: owner.Login + "/" + name}
 	im.pulls = nil
+	var assets []pendingAsset
 	err := im.s.Store.Tx(ctx, func(tx store.Q) error {
+		assets = nil
 		if err := tx.At(rec.CreatedAt).CreateRepo(ctx, repo); err != nil {
 			return err
 		}
@@ -256,8 +260,25 @@ func (im *importer) repository(ctx context.Context, rec arRepo, owner *model.Acc
 			if ms.State == "" {
 				ms.State = "open"
 			}
+			// GitHub's number is kept: the repository is new, so only an
+			// archive repeating a number conflicts (and fails the repository).
+			n := numberOf(m.URL)
+			if n > 0 {
+				if err := tx.ReserveMilestoneNumbers(ctx, repo.ID, n); err != nil {
+					return err
+				}
+			}
 			if err := tx.At(m.CreatedAt).CreateMilestone(ctx, ms); err != nil {
 				return fmt.Errorf("milestone %q: %w", m.Title, err)
+			}
+			if n > 0 && ms.Number != n {
+				return fmt.Errorf("milestone %q numbered %d, not %d (the archive repeats a number)", m.Title, ms.Number, n)
+			}
+			if ms.State == "closed" && m.ClosedAt != nil {
+				ms.ClosedAt = m.ClosedAt
+				if err := tx.At(*m.ClosedAt).UpdateMilestone(ctx, ms); err != nil {
+					return err
+				}
 			}
 			msByURL[m.URL] = ms
 		}
@@ -292,6 +313,9 @@ func (im *importer) repository(ctx context.Context, rec arRepo, owner *model.Acc
 				at := tx.At(c.CreatedAt)
 				cm := &model.IssueComment{RepoID: repo.ID, IssueID: is.ID, IssueNumber: is.Number, UserID: im.user(c.User), Body: c.Body}
 				if err := at.CreateComment(ctx, cm); err != nil {
+					return err
+				}
+				if err := im.react(ctx, tx, repo.ID, store.ReactComment, cm.ID, c.Reactions); err != nil {
 					return err
 				}
 				if err := at.AddIssueEvent(ctx, &model.IssueEvent{RepoID: repo.ID, IssueID: is.ID, ActorID: cm.UserID, Event: "commented",
@@ -361,6 +385,9 @@ func (im *importer) repository(ctx context.Context, rec arRepo, owner *model.Acc
 			if err := tx.At(c.CreatedAt).CreatePullReviewComment(ctx, rc); err != nil {
 				return err
 			}
+			if err := im.react(ctx, tx, repo.ID, store.ReactPullReviewComment, rc.ID, c.Reactions); err != nil {
+				return err
+			}
 			if err := tx.AddPullReviewComments(ctx, is.ID, 1); err != nil {
 				return err
 			}
@@ -382,6 +409,23 @@ func (im *importer) repository(ctx context.Context, rec arRepo, owner *model.Acc
 			}
 			if err := tx.CreateRelease(ctx, rel); err != nil {
 				return fmt.Errorf("release %q: %w", r.TagName, err)
+			}
+			if err := im.react(ctx, tx, repo.ID, store.ReactRelease, rel.ID, r.Reactions); err != nil {
+				return err
+			}
+			for _, as := range r.Assets {
+				assets = append(assets, pendingAsset{releaseID: rel.ID, rec: as})
+			}
+		}
+		if err := im.commitComments(ctx, tx, repo, rec.URL); err != nil {
+			return err
+		}
+		if err := im.collaborators(ctx, tx, repo, orgID, rec); err != nil {
+			return err
+		}
+		if owner.IsOrg() {
+			if err := im.teamGrants(ctx, tx, repo, owner, rec); err != nil {
+				return err
 			}
 		}
 		for _, p := range u.protections {
@@ -428,6 +472,9 @@ func (im *importer) repository(ctx context.Context, rec arRepo, owner *model.Acc
 		return err
 	}
 	out.ID = repo.ID
+	if err := im.assets(ctx, repo, assets); err != nil {
+		return err
+	}
 	// Git data after the rows: a failure leaves the repository empty (and
 	// reported), never rows half-written.
 	if strings.HasPrefix(rec.GitURL, "tarball://root/") {
@@ -464,7 +511,10 @@ func (im *importer) issue(ctx context.Context, tx store.Q, repo *model.Repo, org
 		return nil, err
 	}
 	is := &model.Issue{RepoID: repo.ID, IsPull: a.Type == "pull_request", Title: a.Title, Body: a.Body, UserID: im.user(a.User),
-		State: "open", CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
+		State: "open", CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt, Locked: a.Locked}
+	if a.Locked {
+		is.LockReason = a.LockReason
+	}
 	if a.ClosedAt != nil {
 		is.State, is.ClosedAt = "closed", a.ClosedAt
 	}
@@ -477,6 +527,9 @@ func (im *importer) issue(ctx context.Context, tx store.Q, repo *model.Repo, org
 	}
 	if is.Number != n {
 		return nil, fmt.Errorf("numbered %d, not %d (the archive repeats a number)", is.Number, n)
+	}
+	if err := im.react(ctx, tx, repo.ID, store.ReactIssue, is.ID, a.Reactions); err != nil {
+		return nil, err
 	}
 	if len(a.Labels) > 0 {
 		names := make([]string, len(a.Labels))

@@ -24,6 +24,7 @@ import (
 	"github.com/hubd/hubd/internal/jobs"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/randid"
+	"github.com/hubd/hubd/internal/releases"
 	"github.com/hubd/hubd/internal/store"
 	"github.com/hubd/hubd/internal/wire"
 )
@@ -38,11 +39,17 @@ type Service struct {
 	URLs  wire.URLs
 	// Dir is where archives are kept (Dir/<id>.tar.gz).
 	Dir string
+	// Assets keeps release asset files (beside the git data, where the
+	// releases service keeps them): export copies them, import adds them.
+	Assets *releases.Service
 }
 
 // New makes the service and registers its export job with the queue.
 func New(st *store.Store, git *gitrepo.Manager, q *jobs.Queue, urls wire.URLs, dir string) *Service {
 	s := &Service{Store: st, Git: git, Queue: q, URLs: urls, Dir: dir}
+	if git != nil {
+		s.Assets = &releases.Service{Store: st, Dir: filepath.Join(filepath.Dir(git.Root), "release-assets")}
+	}
 	if q != nil {
 		q.Handle(kindExport, s.handleExport)
 	}

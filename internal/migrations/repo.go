@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/hubd/hubd/internal/model"
+	"github.com/hubd/hubd/internal/releases"
 	"github.com/hubd/hubd/internal/store"
 )
 
@@ -26,6 +27,8 @@ type repoExport struct {
 	pulls map[int64]bool
 	// numbers of issue ids (events carry the issue's id only).
 	numbers map[int64]int64
+	m       *model.Migration
+	assets  *releases.Service
 }
 
 func (r *repoExport) issueURL(number int64) string {
@@ -37,9 +40,9 @@ func (r *repoExport) issueURL(number int64) string {
 
 func (s *Service) writeRepo(ctx context.Context, a *archive, m *model.Migration, repo *model.Repo, work string) error {
 	r := &repoExport{archive: a, q: s.Store.R(), repo: repo, url: a.web + "/" + repo.Owner.Login + "/" + repo.Name,
-		pulls: map[int64]bool{}, numbers: map[int64]int64{}}
+		pulls: map[int64]bool{}, numbers: map[int64]int64{}, m: m, assets: s.Assets}
 	gitPath := "repositories/" + repo.Owner.Login + "/" + repo.Name + ".git"
-	if err := r.repository(ctx, "tarball://root/"+gitPath); err != nil {
+	if err := r.repository(ctx, "tarball://root/"+gitPath, !m.ExcludeMetadata); err != nil {
 		return err
 	}
 	if !m.ExcludeGitData {
@@ -79,7 +82,7 @@ func pages(fetch func(offset int) (n, total int, err error)) error {
 	}
 }
 
-func (r *repoExport) repository(ctx context.Context, gitURL string) error {
+func (r *repoExport) repository(ctx context.Context, gitURL string, metadata bool) error {
 	labels := []any{}
 	err := pages(func(off int) (int, int, error) {
 		list, total, err := r.q.ListLabels(ctx, r.repo.ID, perFile, off)
@@ -105,9 +108,23 @@ func (r *repoExport) repository(ctx context.Context, gitURL string) error {
 	if err != nil {
 		return err
 	}
+	// Direct collaborators (teams' grants are in teams_*.json).
+	collaborators := []any{}
+	if metadata {
+		err = pages(func(off int) (int, int, error) {
+			list, total, err := r.q.DirectCollaborators(ctx, r.repo.ID, perFile, off)
+			for _, g := range list {
+				collaborators = append(collaborators, map[string]any{"user": r.account(g.User), "permission": g.Perm.String()})
+			}
+			return len(list), total, err
+		})
+		if err != nil {
+			return err
+		}
+	}
 	return r.add("repositories", map[string]any{
-		"hooks": hooks,
-		"type":  "repository", "url": r.url, "owner": r.account(r.repo.Owner), "name": r.repo.Name,
+		"hooks": hooks, "collaborators": collaborators,
+		"type": "repository", "url": r.url, "owner": r.account(r.repo.Owner), "name": r.repo.Name,
 		"description": r.repo.Description, "website": r.repo.Homepage, "private": r.repo.Private(),
 		"has_issues": r.repo.HasIssues, "has_wiki": r.repo.HasWiki, "has_downloads": r.repo.HasDownloads,
 		"labels": labels, "created_at": stamp(r.repo.CreatedAt),
@@ -177,11 +194,15 @@ func (r *repoExport) issues(ctx context.Context) error {
 				}
 			}
 		}
+		reactions, err := r.reactions(ctx, store.ReactIssue, "Issue", ids)
+		if err != nil {
+			return 0, 0, err
+		}
 		for _, is := range list {
 			if is == nil {
 				continue
 			}
-			if err := r.issue(is, pulls[is.ID]); err != nil {
+			if err := r.issue(is, pulls[is.ID], reactions[is.ID]); err != nil {
 				return 0, 0, err
 			}
 		}
@@ -189,7 +210,7 @@ func (r *repoExport) issues(ctx context.Context) error {
 	})
 }
 
-func (r *repoExport) issue(is *model.Issue, pull *model.Pull) error {
+func (r *repoExport) issue(is *model.Issue, pull *model.Pull, reactions []any) error {
 	r.numbers[is.ID] = is.Number
 	if is.IsPull {
 		r.pulls[is.Number] = true
@@ -212,14 +233,22 @@ func (r *repoExport) issue(is *model.Issue, pull *model.Pull) error {
 	rec := map[string]any{
 		"url": r.issueURL(is.Number), "repository": r.url, "user": r.user(is.UserID, loginOf(is.User)),
 		"title": is.Title, "body": is.Body, "assignee": assignee, "assignees": assignees, "milestone": milestone,
-		"labels": labels, "reactions": []any{}, "closed_at": stampPtr(is.ClosedAt), "created_at": stamp(is.CreatedAt),
-		"updated_at": stamp(is.UpdatedAt),
+		"labels": labels, "reactions": orEmpty(reactions), "closed_at": stampPtr(is.ClosedAt), "created_at": stamp(is.CreatedAt),
+		"updated_at": stamp(is.UpdatedAt), "locked": is.Locked, "active_lock_reason": is.LockReason,
+	}
+	if !is.Locked {
+		rec["active_lock_reason"] = nil
 	}
 	if !is.IsPull || pull == nil {
 		rec["type"] = "issue"
 		return r.add("issues", rec)
 	}
 	rec["type"] = "pull_request"
+	if reactions != nil {
+		for _, x := range reactions {
+			x.(map[string]any)["subject_type"] = "PullRequest"
+		}
+	}
 	rec["base"] = map[string]any{"ref": pull.BaseRef, "sha": pull.BaseSHA, "user": r.account(r.repo.Owner), "repo": r.url}
 	rec["head"] = map[string]any{"ref": pull.HeadRef, "sha": pull.HeadSHA, "user": nil, "repo": nil}
 	if pull.HeadRepoID == r.repo.ID {
@@ -238,11 +267,19 @@ func (r *repoExport) issue(is *model.Issue, pull *model.Pull) error {
 func (r *repoExport) comments(ctx context.Context) error {
 	return pages(func(off int) (int, int, error) {
 		list, total, err := r.q.ListComments(ctx, store.CommentQuery{RepoID: r.repo.ID, Limit: perFile, Offset: off})
+		if err != nil {
+			return 0, 0, err
+		}
+		ids := make([]int64, len(list))
+		for i, c := range list {
+			ids[i] = c.ID
+		}
+		reactions, err := r.reactions(ctx, store.ReactComment, "IssueComment", ids)
 		for _, c := range list {
 			parent := r.issueURL(c.IssueNumber)
 			rec := map[string]any{
 				"type": "issue_comment", "url": parent + "#issuecomment-" + strconv.FormatInt(c.ID, 10),
-				"user": r.user(c.UserID, loginOf(c.User)), "body": c.Body, "formatter": "markdown", "reactions": []any{},
+				"user": r.user(c.UserID, loginOf(c.User)), "body": c.Body, "formatter": "markdown", "reactions": orEmpty(reactions[c.ID]),
 				"created_at": stamp(c.CreatedAt), "updated_at": stamp(c.UpdatedAt),
 			}
 			if r.pulls[c.IssueNumber] {
@@ -309,6 +346,14 @@ func (r *repoExport) events(ctx context.Context) error {
 func (r *repoExport) reviewComments(ctx context.Context) error {
 	return pages(func(off int) (int, int, error) {
 		list, total, err := r.q.ListPullReviewComments(ctx, store.ReviewCommentQuery{RepoID: r.repo.ID, Limit: perFile, Offset: off})
+		if err != nil {
+			return 0, 0, err
+		}
+		ids := make([]int64, len(list))
+		for i, c := range list {
+			ids[i] = c.ID
+		}
+		reactions, err := r.reactions(ctx, store.ReactPullReviewComment, "PullRequestReviewComment", ids)
 		for _, c := range list {
 			pull := r.url + "/pull/" + strconv.FormatInt(c.PullNumber, 10)
 			var reply any
@@ -320,7 +365,7 @@ func (r *repoExport) reviewComments(ctx context.Context) error {
 				"pull_request": pull, "pull_request_review": pull + "/files#pullrequestreview-" + strconv.FormatInt(c.ReviewID, 10),
 				"in_reply_to": reply, "user": r.user(c.UserID, loginOf(c.User)), "body": c.Body, "formatter": "markdown",
 				"diff_hunk": c.DiffHunk, "path": c.Path, "position": c.Position, "original_position": c.OriginalPosition,
-				"commit_id": c.CommitID, "original_commit_id": c.OriginalCommitID, "reactions": []any{},
+				"commit_id": c.CommitID, "original_commit_id": c.OriginalCommitID, "reactions": orEmpty(reactions[c.ID]),
 				"created_at": stamp(c.CreatedAt), "updated_at": stamp(c.UpdatedAt),
 			}); err != nil {
 				return 0, 0, err
@@ -333,11 +378,19 @@ func (r *repoExport) reviewComments(ctx context.Context) error {
 func (r *repoExport) commitComments(ctx context.Context) error {
 	return pages(func(off int) (int, int, error) {
 		list, total, err := r.q.ListCommitComments(ctx, store.CommitCommentQuery{RepoID: r.repo.ID, Limit: perFile, Offset: off})
+		if err != nil {
+			return 0, 0, err
+		}
+		ids := make([]int64, len(list))
+		for i, c := range list {
+			ids[i] = c.ID
+		}
+		reactions, err := r.reactions(ctx, store.ReactCommitComment, "CommitComment", ids)
 		for _, c := range list {
 			if err := r.add("commit_comments", map[string]any{
 				"type": "commit_comment", "url": r.url + "/commit/" + c.CommitID + "#commitcomment-" + strconv.FormatInt(c.ID, 10),
 				"repository": r.url, "user": r.user(c.UserID, loginOf(c.User)), "body": c.Body, "formatter": "markdown",
-				"path": c.Path, "position": c.Position, "commit_id": c.CommitID, "reactions": []any{},
+				"path": c.Path, "position": c.Position, "commit_id": c.CommitID, "reactions": orEmpty(reactions[c.ID]),
 				"created_at": stamp(c.CreatedAt), "updated_at": stamp(c.UpdatedAt),
 			}); err != nil {
 				return 0, 0, err
@@ -350,12 +403,39 @@ func (r *repoExport) commitComments(ctx context.Context) error {
 func (r *repoExport) releases(ctx context.Context) error {
 	return pages(func(off int) (int, int, error) {
 		list, total, err := r.q.ListReleases(ctx, r.repo.ID, true, perFile, off)
+		if err != nil {
+			return 0, 0, err
+		}
+		ids := make([]int64, len(list))
+		for i, rel := range list {
+			ids[i] = rel.ID
+		}
+		reactions, err := r.reactions(ctx, store.ReactRelease, "Release", ids)
+		if err != nil {
+			return 0, 0, err
+		}
+		assets := map[int64][]*model.ReleaseAsset{}
+		if !r.m.ExcludeAttachments && r.assets != nil {
+			if assets, err = r.q.AssetsOfReleases(ctx, ids); err != nil {
+				return 0, 0, err
+			}
+		}
 		for _, rel := range list {
 			state := "published"
 			if rel.Draft {
 				state = "draft"
 			}
+			relURL := r.url + "/releases/tag/" + escape(rel.TagName)
+			files := []any{}
+			for _, as := range assets[rel.ID] {
+				rec, err := r.asset(relURL, as)
+				if err != nil {
+					return 0, 0, err
+				}
+				files = append(files, rec)
+			}
 			if err := r.add("releases", map[string]any{
+				"release_assets": files, "reactions": orEmpty(reactions[rel.ID]),
 				"type": "release", "url": r.url + "/releases/tag/" + escape(rel.TagName), "repository": r.url,
 				"user": r.user(rel.AuthorID, loginOf(rel.Author)), "name": rel.Name, "tag_name": rel.TagName, "body": rel.Body,
 				"state": state, "prerelease": rel.Prerelease, "target_commitish": rel.TargetCommitish,

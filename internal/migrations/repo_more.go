@@ -2,7 +2,10 @@ package migrations
 
 import (
 	"context"
+	"fmt"
 	"strconv"
+
+	"github.com/hubd/hubd/internal/model"
 )
 
 // Records of a repository added after the first export: pull request
@@ -79,4 +82,48 @@ func (r *repoExport) protectedBranches(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// orEmpty is list, or an empty list for nil (the archive writes [] rather
+// than null).
+func orEmpty(list []any) []any {
+	if list == nil {
+		return []any{}
+	}
+	return list
+}
+
+// reactions loads the reactions of a page of subjects as the archive's
+// records (typ is GitHub's subject_type), by subject id.
+func (r *repoExport) reactions(ctx context.Context, subject, typ string, ids []int64) (map[int64][]any, error) {
+	out := map[int64][]any{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	byID, err := r.q.SubjectReactions(ctx, subject, ids)
+	if err != nil {
+		return nil, err
+	}
+	for id, list := range byID {
+		for _, x := range list {
+			out[id] = append(out[id], map[string]any{"user": r.account(x.User), "content": x.Content, "subject_type": typ,
+				"created_at": stamp(x.CreatedAt)})
+		}
+	}
+	return out, nil
+}
+
+// asset writes a release asset's file under releases/<key>/<name> (the
+// archive's layout of release files) and answers its record.
+func (r *repoExport) asset(releaseURL string, as *model.ReleaseAsset) (map[string]any, error) {
+	name := "releases/" + as.StorageKey + "/" + as.Name
+	if err := r.copyFile(name, r.assets.AssetFile(as)); err != nil {
+		return nil, fmt.Errorf("release asset %d: %w", as.ID, err)
+	}
+	return map[string]any{
+		"type": "release_asset", "url": releaseURL + "/" + escape(as.Name), "release": releaseURL,
+		"user": r.user(as.UploaderID, loginOf(as.Uploader)), "name": as.Name, "label": as.Label, "content_type": as.ContentType,
+		"state": as.State, "size": as.Size, "download_count": as.DownloadCount, "asset_url": "tarball://root/" + name,
+		"created_at": stamp(as.CreatedAt), "updated_at": stamp(as.UpdatedAt),
+	}, nil
 }

@@ -320,3 +320,21 @@ func AssetName(name string) string {
 	}
 	return out
 }
+
+// AssetFile is the path of an asset's file (for the migration archive,
+// which copies it).
+func (s *Service) AssetFile(as *model.ReleaseAsset) string { return s.path(as.RepoID, as.StorageKey) }
+
+// StoreAssetFile writes the file of an asset brought by a migration
+// archive, as an upload would, and answers its storage key, size and
+// digest; the caller inserts the row (a failure after this leaves only a
+// file no row names).
+func (s *Service) StoreAssetFile(repoID int64, body io.Reader) (key string, size int64, digest string, err error) {
+	limit := s.MaxAssetSize
+	if limit <= 0 {
+		limit = MaxAssetSize
+	}
+	key = newKey()
+	size, digest, err = s.store(repoID, key, body, limit)
+	return key, size, digest, err
+}

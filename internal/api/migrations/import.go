@@ -19,7 +19,8 @@ import (
 // body is the archive itself (application/gzip), or multipart/form-data
 // with an "archive" file part and an optional "mapping" part (the CSV that
 // `hubd import --mapping` reads). ?dry_run=true only reports conflicts
-// (200); an import answers 201 with the report.
+// (200); an import answers 201 with the report. ?unknown_users= (or the
+// part) is report, ghost or create (svc.ImportOptions.UnknownUsers).
 func (a *API) importArchive(w http.ResponseWriter, r *http.Request) error {
 	c, err := api.RequireSiteAdmin(r)
 	if err != nil {
@@ -33,6 +34,7 @@ func (a *API) importArchive(w http.ResponseWriter, r *http.Request) error {
 	defer tmp.Close()
 	opt := svc.ImportOptions{ActorID: c.UserID()}
 	opt.DryRun, _ = strconv.ParseBool(r.URL.Query().Get("dry_run"))
+	opt.UnknownUsers = r.URL.Query().Get("unknown_users")
 	got := false
 	if mt, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
 		mr, err := r.MultipartReader()
@@ -60,6 +62,9 @@ func (a *API) importArchive(w http.ResponseWriter, r *http.Request) error {
 			case "dry_run":
 				b, _ := io.ReadAll(io.LimitReader(part, 16))
 				opt.DryRun, _ = strconv.ParseBool(string(b))
+			case "unknown_users":
+				b, _ := io.ReadAll(io.LimitReader(part, 16))
+				opt.UnknownUsers = string(b)
 			}
 		}
 	} else {

@@ -24,7 +24,9 @@ import (
 // carries: labels, a milestone, issues with comments and events, a pull
 // request with a review, review comments and a reply, merged; a release
 // and a protected branch. rita comments and reviews.
-func populate(t *testing.T, e *apitest.Env, tok, ritaTok string) {
+// more adds records before the webhook is made (so that they queue no
+// deliveries to its unreachable URL).
+func populate(t *testing.T, e *apitest.Env, tok, ritaTok string, more ...func(*testing.T, *apitest.Env, string, string)) {
 	t.Helper()
 	e.Must(201, "POST", "/admin/organizations", e.AdminToken, map[string]any{"login": "acme", "admin": "mona"})
 	e.Must(201, "POST", "/orgs/acme/repos", tok, map[string]any{"name": "widgets", "auto_init": true, "description": "Widgets"})
@@ -61,6 +63,9 @@ func populate(t *testing.T, e *apitest.Env, tok, ritaTok string) {
 	e.Must(200, "PUT", "/repos/acme/widgets/branches/main/protection", tok, map[string]any{
 		"required_status_checks": map[string]any{"strict": true, "contexts": []string{"ci"}}, "enforce_admins": false,
 		"required_pull_request_reviews": map[string]any{"required_approving_review_count": 1}, "restrictions": nil})
+	for _, f := range more {
+		f(t, e, tok, ritaTok)
+	}
 	// A webhook with a secret, written to the store: one made through the
 	// API would queue a ping that retries past the test's job wait.
 	ctx := context.Background()
@@ -75,6 +80,43 @@ func populate(t *testing.T, e *apitest.Env, tok, ritaTok string) {
 		t.Fatal(err)
 	}
 	e.RunJobs()
+}
+
+// populateMore adds to populate's repository what the archive carries
+// besides: a release asset, reactions on each kind of subject, a locked
+// issue, milestone numbers with a gap, a commit comment, a collaborator and
+// a team's grant.
+func populateMore(t *testing.T, e *apitest.Env, tok, ritaTok string) {
+	t.Helper()
+	main := e.Must(200, "GET", "/repos/acme/widgets/git/ref/heads/main", tok, nil).Map(t)["object"].(map[string]any)["sha"]
+	var rels []map[string]any
+	e.Must(200, "GET", "/repos/acme/widgets/releases", tok, nil).JSON(t, &rels)
+	rel := rels[0]
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/releases/%v/assets?name=tool.txt&label=Tool", rel["id"]), tok,
+		"the tool\n", "Content-Type: text/plain")
+	// Reactions on each kind of subject, a locked issue, milestone numbers
+	// with a gap, a commit comment, a collaborator and a team's grant.
+	e.Must(201, "POST", "/repos/acme/widgets/issues/1/reactions", ritaTok, map[string]any{"content": "+1"})
+	e.Must(201, "POST", "/repos/acme/widgets/issues/1/reactions", tok, map[string]any{"content": "heart"})
+	e.Must(201, "POST", "/repos/acme/widgets/issues/3/reactions", ritaTok, map[string]any{"content": "rocket"})
+	var cs []map[string]any
+	e.Must(200, "GET", "/repos/acme/widgets/issues/1/comments", tok, nil).JSON(t, &cs)
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/issues/comments/%v/reactions", cs[0]["id"]), tok, map[string]any{"content": "laugh"})
+	var rc []map[string]any
+	e.Must(200, "GET", "/repos/acme/widgets/pulls/comments", tok, nil).JSON(t, &rc)
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/pulls/comments/%v/reactions", rc[0]["id"]), tok, map[string]any{"content": "eyes"})
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/releases/%v/reactions", rel["id"]), ritaTok, map[string]any{"content": "hooray"})
+	cc := e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/commits/%v/comments", main), tok, map[string]any{"body": "Nice start"}).Map(t)
+	e.Must(201, "POST", fmt.Sprintf("/repos/acme/widgets/comments/%v/reactions", cc["id"]), ritaTok, map[string]any{"content": "-1"})
+	e.Must(204, "PUT", "/repos/acme/widgets/issues/2/lock", tok, map[string]any{"lock_reason": "resolved"})
+	e.Must(201, "POST", "/repos/acme/widgets/milestones", tok, map[string]any{"title": "scratch"})
+	e.Must(201, "POST", "/repos/acme/widgets/milestones", tok, map[string]any{"title": "v4", "state": "closed"})
+	e.Must(204, "DELETE", "/repos/acme/widgets/milestones/3", tok, nil)
+	inv := e.Must(201, "PUT", "/repos/acme/widgets/collaborators/rita", tok, map[string]any{"permission": "triage"}).Map(t)
+	e.Must(204, "PATCH", fmt.Sprintf("/user/repository_invitations/%v", inv["id"]), ritaTok, nil)
+	e.Must(201, "POST", "/orgs/acme/teams", tok, map[string]any{"name": "Core", "description": "core team", "privacy": "closed",
+		"repo_names": []string{"acme/widgets"}})
+	e.Must(204, "PUT", "/orgs/acme/teams/core/repos/acme/widgets", tok, map[string]any{"permission": "maintain"})
 }
 
 // exportArchive exports acme/widgets and answers the archive's bytes.
@@ -138,6 +180,9 @@ func pick(v any, f string, users map[string]string) string {
 		}
 		v = m[k]
 	}
+	if l, ok := v.(string); ok && strings.HasSuffix(f, "login") && users[l] != "" {
+		return users[l]
+	}
 	switch x := v.(type) {
 	case map[string]any:
 		if l, ok := x["login"].(string); ok {
@@ -183,7 +228,7 @@ func TestImportRoundTrip(t *testing.T) {
 	src := apitest.New(t)
 	_, tok := src.NewUser("mona", false)
 	_, ritaTok := src.NewUser("rita", false)
-	populate(t, src, tok, ritaTok)
+	populate(t, src, tok, ritaTok, populateMore)
 	archive := exportArchive(t, src, tok)
 	zr, err := gzip.NewReader(bytes.NewReader(archive))
 	if err != nil {
@@ -224,19 +269,26 @@ func TestImportRoundTrip(t *testing.T) {
 		fields []string
 	}{
 		{r + "/labels?per_page=100", []string{"name", "color", "description"}},
-		{r + "/milestones?state=all", []string{"number", "title", "description", "state", "open_issues", "closed_issues", "creator"}},
+		{r + "/milestones?state=all", []string{"number", "title", "description", "state", "open_issues", "closed_issues", "creator",
+			"closed_at"}},
 		{r + "/issues?state=all&direction=asc", []string{"number", "title", "body", "state", "user", "labels", "assignees", "milestone",
-			"comments", "created_at", "closed_at"}},
+			"comments", "created_at", "closed_at", "locked", "active_lock_reason", "reactions.total_count", "reactions.+1", "reactions.heart",
+			"reactions.rocket"}},
+		{r + "/issues/1/reactions", []string{"content", "user", "created_at"}},
+		{r + "/comments", []string{"body", "user", "commit_id", "path", "reactions.-1", "created_at"}},
+		{r + "/collaborators?affiliation=direct", []string{"login", "role_name"}},
+		{r + "/teams", []string{"name", "slug", "description", "privacy", "permission"}},
 		{r + "/pulls?state=all", []string{"number", "title", "body", "state", "user", "head.ref", "head.sha", "base.ref", "merged_at",
 			"created_at"}},
 		{r + "/pulls/3", nil},
 		{r + "/pulls/4", nil},
-		{r + "/issues/comments?per_page=100", []string{"body", "user", "created_at"}},
+		{r + "/issues/comments?per_page=100", []string{"body", "user", "created_at", "reactions.laugh"}},
 		{r + "/issues/events?per_page=100", []string{"event", "actor", "label.name", "assignee", "milestone.title", "rename.from", "created_at"}},
 		{r + "/issues/1/timeline", []string{"event", "actor", "body"}},
 		{r + "/pulls/3/reviews", []string{"state", "body", "user", "commit_id", "submitted_at"}},
-		{r + "/pulls/comments?per_page=100", []string{"body", "path", "position", "user", "commit_id", "diff_hunk", "created_at"}},
-		{r + "/releases", []string{"tag_name", "name", "body", "draft", "prerelease", "author", "created_at", "published_at"}},
+		{r + "/pulls/comments?per_page=100", []string{"body", "path", "position", "user", "commit_id", "diff_hunk", "created_at", "reactions.eyes"}},
+		{r + "/releases", []string{"tag_name", "name", "body", "draft", "prerelease", "author", "created_at", "published_at", "reactions.hooray",
+			"assets"}},
 		{r + "/commits?sha=main", []string{"sha", "commit.message"}},
 		{r + "/branches", []string{"name", "commit.sha", "protected"}},
 		{r + "/tags", []string{"name", "commit.sha"}},
@@ -268,6 +320,20 @@ func TestImportRoundTrip(t *testing.T) {
 		if pick(a, f, nil) != pick(b, f, nil) {
 			t.Errorf("protection %s: %s, imported %s", f, pick(a, f, nil), pick(b, f, nil))
 		}
+	}
+
+	// The release asset comes with its file, label and uploader.
+	var rels []map[string]any
+	dst.Must(200, "GET", r+"/releases", dtok, nil).JSON(t, &rels)
+	if len(rels) != 1 || len(rels[0]["assets"].([]any)) != 1 {
+		t.Fatalf("releases: %v", rels)
+	}
+	asset := rels[0]["assets"].([]any)[0].(map[string]any)
+	if asset["label"] != "Tool" || asset["content_type"] != "text/plain" || pick(asset, "uploader", nil) != "mona" || fmt.Sprint(asset["size"]) != "9" {
+		t.Errorf("asset: %v", asset)
+	}
+	if got := dst.Must(200, "GET", fmt.Sprintf("%s/releases/assets/%v", r, asset["id"]), dtok, nil, "Accept: application/octet-stream"); string(got.Body) != "the tool\n" {
+		t.Errorf("asset content %q", got.Body)
 	}
 
 	// The webhook comes inactive and without its secret.
@@ -328,4 +394,60 @@ func TestImportRefusesBadArchives(t *testing.T) {
 		t.Fatalf("import: %v", rep)
 	}
 	e.Must(200, "GET", "/repos/mona/x", tok, nil)
+}
+
+// TestImportUnknownUsers: an archive's user no account matches is reported
+// by default, left to the ghost unreported with unknown_users=ghost, and
+// made a suspended account from its record with unknown_users=create.
+func TestImportUnknownUsers(t *testing.T) {
+	e := apitest.New(t)
+	_, tok := e.NewUser("mona", false)
+	archive := func(repo, user string) []byte {
+		return tarGz(t, map[string]string{"schema.json": `{"version":"1.0.1"}`,
+			"users_000001.json": `[{"type":"user","url":"https://github.com/mona","login":"mona","emails":[]},
+ {"type":"user","url":"https://github.com/` + user + `","login":"` + user + `","name":"New Bie","company":"Acme","location":"Paris",
+  "emails":[{"address":"` + user + `@example.com","primary":true}],"created_at":"2019-05-01T00:00:00Z"}]`,
+			"repositories_000001.json": `[{"type":"repository","url":"https://github.com/mona/` + repo + `","owner":"https://github.com/mona",
+ "name":"` + repo + `","has_issues":true,"created_at":"2020-01-01T00:00:00Z"}]`,
+			"issues_000001.json": `[{"type":"issue","url":"https://github.com/mona/` + repo + `/issues/1","repository":"https://github.com/mona/` + repo + `",
+ "user":"https://github.com/` + user + `","title":"Hello","body":"b","created_at":"2020-01-02T00:00:00Z","updated_at":"2020-01-02T00:00:00Z",
+ "reactions":[{"user":"https://github.com/` + user + `","content":"heart","subject_type":"Issue","created_at":"2020-01-03T00:00:00Z"}]}]`,
+		})
+	}
+	gz := "Content-Type: application/gzip"
+	rep := e.Must(201, "POST", "/admin/migrations/import", e.AdminToken, archive("a", "stranger"), gz).Map(t)
+	if got := fmt.Sprint(rep["conflicts"]); !strings.Contains(got, "https://github.com/stranger") {
+		t.Fatalf("default: %v", rep)
+	}
+	rep = e.Must(201, "POST", "/admin/migrations/import?unknown_users=ghost", e.AdminToken, archive("b", "stranger"), gz).Map(t)
+	if fmt.Sprint(rep["conflicts"]) != "[]" || fmt.Sprint(rep["created_users"]) != "[]" {
+		t.Fatalf("ghost: %v", rep)
+	}
+	e.Must(404, "GET", "/users/stranger", tok, nil)
+	is := e.Must(200, "GET", "/repos/mona/b/issues/1", tok, nil).Map(t)
+	if pick(is, "reactions.total_count", nil) != "0" {
+		t.Errorf("a ghost's reaction was imported: %v", is["reactions"])
+	}
+	e.Must(422, "POST", "/admin/migrations/import?unknown_users=invent", e.AdminToken, archive("c", "newbie"), gz)
+	// A dry run names the account it would make, and makes none.
+	rep = e.Must(200, "POST", "/admin/migrations/import?unknown_users=create&dry_run=true", e.AdminToken, archive("c", "newbie"), gz).Map(t)
+	if fmt.Sprint(rep["created_users"]) != "[newbie]" || fmt.Sprint(rep["conflicts"]) != "[]" {
+		t.Fatalf("create, dry run: %v", rep)
+	}
+	e.Must(404, "GET", "/users/newbie", tok, nil)
+	rep = e.Must(201, "POST", "/admin/migrations/import?unknown_users=create", e.AdminToken, archive("c", "newbie"), gz).Map(t)
+	if fmt.Sprint(rep["created_users"]) != "[newbie]" || fmt.Sprint(rep["conflicts"]) != "[]" {
+		t.Fatalf("create: %v", rep)
+	}
+	u, err := e.Store.R().AccountByLogin(context.Background(), "newbie")
+	if err != nil || u.SuspendedAt == nil || u.Name != "New Bie" || u.Company != "Acme" || u.Email != "newbie@example.com" || u.SiteAdmin ||
+		u.CreatedAt.Year() != 2019 {
+		t.Fatalf("created account: %+v %v", u, err)
+	}
+	is = e.Must(200, "GET", "/repos/mona/c/issues/1", tok, nil).Map(t)
+	if pick(is, "user", nil) != "newbie" || pick(is, "reactions.heart", nil) != "1" {
+		t.Errorf("issue of the created user: %v %v", is["user"], is["reactions"])
+	}
+	// Only site administrators import, whatever the option.
+	e.Must(403, "POST", "/admin/migrations/import?unknown_users=create", tok, archive("d", "other"), gz)
 }

@@ -48,7 +48,7 @@ var (
 )
 
 const (
-	noteStart = "The archive holds schema.json, users, organizations, teams, repositories (with labels and webhooks without their secrets), protected_branches, milestones, issues, pull_requests, issue_comments, issue_events (with the timeline's commented and reviewed rows), pull_request_reviews, pull_request_review_comments, commit_comments, releases and each repository's bare git data; collaborators, release assets and projects are not exported, and hubd stores no issue or comment attachments (exclude_attachments and exclude_owner_projects change nothing). Archives import with `hubd import` or POST /admin/migrations/import."
+	noteStart = "The archive holds schema.json, users, organizations, teams (with their repository permissions), repositories (with labels, direct collaborators and webhooks without their secrets), protected_branches, milestones, issues and pull_requests (with lock state and reactions), issue_comments, issue_events (with the timeline's commented and reviewed rows), pull_request_reviews, pull_request_review_comments, commit_comments and releases (with reactions), release assets with their files, and each repository's bare git data. hubd stores no issue or comment attachments, so exclude_attachments leaves out the release asset files; GitHub's archive has no layout for Projects (v2) and classic projects are retired, so no projects are exported (exclude_owner_projects changes nothing). Archives import with `hubd import` or POST /admin/migrations/import."
 	noteFine  = "Fine-grained personal access tokens are refused."
 )
 
