@@ -235,8 +235,9 @@ func (s *Service) ReviewBypassRequest(ctx context.Context, repo *model.Repo, rev
 	if st := x.State(s.Store.Now()); st != model.BypassRequestPending {
 		return nil, model.Custom("BypassRequest", "status", "This bypass request is "+st+" and can no longer be reviewed.")
 	}
+	resp := &model.BypassResponse{ReviewerID: reviewer.UserID, Status: status}
 	err = s.Store.Tx(ctx, func(tx store.Q) error {
-		if err := tx.AddPushBypassResponse(ctx, x.ID, &model.BypassResponse{ReviewerID: reviewer.UserID, Status: status}); err != nil {
+		if err := tx.AddPushBypassResponse(ctx, x.ID, resp); err != nil {
 			return err
 		}
 		if err := tx.SetPushBypassRequestStatus(ctx, x.ID, status); err != nil {
@@ -244,7 +245,7 @@ func (s *Service) ReviewBypassRequest(ctx context.Context, repo *model.Repo, rev
 		}
 		action := "response_submitted"
 		return tx.AppendEvent(ctx, "exemption_request_push_ruleset."+action, reviewer.UserID, repo.ID, orgOf(repo),
-			map[string]any{"action": action, "number": x.Number, "status": status})
+			map[string]any{"action": action, "number": x.Number, "status": status, "response_id": resp.ID})
 	})
 	if err != nil {
 		return nil, err

@@ -88,3 +88,79 @@ func (u URLs) ToPushRuleBypassRequest(x *model.PushBypassRequest, state string) 
 	}
 	return out
 }
+
+// ExemptionRequest is the webhooks' exemption-request of a push rule
+// bypass request (status in the webhooks' words: denied is rejected, an
+// approved request not yet pushed is still pending).
+type ExemptionRequest struct {
+	ID                   int64               `json:"id"`
+	Number               int64               `json:"number"`
+	RepositoryID         int64               `json:"repository_id"`
+	RequesterID          int64               `json:"requester_id"`
+	RequesterLogin       string              `json:"requester_login"`
+	RequestType          string              `json:"request_type"`
+	ExemptionRequestData ExemptionPushData   `json:"exemption_request_data"`
+	ResourceIdentifier   string              `json:"resource_identifier"`
+	Status               string              `json:"status"`
+	RequesterComment     *string             `json:"requester_comment"`
+	Metadata             any                 `json:"metadata"`
+	ExpiresAt            string              `json:"expires_at"`
+	CreatedAt            string              `json:"created_at"`
+	Responses            []ExemptionResponse `json:"responses"`
+	HTMLURL              string              `json:"html_url"`
+}
+
+// ExemptionPushData is exemption-request-push-ruleset-bypass.
+type ExemptionPushData struct {
+	Type string           `json:"type"`
+	Data []BypassRuleData `json:"data"`
+}
+
+// ExemptionResponse is exemption-response.
+type ExemptionResponse struct {
+	ID              int64   `json:"id"`
+	ReviewerID      int64   `json:"reviewer_id"`
+	ReviewerLogin   string  `json:"reviewer_login"`
+	Status          string  `json:"status"`
+	ReviewerComment *string `json:"reviewer_comment"`
+	CreatedAt       string  `json:"created_at"`
+}
+
+// exemptionStatus words a response's or request's status as the webhooks
+// do.
+func exemptionStatus(s string) string {
+	switch s {
+	case model.BypassRequestDenied:
+		return "rejected"
+	case model.BypassRequestApproved:
+		return model.BypassRequestPending
+	case model.BypassRequestExpired:
+		return model.BypassRequestCancelled
+	}
+	return s
+}
+
+// ToExemptionResponse converts a reviewer's response.
+func ToExemptionResponse(r model.BypassResponse) ExemptionResponse {
+	st := r.Status
+	if st == model.BypassRequestDenied {
+		st = "rejected"
+	}
+	return ExemptionResponse{ID: r.ID, ReviewerID: r.ReviewerID, ReviewerLogin: r.ReviewerLogin, Status: st, CreatedAt: Time(r.CreatedAt)}
+}
+
+// ToExemptionRequest converts a request at its status (state).
+func (u URLs) ToExemptionRequest(x *model.PushBypassRequest, state string) ExemptionRequest {
+	out := ExemptionRequest{ID: x.ID, Number: x.Number, RepositoryID: x.RepoID, RequesterID: x.RequesterID, RequesterLogin: x.RequesterLogin,
+		RequestType: "push_ruleset_bypass", ExemptionRequestData: ExemptionPushData{Type: "push_ruleset_bypass", Data: []BypassRuleData{}},
+		ResourceIdentifier: x.Resource, Status: exemptionStatus(state), RequesterComment: x.Comment, ExpiresAt: Time(x.ExpiresAt),
+		CreatedAt: Time(x.CreatedAt), Responses: []ExemptionResponse{}, HTMLURL: u.BypassRequestHTMLURL(x)}
+	for _, d := range x.Data {
+		out.ExemptionRequestData.Data = append(out.ExemptionRequestData.Data,
+			BypassRuleData{RulesetID: d.RulesetID, RulesetName: d.RulesetName, TotalViolations: d.Total, RuleType: d.RuleType})
+	}
+	for _, r := range x.Responses {
+		out.Responses = append(out.Responses, ToExemptionResponse(r))
+	}
+	return out
+}
