@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-github/v92/github"
 
 	"github.com/hubd/hubd/internal/apitest"
+	"github.com/hubd/hubd/internal/hooks/hookstest"
 	"github.com/hubd/hubd/internal/model"
 	"github.com/hubd/hubd/internal/store"
 )
@@ -16,6 +17,7 @@ import (
 // for its owners (members are refused, outsiders find nothing), filtered
 // and paged with Link.
 func TestOrgPushBypassRequests(t *testing.T) {
+	t.Setenv("HUBD_HOOK_ALLOW", "127.0.0.0/8,::1")
 	e := apitest.New(t)
 	olga, olgaTok := e.NewUser("olga", false)
 	mike, mikeTok := e.NewUser("mike", false)
@@ -49,6 +51,17 @@ func TestOrgPushBypassRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sch, err := hookstest.LoadFlavour("ghec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recv := hookstest.NewReceiver(t)
+	if _, _, err := gh.Organizations.CreateHook(ctx, "octo", &github.Hook{Name: github.Ptr("web"),
+		Config: &github.HookConfig{URL: github.Ptr(recv.URL), ContentType: github.Ptr("json")},
+		Events: []string{"exemption_request_push_ruleset"}}); err != nil {
+		t.Fatal(err)
+	}
+	recv.WaitFor(t, "ping", "")
 	push := func(repo, file string) string {
 		dir := t.TempDir()
 		mustGit(t, dir, "clone", "-q", e.Remote("octo", repo, "mike", mikeTok), "w")
@@ -62,6 +75,18 @@ func TestOrgPushBypassRequests(t *testing.T) {
 	}
 	push("core", "a.exe")
 	docs := push("docs", "lib/b.DLL")
+
+	// The requests reach the organization's webhooks.
+	created := recv.Wait(t, "the docs request's webhook", func(d *hookstest.Delivery) bool {
+		return d.Event() == "exemption_request_push_ruleset" && d.Action() == "created" && strings.Contains(string(d.Payload), docs)
+	})
+	if err := sch.Validate(created.Event(), created.Payload); err != nil {
+		t.Fatalf("%v\n%.800s", err, created.Payload)
+	}
+	x := created.Map(t)["exemption_request"].(map[string]any)
+	if x["status"] != "pending" || x["requester_login"] != "mike" || x["request_type"] != "push_ruleset_bypass" {
+		t.Fatalf("created webhook: %v", x)
+	}
 
 	const path = "/orgs/octo/bypass-requests/push-rules"
 	var list []map[string]any
