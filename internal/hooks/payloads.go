@@ -170,6 +170,11 @@ func (b *builder) resolve(ctx context.Context, e model.Event) ([]pair, error) {
 			return []pair{{typ, a}}, nil
 		}
 		return nil, nil
+	case "exemption_request_push_ruleset":
+		if a := d.str("action"); a == "created" || a == "completed" || a == "response_submitted" {
+			return []pair{{typ, a}}, nil
+		}
+		return nil, nil
 	case "membership":
 		if a := d.str("action"); a == "added" || a == "removed" {
 			return []pair{{"membership", a}}, nil
@@ -287,6 +292,8 @@ func (b *builder) build(ctx context.Context, e model.Event, event, action string
 		err = b.organizationEvent(ctx, e, d, action, out)
 	case "repository_ruleset":
 		err = b.rulesetEvent(ctx, d, action, out)
+	case "exemption_request_push_ruleset":
+		err = b.exemptionEvent(ctx, repo, d, action, out)
 	case "status":
 		err = b.statusEvent(ctx, repo, d, out)
 	case "check_run":

@@ -47,6 +47,19 @@ const (
 	RuleCommitterEmailPattern    = "committer_email_pattern"
 	RuleBranchNamePattern        = "branch_name_pattern"
 	RuleTagNamePattern           = "tag_name_pattern"
+
+	// Push rules (push rulesets): every file a push adds is checked.
+	RuleFilePathRestriction      = "file_path_restriction"
+	RuleMaxFilePathLength        = "max_file_path_length"
+	RuleFileExtensionRestriction = "file_extension_restriction"
+	RuleMaxFileSize              = "max_file_size"
+)
+
+// MaxFilePathLengthLimit and MaxFileSizeLimit are GitHub's bounds of the
+// max_file_path_length (characters) and max_file_size (MB) rules.
+const (
+	MaxFilePathLengthLimit = 32767
+	MaxFileSizeLimit       = 100
 )
 
 // Ruleset is a named set of rules that applies to the refs its conditions
@@ -113,6 +126,12 @@ type RulesetRule struct {
 	// commit_message_pattern, commit_author_email_pattern,
 	// committer_email_pattern, branch_name_pattern, tag_name_pattern
 	Pattern *PatternRule
+	// file_path_restriction (restricted_file_paths) and
+	// file_extension_restriction (restricted_file_extensions); nil when
+	// the parameter is missing
+	Restricted []string
+	// max_file_path_length (characters) and max_file_size (MB)
+	Max int
 }
 
 // PullRequestRule is the pull_request rule's parameters.
@@ -156,4 +175,75 @@ type RulesetVersion struct {
 	ActorID   int64
 	CreatedAt time.Time
 	State     *Ruleset
+}
+
+// Push rule bypass request statuses (GitHub's words; expired is worked
+// out from ExpiresAt).
+const (
+	BypassRequestPending   = "pending"
+	BypassRequestApproved  = "approved"
+	BypassRequestDenied    = "denied"
+	BypassRequestCompleted = "completed"
+	BypassRequestCancelled = "cancelled"
+	BypassRequestExpired   = "expired"
+)
+
+// PushBypassRequest is a request to bypass the push rules that refused a
+// push: the requester, the repository, the pushed commit (Resource) and
+// ref, what each ruleset refused, the status and the reviewers'
+// responses.
+type PushBypassRequest struct {
+	ID             int64
+	Number         int64
+	RepoID         int64
+	RepoName       string
+	RepoOwner      string
+	OrgID          int64 // 0: a user's repository
+	RequesterID    int64
+	RequesterLogin string
+	Resource       string
+	Ref            string
+	Data           []BypassRuleData
+	Status         string
+	Comment        *string
+	CreatedAt      time.Time
+	ExpiresAt      time.Time
+	Responses      []BypassResponse
+}
+
+// State is the status as GitHub shows it at now: pending and approved
+// requests past ExpiresAt are expired.
+func (r *PushBypassRequest) State(now time.Time) string {
+	if (r.Status == BypassRequestPending || r.Status == BypassRequestApproved) && now.After(r.ExpiresAt) {
+		return BypassRequestExpired
+	}
+	return r.Status
+}
+
+// BypassRuleData is one push rule of a ruleset a push broke, and how
+// often.
+type BypassRuleData struct {
+	RulesetID   int64
+	RulesetName string
+	RuleType    string
+	Total       int
+}
+
+// BypassResponse is a reviewer's answer to a bypass request.
+type BypassResponse struct {
+	ID            int64
+	ReviewerID    int64
+	ReviewerLogin string
+	Status        string // approved or denied
+	CreatedAt     time.Time
+}
+
+// BypassRequestFilter selects bypass requests (empty fields: any).
+type BypassRequestFilter struct {
+	OrgID, RepoID  int64
+	RepositoryName string
+	Reviewer       string
+	Requester      string
+	Since          time.Time // created at or after
+	Status         string    // a status, "open" (pending or approved, not expired) or "" for all
 }

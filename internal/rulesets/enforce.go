@@ -40,8 +40,9 @@ func (s *Service) active(ctx context.Context, repo *model.Repo) ([]*model.Rulese
 }
 
 // RulesForBranch are the rules of the active rulesets that apply to a
-// branch (which need not exist), the organization's first, each ruleset's
-// in order (GET .../rules/branches/{branch}).
+// branch (which need not exist), push rulesets' included, the
+// organization's first, each ruleset's in order (GET
+// .../rules/branches/{branch}).
 func (s *Service) RulesForBranch(ctx context.Context, repo *model.Repo, branch string) ([]AppliedRule, error) {
 	list, err := s.active(ctx, repo)
 	if err != nil {
@@ -49,7 +50,8 @@ func (s *Service) RulesForBranch(ctx context.Context, repo *model.Repo, branch s
 	}
 	out := []AppliedRule{}
 	for _, r := range list {
-		if r.Target != model.RulesetTargetBranch || !refMatches(r, "refs/heads/"+branch, repo.DefaultBranch) {
+		// A push ruleset's rules apply to every branch.
+		if r.Target != model.RulesetTargetPush && (r.Target != model.RulesetTargetBranch || !refMatches(r, "refs/heads/"+branch, repo.DefaultBranch)) {
 			continue
 		}
 		for _, rule := range r.Rules {
@@ -71,6 +73,16 @@ type Violation struct {
 	Reasons []string
 }
 
+// Verdict is the rules' answer on a set of ref changes: the violations
+// (none: the changes may be made) and, of them, what the push rulesets
+// refused (Hits) and whether all those rulesets have a bypass list whose
+// members may review a request to bypass them (Delegable).
+type Verdict struct {
+	Violations []Violation
+	Hits       []RuleHit
+	Delegable  bool
+}
+
 // CheckChanges evaluates the active rulesets of repo on ref changes an
 // actor makes directly (a push, or a ref write through the API; pull
 // request merges go through MergeRules): the violations, none when the
@@ -78,11 +90,25 @@ type Violation struct {
 // (a push's quarantine), nil otherwise. Rulesets the actor may always
 // bypass (or is exempt from) are not evaluated.
 func (s *Service) CheckChanges(ctx context.Context, repo *model.Repo, actor Actor, changes []RefChange, env []string) ([]Violation, error) {
-	list, err := s.active(ctx, repo)
-	if err != nil || len(list) == 0 {
+	v, err := s.check(ctx, repo, actor, changes, env, nil)
+	if err != nil {
 		return nil, err
 	}
+	return v.Violations, nil
+}
+
+// check is CheckChanges with its push rule hits; the push rulesets in
+// skip are not evaluated (an approved bypass request).
+func (s *Service) check(ctx context.Context, repo *model.Repo, actor Actor, changes []RefChange, env []string, skip map[int64]bool) (*Verdict, error) {
+	list, err := s.active(ctx, repo)
+	if err != nil || len(list) == 0 {
+		return &Verdict{}, err
+	}
 	b := s.bypasser(repo, actor)
+	push, err := s.checkPush(ctx, repo, b, list, changes, env, skip)
+	if err != nil {
+		return nil, err
+	}
 	var out []Violation
 	for _, ch := range changes {
 		if !gitrepo.ValidOID(ch.Old) || !gitrepo.ValidOID(ch.New) {
@@ -90,8 +116,11 @@ func (s *Service) CheckChanges(ctx context.Context, repo *model.Repo, actor Acto
 		}
 		f := &facts{s: s, repo: repo, g: s.Git.Open(repo.ID), env: env, ch: ch}
 		var reasons []string
+		if ch.New != gitrepo.ZeroOID {
+			reasons = append(reasons, push.reasons...)
+		}
 		for _, r := range list {
-			if !refMatches(r, ch.Ref, repo.DefaultBranch) {
+			if r.Target == model.RulesetTargetPush || !refMatches(r, ch.Ref, repo.DefaultBranch) {
 				continue
 			}
 			mode, err := b.mode(ctx, r)
@@ -115,7 +144,7 @@ func (s *Service) CheckChanges(ctx context.Context, repo *model.Repo, actor Acto
 			out = append(out, Violation{Ref: ch.Ref, Reasons: reasons})
 		}
 	}
-	return out, nil
+	return &Verdict{Violations: out, Hits: push.hits, Delegable: push.delegable && len(push.hits) > 0}, nil
 }
 
 // RESTError is the error of an API write the rules refuse: GitHub's

@@ -310,10 +310,10 @@ func (s *Service) apply(ctx context.Context, r *model.Ruleset, orgID int64, in I
 	}
 	if in.Target != nil {
 		switch *in.Target {
-		case model.RulesetTargetBranch, model.RulesetTargetTag:
+		case model.RulesetTargetBranch, model.RulesetTargetTag, model.RulesetTargetPush:
 			r.Target = *in.Target
-		case model.RulesetTargetPush, "repository":
-			return invalid("target", "target "+*in.Target+" is not supported: hubd enforces branch and tag rulesets only")
+		case "repository":
+			return invalid("target", "target "+*in.Target+" is not supported: hubd enforces branch, tag and push rulesets only")
 		default:
 			return model.Invalid(resource, "target", "invalid")
 		}
@@ -338,7 +338,12 @@ func (s *Service) apply(ctx context.Context, r *model.Ruleset, orgID int64, in I
 	if in.Rules != nil {
 		r.Rules = *in.Rules
 	}
-	// Rules and bypass actors are checked against the final target.
+	// Rules, conditions and bypass actors are checked against the final
+	// target.
+	if r.Target == model.RulesetTargetPush && r.Conditions != nil && r.Conditions.RefName != nil &&
+		len(r.Conditions.RefName.Include)+len(r.Conditions.RefName.Exclude) > 0 {
+		return invalid("conditions", "ref_name does not apply to push rulesets: they apply to every ref of the repositories they select")
+	}
 	if err := validRules(r.Rules, r.Target); err != nil {
 		return err
 	}
@@ -403,6 +408,11 @@ var enforceable = map[string][]string{
 	model.RuleCommitterEmailPattern:    {model.RulesetTargetBranch, model.RulesetTargetTag},
 	model.RuleBranchNamePattern:        {model.RulesetTargetBranch},
 	model.RuleTagNamePattern:           {model.RulesetTargetTag},
+
+	model.RuleFilePathRestriction:      {model.RulesetTargetPush},
+	model.RuleMaxFilePathLength:        {model.RulesetTargetPush},
+	model.RuleFileExtensionRestriction: {model.RulesetTargetPush},
+	model.RuleMaxFileSize:              {model.RulesetTargetPush},
 }
 
 // MaxApprovals is the most approving reviews a pull_request rule may
@@ -474,6 +484,28 @@ func validRules(rules []model.RulesetRule, target string) error {
 				}
 			default:
 				return model.Invalid(resource, field+".operator", "invalid")
+			}
+		case model.RuleFilePathRestriction, model.RuleFileExtensionRestriction:
+			if r.Restricted == nil {
+				return model.Invalid(resource, field+".parameters", "missing_field")
+			}
+			for _, x := range r.Restricted {
+				if strings.TrimSpace(strings.Trim(x, "*./")) == "" {
+					return invalid(field, fmt.Sprintf("%q is not a file path or extension", x))
+				}
+				if r.Type == model.RuleFilePathRestriction {
+					if _, err := compileGlob(x); err != nil {
+						return invalid(field, fmt.Sprintf("invalid pattern %q", x))
+					}
+				}
+			}
+		case model.RuleMaxFilePathLength:
+			if r.Max < 1 || r.Max > model.MaxFilePathLengthLimit {
+				return invalid(field, fmt.Sprintf("max_file_path_length must be between 1 and %d", model.MaxFilePathLengthLimit))
+			}
+		case model.RuleMaxFileSize:
+			if r.Max < 1 || r.Max > model.MaxFileSizeLimit {
+				return invalid(field, fmt.Sprintf("max_file_size must be between 1 and %d", model.MaxFileSizeLimit))
 			}
 		}
 	}

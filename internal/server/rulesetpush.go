@@ -29,11 +29,17 @@ func (a rulesetPush) PushCheck(ctx context.Context, acc *gitserve.Access, update
 	for i, u := range updates {
 		changes[i] = svc.RefChange{Ref: u.Name, Old: u.Old, New: u.New}
 	}
-	v, err := a.svc.CheckChanges(ctx, repo, svc.CallerActor(acc.Caller), changes, env)
-	if err != nil || len(v) == 0 {
+	res, err := a.svc.CheckPush(ctx, repo, svc.CallerActor(acc.Caller), changes, env)
+	if err != nil || len(res.Violations) == 0 {
 		return "", err
 	}
-	return svc.PushMessage(v, func(ref string) string { return a.rulesURL(repo, ref) }), nil
+	msg := svc.PushMessage(res.Violations, func(ref string) string { return a.rulesURL(repo, ref) })
+	if x := res.Request; x != nil {
+		x.RepoOwner, x.RepoName = repo.Owner.Login, repo.Name
+		msg += "A request to bypass the push rules was recorded; a member of the rulesets' bypass list can approve it at:\n" +
+			a.urls.BypassRequestHTMLURL(x) + "\nPush the same commit again once it is approved.\n"
+	}
+	return msg, nil
 }
 
 // rulesURL is where a ref's rules are listed: the rules of a branch, or

@@ -2873,6 +2873,42 @@ CREATE TABLE push_committers (
 );
 CREATE INDEX push_committers_user ON push_committers (user_id);
 `,
+	// 87: push rule bypass requests (internal/rulesets/bypassreq.go): a
+	// push that push rulesets refused, recorded for the rulesets' bypass
+	// list to approve or deny; each reviewer's responses. The status is
+	// stored (pending, approved, denied, completed, cancelled); expired is
+	// read from expires_at.
+	`
+CREATE TABLE push_bypass_requests (
+  id {{id}},
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  org_id BIGINT,
+  number BIGINT NOT NULL,
+  requester_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  resource TEXT NOT NULL,
+  ref TEXT NOT NULL,
+  data TEXT NOT NULL,
+  status TEXT NOT NULL,
+  requester_comment TEXT,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  UNIQUE (repo_id, number)
+);
+CREATE INDEX push_bypass_requests_org ON push_bypass_requests (org_id, created_at);
+CREATE INDEX push_bypass_requests_repo ON push_bypass_requests (repo_id, created_at);
+CREATE INDEX push_bypass_requests_push ON push_bypass_requests (repo_id, requester_id, resource);
+
+CREATE TABLE push_bypass_responses (
+  id {{id}},
+  request_id BIGINT NOT NULL REFERENCES push_bypass_requests(id) ON DELETE CASCADE,
+  reviewer_id BIGINT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  status TEXT NOT NULL,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX push_bypass_responses_request ON push_bypass_responses (request_id, id);
+CREATE INDEX push_bypass_responses_reviewer ON push_bypass_responses (reviewer_id);
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of

@@ -46,6 +46,9 @@ type (
 		PullRequest               *jsonPullRequest  `json:"pull_request,omitempty"`
 		StatusChecks              *jsonStatusChecks `json:"required_status_checks,omitempty"`
 		Pattern                   *jsonPattern      `json:"pattern,omitempty"`
+		// push rules
+		Restricted []string `json:"restricted,omitempty"`
+		Max        int      `json:"max,omitempty"`
 	}
 	jsonPullRequest struct {
 		RequiredApprovals        int      `json:"required_approving_review_count"`
@@ -141,7 +144,7 @@ func decodeConditions(c *jsonConditions) *model.RulesetConditions {
 func encodeRules(list []model.RulesetRule) []jsonRule {
 	out := make([]jsonRule, len(list))
 	for i, r := range list {
-		j := jsonRule{Type: r.Type, UpdateAllowsFetchAndMerge: r.UpdateAllowsFetchAndMerge}
+		j := jsonRule{Type: r.Type, UpdateAllowsFetchAndMerge: r.UpdateAllowsFetchAndMerge, Restricted: r.Restricted, Max: r.Max}
 		if p := r.PullRequest; p != nil {
 			j.PullRequest = &jsonPullRequest{p.RequiredApprovals, p.DismissStaleReviewsOnPush, p.RequireCodeOwnerReview, p.RequireLastPushApproval,
 				p.RequiredReviewThreadResolution, p.AllowedMergeMethods, p.AllowedMergeMethods != nil}
@@ -164,7 +167,10 @@ func encodeRules(list []model.RulesetRule) []jsonRule {
 func decodeRules(list []jsonRule) []model.RulesetRule {
 	out := make([]model.RulesetRule, len(list))
 	for i, j := range list {
-		r := model.RulesetRule{Type: j.Type, UpdateAllowsFetchAndMerge: j.UpdateAllowsFetchAndMerge}
+		r := model.RulesetRule{Type: j.Type, UpdateAllowsFetchAndMerge: j.UpdateAllowsFetchAndMerge, Max: j.Max}
+		if j.Restricted != nil || j.Type == model.RuleFilePathRestriction || j.Type == model.RuleFileExtensionRestriction {
+			r.Restricted = nonNil(j.Restricted)
+		}
 		if p := j.PullRequest; p != nil {
 			r.PullRequest = &model.PullRequestRule{RequiredApprovals: p.RequiredApprovals, DismissStaleReviewsOnPush: p.DismissStale,
 				RequireCodeOwnerReview: p.CodeOwner, RequireLastPushApproval: p.LastPush, RequiredReviewThreadResolution: p.ThreadResolution}

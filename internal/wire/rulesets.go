@@ -127,6 +127,23 @@ type PatternRuleParameters struct {
 	Pattern  string `json:"pattern"`
 }
 
+// The push rules' parameters (repository-rule-file-path-restriction,
+// -max-file-path-length, -file-extension-restriction, -max-file-size).
+type (
+	FilePathRestrictionParameters struct {
+		RestrictedFilePaths []string `json:"restricted_file_paths"`
+	}
+	MaxFilePathLengthParameters struct {
+		MaxFilePathLength int `json:"max_file_path_length"`
+	}
+	FileExtensionRestrictionParameters struct {
+		RestrictedFileExtensions []string `json:"restricted_file_extensions"`
+	}
+	MaxFileSizeParameters struct {
+		MaxFileSize int `json:"max_file_size"`
+	}
+)
+
 // RulesetVersion is ruleset-version; State is set for one version
 // (ruleset-version-with-state).
 type RulesetVersion struct {
@@ -253,6 +270,14 @@ func RuleParameters(r model.RulesetRule) any {
 	case r.Pattern != nil:
 		p := r.Pattern
 		return PatternRuleParameters{Name: p.Name, Negate: p.Negate, Operator: p.Operator, Pattern: p.Pattern}
+	case r.Type == model.RuleFilePathRestriction:
+		return FilePathRestrictionParameters{RestrictedFilePaths: nonNilStrings(r.Restricted)}
+	case r.Type == model.RuleFileExtensionRestriction:
+		return FileExtensionRestrictionParameters{RestrictedFileExtensions: nonNilStrings(r.Restricted)}
+	case r.Type == model.RuleMaxFilePathLength:
+		return MaxFilePathLengthParameters{MaxFilePathLength: r.Max}
+	case r.Type == model.RuleMaxFileSize:
+		return MaxFileSizeParameters{MaxFileSize: r.Max}
 	}
 	return nil
 }

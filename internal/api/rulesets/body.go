@@ -208,6 +208,27 @@ func (x ruleBody) rule() (model.RulesetRule, error) {
 			return r, bad
 		}
 		r.Pattern = &model.PatternRule{Name: p.Name, Negate: p.Negate, Operator: p.Operator, Pattern: p.Pattern}
+	case model.RuleFilePathRestriction, model.RuleFileExtensionRestriction, model.RuleMaxFilePathLength, model.RuleMaxFileSize:
+		// A missing parameter stays nil or 0: the service names it.
+		var p struct {
+			Paths      []string `json:"restricted_file_paths"`
+			Extensions []string `json:"restricted_file_extensions"`
+			PathLength int      `json:"max_file_path_length"`
+			Size       int      `json:"max_file_size"`
+		}
+		if err := json.Unmarshal(params, &p); err != nil {
+			return r, bad
+		}
+		switch x.Type {
+		case model.RuleFilePathRestriction:
+			r.Restricted = p.Paths
+		case model.RuleFileExtensionRestriction:
+			r.Restricted = p.Extensions
+		case model.RuleMaxFilePathLength:
+			r.Max = p.PathLength
+		default:
+			r.Max = p.Size
+		}
 	}
 	return r, nil
 }

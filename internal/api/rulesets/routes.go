@@ -29,10 +29,13 @@ const (
 		"of the git refs API (422) and the contents API (409), and on pull request merges (pull_request approvals and code owner approvals, required " +
 		"status checks by name, strict, update); evaluate rulesets are not evaluated (no rule suites). Bypass actors: " +
 		"RepositoryRole (2 maintain, 4 write, 5 admin, or above), Team, User, Integration and OrganizationAdmin; " +
-		"DeployKey is stored and never matches. required_signatures is stored and not enforced. Refused with 422: push " +
-		"and repository targets, repository_id and repository_property conditions, rules other than creation, update, " +
-		"deletion, required_linear_history, required_signatures, pull_request, required_status_checks, non_fast_forward and " +
-		"the five pattern rules, require_last_push_approval, required_review_thread_resolution, " +
+		"DeployKey is stored and never matches. required_signatures is stored and not enforced. Push rulesets (every ref; " +
+		"file_path_restriction as fnmatch patterns matching a file or a folder above it, file_extension_restriction, " +
+		"max_file_path_length, max_file_size) check every file the pushed commits add or change (merges against their " +
+		"first parent), on pushes and API commits, with delegated bypass requests on pushes. Refused with 422: the " +
+		"repository target, ref_name conditions on push rulesets, repository_id and repository_property conditions, rules other than creation, update, " +
+		"deletion, required_linear_history, required_signatures, pull_request, required_status_checks, non_fast_forward, " +
+		"the five pattern rules and the four push rules, require_last_push_approval, required_review_thread_resolution, " +
 		"required_reviewers, allowed_merge_methods other than all three, and checks with an integration_id. " +
 		"required_linear_history does not refuse merge commits made by pull request merges."
 	noteBranchRules = "The rules of active rulesets whose conditions select the branch. " + enforced
@@ -64,6 +67,13 @@ func (a *API) Routes() []rest.Route {
 		{Method: "DELETE", Pattern: o + "/{ruleset_id}", OperationID: "repos/delete-org-ruleset", Handler: a.orgDelete, Scopes: org, Note: enforced},
 		{Method: "GET", Pattern: o + "/{ruleset_id}/history", OperationID: "orgs/get-org-ruleset-history", Handler: a.orgHistory, Scopes: org},
 		{Method: "GET", Pattern: o + "/{ruleset_id}/history/{version_id}", OperationID: "orgs/get-org-ruleset-version", Handler: a.orgVersion, Scopes: org},
+
+		{Method: "GET", Pattern: "/orgs/{org}/bypass-requests/push-rules", OperationID: "orgs/list-push-bypass-requests", Handler: a.orgBypassRequests,
+			Scopes: org, Note: noteBypass},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/bypass-requests/push-rules", OperationID: "repos/list-repo-push-bypass-requests",
+			Handler: a.repoBypassRequests, Scopes: repo, Note: noteBypass},
+		{Method: "GET", Pattern: "/repos/{owner}/{repo}/bypass-requests/push-rules/{bypass_request_number}",
+			OperationID: "repos/get-repo-push-bypass-request", Handler: a.repoBypassRequest, Scopes: repo, Note: noteBypass},
 
 		{Method: "POST", Pattern: e, OperationID: "repos/create-enterprise-ruleset", Handler: a.enterpriseCreate, Scopes: ent, Note: noteEnterprise},
 		{Method: "GET", Pattern: e + "/{ruleset_id}", OperationID: "repos/get-enterprise-ruleset", Handler: a.enterpriseGet, Scopes: ent, Note: noteEnterprise},

@@ -139,7 +139,8 @@ func TestRulesetValidation(t *testing.T) {
 		want string
 	}{
 		{"name taken, other case", map[string]any{"name": "taken", "enforcement": "active"}, "Name must be unique"},
-		{"push target", map[string]any{"name": "p", "enforcement": "active", "target": "push"}, "target push is not supported"},
+		{"branch rule in a push ruleset", map[string]any{"name": "p", "enforcement": "active", "target": "push",
+			"rules": []any{map[string]any{"type": "deletion"}}}, "rule deletion does not apply to push rulesets"},
 		{"unsupported rule", map[string]any{"name": "p", "enforcement": "active", "conditions": refs,
 			"rules": []any{map[string]any{"type": "merge_queue", "parameters": map[string]any{"check_response_timeout_minutes": 5,
 				"grouping_strategy": "ALLGREEN", "max_entries_to_build": 5, "max_entries_to_merge": 5, "merge_method": "MERGE",
