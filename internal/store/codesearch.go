@@ -440,7 +440,7 @@ func (q Q) trigramText(ctx context.Context, s *sqlb, idExpr, ftsTable string, co
 		s.w(")")
 		return nil
 	}
-	if q.s.pg && ftsTable == "code_fts" {
+	if q.s.pg && ftsTable == "code_fts" && !NoCodeTrigramCounts {
 		pats, err := q.rareTrigramPatterns(ctx, word)
 		if err != nil {
 			return err
@@ -558,6 +558,12 @@ func (q Q) rareTrigrams(ctx context.Context, ftsTable, colset, word string) ([]s
 	}
 	return out, nil
 }
+
+// NoCodeTrigramCounts turns off, on PostgreSQL, the choice of a word's
+// rarest trigrams: the word's files are found through all its trigrams,
+// as before the counts were kept. For bench/codesearchbench, which
+// measures both on one index; nothing else sets it.
+var NoCodeTrigramCounts bool
 
 // rareTrigramFiles is the most files a trigram may be counted in for
 // rareTrigramPatterns to look its posting list up (a word's files are
