@@ -103,6 +103,8 @@ func (q Q) ApplyCodeIndex(ctx context.Context, u CodeIndexUpdate) error {
 		return err
 	}
 	if len(replaced) > 0 {
+		// Through code_trigrams_gone: the repository's rows come to zero,
+		// not all of them.
 		if _, err := q.exec(ctx, `DELETE FROM code_trigrams WHERE repo_id = ? AND files <= 0`, u.RepoID); err != nil {
 			return err
 		}

@@ -2866,6 +2866,7 @@ CREATE INDEX discussion_labels_label ON discussion_labels (label_id);
   PRIMARY KEY (trigram, repo_id)
 );
 -- postgres: CREATE INDEX code_trigrams_repo ON code_trigrams (repo_id);
+-- postgres: CREATE INDEX code_trigrams_gone ON code_trigrams (repo_id) WHERE files <= 0;
 -- postgres: INSERT INTO code_trigrams (trigram, repo_id, files)
  SELECT t.t, f.repo_id, COUNT(*) FROM code_files f,
  LATERAL (SELECT DISTINCT x FROM unnest(public.show_trgm(f.content) || public.show_trgm(f.path)) x) t(t)
