@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -52,9 +53,28 @@ type CodeIndexUpdate struct {
 // ApplyCodeIndex writes one update of a repository's index (call it in a
 // transaction).
 func (q Q) ApplyCodeIndex(ctx context.Context, u CodeIndexUpdate) error {
+	// PostgreSQL's trigram counts: the files about to be replaced or
+	// removed leave theirs, the files written add theirs.
+	var replaced, written []string
+	if q.s.pg {
+		for _, f := range u.Files {
+			written = append(written, f.Path)
+		}
+		if !u.Reset {
+			replaced = append(slices.Clip(u.Removed), written...)
+		}
+		if err := q.codeTrigramCounts(ctx, u.RepoID, replaced, -1); err != nil {
+			return err
+		}
+	}
 	if u.Reset {
 		if _, err := q.exec(ctx, `DELETE FROM code_files WHERE repo_id = ?`, u.RepoID); err != nil {
 			return err
+		}
+		if q.s.pg {
+			if _, err := q.exec(ctx, `DELETE FROM code_trigrams WHERE repo_id = ?`, u.RepoID); err != nil {
+				return err
+			}
 		}
 		if _, err := q.exec(ctx, `DELETE FROM code_commits WHERE repo_id = ?`, u.RepoID); err != nil {
 			return err
@@ -79,6 +99,16 @@ func (q Q) ApplyCodeIndex(ctx context.Context, u CodeIndexUpdate) error {
 			return err
 		}
 	}
+	if err := q.codeTrigramCounts(ctx, u.RepoID, written, +1); err != nil {
+		return err
+	}
+	if len(replaced) > 0 {
+		// Through code_trigrams_gone: the repository's rows come to zero,
+		// not all of them.
+		if _, err := q.exec(ctx, `DELETE FROM code_trigrams WHERE repo_id = ? AND files <= 0`, u.RepoID); err != nil {
+			return err
+		}
+	}
 	for _, c := range u.Commits {
 		if _, err := q.exec(ctx, `INSERT INTO code_commits (repo_id, sha, tree_sha, parents, parent_count, message,
  author_name, author_email, author_date, author_tz, committer_name, committer_email, committer_date, committer_tz, author_id, committer_id)
@@ -100,6 +130,26 @@ func (q Q) ApplyCodeIndex(ctx context.Context, u CodeIndexUpdate) error {
  ON CONFLICT (repo_id) DO UPDATE SET branch = excluded.branch, commit_sha = excluded.commit_sha, indexed_at = excluded.indexed_at`,
 		u.RepoID, u.Branch, u.Commit, q.Now().Unix())
 	return err
+}
+
+// codeTrigramCounts adds sign to PostgreSQL's count of a repository's
+// files holding each trigram (code_trigrams) for each trigram of the
+// files of the repository at paths (in their content or path, as pg_trgm
+// extracts them: the trigrams its GIN indexes hold). One statement per
+// 100 paths, each trigram's row written once, in the primary key's order.
+func (q Q) codeTrigramCounts(ctx context.Context, repoID int64, paths []string, sign int) error {
+	for start := 0; start < len(paths); start += 100 {
+		in, args := inList(paths[start:min(len(paths), start+100)])
+		if _, err := q.exec(ctx, `INSERT INTO code_trigrams (trigram, repo_id, files)
+ SELECT t.t, ?, ? * COUNT(*) FROM code_files f,
+ LATERAL (SELECT DISTINCT x FROM unnest(public.show_trgm(f.content) || public.show_trgm(f.path)) x) t(t)
+ WHERE f.repo_id = ? AND f.path IN (`+in+`) GROUP BY t.t ORDER BY t.t
+ ON CONFLICT (trigram, repo_id) DO UPDATE SET files = code_trigrams.files + excluded.files`,
+			append([]any{repoID, sign, repoID}, args...)...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // CodeIndexSize counts the files and commits indexed of a repository.
@@ -392,6 +442,44 @@ func (q Q) trigramText(ctx context.Context, s *sqlb, idExpr, ftsTable string, co
 		s.w(")")
 		return nil
 	}
+	if q.s.pg && ftsTable == "code_fts" && !NoCodeTrigramCounts {
+		pats, err := q.rareTrigramPatterns(ctx, word)
+		if err != nil {
+			return err
+		}
+		if len(pats) > 0 {
+			// The files holding the word's rarest trigrams (one GIN scan
+			// of each column reads only their posting lists), then the
+			// word itself tested in each of them, through an expression no
+			// trigram index serves (else the planner would look it up in
+			// the index too, all its trigrams' lists with it).
+			s.w("(")
+			for i, expr := range exprs {
+				if i > 0 {
+					s.w(" OR ")
+				}
+				s.w("(")
+				for j, p := range pats {
+					if j > 0 {
+						s.w(" AND ")
+					}
+					s.w(expr, " ILIKE ? ESCAPE '\\'")
+					s.arg(likeArg(p))
+				}
+				s.w(")")
+			}
+			s.w(") AND (")
+			for i, expr := range exprs {
+				if i > 0 {
+					s.w(" OR ")
+				}
+				s.w("(", expr, " || '') ILIKE ? ESCAPE '\\'")
+				s.arg(likeArg(word))
+			}
+			s.w(")")
+			return nil
+		}
+	}
 	if q.s.pg || len([]rune(word)) < 3 {
 		like()
 		return nil
@@ -469,6 +557,86 @@ func (q Q) rareTrigrams(ctx context.Context, ftsTable, colset, word string) ([]s
 	var out []string
 	for _, t := range list[:min(len(list), 3)] {
 		out = append(out, t.t)
+	}
+	return out, nil
+}
+
+// NoCodeTrigramCounts turns off, on PostgreSQL, the choice of a word's
+// rarest trigrams: the word's files are found through all its trigrams,
+// as before the counts were kept. For bench/codesearchbench, which
+// measures both on one index; nothing else sets it.
+var NoCodeTrigramCounts bool
+
+// rareTrigramFiles is the most files a trigram may be counted in for
+// rareTrigramPatterns to look its posting list up (a word's files are
+// found through at most three such, and tested one by one), and
+// rareTrigramRepos how many repositories' counts of a trigram it reads
+// at most (a trigram in more is common). Variables for tests.
+var rareTrigramFiles, rareTrigramRepos = 100_000, 5_000
+
+// rareTrigramPatterns chooses, on PostgreSQL, how a code search finds the
+// files that may hold word (lower case) through the pg_trgm indexes: up to
+// three substrings of word, each of which pg_trgm's LIKE support turns
+// into one trigram of word, the rarest ones by the index job's counts
+// (code_trigrams), rarest first. Each is found in every file holding the
+// word, so the files holding all of them include those holding the word;
+// the counts choose only which lists are read. None when word is not
+// ASCII, has no such trigram, or when all of them are common (then the
+// whole word's trigrams narrow the files best).
+//
+// pg_trgm's trigrams are those of each word (a run of letters and digits)
+// padded with two spaces before and one after; in a LIKE pattern a
+// wildcard side is not padded. So three letters or digits of word, as a
+// pattern, are exactly their trigram, and the last two of a run that a
+// non-word character ends, with that character, are the run's end ("42("
+// gives "42 ").
+func (q Q) rareTrigramPatterns(ctx context.Context, word string) ([]string, error) {
+	type tri struct {
+		pattern, trigram string
+		files            int64
+	}
+	isWord := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+	var list []tri
+	seen := map[string]bool{}
+	add := func(pattern, trigram string) {
+		if !seen[trigram] {
+			seen[trigram] = true
+			list = append(list, tri{pattern: pattern, trigram: trigram})
+		}
+	}
+	for i := 0; i < len(word); i++ {
+		c := word[i]
+		if c >= 0x80 {
+			return nil, nil
+		}
+		if !isWord(c) {
+			// A run's end: the wildcard characters (escaped in the
+			// pattern) are left out, as pg_trgm's escapes are subtle.
+			if i >= 2 && isWord(word[i-1]) && isWord(word[i-2]) && c != '%' && c != '_' && c != '\\' {
+				add(word[i-2:i+1], word[i-2:i]+" ")
+			}
+			continue
+		}
+		if i >= 2 && isWord(word[i-1]) && isWord(word[i-2]) {
+			add(word[i-2:i+1], word[i-2:i+1])
+		}
+	}
+	for i := range list {
+		var rows int64
+		if err := q.searchRow(ctx, `SELECT COALESCE(SUM(files), 0), COUNT(*) FROM (SELECT files FROM code_trigrams WHERE trigram = ? LIMIT ?) n`,
+			list[i].trigram, rareTrigramRepos).Scan(&list[i].files, &rows); err != nil {
+			return nil, err
+		}
+		if rows >= int64(rareTrigramRepos) {
+			list[i].files = math.MaxInt64
+		}
+	}
+	slices.SortStableFunc(list, func(a, b tri) int { return cmp.Compare(a.files, b.files) })
+	var out []string
+	for _, t := range list[:min(len(list), 3)] {
+		if t.files < int64(rareTrigramFiles) {
+			out = append(out, t.pattern)
+		}
 	}
 	return out, nil
 }

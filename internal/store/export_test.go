@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"strings"
 )
 
@@ -15,10 +16,40 @@ func Synchronous(ctx context.Context, s *Store) (int, error) {
 
 // SetRareTrigramCap sets the count of rows above which a trigram is too
 // common to find a word's rows, for tests; it returns the undo.
+// On PostgreSQL it is the count of files (code_trigrams) and of
+// repositories above which the index job's counts call a trigram common.
 func SetRareTrigramCap(n int) func() {
-	old := rareTrigramCap
-	rareTrigramCap = n
-	return func() { rareTrigramCap = old }
+	old, oldFiles, oldRepos := rareTrigramCap, rareTrigramFiles, rareTrigramRepos
+	rareTrigramCap, rareTrigramFiles, rareTrigramRepos = n, n, n
+	return func() { rareTrigramCap, rareTrigramFiles, rareTrigramRepos = old, oldFiles, oldRepos }
+}
+
+// CodeTrigramDrift compares PostgreSQL's trigram counts (code_trigrams)
+// with a count of the indexed files made now: the rows that differ, as
+// "trigram repo kept counted" (none on SQLite, which keeps no counts).
+func (q Q) CodeTrigramDrift(ctx context.Context) ([]string, error) {
+	if !q.s.pg {
+		return nil, nil
+	}
+	rows, err := q.searchRows(ctx, `WITH now AS (SELECT t.t AS trigram, f.repo_id, COUNT(*) AS files FROM code_files f,
+ LATERAL (SELECT DISTINCT x FROM unnest(public.show_trgm(f.content) || public.show_trgm(f.path)) x) t(t) GROUP BY t.t, f.repo_id)
+ SELECT COALESCE(k.trigram, n.trigram), COALESCE(k.repo_id, n.repo_id), COALESCE(k.files, 0), COALESCE(n.files, 0)
+ FROM code_trigrams k FULL JOIN now n ON n.trigram = k.trigram AND n.repo_id = k.repo_id
+ WHERE k.files IS DISTINCT FROM n.files ORDER BY 1, 2`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var t string
+		var repo, kept, counted int64
+		if err := rows.Scan(&t, &repo, &kept, &counted); err != nil {
+			return nil, err
+		}
+		out = append(out, fmt.Sprintf("%q %d %d %d", t, repo, kept, counted))
+	}
+	return out, rows.Err()
 }
 
 // SetCodeKeysCap sets how many matches a code search reads the keys of

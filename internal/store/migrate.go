@@ -2909,6 +2909,28 @@ CREATE TABLE push_bypass_responses (
 CREATE INDEX push_bypass_responses_request ON push_bypass_responses (request_id, id);
 CREATE INDEX push_bypass_responses_reviewer ON push_bypass_responses (reviewer_id);
 `,
+	// 88: codesearch on PostgreSQL: how many indexed files of each
+	// repository hold each pg_trgm trigram (in their content or path),
+	// kept by the index job (store.ApplyCodeIndex), so that a search finds
+	// a word's files through its rarest trigrams' posting lists rather than
+	// all of them (store.rareTrigramPatterns). Per repository, so that
+	// index jobs of different repositories never wait on one row and a
+	// deleted repository takes its counts with it. SQLite's FTS5 counts
+	// its trigrams itself: the table is PostgreSQL's only.
+	`
+-- postgres: CREATE TABLE code_trigrams (
+  trigram TEXT NOT NULL,
+  repo_id BIGINT NOT NULL REFERENCES repos(id) ON DELETE CASCADE,
+  files BIGINT NOT NULL,
+  PRIMARY KEY (trigram, repo_id)
+);
+-- postgres: CREATE INDEX code_trigrams_repo ON code_trigrams (repo_id);
+-- postgres: CREATE INDEX code_trigrams_gone ON code_trigrams (repo_id) WHERE files <= 0;
+-- postgres: INSERT INTO code_trigrams (trigram, repo_id, files)
+ SELECT t.t, f.repo_id, COUNT(*) FROM code_files f,
+ LATERAL (SELECT DISTINCT x FROM unnest(public.show_trgm(f.content) || public.show_trgm(f.path)) x) t(t)
+ GROUP BY t.t, f.repo_id;
+`,
 }
 
 // MigrationsDigest identifies the schema the migrations build: a hash of
