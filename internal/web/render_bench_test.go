@@ -44,7 +44,6 @@ func BenchmarkRender(b *testing.B) {
 	w.push(e, tok, "mona", "hello", "feature")
 
 	// Issue 1: 150 comments and 50 label events.
-	e.Must(201, "POST", "/repos/mona/hello/labels", tok, map[string]any{"name": "bug", "color": "d73a4a"})
 	e.Must(201, "POST", "/repos/mona/hello/issues", tok, map[string]any{"title": "Busy", "body": "A **busy** issue."})
 	for i := range 150 {
 		e.Must(201, "POST", "/repos/mona/hello/issues/1/comments", tok, map[string]any{"body": fmt.Sprintf("Comment %d with `code`, @mona and #1.", i)})

@@ -388,7 +388,11 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, tit
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
-	hd.Set("Cache-Control", "max-age=0, private, must-revalidate")
+	if v, ok := data.(interface{ noStore() bool }); ok && v.noStore() {
+		hd.Set("Cache-Control", "no-store")
+	} else {
+		hd.Set("Cache-Control", "max-age=0, private, must-revalidate")
+	}
 	if v, ok := data.(scripted); ok && v.script() {
 		hd.Set("Content-Security-Policy", csp+"; script-src 'self'; connect-src 'self'")
 	} else {
