@@ -60,6 +60,7 @@ type settingsView struct {
 	// rules
 	Rulesets []*model.Ruleset
 	Ruleset  *model.Ruleset
+	Editor   *rulesetForm // a new ruleset, or the repository's own one being edited
 	// hooks
 	Hooks      []*model.Hook
 	Hook       *model.Hook
@@ -224,6 +225,10 @@ func (x *req) ruleSettings() bool {
 	if err != nil {
 		return x.fail(err)
 	}
+	if len(x.pg.rest) == 2 && x.pg.rest[1] == "new" {
+		v.Editor = newRulesetForm(nil)
+		return x.settingsOK("New branch ruleset", v)
+	}
 	if len(x.pg.rest) == 2 {
 		id, err := strconv.ParseInt(x.pg.rest[1], 10, 64)
 		if err != nil {
@@ -236,6 +241,9 @@ func (x *req) ruleSettings() bool {
 		}
 		if v.Ruleset == nil {
 			return x.notFound()
+		}
+		if v.Ruleset.RepoID == x.repo.ID && v.Ruleset.Target == model.RulesetTargetBranch {
+			v.Editor = newRulesetForm(v.Ruleset)
 		}
 		return x.settingsOK(v.Ruleset.Name, v)
 	}
@@ -395,14 +403,30 @@ func (x *req) settingsForm() bool {
 	case len(rest) == 2 && rest[0] == "branches" && rest[1] == "delete" && x.h.svc.Protection != nil:
 		// DELETE /repos/{owner}/{repo}/branches/{branch}/protection
 		return x.outcome(x.base+"/settings/branches", x.h.svc.Protection.Delete(ctx, x.repo, x.perm, uid, f.Get("branch")))
+	case len(rest) == 1 && rest[0] == "rules" && x.h.svc.Rulesets != nil:
+		// POST /repos/{owner}/{repo}/rulesets: a branch ruleset from the editor
+		rs, err := x.h.svc.Rulesets.Create(ctx, x.repo, x.perm, uid, rulesetInput(f, nil))
+		if err != nil {
+			return x.outcome(x.base+"/settings/rules/new", err)
+		}
+		return x.outcome(x.base+"/settings/rules/"+strconv.FormatInt(rs.ID, 10), nil)
 	case len(rest) == 2 && rest[0] == "rules" && x.h.svc.Rulesets != nil:
-		// PUT /repos/{owner}/{repo}/rulesets/{ruleset_id}: the enforcement
+		// PUT /repos/{owner}/{repo}/rulesets/{ruleset_id}: the editor's
+		// fields, or the enforcement alone
 		id, err := strconv.ParseInt(rest[1], 10, 64)
 		if err != nil {
 			return x.notFound()
 		}
 		enf := f.Get("enforcement")
-		_, err = x.h.svc.Rulesets.Update(ctx, x.repo, x.perm, uid, id, rulesets.Input{Enforcement: &enf})
+		in := rulesets.Input{Enforcement: &enf}
+		if _, full := f["name"]; full {
+			old, err := x.h.d.Store.R().RulesetByID(ctx, id)
+			if err != nil || old.RepoID != x.repo.ID {
+				return x.outcome(x.base+"/settings/rules", model.ErrNotFound)
+			}
+			in = rulesetInput(f, old)
+		}
+		_, err = x.h.svc.Rulesets.Update(ctx, x.repo, x.perm, uid, id, in)
 		return x.outcome(x.base+"/settings/rules/"+rest[1], err)
 	case len(rest) == 2 && rest[0] == "secrets" && rest[1] == "actions" && x.h.svc.Secrets != nil:
 		// PUT /repos/{owner}/{repo}/actions/secrets/{secret_name}: the value
