@@ -56,7 +56,9 @@ func playwright(t *testing.T) (node, exe, root, shots string) {
 // its axe violations as errors.
 func runScript(t *testing.T, node, exe, root, shots, base, phase string, env ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	// Each step of the script has its own timeout; this bounds a hung
+	// browser (generous: a loaded CI machine runs a phase in over a minute).
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join(root, "internal/web/testdata/loop.mjs"), phase)
 	cmd.Env = append(append(os.Environ(), "HUBD_URL="+base, "HUBD_PASSWORD=correct horse battery",
