@@ -150,3 +150,31 @@ func fixture(t testing.TB, st *store.Store) (*model.Account, *model.Repo) {
 	}
 	return org, repo
 }
+
+// TestSeal: a value sealed on the server with the scope's key opens
+// through Set like a client's box, and a job reads it back.
+func TestSeal(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.Open(t)
+	_, r := fixture(t, st)
+	sc := model.SecretScope{App: "actions", Kind: model.SecretRepository, OwnerID: r.ID}
+	s := &Service{Store: st}
+	put, err := s.Seal(ctx, sc, "typed in a form")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(put.EncryptedValue, "typed") || put.KeyID == "" {
+		t.Fatalf("sealed: %+v", put)
+	}
+	if _, err := s.Set(ctx, sc, 1, "from_web", put); err != nil {
+		t.Fatal(err)
+	}
+	vals, err := s.Values(ctx, "actions", r)
+	if err != nil || vals["FROM_WEB"] != "typed in a form" {
+		t.Fatalf("values %v: %v", vals, err)
+	}
+	other := model.SecretScope{App: "actions", Kind: model.SecretRepository, OwnerID: r.ID + 1000}
+	if _, err := s.Set(ctx, other, 1, "from_web", put); err == nil {
+		t.Fatal("a box sealed for one repository opened for another")
+	}
+}

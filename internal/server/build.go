@@ -205,6 +205,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	}
 	exec.MaxTimeout = cfg.MaxJobTimeout
 	sshKeysAPI := sshkeysapi.New(d)
+	patAPI := patokensapi.New(d)
 	refsSvc := refs.New(d) // REST's git refs and GraphQL's linked branches
 	// A codespace's repository token is an installation token of the
 	// GitHub Actions app narrowed to its repository (as a job's).
@@ -240,7 +241,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 		autolinksapi.New(d).Routes(),
 		licenses.New(d).Routes(),
 		orgs.New(d).Routes(),
-		patokensapi.New(d).Routes(),
+		patAPI.Routes(),
 		issuesAPI.Routes(),
 		gitdb.New(d, refsSvc).Routes(),
 		contents.New(d).Routes(),
@@ -319,7 +320,7 @@ func Build(cfg Config) (*Server, *api.Deps, error) {
 	s.web.Use(web.Services{Sessions: oauthAPI.Service(), Issues: issuesAPI.Service(), Pulls: pullsAPI.Service(), Reviews: reviewsAPI.Service(), Refs: refsSvc, Actions: actionsAPI.Service(), Artifacts: actionsAPI.Storage(),
 		Notifications: notificationsAPI.Service(), Teams: teams.New(d.Store), SSHKeys: sshKeysAPI.Service(), Hooks: hooksAPI.Service(),
 		Secrets: secretsAPI.Service(), Variables: varsAPI.Service(), Runners: runnersAPI.Service(), Protection: protAPI.Service(),
-		Rulesets: rulesetsAPI.Service(), Collaborators: collaborators.New(d.Store)})
+		Rulesets: rulesetsAPI.Service(), Collaborators: collaborators.New(d.Store), PATokens: patAPI.Service()})
 	s.Feeds = activityAPI.Feeds()
 	s.Settled = func() { <-reposAPI.Service().BackfillDone() }
 	return s, d, nil

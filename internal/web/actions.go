@@ -44,6 +44,12 @@ func (x *req) actionsPage() bool {
 				return x.jobRawLog(rid, jid)
 			}
 		}
+	case 3:
+		if x.pg.rest[0] == "runs" && x.pg.rest[2] == "jobs" {
+			if id, ok := posID(x.pg.rest[1]); ok {
+				return x.runJobsJSON(id)
+			}
+		}
 	case 2:
 		if x.pg.rest[0] == "runs" {
 			if id, ok := posID(x.pg.rest[1]); ok {
@@ -185,7 +191,7 @@ func (x *req) runPage(id int64) bool {
 		v.CanAct, v.CSRF = true, x.csrf()
 	}
 	if v.Live {
-		x.w.Header().Set("Refresh", "5") // follow the run while it runs, without a script
+		x.w.Header().Set("Refresh", "30") // follow the run without a script: live.js follows it with one
 	}
 	return x.ok(runTitle(run)+" · "+x.repo.FullName(), "run", v)
 }

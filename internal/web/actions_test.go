@@ -147,6 +147,14 @@ func TestActionsPages(t *testing.T) {
 		t.Fatalf("mona's re-run without CSRF: %d", p.Status)
 	}
 	must(t, mona.Get(runPath+"/rerun"), 404) // a form's address is no page
+	// The run page's live document (live.js polls it while the run runs).
+	must(t, rita.Get(runPath+"/jobs"), 200, `"status":"completed"`, `"conclusion":"failure"`, `"name":"build"`, `"href":"`+runPath+`/job/`)
+	if p := rita.Get(runPath + "/jobs"); strings.Contains(p.Body, `"log"`) {
+		t.Fatalf("a completed run's jobs offer a live log: %s", p.Body)
+	}
+	if strings.Contains(rp.Body, "live.js") {
+		t.Fatal("a completed run's page loads the live script")
+	}
 
 	// The job page shows each step's log, escaped.
 	jp := mona.Get(strings.TrimPrefix(jobURL, e.URL))
@@ -218,7 +226,7 @@ func TestActionsPages(t *testing.T) {
 	e.Must(200, "PATCH", "/repos/mona/app", monaTok, map[string]any{"private": true})
 	anon := e.Browser()
 	anon.Accept = htmlAccept
-	for _, p := range []string{"/mona/app/actions", runPath, artPath, strings.TrimPrefix(jobURL, e.URL) + "/logs", strings.TrimPrefix(jobURL, e.URL), strings.TrimPrefix(checkURL, e.URL)} {
+	for _, p := range []string{"/mona/app/actions", runPath, runPath + "/jobs", artPath, strings.TrimPrefix(jobURL, e.URL) + "/logs", strings.TrimPrefix(jobURL, e.URL), strings.TrimPrefix(checkURL, e.URL)} {
 		must(t, rita.Get(p), 404)
 		must(t, anon.Get(p), 404)
 		must(t, mona.Get(p), 200)

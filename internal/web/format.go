@@ -37,6 +37,7 @@ var funcs = template.FuncMap{
 	"icon":    icon,
 	"add":     func(a, b int) int { return a + b },
 	"list1":   func(l *model.Label) []*model.Label { return []*model.Label{l} },
+	"list2":   func(a, b any) []any { return []any{a, b} },
 	"pct": func(part, total int) int {
 		if total == 0 {
 			return 0

@@ -172,6 +172,7 @@ type reviewItem struct {
 
 type check struct {
 	Name, State, Href string
+	Log               string // a workflow job's raw log while it runs (the live view follows it)
 }
 
 type pullView struct {
@@ -195,6 +196,7 @@ type pullView struct {
 	CanDelete   bool // the merged head branch may be deleted here
 	SignedIn    bool
 	CanComment  bool
+	Live        bool // the conversation of an open pull request follows its checks (live.js)
 	CSRF        string
 	Commits     []commitItem
 	CommitCount int
@@ -249,6 +251,8 @@ func (x *req) pull() (*pullView, bool) {
 func (x *req) pullPage() bool {
 	switch x.pg.tab {
 	case "", "files", "commits":
+	case "checks":
+		return x.pullChecksJSON()
 	default:
 		return x.notFound() // the forms' addresses take POSTs only
 	}
@@ -405,6 +409,7 @@ func (x *req) conversation(v *pullView) error {
 	if err := x.checks(v); err != nil {
 		return err
 	}
+	v.Live = p.Issue.State == "open"
 	return x.mergeBox(v)
 }
 
@@ -476,22 +481,33 @@ func lineClass(l string) string {
 
 // checks fills the head commit's check runs and commit statuses.
 func (x *req) checks(v *pullView) error {
+	list, err := x.headChecks(v.Pull.HeadSHA)
+	v.Checks, v.ChecksSum = list, summarize(list)
+	return err
+}
+
+// headChecks are a commit's latest check runs and the latest status of
+// each context, as the merge box and its live view show them.
+func (x *req) headChecks(sha string) ([]check, error) {
 	ctx := x.r.Context()
 	st := x.h.d.Store.R()
-	runs, err := st.LatestCheckRuns(ctx, x.repo.ID, v.Pull.HeadSHA)
+	runs, err := st.LatestCheckRuns(ctx, x.repo.ID, sha)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var out []check
 	for _, r := range runs {
-		state := r.Status
+		c := check{Name: r.Name, State: r.Status, Href: x.base + "/runs/" + strconv.FormatInt(r.ID, 10)}
 		if r.Conclusion != nil && *r.Conclusion != "" {
-			state = *r.Conclusion
+			c.State = *r.Conclusion
+		} else if r.Status == "in_progress" {
+			c.Log = x.jobLogHref(r.DetailsURL)
 		}
-		v.Checks = append(v.Checks, check{Name: r.Name, State: state, Href: x.base + "/runs/" + strconv.FormatInt(r.ID, 10)})
+		out = append(out, c)
 	}
-	statuses, _, err := st.CommitStatuses(ctx, x.repo.ID, v.Pull.HeadSHA, maxChecks, 0)
+	statuses, _, err := st.CommitStatuses(ctx, x.repo.ID, sha, maxChecks, 0)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for _, s := range statuses {
@@ -503,10 +519,9 @@ func (x *req) checks(v *pullView) error {
 		if s.TargetURL != nil {
 			href = *s.TargetURL
 		}
-		v.Checks = append(v.Checks, check{Name: s.Context, State: string(s.State), Href: href})
+		out = append(out, check{Name: s.Context, State: string(s.State), Href: href})
 	}
-	v.ChecksSum = summarize(v.Checks)
-	return nil
+	return out, nil
 }
 
 // summarize words a list of check states as GitHub's merge box does.

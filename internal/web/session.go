@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"github.com/hubd/hubd/internal/actions"
+	"github.com/hubd/hubd/internal/patokens"
 	"net/http"
 	"strings"
 
@@ -53,6 +54,8 @@ type Services struct {
 	Protection    *protection.Service
 	Rulesets      *rulesets.Service
 	Collaborators *collaborators.Service
+	// PATokens creates personal access tokens from the tokens page.
+	PATokens *patokens.Service
 }
 
 // Use installs the services (server/build.go).

@@ -60,6 +60,7 @@ type settingsView struct {
 	// rules
 	Rulesets []*model.Ruleset
 	Ruleset  *model.Ruleset
+	Editor   *rulesetForm // a new ruleset, or the repository's own one being edited
 	// hooks
 	Hooks      []*model.Hook
 	Hook       *model.Hook
@@ -224,6 +225,10 @@ func (x *req) ruleSettings() bool {
 	if err != nil {
 		return x.fail(err)
 	}
+	if len(x.pg.rest) == 2 && x.pg.rest[1] == "new" {
+		v.Editor = newRulesetForm(nil)
+		return x.settingsOK("New branch ruleset", v)
+	}
 	if len(x.pg.rest) == 2 {
 		id, err := strconv.ParseInt(x.pg.rest[1], 10, 64)
 		if err != nil {
@@ -236,6 +241,9 @@ func (x *req) ruleSettings() bool {
 		}
 		if v.Ruleset == nil {
 			return x.notFound()
+		}
+		if v.Ruleset.RepoID == x.repo.ID && v.Ruleset.Target == model.RulesetTargetBranch {
+			v.Editor = newRulesetForm(v.Ruleset)
 		}
 		return x.settingsOK(v.Ruleset.Name, v)
 	}
@@ -284,7 +292,7 @@ func (x *req) secretSettings() bool {
 		return x.notFound()
 	}
 	v := x.settingsView("secrets")
-	list, total, err := x.h.svc.Secrets.List(x.r.Context(), model.SecretScope{App: "actions", Kind: model.SecretRepository, OwnerID: x.repo.ID}, 100, 0)
+	list, total, err := x.h.svc.Secrets.List(x.r.Context(), x.secretScope(), 100, 0)
 	if err != nil {
 		return x.fail(err)
 	}
@@ -295,13 +303,39 @@ func (x *req) secretSettings() bool {
 	return x.settingsOK("Actions secrets", v)
 }
 
+// secretScope is the repository's Actions secrets.
+func (x *req) secretScope() model.SecretScope {
+	return model.SecretScope{App: "actions", Kind: model.SecretRepository, OwnerID: x.repo.ID}
+}
+
+// variableScope is the repository's Actions variables.
+func (x *req) variableScope() variables.Scope {
+	return variables.Scope{Kind: model.VariablesActions, Repo: x.repo}
+}
+
+// setSecret seals a value typed into the form with the repository's
+// public key and stores it through the secrets service, as the API's
+// create-or-update does with a client's sealed box.
+func (x *req) setSecret(name, value string) error {
+	if value == "" {
+		return model.Invalid("Secret", "encrypted_value", "missing_field")
+	}
+	ctx := x.r.Context()
+	put, err := x.h.svc.Secrets.Seal(ctx, x.secretScope(), value)
+	if err != nil {
+		return err
+	}
+	_, err = x.h.svc.Secrets.Set(ctx, x.secretScope(), x.caller().UserID(), strings.TrimSpace(name), put)
+	return err
+}
+
 // variableSettings: the names of the repository's Actions variables.
 func (x *req) variableSettings() bool {
 	if x.h.svc.Variables == nil {
 		return x.notFound()
 	}
 	v := x.settingsView("variables")
-	list, total, err := x.h.svc.Variables.List(x.r.Context(), variables.Scope{Kind: model.VariablesActions, Repo: x.repo}, 100, 0)
+	list, total, err := x.h.svc.Variables.List(x.r.Context(), x.variableScope(), 100, 0)
 	if err != nil {
 		return x.fail(err)
 	}
@@ -369,15 +403,46 @@ func (x *req) settingsForm() bool {
 	case len(rest) == 2 && rest[0] == "branches" && rest[1] == "delete" && x.h.svc.Protection != nil:
 		// DELETE /repos/{owner}/{repo}/branches/{branch}/protection
 		return x.outcome(x.base+"/settings/branches", x.h.svc.Protection.Delete(ctx, x.repo, x.perm, uid, f.Get("branch")))
+	case len(rest) == 1 && rest[0] == "rules" && x.h.svc.Rulesets != nil:
+		// POST /repos/{owner}/{repo}/rulesets: a branch ruleset from the editor
+		rs, err := x.h.svc.Rulesets.Create(ctx, x.repo, x.perm, uid, rulesetInput(f, nil))
+		if err != nil {
+			return x.outcome(x.base+"/settings/rules/new", err)
+		}
+		return x.outcome(x.base+"/settings/rules/"+strconv.FormatInt(rs.ID, 10), nil)
 	case len(rest) == 2 && rest[0] == "rules" && x.h.svc.Rulesets != nil:
-		// PUT /repos/{owner}/{repo}/rulesets/{ruleset_id}: the enforcement
+		// PUT /repos/{owner}/{repo}/rulesets/{ruleset_id}: the editor's
+		// fields, or the enforcement alone
 		id, err := strconv.ParseInt(rest[1], 10, 64)
 		if err != nil {
 			return x.notFound()
 		}
 		enf := f.Get("enforcement")
-		_, err = x.h.svc.Rulesets.Update(ctx, x.repo, x.perm, uid, id, rulesets.Input{Enforcement: &enf})
+		in := rulesets.Input{Enforcement: &enf}
+		if _, full := f["name"]; full {
+			old, err := x.h.d.Store.R().RulesetByID(ctx, id)
+			if err != nil || old.RepoID != x.repo.ID {
+				return x.outcome(x.base+"/settings/rules", model.ErrNotFound)
+			}
+			in = rulesetInput(f, old)
+		}
+		_, err = x.h.svc.Rulesets.Update(ctx, x.repo, x.perm, uid, id, in)
 		return x.outcome(x.base+"/settings/rules/"+rest[1], err)
+	case len(rest) == 2 && rest[0] == "secrets" && rest[1] == "actions" && x.h.svc.Secrets != nil:
+		// PUT /repos/{owner}/{repo}/actions/secrets/{secret_name}: the value
+		// is sealed with the repository's public key, as a client seals it.
+		return x.outcome(x.base+"/settings/secrets/actions", x.setSecret(f.Get("name"), f.Get("value")))
+	case len(rest) == 4 && rest[0] == "secrets" && rest[1] == "actions" && rest[3] == "delete" && x.h.svc.Secrets != nil:
+		// DELETE /repos/{owner}/{repo}/actions/secrets/{secret_name}
+		return x.outcome(x.base+"/settings/secrets/actions", x.h.svc.Secrets.Delete(ctx, x.secretScope(), uid, rest[2]))
+	case len(rest) == 2 && rest[0] == "variables" && rest[1] == "actions" && x.h.svc.Variables != nil:
+		// POST /repos/{owner}/{repo}/actions/variables
+		name, value := strings.TrimSpace(f.Get("name")), f.Get("value")
+		_, err := x.h.svc.Variables.Create(ctx, x.variableScope(), uid, variables.Input{Name: &name, Value: &value})
+		return x.outcome(x.base+"/settings/variables/actions", err)
+	case len(rest) == 4 && rest[0] == "variables" && rest[1] == "actions" && rest[3] == "delete" && x.h.svc.Variables != nil:
+		// DELETE /repos/{owner}/{repo}/actions/variables/{name}
+		return x.outcome(x.base+"/settings/variables/actions", x.h.svc.Variables.Delete(ctx, x.variableScope(), uid, rest[2]))
 	case len(rest) == 5 && rest[0] == "hooks" && rest[2] == "deliveries" && rest[4] == "redeliver" && x.h.svc.Hooks != nil:
 		// POST /repos/{owner}/{repo}/hooks/{hook_id}/deliveries/{delivery_id}/attempts
 		hid, err1 := strconv.ParseInt(rest[1], 10, 64)

@@ -88,8 +88,8 @@ func siteForm(segs []string) bool {
 		// notifications/read (all), notifications/{id}/read, notifications/{id}/done
 		return (len(segs) == 2 && segs[1] == "read") || (len(segs) == 3 && (segs[2] == "read" || segs[2] == "done"))
 	case segs[0] == "settings":
-		// settings/keys (add), settings/keys/{id}/delete, settings/tokens/{id}/delete
-		return (len(segs) == 2 && segs[1] == "keys") || (len(segs) == 4 && (segs[1] == "keys" || segs[1] == "tokens") && segs[3] == "delete")
+		// settings/keys (add), settings/keys/{id}/delete, settings/tokens (create), settings/tokens/{id}/delete
+		return (len(segs) == 2 && (segs[1] == "keys" || segs[1] == "tokens")) || (len(segs) == 4 && (segs[1] == "keys" || segs[1] == "tokens") && segs[3] == "delete")
 	}
 	return false
 }
@@ -407,6 +407,9 @@ func (s *site) submit() bool {
 		return s.back(back, s.h.svc.Notifications.MarkThread(ctx, c, deps.ViewerOf(c), id, s.segs[2] == "done"))
 	case "settings":
 		if s.segs[1] == "tokens" {
+			if len(s.segs) == 2 {
+				return s.createToken()
+			}
 			return s.revokeToken()
 		}
 		if s.h.svc.SSHKeys == nil {
@@ -458,6 +461,10 @@ func notificationsQuery(c *authz.Caller, all bool, n int) notifications.ListQuer
 }
 
 type tokensView struct {
+	New    *newToken // the token a form just created (its value, once)
+	Scopes []string
+	Perms  any
+	Days   []int
 	Tokens []*store.FineGrainedToken
 	Owners map[int64]string // fine-grained tokens' resource owners
 	CSRF   string
@@ -476,6 +483,12 @@ func (s *site) tokensPage() bool {
 	if websession.Session(s.r) == "" {
 		return s.notFound()
 	}
+	return s.tokensList(nil)
+}
+
+// tokensList draws the tokens page, with a new token's value once.
+func (s *site) tokensList(made *newToken) bool {
+	u := user(s.r)
 	ctx := s.r.Context()
 	q := s.h.d.Store.R()
 	list, err := q.PersonalTokens(ctx, u.ID, 200)
@@ -498,7 +511,7 @@ func (s *site) tokensPage() bool {
 			owners[id] = a.Login
 		}
 	}
-	v := tokensView{Tokens: list, Owners: owners, CSRF: websession.CSRF(s.w, s.r, s.h.d.URLs.Web), Flash: s.r.URL.Query().Get("flash")}
+	v := tokensView{New: made, Scopes: classicScopes, Perms: finePermissions, Days: tokenLifetimes, Tokens: list, Owners: owners, CSRF: websession.CSRF(s.w, s.r, s.h.d.URLs.Web), Flash: s.r.URL.Query().Get("flash")}
 	return s.ok("Personal access tokens", "tokens", v)
 }
 

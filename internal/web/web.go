@@ -122,7 +122,7 @@ func parse(escaped string) (page, bool) {
 		}
 		if pg.kind == "pull" && len(pg.rest) == 2 {
 			switch pg.rest[1] {
-			case "files", "commits", "merge", "review", "comments", "delete-branch":
+			case "files", "commits", "checks", "merge", "review", "comments", "delete-branch":
 				pg.tab = pg.rest[1]
 			default:
 				return page{}, false
@@ -388,8 +388,12 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, tit
 	hd := w.Header()
 	hd.Set("Content-Type", "text/html; charset=utf-8")
 	hd.Set("Content-Length", strconv.Itoa(buf.Len()))
-	hd.Set("Cache-Control", "max-age=0, private, must-revalidate")
-	if v, ok := data.(jobView); ok && v.Live {
+	if v, ok := data.(interface{ noStore() bool }); ok && v.noStore() {
+		hd.Set("Cache-Control", "no-store")
+	} else {
+		hd.Set("Cache-Control", "max-age=0, private, must-revalidate")
+	}
+	if v, ok := data.(scripted); ok && v.script() {
 		hd.Set("Content-Security-Policy", csp+"; script-src 'self'; connect-src 'self'")
 	} else {
 		hd.Set("Content-Security-Policy", csp)

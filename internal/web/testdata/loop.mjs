@@ -6,7 +6,13 @@
 // from the diff; mona merges it with squash. Phase "after" (once the jobs
 // have run): the linked issue is closed and mona deletes the branch. Phase
 // "run" (TestWorkflowRunPlaywright): a run's page, a job's log and
-// re-running the failed job.
+// re-running the failed job. Phase "live" (TestLiveChecksPlaywright), with
+// the pages' CSP enforced: mona keeps an open pull request's page open,
+// pushes a workflow to its branch through the contents API and watches
+// the check run appear in progress and its log arrive, on the pull
+// request's page and on the run's page, opening the job's gates (files
+// the workflow waits for) one by one, until the check completes — all
+// without reloading the pull request's page.
 // Every page is checked with axe-core; serious or critical violations fail
 // the run. Screenshots at 1280 and 390 px go to HUBD_ARTIFACTS.
 import { createRequire } from 'node:module';
@@ -44,7 +50,7 @@ async function expectText(page, want, what) {
 
 // audit runs axe-core on the page and takes its screenshots.
 async function audit(page, name) {
-  await page.addScriptTag({ path: axePath });
+  if (!(await page.evaluate(() => !!globalThis.axe))) await page.addScriptTag({ path: axePath });
   const res = await page.evaluate(() => globalThis.axe.run(document, { resultTypes: ['violations'] }));
   for (const v of res.violations) {
     if (v.impact === 'serious' || v.impact === 'critical') {
@@ -60,8 +66,12 @@ async function audit(page, name) {
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
-async function signIn(login) {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true }) // axe is injected: the pages' CSP allows no script;
+// signIn signs login in a new browser context. axe is injected, which
+// the pages' CSP forbids: the context bypasses the CSP, or (csp) keeps it
+// and gets axe as an init script, which the CSP does not govern.
+async function signIn(login, csp = false) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: !csp });
+  if (csp) await ctx.addInitScript({ path: axePath });
   const page = await ctx.newPage();
   page.setDefaultTimeout(15000);
   await page.goto(base + '/login');
@@ -127,6 +137,38 @@ try {
     await audit(mona, 'job');
     await mona.goto(run);
     await Promise.all([mona.waitForNavigation(), mona.click('form[action$="/rerun-failed-jobs"] button[type=submit]')]);
+  } else if (phase === 'live') {
+    const token = env('HUBD_TOKEN');
+    const api = async (method, p, body) => {
+      const r = await fetch(base + '/api/v3' + p, { method, body: body && JSON.stringify(body),
+        headers: { Authorization: 'token ' + token, Accept: 'application/vnd.github+json', 'Content-Type': 'application/json' } });
+      if (!r.ok) fail(`${method} ${p}: ${r.status} ${await r.text()}`);
+      return r.json();
+    };
+    const put = (file, branch, text) => api('PUT', '/repos/mona/app/contents/' + file,
+      { message: 'Add ' + file, branch, content: Buffer.from(text).toString('base64') });
+    const mona = await signIn('mona', true);
+    await mona.goto(base + '/mona/app/pull/1');
+    await mona.evaluate(() => { globalThis.stayed = true; }); // gone if the page reloads
+    await put('.github/workflows/live.yml', 'feature', env('HUBD_WORKFLOW'));
+    await mona.waitForSelector('#checks .check:has-text("slow") .s-in_progress', { timeout: 60000 });
+    await mona.waitForSelector('#checks pre.live-tail:has-text("line-one")', { timeout: 60000 });
+    await audit(mona, 'pull-live');
+    await put('gate1.txt', 'main', 'go\n');
+    await mona.waitForSelector('#checks pre.live-tail:has-text("line-two")', { timeout: 60000 });
+
+    const { workflow_runs: runs } = await api('GET', '/repos/mona/app/actions/runs');
+    const run = await mona.context().newPage();
+    run.setDefaultTimeout(15000);
+    await run.goto(base + '/mona/app/actions/runs/' + runs[0].id);
+    await run.waitForSelector('#jobs pre.live-tail:has-text("line-two")', { timeout: 60000 });
+    await audit(run, 'run-live');
+    await put('gate2.txt', 'main', 'go\n');
+    await run.waitForSelector('#run-status:has-text("success")', { timeout: 60000 });
+    await mona.waitForSelector('#checks .check:has-text("slow") .s-success', { timeout: 60000 });
+    await expectText(mona, 'All checks have passed', 'the summary');
+    if (!(await mona.evaluate(() => globalThis.stayed === true))) fail('the pull request page reloaded');
+    if (await mona.$('#checks pre.live-tail')) fail('a completed check still shows a live log');
   } else {
     fail(`unknown phase ${phase}`);
   }
