@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/hubd/hubd/internal/gitrepo"
@@ -69,8 +70,11 @@ type Config struct {
 	UpdateContentCommand json.RawMessage   `json:"updateContentCommand"`
 	PostCreateCommand    json.RawMessage   `json:"postCreateCommand"`
 	PostStartCommand     json.RawMessage   `json:"postStartCommand"`
-	Image                string            `json:"image"`
-	Customizations       struct {
+	// ForwardPorts are the ports the codespace's IDE forwards (numbers, or
+	// "host:port" strings; see Ports).
+	ForwardPorts   []json.RawMessage `json:"forwardPorts"`
+	Image          string            `json:"image"`
+	Customizations struct {
 		Codespaces struct {
 			Repositories map[string]json.RawMessage `json:"repositories"`
 		} `json:"codespaces"`
@@ -207,4 +211,40 @@ func Commands(raw json.RawMessage) ([][]string, error) {
 		out = append(out, c...)
 	}
 	return out, nil
+}
+
+// Ports are the ports of forwardPorts the IDE forwards, in order without
+// repeats, and a warning for each entry it does not: a codespace runs on
+// its runner host's network, so only its own ports (a number, or
+// "localhost:N" / "127.0.0.1:N") can be forwarded, not another host's.
+func (c *Config) Ports() (ports []int, warnings []string) {
+	seen := map[int]bool{}
+	for _, raw := range c.ForwardPorts {
+		port := 0
+		var n float64
+		var s string
+		switch {
+		case json.Unmarshal(raw, &n) == nil:
+			if n == float64(int(n)) {
+				port = int(n)
+			}
+		case json.Unmarshal(raw, &s) == nil:
+			host, p, ok := strings.Cut(s, ":")
+			if v, err := strconv.Atoi(p); ok && err == nil && (host == "localhost" || host == "127.0.0.1") {
+				port = v
+			} else if ok && err == nil {
+				warnings = append(warnings, fmt.Sprintf("forwardPorts: %q is another host's port (a codespace forwards its own)", s))
+				continue
+			}
+		}
+		if port < 1 || port > 65535 {
+			warnings = append(warnings, fmt.Sprintf("forwardPorts: %s is not a port", raw))
+			continue
+		}
+		if !seen[port] {
+			seen[port] = true
+			ports = append(ports, port)
+		}
+	}
+	return ports, warnings
 }

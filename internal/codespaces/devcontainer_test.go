@@ -48,3 +48,23 @@ func TestCommands(t *testing.T) {
 		t.Error("a number is no command")
 	}
 }
+
+// forwardPorts: numbers and the codespace's own "localhost:N" /
+// "127.0.0.1:N", in order without repeats; another host's port and what is
+// not a port are warned about, not forwarded.
+func TestForwardPorts(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`{"forwardPorts": [3000, "localhost:8080", 3000, "127.0.0.1:9000", "db:5432", 0, 70000, 1.5, "x", true]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ports, warnings := cfg.Ports()
+	if !reflect.DeepEqual(ports, []int{3000, 8080, 9000}) {
+		t.Errorf("ports %v", ports)
+	}
+	if len(warnings) != 6 {
+		t.Errorf("warnings %q (want one each for db:5432, 0, 70000, 1.5, \"x\" and true)", warnings)
+	}
+	if p, w := (&Config{}).Ports(); p != nil || w != nil {
+		t.Errorf("no forwardPorts: %v %v", p, w)
+	}
+}

@@ -371,12 +371,25 @@ func (s *Service) bringUp(ctx context.Context, c *model.Codespace, w *workspace,
 	if err := s.run(ctx, c, "postStartCommand", cfg.PostStartCommand, env, m, g); err != nil {
 		warn = append(warn, err.Error())
 	}
+	ports, portWarnings := cfg.Ports()
+	warn = append(warn, portWarnings...)
+	if len(ports) > 0 && s.IDE == nil {
+		warn = append(warn, "forwardPorts: this server runs no editor to forward ports through")
+		ports = nil
+	}
 	c.Notes = Note + " " + limitsNote(m, g)
+	if len(ports) > 0 {
+		list := make([]string, len(ports))
+		for i, p := range ports {
+			list[i] = strconv.Itoa(p)
+		}
+		c.Notes += " Forwarded ports (forwardPorts): " + strings.Join(list, ", ") + ", each at proxy/PORT/ under the editor's address, for the codespace's owner only."
+	}
 	if len(warn) > 0 {
 		c.Notes += " " + strings.Join(warn, "; ") + " (see .git/" + logName + " in the workspace)."
 	}
 	if s.IDE != nil {
-		if err := s.IDE.StartIn(ctx, c.Name, s.Dir(c.Name), env, g); err != nil {
+		if err := s.IDE.StartIn(ctx, c.Name, s.Dir(c.Name), env, g, ports); err != nil {
 			return fmt.Errorf("the IDE did not start: %v", err)
 		}
 	}

@@ -39,9 +39,10 @@ type Env interface {
 }
 
 // IDE runs the browser IDE of running codespaces (internal/codespaces/ide):
-// StartIn places it in the codespace's cgroup (nil: none).
+// StartIn places it in the codespace's cgroup (nil: none) and forwards the
+// codespace's ports (devcontainer.json's forwardPorts) under its address.
 type IDE interface {
-	StartIn(ctx context.Context, name, dir string, env []string, group *sandbox.Group) error
+	StartIn(ctx context.Context, name, dir string, env []string, group *sandbox.Group, ports []int) error
 	Stop(name string) error
 }
 
@@ -84,7 +85,7 @@ const (
 
 // Note is what every codespace's notes and the route table say of the
 // environment.
-const Note = "No container engine: the workspace is a directory on hubd's host; devcontainer.json's lifecycle commands, containerEnv and remoteEnv run in the workflow job sandbox (bubblewrap), the image is not pulled; locations are nominal; no SSH, ports or dev tunnels."
+const Note = "No container engine: the workspace is a directory on hubd's host; devcontainer.json's lifecycle commands, containerEnv and remoteEnv run in the workflow job sandbox (bubblewrap), the image is not pulled; locations are nominal; forwardPorts are served by the browser IDE's origin at proxy/PORT/ to the owner only; no SSH or dev tunnels."
 
 // Service is the codespaces service.
 type Service struct {

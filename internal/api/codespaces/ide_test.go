@@ -3,7 +3,9 @@ package codespaces_test
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -27,9 +29,21 @@ func TestCodespaceWebURL(t *testing.T) {
 	if _, _, err := gh.Repositories.Create(ctx, "", &github.Repository{Name: github.Ptr("app"), AutoInit: github.Ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
+	// A server of the codespace on the host's loopback (the sandbox keeps
+	// the network), which its devcontainer.json forwards.
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "dev server at "+r.URL.Path) }))
+	defer app.Close()
+	_, port, _ := net.SplitHostPort(app.Listener.Addr().String())
+	if _, _, err := gh.Repositories.CreateFile(ctx, "alice", "app", ".devcontainer.json", &github.RepositoryContentFileOptions{
+		Message: github.Ptr("devcontainer"), Content: []byte(`{"forwardPorts": [` + port + `, "db:5432"]}`)}); err != nil {
+		t.Fatal(err)
+	}
 	_, _, err := gh.Codespaces.CreateInRepo(ctx, "alice", "app", github.CreateCodespaceRequest{})
 	name := accepted(t, err).GetName()
 	cs := wait(t, gh, name, "Available")
+	if n := cs.GetLastKnownStopNotice(); !strings.Contains(n, "Forwarded ports (forwardPorts): "+port+",") || !strings.Contains(n, `"db:5432" is another host's port`) {
+		t.Fatalf("notes: %s", n)
+	}
 
 	get := func(token string) (int, string) {
 		t.Helper()
@@ -81,6 +95,13 @@ func TestCodespaceWebURL(t *testing.T) {
 	if p.Status != 200 || !strings.Contains(p.Body, "workbench") {
 		t.Fatalf("IDE origin, with its cookie: %d %.300s", p.Status, p.Body)
 	}
+	// The forwarded port, through the same cookie; no other port.
+	if p = b.Get(e.CodespacesURL + "/codespaces/" + name + "/proxy/" + port + "/hi"); p.Status != 200 || p.Body != "dev server at /hi" {
+		t.Fatalf("forwarded port: %d %.300s", p.Status, p.Body)
+	}
+	if p = b.Get(e.CodespacesURL + "/codespaces/" + name + "/proxy/5432/"); p.Status != 404 {
+		t.Fatalf("a port not forwarded: %d", p.Status)
+	}
 	// Without the hand-off's cookie, hubd's session opens nothing there.
 	other := e.Browser()
 	other.SignIn("alice", "correct horse battery")
@@ -93,6 +114,9 @@ func TestCodespaceWebURL(t *testing.T) {
 	bb.SignIn("bob", "correct horse battery")
 	if p = bb.Get(cs.GetWebURL()); p.Status != 404 {
 		t.Fatalf("bob's hand-off: %d %q", p.Status, p.Location)
+	}
+	if p = bb.Get(e.CodespacesURL + "/codespaces/" + name + "/proxy/" + port + "/hi"); p.Status != 404 {
+		t.Fatalf("bob at the forwarded port: %d", p.Status)
 	}
 	forged := strings.Replace(handoff, "hubd_handoff=", "hubd_handoff=9", 1)
 	if p = bb.Get(forged); p.Status != 404 {

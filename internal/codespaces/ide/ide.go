@@ -146,6 +146,9 @@ type instance struct {
 	started         time.Time
 	out             *tail
 	transport       *http.Transport
+	// ports are the codespace's forwarded ports (Proxy serves them at
+	// proxy/PORT/ under the IDE's prefix).
+	ports map[int]bool
 }
 
 func (in *instance) touch() { in.last.Store(time.Now().UnixNano()) }
@@ -158,14 +161,17 @@ var ErrNotInstalled = errors.New("code-server is not installed: run `bash script
 // once code-server answers on its socket. Starting a running IDE on the
 // same directory does nothing. ctx bounds the start only.
 func (m *Manager) Start(ctx context.Context, name, dir string, env []string) error {
-	return m.StartIn(ctx, name, dir, env, nil)
+	return m.StartIn(ctx, name, dir, env, nil, nil)
 }
 
 // StartIn is Start with the IDE (code-server, its terminals, tasks and
 // extension hosts) in a group of its own inside the codespace's cgroup
 // group, whose cores and memory it shares with the codespace's other
-// processes; nil: Options.CgroupRoot.
-func (m *Manager) StartIn(ctx context.Context, name, dir string, env []string, group *sandbox.Group) error {
+// processes (nil: Options.CgroupRoot), and ports forwarded: Proxy serves
+// each at proxy/PORT/ under the IDE's prefix, from the codespace's own
+// processes listening on the host's loopback (the sandbox keeps the
+// network). code-server's own proxy stays off: it would reach any port.
+func (m *Manager) StartIn(ctx context.Context, name, dir string, env []string, group *sandbox.Group, ports []int) error {
 	if name == "" || strings.ContainsAny(name, "/\x00") {
 		return fmt.Errorf("ide: bad codespace name %q", name)
 	}
@@ -191,7 +197,10 @@ func (m *Manager) StartIn(ctx context.Context, name, dir string, env []string, g
 	}
 	// The name is taken while the IDE starts: a second Start waits for
 	// nothing and sees it running (or the failed start's cleanup).
-	in := &instance{name: name, dir: dir, exited: make(chan struct{}), started: time.Now(), out: &tail{max: 16 << 10}}
+	in := &instance{name: name, dir: dir, exited: make(chan struct{}), started: time.Now(), out: &tail{max: 16 << 10}, ports: map[int]bool{}}
+	for _, p := range ports {
+		in.ports[p] = true
+	}
 	m.ides[name] = in
 	m.mu.Unlock()
 

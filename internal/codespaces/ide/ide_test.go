@@ -207,7 +207,7 @@ func TestIDEThroughProxy(t *testing.T) {
 		})
 	}
 	began := time.Now()
-	if err := m.StartIn(context.Background(), "cs-alice", dir, []string{"GREETING=hello"}, group); err != nil {
+	if err := m.StartIn(context.Background(), "cs-alice", dir, []string{"GREETING=hello"}, group, nil); err != nil {
 		t.Fatal(err)
 	}
 	ready := time.Since(began)

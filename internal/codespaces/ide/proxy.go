@@ -5,6 +5,7 @@ import (
 	"log"
 	"net/http"
 	"net/http/httputil"
+	"strconv"
 	"strings"
 )
 
@@ -74,6 +75,10 @@ func (m *Manager) Proxy(name, prefix string) http.Handler {
 			return
 		}
 		in.touch()
+		if after, ok := strings.CutPrefix(r.URL.Path, prefix+"/proxy/"); ok {
+			forward(w, r, in, prefix, after)
+			return
+		}
 		rp := &httputil.ReverseProxy{
 			Rewrite:   rewrite(prefix),
 			Transport: in.transport,
@@ -87,6 +92,55 @@ func (m *Manager) Proxy(name, prefix string) http.Handler {
 		}
 		rp.ServeHTTP(w, r)
 	})
+}
+
+// forward serves prefix/proxy/PORT/... : what the codespace's process
+// listening on PORT of the loopback answers to the path after proxy/PORT,
+// as code-server's own proxy would (which stays off: it forwards any port,
+// hubd's and other codespaces' included). Only the ports the codespace
+// forwards (forwardPorts) are served; others are 404.
+func forward(w http.ResponseWriter, r *http.Request, in *instance, prefix, after string) {
+	p, tail, slash := strings.Cut(after, "/")
+	port, err := strconv.Atoi(p)
+	if err != nil || strconv.Itoa(port) != p || !in.ports[port] {
+		noStore(w)
+		http.Error(w, "This port is not forwarded: list it in forwardPorts of the codespace's devcontainer.json.", http.StatusNotFound)
+		return
+	}
+	base := prefix + "/proxy/" + p
+	if !slash {
+		to := base + "/"
+		if r.URL.RawQuery != "" {
+			to += "?" + r.URL.RawQuery
+		}
+		http.Redirect(w, r, to, http.StatusFound)
+		return
+	}
+	target := "127.0.0.1:" + p
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			out := pr.Out
+			out.URL.Scheme, out.URL.Host = "http", target
+			out.URL.Path, out.URL.RawPath = "/"+tail, ""
+			if raw := pr.In.URL.RawPath; raw != "" {
+				if rest, ok := strings.CutPrefix(raw, base); ok {
+					out.URL.RawPath = rest
+				}
+			}
+			out.Host = target
+			pr.SetXForwarded()
+			out.Header.Set("X-Forwarded-Prefix", base)
+			out.Header.Del("Authorization")
+			dropHubdCookies(out)
+		},
+		ErrorLog:       quiet,
+		ModifyResponse: underPrefix(base),
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			noStore(w)
+			http.Error(w, "Nothing answers on port "+p+" of this codespace.", http.StatusBadGateway)
+		},
+	}
+	rp.ServeHTTP(w, r)
 }
 
 // rewrite makes a request under prefix code-server's request.

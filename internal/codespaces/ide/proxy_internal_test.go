@@ -1,11 +1,15 @@
 package ide
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"slices"
+	"strconv"
 	"testing"
+
+	"github.com/hubd/hubd/internal/sandbox"
 )
 
 // TestRewrite: code-server sees the path without the prefix, the browser's
@@ -80,5 +84,68 @@ func TestProxyWithoutIDE(t *testing.T) {
 		if w.Header().Get("Content-Security-Policy") != "" || w.Header().Get("X-Frame-Options") != "" {
 			t.Errorf("%s kept hubd's page headers: %v", path, w.Header())
 		}
+	}
+}
+
+// TestForwardedPorts: proxy/PORT/ under an IDE's prefix serves what the
+// codespace's process on that loopback port answers, for forwarded ports
+// only, without hubd's credentials, with redirects kept under the prefix;
+// a port the codespace does not forward, or a malformed one, is 404, and a
+// forwarded port where nothing listens is 502.
+func TestForwardedPorts(t *testing.T) {
+	var seen *http.Request
+	app := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen = r.Clone(r.Context())
+		if r.URL.Path == "/go" {
+			http.Redirect(w, r, "/there", http.StatusFound)
+			return
+		}
+		w.Write([]byte("app at " + r.URL.Path + "?" + r.URL.RawQuery))
+	}))
+	defer app.Close()
+	_, port, _ := net.SplitHostPort(app.Listener.Addr().String())
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.Error("an unforwarded port was reached") }))
+	defer other.Close()
+	_, otherPort, _ := net.SplitHostPort(other.Listener.Addr().String())
+	free, _ := net.Listen("tcp", "127.0.0.1:0")
+	_, freePort, _ := net.SplitHostPort(free.Addr().String())
+	free.Close()
+
+	m := New(Options{Binary: "/nonexistent"})
+	in := &instance{name: "cs-1", ports: map[int]bool{}, proc: &sandbox.Process{}} // running (no process is asked anything)
+	for _, p := range []string{port, freePort} {
+		n, _ := strconv.Atoi(p)
+		in.ports[n] = true
+	}
+	m.ides["cs-1"] = in
+	h := m.Proxy("cs-1", "/codespaces/cs-1/")
+	get := func(path string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.Header.Set("Authorization", "token secret")
+		req.AddCookie(&http.Cookie{Name: "hubd_session", Value: "s"})
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		return w
+	}
+	w := get("/codespaces/cs-1/proxy/" + port + "/a/b?x=1")
+	if w.Code != http.StatusOK || w.Body.String() != "app at /a/b?x=1" {
+		t.Fatalf("forwarded port: %d %q", w.Code, w.Body)
+	}
+	if seen.Header.Get("Authorization") != "" || len(seen.Cookies()) != 0 || seen.Header.Get("X-Forwarded-Prefix") != "/codespaces/cs-1/proxy/"+port {
+		t.Fatalf("the app saw %v", seen.Header)
+	}
+	if w := get("/codespaces/cs-1/proxy/" + port + "/go"); w.Code != http.StatusFound || w.Header().Get("Location") != "/codespaces/cs-1/proxy/"+port+"/there" {
+		t.Fatalf("redirect: %d %q", w.Code, w.Header().Get("Location"))
+	}
+	if w := get("/codespaces/cs-1/proxy/" + port); w.Code != http.StatusFound || w.Header().Get("Location") != "/codespaces/cs-1/proxy/"+port+"/" {
+		t.Fatalf("without the slash: %d %q", w.Code, w.Header().Get("Location"))
+	}
+	for _, path := range []string{"/codespaces/cs-1/proxy/" + otherPort + "/", "/codespaces/cs-1/proxy/0" + port + "/", "/codespaces/cs-1/proxy/x/", "/codespaces/cs-1/proxy//"} {
+		if w := get(path); w.Code != http.StatusNotFound {
+			t.Errorf("%s: %d, want 404", path, w.Code)
+		}
+	}
+	if w := get("/codespaces/cs-1/proxy/" + freePort + "/"); w.Code != http.StatusBadGateway {
+		t.Errorf("nothing listening: %d, want 502", w.Code)
 	}
 }
