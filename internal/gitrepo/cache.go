@@ -109,13 +109,7 @@ func (c *objCache) put(k objKey, info ObjectInfo, data []byte) {
 		c.m[k] = c.order.PushFront(v)
 		c.size += v.cost()
 	}
-	for c.size > c.max && c.order.Len() > 0 {
-		el := c.order.Back()
-		old := el.Value.(*objVal)
-		c.order.Remove(el)
-		delete(c.m, old.key)
-		c.size -= old.cost()
-	}
+	c.evict()
 }
 
 // Results computed from objects alone — the merge base of two commits, the
@@ -157,6 +151,12 @@ func (c *objCache) putDerived(k objKey, v any, cost int64) {
 		c.m[k] = c.order.PushFront(val)
 	}
 	c.size += val.cost()
+	c.evict()
+}
+
+// evict drops the least recently used entries while the cache is over its
+// size (c.mu held).
+func (c *objCache) evict() {
 	for c.size > c.max && c.order.Len() > 0 {
 		el := c.order.Back()
 		old := el.Value.(*objVal)
